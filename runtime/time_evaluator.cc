@@ -1,0 +1,90 @@
+#include "runtime/time_evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "runtime/data_type.h"
+#include "runtime/device_api.h"
+
+namespace tessera {
+namespace runtime {
+namespace {
+
+void FlushFromCache(const void* data, size_t nbytes) {
+#if defined(__x86_64__) || defined(__i386__)
+  const char* p = static_cast<const char*>(data);
+  for (size_t off = 0; off < nbytes; off += 64) __builtin_ia32_clflush(p + off);
+  __builtin_ia32_mfence();
+#elif defined(__aarch64__)
+  const char* p = static_cast<const char*>(data);
+  for (size_t off = 0; off < nbytes; off += 64) asm volatile("dc civac, %0" ::"r"(p + off));
+  asm volatile("dsb ish" ::: "memory");
+#else
+  (void)data;
+  (void)nbytes;
+#endif
+}
+
+void FlushArguments(PackedArgs args) {
+  for (int i = 0; i < args.size(); ++i) {
+    int code = args[i].type_code();
+    if (code != kTesseraDLTensorHandle && code != kTesseraNDArrayHandle) continue;
+    const DLTensor* t = args[i].AsDLTensor();
+    if (t == nullptr || t->device.device_type != kDLCPU) continue;
+    FlushFromCache(static_cast<const char*>(t->data) + t->byte_offset, DataBytes(*t));
+  }
+}
+
+}  // namespace
+
+std::vector<double> TimeFunction(const PackedFunc& func, DLDevice device,
+                                 const TimeEvaluatorOptions& options, PackedArgs args) {
+  TESSERA_CHECK(options.number >= 1) << "time evaluator: number must be >= 1, got "
+                                     << options.number;
+  TESSERA_CHECK(options.repeat >= 1) << "time evaluator: repeat must be >= 1, got "
+                                     << options.repeat;
+  TESSERA_CHECK(options.min_repeat_ms >= 0)
+      << "time evaluator: min_repeat_ms must be >= 0, got " << options.min_repeat_ms;
+  DeviceAPI* api = DeviceAPI::Get(device);
+  RetValue ignored;
+  func.CallPacked(args, &ignored);  // warm-up: first-touch page faults, lazy initialisation
+  api->Synchronize(device.device_id);
+
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> seconds;
+  int number = options.number;
+  for (int r = 0; r < options.repeat; ++r) {
+    double elapsed = 0;
+    // Grow `number` until one repeat lasts min_repeat_ms (a factor of 1.618 at least, and
+    // enough to reach the target given the last measurement); at most 20 tries.
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      if (options.flush_cache) FlushArguments(args);
+      auto start = Clock::now();
+      for (int i = 0; i < number; ++i) func.CallPacked(args, &ignored);
+      api->Synchronize(device.device_id);
+      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (elapsed * 1e3 >= options.min_repeat_ms) break;
+      double per_call = std::max(elapsed / number, 1e-9);
+      int needed = static_cast<int>(std::ceil(options.min_repeat_ms * 1e-3 / per_call));
+      number = std::max(needed, static_cast<int>(std::ceil(number * 1.618)));
+    }
+    seconds.push_back(elapsed / number);
+  }
+  return seconds;
+}
+
+PackedFunc TimeEvaluator(PackedFunc func, DLDevice device, int number, int repeat,
+                         int min_repeat_ms, bool flush_cache) {
+  TimeEvaluatorOptions options{number, repeat, min_repeat_ms, flush_cache};
+  return PackedFunc([func, device, options](PackedArgs args, RetValue* ret) {
+    std::vector<double> seconds = TimeFunction(func, device, options, args);
+    NDArray out = NDArray::Empty({static_cast<int64_t>(seconds.size())},
+                                 MakeDataType(kDLFloat, 64), CPUDevice());
+    std::copy(seconds.begin(), seconds.end(), out.Data<double>());
+    *ret = out;
+  });
+}
+
+}  // namespace runtime
+}  // namespace tessera

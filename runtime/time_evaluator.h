@@ -1,0 +1,36 @@
+/// \file
+/// Timing of functions for measurement: repeat a call, grow the inner loop until a repeat lasts
+/// long enough to be measured, optionally flush the argument buffers from the CPU caches.
+#ifndef TESSERA_RUNTIME_TIME_EVALUATOR_H_
+#define TESSERA_RUNTIME_TIME_EVALUATOR_H_
+
+#include <vector>
+
+#include "runtime/packed_func.h"
+
+namespace tessera {
+namespace runtime {
+
+/// How to time a function.
+struct TimeEvaluatorOptions {
+  int number = 10;          ///< calls per repeat (grown to reach `min_repeat_ms`)
+  int repeat = 3;           ///< number of measured repeats
+  int min_repeat_ms = 0;    ///< minimum duration of one repeat, in milliseconds
+  bool flush_cache = false; ///< evict the argument arrays from the CPU caches before each repeat
+};
+
+/// Calls `func(args)` once to warm up, then `repeat` times `number` calls, and returns the mean
+/// seconds per call of each repeat. `device` is synchronised around each repeat. Throws `Error`
+/// for options out of range, and whatever the function throws.
+std::vector<double> TimeFunction(const PackedFunc& func, DLDevice device,
+                                 const TimeEvaluatorOptions& options, PackedArgs args);
+
+/// A function that takes `func`'s arguments, times it as `TimeFunction` does, and returns the
+/// per-repeat seconds as a float64 `NDArray` of shape [repeat].
+PackedFunc TimeEvaluator(PackedFunc func, DLDevice device, int number, int repeat,
+                         int min_repeat_ms, bool flush_cache);
+
+}  // namespace runtime
+}  // namespace tessera
+
+#endif  // TESSERA_RUNTIME_TIME_EVALUATOR_H_

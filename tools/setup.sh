@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian package Tessera needs. Idempotent: returns at once when all are present.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  bazel-bootstrap bazel-platforms bazel-skylib bazel-rules-java bazel-rules-proto
+  g++ gcc make python3 pkg-config binutils file
+  # libraries
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev
+  libsqlite3-dev libxgboost-dev libdlpack-dev llvm-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # cross compilation (aarch64) and its emulator for tests
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+  # benchmarks' baselines
+  libopenblas-dev libdnnl-dev
+  # formatting
+  clang-format
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done" >&2
