@@ -14,8 +14,8 @@ extern "C" void TesseraAPISetLastError(const char* msg) { last_error = msg ? msg
 
 extern "C" const char* TesseraGetLastError(void) { return last_error.c_str(); }
 
-extern "C" void* TesseraBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
-                                              int, int) {
+extern "C" void* TesseraBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes, int,
+                                              int) {
   DLDevice dev{static_cast<DLDeviceType>(device_type), device_id};
   try {
     return tessera::runtime::DeviceAPI::Get(dev)->Alloc(device_id, nbytes, 64);

@@ -108,8 +108,8 @@ int TesseraFuncCreateFromCFunc(TesseraPackedCFunc func, void* resource_handle,
   });
 }
 
-int TesseraFuncCall(TesseraFunctionHandle func, TesseraValue* args, int* type_codes,
-                    int num_args, TesseraValue* ret, int* ret_type_code) {
+int TesseraFuncCall(TesseraFunctionHandle func, TesseraValue* args, int* type_codes, int num_args,
+                    TesseraValue* ret, int* ret_type_code) {
   return Guard([&] {
     Expect(func && ret && ret_type_code, "TesseraFuncCall: null argument");
     RetValue rv;

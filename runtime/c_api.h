@@ -40,8 +40,8 @@ int TesseraFuncCreateFromCFunc(TesseraPackedCFunc func, void* resource_handle,
                                void (*finalize)(void*), TesseraFunctionHandle* out);
 /// Calls `func`. A returned string stays valid until the thread's next call; a returned array,
 /// function or module is a new handle that the caller frees.
-int TesseraFuncCall(TesseraFunctionHandle func, TesseraValue* args, int* type_codes,
-                    int num_args, TesseraValue* ret, int* ret_type_code);
+int TesseraFuncCall(TesseraFunctionHandle func, TesseraValue* args, int* type_codes, int num_args,
+                    TesseraValue* ret, int* ret_type_code);
 /// Releases a function handle.
 int TesseraFuncFree(TesseraFunctionHandle func);
 

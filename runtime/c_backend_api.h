@@ -26,19 +26,19 @@ extern "C" {
 
 /// How a `TesseraValue` is to be read.
 typedef enum {
-  kTesseraInt = 0,             ///< v_int64
-  kTesseraUInt = 1,            ///< v_int64, unsigned
-  kTesseraFloat = 2,           ///< v_float64
-  kTesseraOpaqueHandle = 3,    ///< v_handle, an opaque pointer
-  kTesseraNull = 4,            ///< no value
-  kTesseraDataType = 5,        ///< v_type
-  kTesseraDevice = 6,          ///< v_device
-  kTesseraDLTensorHandle = 7,  ///< v_handle, a DLTensor*
-  kTesseraModuleHandle = 9,    ///< v_handle, a module (C API handle)
+  kTesseraInt = 0,                ///< v_int64
+  kTesseraUInt = 1,               ///< v_int64, unsigned
+  kTesseraFloat = 2,              ///< v_float64
+  kTesseraOpaqueHandle = 3,       ///< v_handle, an opaque pointer
+  kTesseraNull = 4,               ///< no value
+  kTesseraDataType = 5,           ///< v_type
+  kTesseraDevice = 6,             ///< v_device
+  kTesseraDLTensorHandle = 7,     ///< v_handle, a DLTensor*
+  kTesseraModuleHandle = 9,       ///< v_handle, a module (C API handle)
   kTesseraPackedFuncHandle = 10,  ///< v_handle, a packed function (C API handle)
-  kTesseraStr = 11,            ///< v_str, NUL-terminated
-  kTesseraBytes = 12,          ///< v_handle, a TesseraByteArray*
-  kTesseraNDArrayHandle = 13,  ///< v_handle, an NDArray (C API handle)
+  kTesseraStr = 11,               ///< v_str, NUL-terminated
+  kTesseraBytes = 12,             ///< v_handle, a TesseraByteArray*
+  kTesseraNDArrayHandle = 13,     ///< v_handle, an NDArray (C API handle)
 } TesseraTypeCode;
 
 /// One argument or return value.

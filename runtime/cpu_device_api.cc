@@ -23,7 +23,9 @@ class CPUDeviceAPI final : public DeviceAPI {
     return ptr;
   }
   void Free(int, void* ptr) override { std::free(ptr); }
-  void CopyFromHost(int, void* dst, const void* src, size_t n) override { std::memcpy(dst, src, n); }
+  void CopyFromHost(int, void* dst, const void* src, size_t n) override {
+    std::memcpy(dst, src, n);
+  }
   void CopyToHost(int, void* dst, const void* src, size_t n) override { std::memcpy(dst, src, n); }
   void CopyWithinDevice(int, void* dst, const void* src, size_t n) override {
     std::memmove(dst, src, n);

@@ -43,16 +43,15 @@ class CUDADriverAPI final : public DeviceAPI {
                (why ? why : "unknown reason");
       return;
     }
-    bool ok = Bind(&t_.cuInit, "cuInit") && Bind(&t_.cuDeviceGetCount, "cuDeviceGetCount") &&
-              Bind(&t_.cuDeviceGet, "cuDeviceGet") &&
-              Bind(&t_.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
-              Bind(&t_.cuCtxSetCurrent, "cuCtxSetCurrent") &&
-              Bind(&t_.cuCtxSynchronize, "cuCtxSynchronize") &&
-              Bind(&t_.cuMemAlloc, "cuMemAlloc_v2") && Bind(&t_.cuMemFree, "cuMemFree_v2") &&
-              Bind(&t_.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
-              Bind(&t_.cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
-              Bind(&t_.cuMemcpyDtoD, "cuMemcpyDtoD_v2") &&
-              Bind(&t_.cuGetErrorString, "cuGetErrorString");
+    bool ok =
+        Bind(&t_.cuInit, "cuInit") && Bind(&t_.cuDeviceGetCount, "cuDeviceGetCount") &&
+        Bind(&t_.cuDeviceGet, "cuDeviceGet") &&
+        Bind(&t_.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+        Bind(&t_.cuCtxSetCurrent, "cuCtxSetCurrent") &&
+        Bind(&t_.cuCtxSynchronize, "cuCtxSynchronize") && Bind(&t_.cuMemAlloc, "cuMemAlloc_v2") &&
+        Bind(&t_.cuMemFree, "cuMemFree_v2") && Bind(&t_.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
+        Bind(&t_.cuMemcpyDtoH, "cuMemcpyDtoH_v2") && Bind(&t_.cuMemcpyDtoD, "cuMemcpyDtoD_v2") &&
+        Bind(&t_.cuGetErrorString, "cuGetErrorString");
     if (!ok) return;
     CUresult r = t_.cuInit(0);
     if (r != 0) {
@@ -83,9 +82,9 @@ class CUDADriverAPI final : public DeviceAPI {
   }
   void CopyWithinDevice(int id, void* dst, const void* src, size_t n) override {
     Activate(id);
-    Check(t_.cuMemcpyDtoD(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
-                          n),
-          "cuMemcpyDtoD");
+    Check(
+        t_.cuMemcpyDtoD(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n),
+        "cuMemcpyDtoD");
   }
   void Synchronize(int id) override {
     Activate(id);

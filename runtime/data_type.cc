@@ -13,12 +13,24 @@ std::string DataTypeToString(DLDataType t) {
     base = "bool";
   } else {
     switch (t.code) {
-      case kDLInt: base = "int"; break;
-      case kDLUInt: base = "uint"; break;
-      case kDLFloat: base = "float"; break;
-      case kDLBfloat: base = "bfloat"; break;
-      case kDLOpaqueHandle: base = "handle"; break;
-      default: base = "unknown" + std::to_string(t.code) + "_"; break;
+      case kDLInt:
+        base = "int";
+        break;
+      case kDLUInt:
+        base = "uint";
+        break;
+      case kDLFloat:
+        base = "float";
+        break;
+      case kDLBfloat:
+        base = "bfloat";
+        break;
+      case kDLOpaqueHandle:
+        base = "handle";
+        break;
+      default:
+        base = "unknown" + std::to_string(t.code) + "_";
+        break;
     }
     base += std::to_string(t.bits);
   }
@@ -72,10 +84,18 @@ size_t DataTypeBytes(DLDataType t) { return (static_cast<size_t>(t.bits) * t.lan
 std::string DeviceToString(DLDevice dev) {
   std::string name;
   switch (dev.device_type) {
-    case kDLCPU: name = "cpu"; break;
-    case kDLCUDA: name = "cuda"; break;
-    case kDLCUDAHost: name = "cuda_host"; break;
-    default: name = "device" + std::to_string(static_cast<int>(dev.device_type)); break;
+    case kDLCPU:
+      name = "cpu";
+      break;
+    case kDLCUDA:
+      name = "cuda";
+      break;
+    case kDLCUDAHost:
+      name = "cuda_host";
+      break;
+    default:
+      name = "device" + std::to_string(static_cast<int>(dev.device_type));
+      break;
   }
   return name + ":" + std::to_string(dev.device_id);
 }

@@ -49,14 +49,14 @@ class ErrorBuilder {
 
 /// Throws `tessera::runtime::Error` with the streamed message when `cond` is false.
 #define TESSERA_CHECK(cond) \
-  if (cond) {                \
-  } else                     \
+  if (cond) {               \
+  } else                    \
     ::tessera::runtime::detail::ErrorBuilder<::tessera::runtime::Error>()
 
 /// Throws `tessera::runtime::InternalError` when `cond` is false, naming the condition.
-#define TESSERA_ICHECK(cond)                                                  \
-  if (cond) {                                                                 \
-  } else                                                                      \
+#define TESSERA_ICHECK(cond)                                                      \
+  if (cond) {                                                                     \
+  } else                                                                          \
     ::tessera::runtime::detail::ErrorBuilder<::tessera::runtime::InternalError>() \
         << __FILE__ << ":" << __LINE__ << ": check failed: " #cond ": "
 

@@ -49,21 +49,23 @@ void ModuleNode::ExportLibrary(const std::string& path) {
 }
 
 PackedFunc ModuleNode::GetFunction(const std::string& name, bool query_imports) {
+  PackedFunc f;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(name);
-    if (it != cache_.end()) return it->second;
+    if (it != cache_.end()) f = it->second;
   }
-  PackedFunc f = FindFunction(name);
-  if (!f.defined() && query_imports) {
-    for (const Module& m : imports_) {
-      f = m.GetFunction(name, true);
-      if (f.defined()) break;
+  if (!f.defined()) {
+    f = FindFunction(name);
+    if (f.defined()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      cache_[name] = f;
     }
   }
-  if (f.defined()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    cache_[name] = f;
+  if (f.defined() || !query_imports) return f;
+  for (const Module& m : imports_) {  // each import caches its own functions
+    f = m.GetFunction(name, true);
+    if (f.defined()) return f;
   }
   return f;
 }
@@ -126,9 +128,9 @@ PackedFunc WrapPackedCFunc(TesseraPackedCFunc func, std::shared_ptr<void> keep_a
     ret_value.v_handle = nullptr;
     int32_t ret_code = kTesseraNull;
     TesseraAPISetLastError("");
-    int32_t rc = func(const_cast<TesseraValue*>(args.values()),
-                      const_cast<int32_t*>(args.type_codes()), args.size(), &ret_value, &ret_code,
-                      nullptr);
+    int32_t rc =
+        func(const_cast<TesseraValue*>(args.values()), const_cast<int32_t*>(args.type_codes()),
+             args.size(), &ret_value, &ret_code, nullptr);
     if (rc != 0) {
       std::string msg = TesseraGetLastError();
       if (msg.empty()) msg = "function '" + name + "' failed with code " + std::to_string(rc);
@@ -136,10 +138,18 @@ PackedFunc WrapPackedCFunc(TesseraPackedCFunc func, std::shared_ptr<void> keep_a
     }
     switch (ret_code) {
       case kTesseraInt:
-      case kTesseraUInt: *ret = ret_value.v_int64; break;
-      case kTesseraFloat: *ret = ret_value.v_float64; break;
-      case kTesseraStr: *ret = std::string(ret_value.v_str); break;
-      default: *ret = nullptr; break;
+      case kTesseraUInt:
+        *ret = ret_value.v_int64;
+        break;
+      case kTesseraFloat:
+        *ret = ret_value.v_float64;
+        break;
+      case kTesseraStr:
+        *ret = std::string(ret_value.v_str);
+        break;
+      default:
+        *ret = nullptr;
+        break;
     }
   });
 }

@@ -2,8 +2,8 @@
 
 #include <atomic>
 #include <cstring>
-#include <type_traits>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "runtime/data_type.h"
@@ -194,8 +194,8 @@ void CopyDataFromTo(const DLTensor* from, DLTensor* to) {
     DeviceAPI::Get(from->device)->CopyToHost(from->device.device_id, dst, src, nbytes);
   } else {
     TESSERA_CHECK(from->device == to->device)
-        << "copy between " << DeviceToString(from->device) << " and "
-        << DeviceToString(to->device) << " is not supported; copy through the host";
+        << "copy between " << DeviceToString(from->device) << " and " << DeviceToString(to->device)
+        << " is not supported; copy through the host";
     DeviceAPI::Get(to->device)->CopyWithinDevice(to->device.device_id, dst, src, nbytes);
   }
 }

@@ -8,20 +8,34 @@ namespace runtime {
 
 const char* TypeCodeName(int type_code) {
   switch (type_code) {
-    case kTesseraInt: return "int";
-    case kTesseraUInt: return "uint";
-    case kTesseraFloat: return "float";
-    case kTesseraOpaqueHandle: return "handle";
-    case kTesseraNull: return "null";
-    case kTesseraDataType: return "DataType";
-    case kTesseraDevice: return "Device";
-    case kTesseraDLTensorHandle: return "DLTensor*";
-    case kTesseraModuleHandle: return "Module";
-    case kTesseraPackedFuncHandle: return "PackedFunc";
-    case kTesseraStr: return "str";
-    case kTesseraBytes: return "bytes";
-    case kTesseraNDArrayHandle: return "NDArray";
-    default: return "unknown type code";
+    case kTesseraInt:
+      return "int";
+    case kTesseraUInt:
+      return "uint";
+    case kTesseraFloat:
+      return "float";
+    case kTesseraOpaqueHandle:
+      return "handle";
+    case kTesseraNull:
+      return "null";
+    case kTesseraDataType:
+      return "DataType";
+    case kTesseraDevice:
+      return "Device";
+    case kTesseraDLTensorHandle:
+      return "DLTensor*";
+    case kTesseraModuleHandle:
+      return "Module";
+    case kTesseraPackedFuncHandle:
+      return "PackedFunc";
+    case kTesseraStr:
+      return "str";
+    case kTesseraBytes:
+      return "bytes";
+    case kTesseraNDArrayHandle:
+      return "NDArray";
+    default:
+      return "unknown type code";
   }
 }
 
@@ -92,9 +106,8 @@ DLDevice ArgValue::AsDevice() const {
 }
 
 ArgValue PackedArgs::operator[](int i) const {
-  TESSERA_CHECK(i >= 0 && i < num_args_)
-      << "argument index " << i << " is out of range for " << num_args_ << " argument"
-      << (num_args_ == 1 ? "" : "s");
+  TESSERA_CHECK(i >= 0 && i < num_args_) << "argument index " << i << " is out of range for "
+                                         << num_args_ << " argument" << (num_args_ == 1 ? "" : "s");
   return ArgValue(values_[i], type_codes_[i]);
 }
 
@@ -103,10 +116,14 @@ RetValue::RetValue(const RetValue& other) { *this = other; }
 RetValue& RetValue::operator=(const RetValue& other) {
   if (this == &other) return *this;
   switch (other.type_code_) {
-    case kTesseraStr: return *this = other.str_;
-    case kTesseraNDArrayHandle: return *this = other.array_;
-    case kTesseraPackedFuncHandle: return *this = *other.func_;
-    case kTesseraModuleHandle: return *this = *other.module_;
+    case kTesseraStr:
+      return *this = other.str_;
+    case kTesseraNDArrayHandle:
+      return *this = other.array_;
+    case kTesseraPackedFuncHandle:
+      return *this = *other.func_;
+    case kTesseraModuleHandle:
+      return *this = *other.module_;
     default:
       Clear();
       value_ = other.value_;

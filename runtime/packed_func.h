@@ -86,6 +86,11 @@ class ArgValue {
       static_assert(sizeof(T) == 0, "unsupported PackedFunc argument type");
     }
   }
+  /// Converts like `As` (so that `int64_t n = args[0];` reads naturally).
+  template <typename T>
+  operator T() const {  // NOLINT(google-explicit-constructor)
+    return As<T>();
+  }
 
  private:
   [[noreturn]] void Mismatch(const char* expected) const;
@@ -307,12 +312,12 @@ void CallTyped(const F& f, const std::string& name, PackedArgs args, RetValue* r
 template <typename F>
 PackedFunc MakeTypedPackedFunc(std::string name, F f) {
   using Args = typename detail::FunctionTraits<F>::Args;
-  constexpr size_t n = std::tuple_size_v<Args>;
   return PackedFunc([f = std::move(f), name = std::move(name)](PackedArgs args, RetValue* ret) {
-    TESSERA_CHECK(args.size() == static_cast<int>(n))
-        << "function '" << name << "' expects " << n << " argument" << (n == 1 ? "" : "s")
+    constexpr size_t arity = std::tuple_size_v<Args>;
+    TESSERA_CHECK(args.size() == static_cast<int>(arity))
+        << "function '" << name << "' expects " << arity << " argument" << (arity == 1 ? "" : "s")
         << " but got " << args.size();
-    detail::CallTyped<F, Args>(f, name, args, ret, std::make_index_sequence<n>());
+    detail::CallTyped<F, Args>(f, name, args, ret, std::make_index_sequence<arity>());
   });
 }
 

@@ -171,7 +171,8 @@ int RunSerially(TesseraParallelLambda flambda, void* cdata, int num_task) {
 int NumThreads() { return GetPool()->num_threads(); }
 
 void SetNumThreads(int n) {
-  TESSERA_CHECK(n >= 1) << "SetNumThreads: need at least 1 thread, got " << n;
+  TESSERA_CHECK(n >= 0) << "SetNumThreads: need at least 1 thread (or 0 for the default), got "
+                        << n;
   std::lock_guard<std::mutex> lock(pool_mu);
   requested_threads = n;
   delete pool;

@@ -12,7 +12,7 @@ namespace runtime {
 /// Threads a parallel launch uses (the calling thread included).
 int NumThreads();
 
-/// Resizes the pool (>= 1); later launches use `n` threads. For tools and tests.
+/// Resizes the pool; later launches use `n` threads, or the default (environment) for 0.
 void SetNumThreads(int n);
 
 /// Runs `fn(task)` for every task in [0, num_tasks) on the pool and waits. Exceptions thrown by

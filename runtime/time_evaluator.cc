@@ -40,10 +40,10 @@ void FlushArguments(PackedArgs args) {
 
 std::vector<double> TimeFunction(const PackedFunc& func, DLDevice device,
                                  const TimeEvaluatorOptions& options, PackedArgs args) {
-  TESSERA_CHECK(options.number >= 1) << "time evaluator: number must be >= 1, got "
-                                     << options.number;
-  TESSERA_CHECK(options.repeat >= 1) << "time evaluator: repeat must be >= 1, got "
-                                     << options.repeat;
+  TESSERA_CHECK(options.number >= 1)
+      << "time evaluator: number must be >= 1, got " << options.number;
+  TESSERA_CHECK(options.repeat >= 1)
+      << "time evaluator: repeat must be >= 1, got " << options.repeat;
   TESSERA_CHECK(options.min_repeat_ms >= 0)
       << "time evaluator: min_repeat_ms must be >= 0, got " << options.min_repeat_ms;
   DeviceAPI* api = DeviceAPI::Get(device);
@@ -79,8 +79,8 @@ PackedFunc TimeEvaluator(PackedFunc func, DLDevice device, int number, int repea
   TimeEvaluatorOptions options{number, repeat, min_repeat_ms, flush_cache};
   return PackedFunc([func, device, options](PackedArgs args, RetValue* ret) {
     std::vector<double> seconds = TimeFunction(func, device, options, args);
-    NDArray out = NDArray::Empty({static_cast<int64_t>(seconds.size())},
-                                 MakeDataType(kDLFloat, 64), CPUDevice());
+    NDArray out = NDArray::Empty({static_cast<int64_t>(seconds.size())}, MakeDataType(kDLFloat, 64),
+                                 CPUDevice());
     std::copy(seconds.begin(), seconds.end(), out.Data<double>());
     *ret = out;
   });

@@ -13,10 +13,10 @@ namespace runtime {
 
 /// How to time a function.
 struct TimeEvaluatorOptions {
-  int number = 10;          ///< calls per repeat (grown to reach `min_repeat_ms`)
-  int repeat = 3;           ///< number of measured repeats
-  int min_repeat_ms = 0;    ///< minimum duration of one repeat, in milliseconds
-  bool flush_cache = false; ///< evict the argument arrays from the CPU caches before each repeat
+  int number = 10;           ///< calls per repeat (grown to reach `min_repeat_ms`)
+  int repeat = 3;            ///< number of measured repeats
+  int min_repeat_ms = 0;     ///< minimum duration of one repeat, in milliseconds
+  bool flush_cache = false;  ///< evict the argument arrays from the CPU caches before each repeat
 };
 
 /// Calls `func(args)` once to warm up, then `repeat` times `number` calls, and returns the mean

@@ -1,0 +1,74 @@
+#include "runtime/time_evaluator.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "runtime/data_type.h"
+
+namespace tessera {
+namespace runtime {
+namespace {
+
+TEST(TimeEvaluatorTest, ReturnsOneMeanPerRepeat) {
+  int calls = 0;
+  PackedFunc f([&](PackedArgs, RetValue*) {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  });
+  PackedFunc timer = TimeEvaluator(f, CPUDevice(), /*number=*/3, /*repeat=*/4, 0, false);
+  NDArray seconds = timer();
+  ASSERT_EQ(seconds.Shape(), (std::vector<int64_t>{4}));
+  EXPECT_EQ(DataTypeToString(seconds.DataType()), "float64");
+  EXPECT_EQ(calls, 1 + 3 * 4);  // one warm-up call
+  for (int i = 0; i < 4; ++i) EXPECT_GE(seconds.Data<double>()[i], 150e-6);
+}
+
+TEST(TimeEvaluatorTest, NumberGrowsToReachMinRepeatMs) {
+  int calls = 0;
+  PackedFunc f([&](PackedArgs, RetValue*) { ++calls; });
+  TimeEvaluatorOptions options;
+  options.number = 1;
+  options.repeat = 1;
+  options.min_repeat_ms = 20;
+  auto start = std::chrono::steady_clock::now();
+  PackedArgs none(nullptr, nullptr, 0);
+  TimeFunction(f, CPUDevice(), options, none);
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(elapsed, 0.020);
+  EXPECT_GT(calls, 2);
+}
+
+TEST(TimeEvaluatorTest, PassesArgumentsAndFlushesCache) {
+  NDArray a = NDArray::Empty({1 << 16}, MakeDataType(kDLFloat, 32), CPUDevice());
+  int64_t seen = 0;
+  PackedFunc f([&](PackedArgs args, RetValue*) { seen = args[0].AsNDArray().NumElements(); });
+  NDArray seconds = TimeEvaluator(f, CPUDevice(), 2, 2, 0, /*flush_cache=*/true)(a);
+  EXPECT_EQ(seen, 1 << 16);
+  EXPECT_EQ(seconds.NumElements(), 2);
+}
+
+TEST(TimeEvaluatorTest, BadOptionsAreErrors) {
+  PackedFunc f([](PackedArgs, RetValue*) {});
+  try {
+    TimeEvaluator(f, CPUDevice(), 0, 1, 0, false)();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "time evaluator: number must be >= 1, got 0");
+  }
+}
+
+TEST(TimeEvaluatorTest, ErrorsOfTheFunctionPropagate) {
+  PackedFunc f([](PackedArgs, RetValue*) { throw Error("kernel crashed"); });
+  try {
+    TimeEvaluator(f, CPUDevice(), 1, 1, 0, false)();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "kernel crashed");
+  }
+}
+
+}  // namespace
+}  // namespace runtime
+}  // namespace tessera
