@@ -1,0 +1,40 @@
+/// \file
+/// Linking object files into shared libraries with the system toolchain (`cc`, or the Debian
+/// cross compiler `<arch>-linux-gnu-gcc` for other triples).
+#ifndef TESSERA_COMPILER_CODEGEN_LLVM_LINK_H_
+#define TESSERA_COMPILER_CODEGEN_LLVM_LINK_H_
+
+#include <string>
+#include <vector>
+
+namespace tessera {
+namespace codegen {
+
+/// The C compiler driver that links for `triple` on this host: `$TESSERA_CC` when set, `cc` for
+/// the host's own architecture, otherwise `<arch>-linux-gnu-gcc`.
+std::string LinkerFor(const std::string& triple, bool runs_on_host);
+
+/// Links `objects` into the shared library `output` with `linker`. Throws `UserError` when the
+/// linker is not installed (naming the Debian package) or fails (with its output).
+void LinkSharedLibrary(const std::string& linker, const std::vector<std::string>& objects,
+                       const std::string& output);
+
+/// A fresh private directory under $TMPDIR (or /tmp), removed with its files on destruction.
+class TempDir {
+ public:
+  /// Creates the directory; throws `UserError` when it cannot.
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  /// The directory's path.
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace codegen
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_CODEGEN_LLVM_LINK_H_

@@ -1,0 +1,46 @@
+/// \file
+/// Turning a target description (triple, CPU, features) into an LLVM `TargetMachine`, with
+/// user errors for names LLVM does not know.
+#ifndef TESSERA_COMPILER_CODEGEN_LLVM_LLVM_TARGET_H_
+#define TESSERA_COMPILER_CODEGEN_LLVM_LLVM_TARGET_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class TargetMachine;
+}  // namespace llvm
+
+namespace tessera {
+namespace codegen {
+
+/// What the LLVM code generator needs to know about where code runs. Empty fields mean "the
+/// host's triple" and "a generic CPU"; `mcpu` "native" means this machine's CPU and features.
+struct LLVMTargetSpec {
+  std::string mtriple;              ///< e.g. "aarch64-linux-gnu"; "" = this process's triple
+  std::string mcpu;                 ///< e.g. "skylake-avx512", "native"; "" = generic
+  std::vector<std::string> mattrs;  ///< e.g. {"+avx2", "-avx512f"}, applied after the CPU's own
+};
+
+/// The spec with "" and "native" replaced by concrete names: the full triple, the CPU name and
+/// the complete feature string LLVM will use.
+struct ResolvedLLVMTarget {
+  std::string triple;    ///< normalized triple
+  std::string cpu;       ///< CPU name ("generic" when none was asked for)
+  std::string features;  ///< comma-separated "+f"/"-f" list
+  bool runs_on_host;     ///< true when this process can execute code for `triple`
+};
+
+/// Resolves `spec`; throws `UserError` when LLVM has no backend for the triple or does not know
+/// the CPU, naming the value and the target.
+ResolvedLLVMTarget ResolveLLVMTarget(const LLVMTargetSpec& spec);
+
+/// A target machine for `target` at the highest optimization level, position-independent code,
+/// floating-point multiply-add contraction allowed (fused multiply-add where the CPU has it).
+std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const ResolvedLLVMTarget& target);
+
+}  // namespace codegen
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_CODEGEN_LLVM_LLVM_TARGET_H_

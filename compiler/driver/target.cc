@@ -1,0 +1,128 @@
+#include "compiler/driver/target.h"
+
+#include <cctype>
+#include <set>
+#include <sstream>
+
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace {
+
+std::vector<std::string> SplitWhitespace(const std::string& text) {
+  std::istringstream stream(text);
+  std::vector<std::string> words;
+  for (std::string word; stream >> word;) words.push_back(word);
+  return words;
+}
+
+std::vector<std::string> SplitComma(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string::size_type start = 0;
+  while (true) {
+    auto comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+// Options each kind accepts, with the form of their value, for error messages.
+const char* AcceptedOptions(TargetKind kind) {
+  switch (kind) {
+    case TargetKind::kLLVM:
+      return "-mtriple=<triple>, -mcpu=<cpu>, -mattr=+feature,-feature,...";
+    case TargetKind::kC:
+      return "none";
+    case TargetKind::kCUDA:
+      return "-arch=sm_<NN>";
+  }
+  return "";
+}
+
+bool IsCudaArch(const std::string& arch) {
+  if (arch.size() < 4 || arch.compare(0, 3, "sm_") != 0) return false;
+  for (size_t i = 3; i < arch.size(); ++i) {
+    // A trailing letter marks architecture-specific variants such as sm_90a.
+    bool last = i + 1 == arch.size();
+    if (!std::isdigit(static_cast<unsigned char>(arch[i])) &&
+        !(last && i > 3 && std::isalpha(static_cast<unsigned char>(arch[i])))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* Target::AcceptedForms() {
+  return "'llvm [-mtriple=<triple>] [-mcpu=<cpu>|native] [-mattr=+feature,-feature,...]', 'c', "
+         "'cuda [-arch=sm_<NN>]'";
+}
+
+Target::Target(const std::string& spec) {
+  std::vector<std::string> words = SplitWhitespace(spec);
+  TESSERA_USER_CHECK(!words.empty())
+      << "empty target string; accepted targets are " << AcceptedForms();
+  kind_name_ = words[0];
+  if (kind_name_ == "llvm") {
+    kind_ = TargetKind::kLLVM;
+  } else if (kind_name_ == "c") {
+    kind_ = TargetKind::kC;
+  } else if (kind_name_ == "cuda") {
+    kind_ = TargetKind::kCUDA;
+  } else {
+    throw UserError("unknown target kind '" + kind_name_ + "' in target '" + spec +
+                    "'; accepted targets are " + AcceptedForms());
+  }
+  const std::string where = "target '" + spec + "'";
+  std::set<std::string> seen;
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    TESSERA_USER_CHECK(word.size() > 1 && word[0] == '-')
+        << where << ": expected an option starting with '-' but got '" << word << "'; options of '"
+        << kind_name_ << "': " << AcceptedOptions(kind_);
+    auto equals = word.find('=');
+    std::string name = word.substr(0, equals);
+    TESSERA_USER_CHECK(equals != std::string::npos && equals + 1 < word.size())
+        << where << ": option '" << name << "' needs a value, as in '" << name
+        << "=<value>'; options of '" << kind_name_ << "': " << AcceptedOptions(kind_);
+    std::string value = word.substr(equals + 1);
+    TESSERA_USER_CHECK(seen.insert(name).second)
+        << where << ": option '" << name << "' is given more than once";
+    if (kind_ == TargetKind::kLLVM && name == "-mtriple") {
+      mtriple_ = value;
+    } else if (kind_ == TargetKind::kLLVM && name == "-mcpu") {
+      mcpu_ = value;
+    } else if (kind_ == TargetKind::kLLVM && name == "-mattr") {
+      for (const std::string& attr : SplitComma(value)) {
+        TESSERA_USER_CHECK(attr.size() > 1 && (attr[0] == '+' || attr[0] == '-'))
+            << where << ": CPU feature '" << attr
+            << "' in -mattr must be '+name' (enable) or '-name' (disable)";
+        mattrs_.push_back(attr);
+      }
+    } else if (kind_ == TargetKind::kCUDA && name == "-arch") {
+      TESSERA_USER_CHECK(IsCudaArch(value)) << where << ": CUDA architecture '" << value
+                                            << "' is not of the form sm_<NN> (e.g. sm_90)";
+      arch_ = value;
+    } else {
+      throw UserError(where + ": unknown option '" + name + "' for target kind '" + kind_name_ +
+                      "'; accepted options: " + AcceptedOptions(kind_));
+    }
+  }
+}
+
+std::string Target::str() const {
+  std::string out = kind_name_;
+  if (!mtriple_.empty()) out += " -mtriple=" + mtriple_;
+  if (!mcpu_.empty()) out += " -mcpu=" + mcpu_;
+  if (!mattrs_.empty()) {
+    out += " -mattr=";
+    for (size_t i = 0; i < mattrs_.size(); ++i) out += (i ? "," : "") + mattrs_[i];
+  }
+  if (!arch_.empty()) out += " -arch=" + arch_;
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,59 @@
+/// \file
+/// `Target`: where compiled code runs, parsed from the strings users already know:
+/// `llvm -mcpu=skylake-avx512 -mattr=+avx2,-avx512f`, `llvm -mtriple=aarch64-linux-gnu`, `c`,
+/// `cuda -arch=sm_90`.
+#ifndef TESSERA_COMPILER_DRIVER_TARGET_H_
+#define TESSERA_COMPILER_DRIVER_TARGET_H_
+
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+/// The code generator a target selects.
+enum class TargetKind {
+  kLLVM,  ///< native code through LLVM (host or cross)
+  kC,     ///< portable C source compiled with the system C compiler
+  kCUDA,  ///< CUDA C for NVIDIA GPUs
+};
+
+/// A parsed target string. Construction validates the syntax and the option names; a bad string
+/// throws `UserError` quoting it and listing what is accepted.
+class Target {
+ public:
+  /// Parses `spec`, e.g. "llvm -mcpu=native". Throws `UserError` when it is unknown or malformed.
+  explicit Target(const std::string& spec);
+
+  /// The code generator this target selects.
+  TargetKind kind() const { return kind_; }
+  /// "llvm", "c" or "cuda".
+  const std::string& kind_name() const { return kind_name_; }
+  /// LLVM target triple ("" = the host's).
+  const std::string& mtriple() const { return mtriple_; }
+  /// CPU name for LLVM ("" = generic for the triple, "native" = this machine's CPU).
+  const std::string& mcpu() const { return mcpu_; }
+  /// CPU features, each "+name" or "-name", in the order given.
+  const std::vector<std::string>& mattrs() const { return mattrs_; }
+  /// CUDA architecture, e.g. "sm_90" ("" = the driver's device default).
+  const std::string& arch() const { return arch_; }
+  /// The canonical spelling: kind, then the options in a fixed order.
+  std::string str() const;
+
+  /// What target strings look like, for error messages and help texts.
+  static const char* AcceptedForms();
+
+ private:
+  TargetKind kind_ = TargetKind::kLLVM;
+  std::string kind_name_;
+  std::string mtriple_;
+  std::string mcpu_;
+  std::vector<std::string> mattrs_;
+  std::string arch_;
+};
+
+/// Same canonical spelling.
+inline bool operator==(const Target& a, const Target& b) { return a.str() == b.str(); }
+
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_DRIVER_TARGET_H_

@@ -1,0 +1,89 @@
+#include "compiler/driver/target.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ErrorOf(const std::string& spec) {
+  try {
+    Target target(spec);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error for '" + spec + "'";
+}
+
+TEST(TargetTest, ParsesLLVMOptions) {
+  Target t("llvm  -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon,-crypto");
+  EXPECT_EQ(t.kind(), TargetKind::kLLVM);
+  EXPECT_EQ(t.kind_name(), "llvm");
+  EXPECT_EQ(t.mtriple(), "aarch64-linux-gnu");
+  EXPECT_EQ(t.mcpu(), "cortex-a72");
+  EXPECT_EQ(t.mattrs(), (std::vector<std::string>{"+neon", "-crypto"}));
+  EXPECT_EQ(t.str(), "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon,-crypto");
+}
+
+TEST(TargetTest, CanonicalOrderIgnoresSpellingOrder) {
+  EXPECT_EQ(Target("llvm -mcpu=native -mtriple=x86_64-linux-gnu").str(),
+            "llvm -mtriple=x86_64-linux-gnu -mcpu=native");
+  EXPECT_TRUE(Target("llvm -mcpu=native -mtriple=x86_64-linux-gnu") ==
+              Target(" llvm -mtriple=x86_64-linux-gnu  -mcpu=native "));
+  EXPECT_EQ(Target("llvm").str(), "llvm");
+}
+
+TEST(TargetTest, ParsesCAndCuda) {
+  EXPECT_EQ(Target("c").kind(), TargetKind::kC);
+  Target cuda("cuda -arch=sm_90");
+  EXPECT_EQ(cuda.kind(), TargetKind::kCUDA);
+  EXPECT_EQ(cuda.arch(), "sm_90");
+  EXPECT_EQ(Target("cuda -arch=sm_90a").arch(), "sm_90a");
+  EXPECT_EQ(Target("cuda").arch(), "");
+}
+
+TEST(TargetTest, UnknownKindListsAcceptedTargets) {
+  std::string msg = ErrorOf("opencl -device=mali");
+  EXPECT_THAT(msg, HasSubstr("unknown target kind 'opencl' in target 'opencl -device=mali'"));
+  EXPECT_THAT(msg, HasSubstr("'llvm [-mtriple=<triple>] [-mcpu=<cpu>|native]"));
+  EXPECT_THAT(msg, HasSubstr("'c'"));
+  EXPECT_THAT(msg, HasSubstr("'cuda [-arch=sm_<NN>]'"));
+}
+
+TEST(TargetTest, EmptyStringIsAnError) {
+  EXPECT_THAT(ErrorOf(""), HasSubstr("empty target string; accepted targets are 'llvm"));
+  EXPECT_THAT(ErrorOf("   "), HasSubstr("empty target string"));
+}
+
+TEST(TargetTest, UnknownOptionListsTheKindsOptions) {
+  EXPECT_EQ(ErrorOf("llvm -mcpu=native -march=x86-64"),
+            "target 'llvm -mcpu=native -march=x86-64': unknown option '-march' for target kind "
+            "'llvm'; accepted options: -mtriple=<triple>, -mcpu=<cpu>, "
+            "-mattr=+feature,-feature,...");
+  EXPECT_THAT(ErrorOf("c -mcpu=native"),
+              HasSubstr("unknown option '-mcpu' for target kind 'c'; accepted options: none"));
+  EXPECT_THAT(ErrorOf("cuda -mcpu=x"), HasSubstr("accepted options: -arch=sm_<NN>"));
+}
+
+TEST(TargetTest, MalformedOptionsAreNamed) {
+  EXPECT_THAT(ErrorOf("llvm mcpu=native"),
+              HasSubstr("target 'llvm mcpu=native': expected an option starting with '-' but "
+                        "got 'mcpu=native'"));
+  EXPECT_THAT(ErrorOf("llvm -mcpu"),
+              HasSubstr("option '-mcpu' needs a value, as in '-mcpu=<value>'"));
+  EXPECT_THAT(ErrorOf("llvm -mcpu="), HasSubstr("option '-mcpu' needs a value"));
+  EXPECT_THAT(ErrorOf("llvm -mcpu=a -mcpu=b"), HasSubstr("option '-mcpu' is given more than once"));
+  EXPECT_THAT(ErrorOf("llvm -mattr=avx2"),
+              HasSubstr("CPU feature 'avx2' in -mattr must be '+name' (enable) or '-name'"));
+  EXPECT_THAT(ErrorOf("llvm -mattr=+avx2,,+fma"), HasSubstr("CPU feature ''"));
+  EXPECT_THAT(ErrorOf("cuda -arch=90"),
+              HasSubstr("CUDA architecture '90' is not of the form sm_<NN>"));
+  EXPECT_THAT(ErrorOf("cuda -arch=sm_x"), HasSubstr("CUDA architecture 'sm_x'"));
+}
+
+}  // namespace
+}  // namespace tessera
