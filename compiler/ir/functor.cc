@@ -1,0 +1,434 @@
+#include "compiler/ir/functor.h"
+
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace ir {
+
+namespace {
+bool IsBinaryKind(uint32_t k) { return k >= kAdd && k <= kOr; }
+
+template <typename T>
+bool SameAll(const std::vector<T>& a, const std::vector<T>& b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!a[i].same_as(b[i])) return false;
+  return true;
+}
+}  // namespace
+
+Expr RebuildBinary(const BinaryNode* op, Expr a, Expr b) {
+  switch (op->kind()) {
+    case kAdd:
+      return Add(a, b);
+    case kSub:
+      return Sub(a, b);
+    case kMul:
+      return Mul(a, b);
+    case kDiv:
+      return Div(a, b);
+    case kMod:
+      return Mod(a, b);
+    case kFloorDiv:
+      return FloorDiv(a, b);
+    case kFloorMod:
+      return FloorMod(a, b);
+    case kMin:
+      return Min(a, b);
+    case kMax:
+      return Max(a, b);
+    case kEQ:
+      return EQ(a, b);
+    case kNE:
+      return NE(a, b);
+    case kLT:
+      return LT(a, b);
+    case kLE:
+      return LE(a, b);
+    case kGT:
+      return GT(a, b);
+    case kGE:
+      return GE(a, b);
+    case kAnd:
+      return And(a, b);
+    case kOr:
+      return Or(a, b);
+    default:
+      TESSERA_INTERNAL_ERROR() << "not a binary node: " << op->type_name();
+  }
+  return Expr();
+}
+
+// ---------------------------------------------------------------- ExprVisitor
+void ExprVisitor::VisitExpr(const Expr& e) {
+  if (!e.defined()) return;
+  const Object* n = e.get();
+  switch (n->kind()) {
+    case kIntImm:
+      return VisitExpr_(static_cast<const IntImmNode*>(n));
+    case kFloatImm:
+      return VisitExpr_(static_cast<const FloatImmNode*>(n));
+    case kStringImm:
+      return VisitExpr_(static_cast<const StringImmNode*>(n));
+    case kVar:
+      return VisitExpr_(static_cast<const VarNode*>(n));
+    case kNot:
+      return VisitExpr_(static_cast<const NotNode*>(n));
+    case kSelect:
+      return VisitExpr_(static_cast<const SelectNode*>(n));
+    case kCast:
+      return VisitExpr_(static_cast<const CastNode*>(n));
+    case kRamp:
+      return VisitExpr_(static_cast<const RampNode*>(n));
+    case kBroadcast:
+      return VisitExpr_(static_cast<const BroadcastNode*>(n));
+    case kLoad:
+      return VisitExpr_(static_cast<const LoadNode*>(n));
+    case kCall:
+      return VisitExpr_(static_cast<const CallNode*>(n));
+    case kLet:
+      return VisitExpr_(static_cast<const LetNode*>(n));
+    case kProducerLoad:
+      return VisitExpr_(static_cast<const ProducerLoadNode*>(n));
+    case kReduce:
+      return VisitExpr_(static_cast<const ReduceNode*>(n));
+    default:
+      TESSERA_INTERNAL_CHECK(IsBinaryKind(n->kind())) << "not an expression: " << n->type_name();
+      return VisitExpr_(static_cast<const BinaryNode*>(n));
+  }
+}
+void ExprVisitor::VisitExpr_(const IntImmNode*) {}
+void ExprVisitor::VisitExpr_(const FloatImmNode*) {}
+void ExprVisitor::VisitExpr_(const StringImmNode*) {}
+void ExprVisitor::VisitExpr_(const VarNode*) {}
+void ExprVisitor::VisitExpr_(const BinaryNode* op) {
+  VisitExpr(op->a);
+  VisitExpr(op->b);
+}
+void ExprVisitor::VisitExpr_(const NotNode* op) { VisitExpr(op->a); }
+void ExprVisitor::VisitExpr_(const SelectNode* op) {
+  VisitExpr(op->condition);
+  VisitExpr(op->true_value);
+  VisitExpr(op->false_value);
+}
+void ExprVisitor::VisitExpr_(const CastNode* op) { VisitExpr(op->value); }
+void ExprVisitor::VisitExpr_(const RampNode* op) {
+  VisitExpr(op->base);
+  VisitExpr(op->stride);
+}
+void ExprVisitor::VisitExpr_(const BroadcastNode* op) { VisitExpr(op->value); }
+void ExprVisitor::VisitExpr_(const LoadNode* op) {
+  VisitExpr(op->buffer_var);
+  VisitExpr(op->index);
+}
+void ExprVisitor::VisitExpr_(const CallNode* op) {
+  for (const Expr& a : op->args) VisitExpr(a);
+}
+void ExprVisitor::VisitExpr_(const LetNode* op) {
+  VisitExpr(op->var);
+  VisitExpr(op->value);
+  VisitExpr(op->body);
+}
+void ExprVisitor::VisitExpr_(const ProducerLoadNode* op) {
+  for (const Expr& i : op->indices) VisitExpr(i);
+}
+void ExprVisitor::VisitExpr_(const ReduceNode* op) {
+  for (const IterVar& iv : op->axis) {
+    VisitExpr(iv->dom.min);
+    VisitExpr(iv->dom.extent);
+  }
+  VisitExpr(op->source);
+  VisitExpr(op->condition);
+}
+
+// ---------------------------------------------------------------- StmtVisitor
+void StmtVisitor::VisitStmt(const Stmt& s) {
+  if (!s.defined()) return;
+  const Object* n = s.get();
+  switch (n->kind()) {
+    case kLetStmt:
+      return VisitStmt_(static_cast<const LetStmtNode*>(n));
+    case kAttrStmt:
+      return VisitStmt_(static_cast<const AttrStmtNode*>(n));
+    case kAssertStmt:
+      return VisitStmt_(static_cast<const AssertStmtNode*>(n));
+    case kStore:
+      return VisitStmt_(static_cast<const StoreNode*>(n));
+    case kAllocate:
+      return VisitStmt_(static_cast<const AllocateNode*>(n));
+    case kFor:
+      return VisitStmt_(static_cast<const ForNode*>(n));
+    case kIfThenElse:
+      return VisitStmt_(static_cast<const IfThenElseNode*>(n));
+    case kSeqStmt:
+      return VisitStmt_(static_cast<const SeqStmtNode*>(n));
+    case kEvaluate:
+      return VisitStmt_(static_cast<const EvaluateNode*>(n));
+    case kProducerStore:
+      return VisitStmt_(static_cast<const ProducerStoreNode*>(n));
+    case kProducerRealize:
+      return VisitStmt_(static_cast<const ProducerRealizeNode*>(n));
+    default:
+      TESSERA_INTERNAL_ERROR() << "not a statement: " << n->type_name();
+  }
+}
+void StmtVisitor::VisitStmt_(const LetStmtNode* op) {
+  VisitExpr(op->var);
+  VisitExpr(op->value);
+  VisitStmt(op->body);
+}
+void StmtVisitor::VisitStmt_(const AttrStmtNode* op) {
+  VisitExpr(op->value);
+  VisitStmt(op->body);
+}
+void StmtVisitor::VisitStmt_(const AssertStmtNode* op) {
+  VisitExpr(op->condition);
+  VisitStmt(op->body);
+}
+void StmtVisitor::VisitStmt_(const StoreNode* op) {
+  VisitExpr(op->buffer_var);
+  VisitExpr(op->value);
+  VisitExpr(op->index);
+}
+void StmtVisitor::VisitStmt_(const AllocateNode* op) {
+  VisitExpr(op->buffer_var);
+  for (const Expr& e : op->extents) VisitExpr(e);
+  VisitStmt(op->body);
+}
+void StmtVisitor::VisitStmt_(const ForNode* op) {
+  VisitExpr(op->loop_var);
+  VisitExpr(op->min);
+  VisitExpr(op->extent);
+  VisitStmt(op->body);
+}
+void StmtVisitor::VisitStmt_(const IfThenElseNode* op) {
+  VisitExpr(op->condition);
+  VisitStmt(op->then_case);
+  VisitStmt(op->else_case);
+}
+void StmtVisitor::VisitStmt_(const SeqStmtNode* op) {
+  for (const Stmt& s : op->seq) VisitStmt(s);
+}
+void StmtVisitor::VisitStmt_(const EvaluateNode* op) { VisitExpr(op->value); }
+void StmtVisitor::VisitStmt_(const ProducerStoreNode* op) {
+  VisitExpr(op->value);
+  for (const Expr& i : op->indices) VisitExpr(i);
+}
+void StmtVisitor::VisitStmt_(const ProducerRealizeNode* op) {
+  for (const Range& r : op->bounds) {
+    VisitExpr(r.min);
+    VisitExpr(r.extent);
+  }
+  VisitStmt(op->body);
+}
+
+// ---------------------------------------------------------------- ExprMutator
+Expr ExprMutator::VisitExpr(const Expr& e) {
+  if (!e.defined()) return e;
+  const Object* n = e.get();
+  switch (n->kind()) {
+    case kIntImm:
+      return VisitExpr_(static_cast<const IntImmNode*>(n));
+    case kFloatImm:
+      return VisitExpr_(static_cast<const FloatImmNode*>(n));
+    case kStringImm:
+      return VisitExpr_(static_cast<const StringImmNode*>(n));
+    case kVar:
+      return VisitExpr_(static_cast<const VarNode*>(n));
+    case kNot:
+      return VisitExpr_(static_cast<const NotNode*>(n));
+    case kSelect:
+      return VisitExpr_(static_cast<const SelectNode*>(n));
+    case kCast:
+      return VisitExpr_(static_cast<const CastNode*>(n));
+    case kRamp:
+      return VisitExpr_(static_cast<const RampNode*>(n));
+    case kBroadcast:
+      return VisitExpr_(static_cast<const BroadcastNode*>(n));
+    case kLoad:
+      return VisitExpr_(static_cast<const LoadNode*>(n));
+    case kCall:
+      return VisitExpr_(static_cast<const CallNode*>(n));
+    case kLet:
+      return VisitExpr_(static_cast<const LetNode*>(n));
+    case kProducerLoad:
+      return VisitExpr_(static_cast<const ProducerLoadNode*>(n));
+    case kReduce:
+      return VisitExpr_(static_cast<const ReduceNode*>(n));
+    default:
+      TESSERA_INTERNAL_CHECK(IsBinaryKind(n->kind())) << "not an expression: " << n->type_name();
+      return VisitExpr_(static_cast<const BinaryNode*>(n));
+  }
+}
+Expr ExprMutator::VisitExpr_(const IntImmNode* op) { return Expr(op); }
+Expr ExprMutator::VisitExpr_(const FloatImmNode* op) { return Expr(op); }
+Expr ExprMutator::VisitExpr_(const StringImmNode* op) { return Expr(op); }
+Expr ExprMutator::VisitExpr_(const VarNode* op) { return Expr(op); }
+Expr ExprMutator::VisitExpr_(const BinaryNode* op) {
+  Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
+  if (a.same_as(op->a) && b.same_as(op->b)) return Expr(op);
+  return RebuildBinary(op, a, b);
+}
+Expr ExprMutator::VisitExpr_(const NotNode* op) {
+  Expr a = VisitExpr(op->a);
+  if (a.same_as(op->a)) return Expr(op);
+  return Not(a);
+}
+Expr ExprMutator::VisitExpr_(const SelectNode* op) {
+  Expr c = VisitExpr(op->condition), t = VisitExpr(op->true_value), f = VisitExpr(op->false_value);
+  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+    return Expr(op);
+  return Select(c, t, f);
+}
+Expr ExprMutator::VisitExpr_(const CastNode* op) {
+  Expr v = VisitExpr(op->value);
+  if (v.same_as(op->value)) return Expr(op);
+  return Cast(op->dtype, v);
+}
+Expr ExprMutator::VisitExpr_(const RampNode* op) {
+  Expr b = VisitExpr(op->base), s = VisitExpr(op->stride);
+  if (b.same_as(op->base) && s.same_as(op->stride)) return Expr(op);
+  return Ramp(b, s, op->lanes);
+}
+Expr ExprMutator::VisitExpr_(const BroadcastNode* op) {
+  Expr v = VisitExpr(op->value);
+  if (v.same_as(op->value)) return Expr(op);
+  return Broadcast(v, op->lanes);
+}
+Expr ExprMutator::VisitExpr_(const LoadNode* op) {
+  Expr buf = VisitExpr(op->buffer_var), idx = VisitExpr(op->index);
+  if (buf.same_as(op->buffer_var) && idx.same_as(op->index)) return Expr(op);
+  const VarNode* v = buf.as<VarNode>();
+  TESSERA_INTERNAL_CHECK(v) << "Load buffer rewritten to a non-variable";
+  return Load(op->dtype, Var(v), idx);
+}
+Expr ExprMutator::VisitExpr_(const CallNode* op) {
+  std::vector<Expr> args;
+  for (const Expr& a : op->args) args.push_back(VisitExpr(a));
+  if (SameAll(args, op->args)) return Expr(op);
+  return Call(op->dtype, op->name, args);
+}
+Expr ExprMutator::VisitExpr_(const LetNode* op) {
+  Expr v = VisitExpr(op->value), b = VisitExpr(op->body);
+  if (v.same_as(op->value) && b.same_as(op->body)) return Expr(op);
+  return Let(op->var, v, b);
+}
+Expr ExprMutator::VisitExpr_(const ProducerLoadNode* op) {
+  std::vector<Expr> idx;
+  for (const Expr& i : op->indices) idx.push_back(VisitExpr(i));
+  if (SameAll(idx, op->indices)) return Expr(op);
+  return ProducerLoad(op->dtype, op->producer, idx);
+}
+Expr ExprMutator::VisitExpr_(const ReduceNode* op) {
+  Expr s = VisitExpr(op->source), c = VisitExpr(op->condition);
+  if (s.same_as(op->source) && c.same_as(op->condition)) return Expr(op);
+  return Reduce(op->combiner, s, op->axis, c);
+}
+
+// ---------------------------------------------------------------- StmtMutator
+Stmt StmtMutator::VisitStmt(const Stmt& s) {
+  if (!s.defined()) return s;
+  const Object* n = s.get();
+  switch (n->kind()) {
+    case kLetStmt:
+      return VisitStmt_(static_cast<const LetStmtNode*>(n));
+    case kAttrStmt:
+      return VisitStmt_(static_cast<const AttrStmtNode*>(n));
+    case kAssertStmt:
+      return VisitStmt_(static_cast<const AssertStmtNode*>(n));
+    case kStore:
+      return VisitStmt_(static_cast<const StoreNode*>(n));
+    case kAllocate:
+      return VisitStmt_(static_cast<const AllocateNode*>(n));
+    case kFor:
+      return VisitStmt_(static_cast<const ForNode*>(n));
+    case kIfThenElse:
+      return VisitStmt_(static_cast<const IfThenElseNode*>(n));
+    case kSeqStmt:
+      return VisitStmt_(static_cast<const SeqStmtNode*>(n));
+    case kEvaluate:
+      return VisitStmt_(static_cast<const EvaluateNode*>(n));
+    case kProducerStore:
+      return VisitStmt_(static_cast<const ProducerStoreNode*>(n));
+    case kProducerRealize:
+      return VisitStmt_(static_cast<const ProducerRealizeNode*>(n));
+    default:
+      TESSERA_INTERNAL_ERROR() << "not a statement: " << n->type_name();
+  }
+  return Stmt();
+}
+Stmt StmtMutator::VisitStmt_(const LetStmtNode* op) {
+  Expr v = VisitExpr(op->value);
+  Stmt b = VisitStmt(op->body);
+  if (v.same_as(op->value) && b.same_as(op->body)) return Stmt(op);
+  return LetStmt(op->var, v, b);
+}
+Stmt StmtMutator::VisitStmt_(const AttrStmtNode* op) {
+  Expr v = VisitExpr(op->value);
+  Stmt b = VisitStmt(op->body);
+  if (v.same_as(op->value) && b.same_as(op->body)) return Stmt(op);
+  return AttrStmt(op->node, op->key, v, b);
+}
+Stmt StmtMutator::VisitStmt_(const AssertStmtNode* op) {
+  Expr c = VisitExpr(op->condition);
+  Stmt b = VisitStmt(op->body);
+  if (c.same_as(op->condition) && b.same_as(op->body)) return Stmt(op);
+  return AssertStmt(c, op->message, b);
+}
+Stmt StmtMutator::VisitStmt_(const StoreNode* op) {
+  Expr v = VisitExpr(op->value), i = VisitExpr(op->index);
+  if (v.same_as(op->value) && i.same_as(op->index)) return Stmt(op);
+  return Store(op->buffer_var, v, i);
+}
+Stmt StmtMutator::VisitStmt_(const AllocateNode* op) {
+  std::vector<Expr> ext;
+  for (const Expr& e : op->extents) ext.push_back(VisitExpr(e));
+  Stmt b = VisitStmt(op->body);
+  if (SameAll(ext, op->extents) && b.same_as(op->body)) return Stmt(op);
+  return Allocate(op->buffer_var, op->dtype, ext, op->scope, b);
+}
+Stmt StmtMutator::VisitStmt_(const ForNode* op) {
+  Expr mn = VisitExpr(op->min), ext = VisitExpr(op->extent);
+  Stmt b = VisitStmt(op->body);
+  if (mn.same_as(op->min) && ext.same_as(op->extent) && b.same_as(op->body)) return Stmt(op);
+  return For(op->loop_var, mn, ext, op->for_kind, b, op->thread_tag);
+}
+Stmt StmtMutator::VisitStmt_(const IfThenElseNode* op) {
+  Expr c = VisitExpr(op->condition);
+  Stmt t = VisitStmt(op->then_case), e = VisitStmt(op->else_case);
+  if (c.same_as(op->condition) && t.same_as(op->then_case) && e.same_as(op->else_case))
+    return Stmt(op);
+  return IfThenElse(c, t, e);
+}
+Stmt StmtMutator::VisitStmt_(const SeqStmtNode* op) {
+  std::vector<Stmt> seq;
+  for (const Stmt& s : op->seq) seq.push_back(VisitStmt(s));
+  if (SameAll(seq, op->seq)) return Stmt(op);
+  return SeqStmt(seq);
+}
+Stmt StmtMutator::VisitStmt_(const EvaluateNode* op) {
+  Expr v = VisitExpr(op->value);
+  if (v.same_as(op->value)) return Stmt(op);
+  return Evaluate(v);
+}
+Stmt StmtMutator::VisitStmt_(const ProducerStoreNode* op) {
+  Expr v = VisitExpr(op->value);
+  std::vector<Expr> idx;
+  for (const Expr& i : op->indices) idx.push_back(VisitExpr(i));
+  if (v.same_as(op->value) && SameAll(idx, op->indices)) return Stmt(op);
+  return ProducerStore(op->producer, v, idx);
+}
+Stmt StmtMutator::VisitStmt_(const ProducerRealizeNode* op) {
+  std::vector<Range> bounds;
+  bool same = true;
+  for (const Range& r : op->bounds) {
+    Range nr{VisitExpr(r.min), VisitExpr(r.extent)};
+    same = same && nr.min.same_as(r.min) && nr.extent.same_as(r.extent);
+    bounds.push_back(nr);
+  }
+  Stmt b = VisitStmt(op->body);
+  if (same && b.same_as(op->body)) return Stmt(op);
+  return ProducerRealize(op->producer, bounds, op->scope, b);
+}
+
+}  // namespace ir
+}  // namespace tessera

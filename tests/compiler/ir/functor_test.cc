@@ -1,0 +1,62 @@
+#include "compiler/ir/functor.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/ir/op.h"
+
+namespace tessera {
+namespace ir {
+namespace {
+
+class CountVars : public StmtExprVisitor {
+ public:
+  int count = 0;
+  void VisitExpr_(const VarNode*) override { ++count; }
+};
+
+class RenameX : public StmtExprMutator {
+ public:
+  Var from, to;
+  Expr VisitExpr_(const VarNode* op) override {
+    if (op == from.get()) return to;
+    return Expr(op);
+  }
+};
+
+TEST(FunctorTest, VisitorSeesEveryVariableUse) {
+  Var i("i"), buf("A", DataType::Handle());
+  Stmt s = For(i, 0, 10, ForKind::kSerial, Store(buf, Cast(DataType::Float(32), i), i));
+  CountVars c;
+  c.VisitStmt(s);
+  EXPECT_EQ(c.count, 4);  // loop var, store buffer, i in the value, i as the index
+}
+
+TEST(FunctorTest, MutatorIsCopyOnWrite) {
+  Var i("i"), j("j"), k("k"), buf("A", DataType::Handle());
+  Stmt store = Store(buf, Cast(DataType::Float(32), i), j + 1);
+  Stmt s = SeqStmt({store, Evaluate(i)});
+  RenameX r;
+  r.from = k;
+  r.to = i;
+  EXPECT_TRUE(r.VisitStmt(s).same_as(s));
+  r.from = j;
+  Stmt out = r.VisitStmt(s);
+  EXPECT_FALSE(out.same_as(s));
+  const auto* seq = out.as<SeqStmtNode>();
+  ASSERT_TRUE(seq);
+  EXPECT_TRUE(seq->seq[1].same_as(s.as<SeqStmtNode>()->seq[1]));  // untouched child shared
+  const auto* add = seq->seq[0].as<StoreNode>()->index.as<AddNode>();
+  EXPECT_TRUE(add->a.same_as(i));
+}
+
+TEST(FunctorTest, SeqStmtFlattens) {
+  Stmt a = Evaluate(1), b = Evaluate(2), c = Evaluate(3);
+  Stmt s = SeqStmt({a, SeqStmt({b, c}), Stmt()});
+  ASSERT_TRUE(s.as<SeqStmtNode>());
+  EXPECT_EQ(s.as<SeqStmtNode>()->seq.size(), 3u);
+  EXPECT_TRUE(SeqStmt({a}).same_as(a));
+}
+
+}  // namespace
+}  // namespace ir
+}  // namespace tessera
