@@ -1,0 +1,257 @@
+#include "tuner/log/tuning_log.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tuner/log/log_error.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+const char* kDense = "dense.x86(64,64,64,float32)";
+const char* kZen3 = "llvm -mcpu=znver3";
+const char* kSkylake = "llvm -mcpu=skylake-avx512";
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::remove(path.c_str());
+  std::remove((path + "-wal").c_str());
+  std::remove((path + "-shm").c_str());
+  return path;
+}
+
+tuning::MeasureRecord Record(const std::string& workload, const std::string& target, int64_t config,
+                             std::vector<double> costs, tuning::ErrorKind error = tuning::OK) {
+  tuning::MeasureRecord r;
+  r.set_workload_key(workload);
+  r.set_target(target);
+  r.set_device_key("local");
+  r.set_config_index(config);
+  r.set_config_json("{\"index\":" + std::to_string(config) + "}");
+  for (double c : costs) r.add_costs(c);
+  r.set_error_kind(error);
+  if (error != tuning::OK) r.set_error_message("failed");
+  r.set_timestamp(1.7e9 + config);
+  r.set_tuner_version("test");
+  return r;
+}
+
+std::string OpenError(const std::string& path, bool create = true) {
+  try {
+    TuningLog::Open(path, create);
+  } catch (const LogError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TuningLogTest, BestIsPerWorkloadAndExactTarget) {
+  auto log = TuningLog::Open(TempPath("best.db"));
+  log->AppendBatch({Record(kDense, kZen3, 1, {3e-3, 3e-3}), Record(kDense, kZen3, 2, {1e-3}),
+                    Record(kDense, kZen3, 3, {}, tuning::TIMEOUT),
+                    Record(kDense, kSkylake, 4, {0.5e-3}),
+                    Record("dense.x86(32,32,32,float32)", kZen3, 5, {1e-6})});
+  auto best = log->Best(kDense, kZen3);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->config_index(), 2);
+  EXPECT_EQ(log->Best(kDense, kSkylake)->config_index(), 4);
+  // A record tuned for one CPU is never used for another.
+  EXPECT_FALSE(log->Best(kDense, "llvm -mcpu=icelake-server").has_value());
+  EXPECT_FALSE(log->Best(kDense, "llvm").has_value());
+}
+
+TEST(TuningLogTest, FailuresAreKeptButNeverBest) {
+  auto log = TuningLog::Open(TempPath("failures.db"));
+  log->Append(Record(kDense, kZen3, 1, {}, tuning::COMPILE_ERROR));
+  log->Append(Record(kDense, kZen3, 2, {}, tuning::WRONG_ANSWER));
+  EXPECT_EQ(log->Count(), 2);
+  EXPECT_FALSE(log->Best(kDense, kZen3).has_value());
+  auto stats = log->Stats();
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].failures, 2);
+  EXPECT_TRUE(std::isinf(stats[0].best_cost));
+  EXPECT_EQ(log->List({})[1].error_kind(), tuning::WRONG_ANSWER);
+}
+
+TEST(TuningLogTest, RecordsRoundTripAllFields) {
+  auto log = TuningLog::Open(TempPath("fields.db"));
+  tuning::MeasureRecord r = Record(kDense, kZen3, 42, {1.25e-3, 1.5e-3});
+  r.set_device_key("rk3399");
+  r.set_all_cost(0.75);
+  log->Append(r);
+  auto back = log->List({})[0];
+  EXPECT_EQ(back.SerializeAsString(), r.SerializeAsString());
+  EXPECT_DOUBLE_EQ(MeanCost(back), 1.375e-3);
+}
+
+TEST(TuningLogTest, ListFiltersAndLimits) {
+  auto log = TuningLog::Open(TempPath("list.db"));
+  for (int i = 0; i < 10; ++i) log->Append(Record(kDense, i % 2 ? kZen3 : kSkylake, i, {1e-3}));
+  log->Append(Record("conv2d_NCHWc.x86(1,64,56,56)", kZen3, 99, {2e-3}));
+  RecordFilter by_target;
+  by_target.target = kZen3;
+  EXPECT_EQ(log->List(by_target).size(), 6u);
+  RecordFilter by_template;
+  by_template.template_name = "dense.x86";
+  EXPECT_EQ(log->List(by_template).size(), 10u);
+  by_template.limit = 3;
+  auto newest = log->List(by_template);
+  ASSERT_EQ(newest.size(), 3u);
+  EXPECT_EQ(newest[0].config_index(), 7);
+  EXPECT_EQ(newest[2].config_index(), 9);
+  EXPECT_EQ(log->MeasuredConfigs(kDense, kZen3), (std::set<int64_t>{1, 3, 5, 7, 9}));
+  EXPECT_EQ(TemplateOfWorkload("conv2d_NCHWc.x86(1,64,56,56)"), "conv2d_NCHWc.x86");
+}
+
+TEST(TuningLogTest, PersistsAcrossReopen) {
+  std::string path = TempPath("reopen.db");
+  TuningLog::Open(path)->Append(Record(kDense, kZen3, 7, {1e-3}));
+  EXPECT_EQ(TuningLog::Open(path, /*create=*/false)->Best(kDense, kZen3)->config_index(), 7);
+}
+
+TEST(TuningLogTest, JsonLinesExportImportRoundTrip) {
+  auto a = TuningLog::Open(TempPath("export.db"));
+  a->AppendBatch({Record(kDense, kZen3, 1, {1e-3}), Record(kDense, kZen3, 2, {}, tuning::TIMEOUT)});
+  std::stringstream lines;
+  EXPECT_EQ(a->ExportJsonLines(lines), 2);
+  EXPECT_NE(lines.str().find("\"workload_key\":\"dense.x86(64,64,64,float32)\""), std::string::npos)
+      << lines.str();
+  auto b = TuningLog::Open(TempPath("import.db"));
+  std::stringstream in(lines.str());
+  ImportResult result = b->ImportJsonLines(in, "records.jsonl");
+  EXPECT_EQ(result.imported, 2);
+  EXPECT_EQ(b->List({})[1].error_kind(), tuning::TIMEOUT);
+  // Importing the same lines again adds nothing.
+  std::stringstream again(lines.str());
+  result = b->ImportJsonLines(again, "records.jsonl");
+  EXPECT_EQ(result.imported, 0);
+  EXPECT_EQ(result.duplicates, 2);
+  EXPECT_EQ(b->Count(), 2);
+}
+
+TEST(TuningLogTest, MalformedJsonLineNamesTheLineAndImportsNothing) {
+  auto log = TuningLog::Open(TempPath("bad_import.db"));
+  std::stringstream good;
+  auto other = TuningLog::Open(TempPath("bad_import_src.db"));
+  other->Append(Record(kDense, kZen3, 1, {1e-3}));
+  other->ExportJsonLines(good);
+  std::stringstream in(good.str() + "\n{\"workload_key\": 12, oops\n");
+  try {
+    log->ImportJsonLines(in, "bad.jsonl");
+    FAIL();
+  } catch (const LogError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("bad.jsonl:3: not a tuning record: ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(nothing was imported)"), std::string::npos);
+  }
+  EXPECT_EQ(log->Count(), 0);
+  std::stringstream missing("{\"config_index\": 3}\n");
+  try {
+    log->ImportJsonLines(missing, "partial.jsonl");
+    FAIL();
+  } catch (const LogError& e) {
+    EXPECT_STREQ(e.what(),
+                 "partial.jsonl:1: a tuning record needs workload_key and target (nothing was "
+                 "imported)");
+  }
+}
+
+TEST(TuningLogTest, CorruptFileIsAClearError) {
+  std::string path = TempPath("corrupt.db");
+  std::ofstream(path) << "this is not a database, just some text that is long enough to matter"
+                      << std::string(5000, 'x');
+  EXPECT_EQ(OpenError(path).rfind(
+                "tuning log '" + path + "' is corrupt or not a Tessera tuning log (", 0),
+            0u)
+      << OpenError(path);
+}
+
+TEST(TuningLogTest, DamagedDatabaseIsAClearError) {
+  std::string path = TempPath("damaged.db");
+  {
+    auto log = TuningLog::Open(path);
+    for (int i = 0; i < 200; ++i) log->Append(Record(kDense, kZen3, i, {1e-3}));
+  }
+  // Overwrite the middle of the file with garbage.
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    std::string junk(8000, '\x5a');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  std::string msg;
+  try {
+    auto log = TuningLog::Open(path);
+    log->List({});
+  } catch (const LogError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("tuning log '" + path + "'"), std::string::npos) << msg;
+}
+
+TEST(TuningLogTest, NewerSchemaIsRefused) {
+  std::string path = TempPath("newer.db");
+  TuningLog::Open(path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 9", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_EQ(OpenError(path), "tuning log '" + path +
+                                 "' has schema version 9, newer than this Tessera understands "
+                                 "(1); use a newer Tessera to read it");
+}
+
+TEST(TuningLogTest, ForeignSqliteDatabaseIsRefused) {
+  std::string path = TempPath("foreign.db");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t (x)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_EQ(OpenError(path), "'" + path + "' is a SQLite database but not a Tessera tuning log");
+}
+
+TEST(TuningLogTest, MissingFileWithoutCreate) {
+  std::string path = TempPath("missing.db");
+  EXPECT_EQ(OpenError(path, /*create=*/false),
+            "cannot open tuning log '" + path + "': unable to open database file");
+}
+
+TEST(TuningLogTest, ConcurrentWritersLoseNoRows) {
+  std::string path = TempPath("concurrent.db");
+  TuningLog::Open(path);
+  const int kWriters = 4, kRows = 100;
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      try {
+        auto log = TuningLog::Open(path);
+        for (int i = 0; i < kRows; ++i) log->Append(Record(kDense, kZen3, w * 1000 + i, {1e-3}));
+        _exit(0);
+      } catch (...) {
+        _exit(1);
+      }
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  auto log = TuningLog::Open(path);
+  EXPECT_EQ(log->Count(), kWriters * kRows);
+  EXPECT_EQ(log->MeasuredConfigs(kDense, kZen3).size(), static_cast<size_t>(kWriters * kRows));
+}
+
+}  // namespace
+}  // namespace tuner
+}  // namespace tessera

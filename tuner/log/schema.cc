@@ -1,0 +1,81 @@
+#include "tuner/log/schema.h"
+
+#include <string>
+#include <vector>
+
+#include "tuner/log/log_error.h"
+#include "tuner/log/tuning_log.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+// Migration i brings the schema from version i to i + 1. Append, never edit.
+const std::vector<const char*> kMigrations = {
+    R"sql(
+    CREATE TABLE records (
+      id INTEGER PRIMARY KEY,
+      workload_key TEXT NOT NULL,
+      template TEXT NOT NULL,
+      target TEXT NOT NULL,
+      device_key TEXT NOT NULL,
+      config_index INTEGER NOT NULL,
+      config_json TEXT NOT NULL,
+      costs TEXT NOT NULL,
+      mean_cost REAL,
+      error_kind INTEGER NOT NULL,
+      error_message TEXT NOT NULL,
+      timestamp REAL NOT NULL,
+      tuner_version TEXT NOT NULL,
+      all_cost REAL NOT NULL
+    );
+    CREATE INDEX records_by_workload ON records (workload_key, target, mean_cost);
+    CREATE INDEX records_by_template ON records (template, target);
+    CREATE TABLE tessera_log (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO tessera_log VALUES ('format', 'tessera tuning log');
+    )sql",
+};
+
+int UserVersion(Database* db) {
+  Statement q(db->get(), "PRAGMA user_version", db->path());
+  q.Step();
+  return static_cast<int>(q.Int(0));
+}
+
+bool IsEmpty(Database* db) {
+  Statement q(db->get(), "SELECT count(*) FROM sqlite_master", db->path());
+  q.Step();
+  return q.Int(0) == 0;
+}
+
+}  // namespace
+
+void MigrateSchema(Database* db) {
+  const int latest = static_cast<int>(kMigrations.size());
+  static_assert(kTuningLogSchemaVersion == 1, "add a migration when bumping the version");
+  int version = UserVersion(db);
+  if (version > latest) {
+    throw LogError("tuning log '" + db->path() + "' has schema version " + std::to_string(version) +
+                   ", newer than this Tessera understands (" + std::to_string(latest) +
+                   "); use a newer Tessera to read it");
+  }
+  if (version == 0 && !IsEmpty(db)) {
+    throw LogError("'" + db->path() + "' is a SQLite database but not a Tessera tuning log");
+  }
+  if (version == latest) return;
+  db->Exec("BEGIN IMMEDIATE");
+  try {
+    version = UserVersion(db);  // another process may have migrated meanwhile
+    for (int v = version; v < latest; ++v) {
+      db->Exec(kMigrations[v]);
+      db->Exec("PRAGMA user_version = " + std::to_string(v + 1));
+    }
+    db->Exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db->get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+}  // namespace tuner
+}  // namespace tessera

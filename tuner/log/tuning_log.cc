@@ -1,0 +1,284 @@
+#include "tuner/log/tuning_log.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+#include "tuner/log/log_error.h"
+#include "tuner/log/schema.h"
+#include "tuner/log/sqlite_db.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+constexpr const char* kColumns =
+    "workload_key, target, device_key, config_index, config_json, costs, error_kind, "
+    "error_message, timestamp, tuner_version, all_cost";
+
+std::string CostsToText(const tuning::MeasureRecord& r) {
+  std::string text = "[";
+  char buf[32];
+  for (int i = 0; i < r.costs_size(); ++i) {
+    std::snprintf(buf, sizeof(buf), "%.17g", r.costs(i));
+    if (i) text += ",";
+    text += buf;
+  }
+  return text + "]";
+}
+
+void CostsFromText(const std::string& text, tuning::MeasureRecord* r) {
+  const char* p = text.c_str();
+  if (*p == '[') ++p;
+  while (*p && *p != ']') {
+    char* end = nullptr;
+    double v = std::strtod(p, &end);
+    if (end == p) break;
+    r->add_costs(v);
+    p = end;
+    if (*p == ',') ++p;
+  }
+}
+
+tuning::MeasureRecord RowToRecord(const Statement& q) {
+  tuning::MeasureRecord r;
+  r.set_workload_key(q.Text(0));
+  r.set_target(q.Text(1));
+  r.set_device_key(q.Text(2));
+  r.set_config_index(q.Int(3));
+  r.set_config_json(q.Text(4));
+  CostsFromText(q.Text(5), &r);
+  r.set_error_kind(static_cast<tuning::ErrorKind>(q.Int(6)));
+  r.set_error_message(q.Text(7));
+  r.set_timestamp(q.Real(8));
+  r.set_tuner_version(q.Text(9));
+  r.set_all_cost(q.Real(10));
+  return r;
+}
+
+// WHERE clause and its bindings for a filter.
+struct Where {
+  std::string sql;
+  std::vector<std::string> values;
+};
+
+Where BuildWhere(const RecordFilter& f) {
+  Where w;
+  auto add = [&](const std::string& cond, const std::string& value) {
+    w.sql += w.sql.empty() ? " WHERE " : " AND ";
+    w.sql += cond;
+    w.values.push_back(value);
+  };
+  if (!f.workload_key.empty()) add("workload_key = ?", f.workload_key);
+  if (!f.template_name.empty()) add("template = ?", f.template_name);
+  if (!f.target.empty()) add("target = ?", f.target);
+  if (f.only_successful) {
+    w.sql += w.sql.empty() ? " WHERE " : " AND ";
+    w.sql += "mean_cost IS NOT NULL";
+  }
+  return w;
+}
+
+void BindWhere(Statement* q, const Where& w) {
+  for (size_t i = 0; i < w.values.size(); ++i) q->Bind(static_cast<int>(i + 1), w.values[i]);
+}
+
+}  // namespace
+
+std::string TemplateOfWorkload(const std::string& workload_key) {
+  return workload_key.substr(0, workload_key.find('('));
+}
+
+double MeanCost(const tuning::MeasureRecord& record) {
+  if (record.error_kind() != tuning::OK || record.costs_size() == 0) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double sum = 0;
+  for (double c : record.costs()) sum += c;
+  return sum / record.costs_size();
+}
+
+TuningLog::TuningLog(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+TuningLog::~TuningLog() = default;
+
+std::unique_ptr<TuningLog> TuningLog::Open(const std::string& path, bool create) {
+  auto db = std::make_unique<Database>(path, create);
+  // WAL lets readers (builds) and several writers (tuners) share the file.
+  {
+    Statement wal(db->get(), "PRAGMA journal_mode = WAL", path);
+    wal.Step();
+  }
+  MigrateSchema(db.get());
+  return std::unique_ptr<TuningLog>(new TuningLog(std::move(db)));
+}
+
+const std::string& TuningLog::path() const { return db_->path(); }
+
+void TuningLog::Insert(const tuning::MeasureRecord& r) {
+  Statement q(db_->get(),
+              std::string("INSERT INTO records (") + kColumns +
+                  ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              db_->path());
+  q.Bind(1, r.workload_key()).Bind(2, r.target()).Bind(3, r.device_key());
+  q.Bind(4, static_cast<int64_t>(r.config_index())).Bind(5, r.config_json());
+  q.Bind(6, CostsToText(r)).Bind(7, static_cast<int64_t>(r.error_kind()));
+  q.Bind(8, r.error_message()).Bind(9, r.timestamp()).Bind(10, r.tuner_version());
+  q.Bind(11, r.all_cost()).Bind(12, TemplateOfWorkload(r.workload_key()));
+  double mean = MeanCost(r);
+  if (std::isfinite(mean)) {
+    q.Bind(13, mean);
+  } else {
+    q.BindNull(13);
+  }
+  q.Run();
+}
+
+void TuningLog::Append(const tuning::MeasureRecord& record) { AppendBatch({record}); }
+
+void TuningLog::AppendBatch(const std::vector<tuning::MeasureRecord>& records) {
+  db_->Exec("BEGIN IMMEDIATE");
+  try {
+    for (const auto& r : records) Insert(r);
+    db_->Exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::optional<tuning::MeasureRecord> TuningLog::Best(const std::string& workload_key,
+                                                     const std::string& target) const {
+  Statement q(db_->get(),
+              std::string("SELECT ") + kColumns +
+                  " FROM records WHERE workload_key = ? AND target = ? AND mean_cost IS NOT NULL"
+                  " ORDER BY mean_cost ASC, id ASC LIMIT 1",
+              db_->path());
+  q.Bind(1, workload_key).Bind(2, target);
+  if (!q.Step()) return std::nullopt;
+  return RowToRecord(q);
+}
+
+std::vector<tuning::MeasureRecord> TuningLog::List(const RecordFilter& filter) const {
+  Where w = BuildWhere(filter);
+  std::string sql = std::string("SELECT ") + kColumns + " FROM records" + w.sql;
+  if (filter.limit >= 0) {
+    // The newest `limit` rows, returned in insertion order.
+    sql = std::string("SELECT ") + kColumns + " FROM (SELECT id, " + kColumns + " FROM records" +
+          w.sql + " ORDER BY id DESC LIMIT " + std::to_string(filter.limit) + ") ORDER BY id ASC";
+  } else {
+    sql += " ORDER BY id ASC";
+  }
+  Statement q(db_->get(), sql, db_->path());
+  BindWhere(&q, w);
+  std::vector<tuning::MeasureRecord> out;
+  while (q.Step()) out.push_back(RowToRecord(q));
+  return out;
+}
+
+std::set<int64_t> TuningLog::MeasuredConfigs(const std::string& workload_key,
+                                             const std::string& target) const {
+  Statement q(db_->get(),
+              "SELECT DISTINCT config_index FROM records WHERE workload_key = ? AND target = ?",
+              db_->path());
+  q.Bind(1, workload_key).Bind(2, target);
+  std::set<int64_t> out;
+  while (q.Step()) out.insert(q.Int(0));
+  return out;
+}
+
+std::vector<WorkloadStats> TuningLog::Stats(const RecordFilter& filter) const {
+  Where w = BuildWhere(filter);
+  Statement q(db_->get(),
+              "SELECT workload_key, target, count(*), sum(mean_cost IS NULL), min(mean_cost)"
+              " FROM records" +
+                  w.sql + " GROUP BY workload_key, target ORDER BY workload_key, target",
+              db_->path());
+  BindWhere(&q, w);
+  std::vector<WorkloadStats> out;
+  while (q.Step()) {
+    WorkloadStats s;
+    s.workload_key = q.Text(0);
+    s.target = q.Text(1);
+    s.records = q.Int(2);
+    s.failures = q.Int(3);
+    s.best_cost = q.IsNull(4) ? std::numeric_limits<double>::infinity() : q.Real(4);
+    out.push_back(s);
+  }
+  return out;
+}
+
+int64_t TuningLog::Count() const {
+  Statement q(db_->get(), "SELECT count(*) FROM records", db_->path());
+  q.Step();
+  return q.Int(0);
+}
+
+int64_t TuningLog::ExportJsonLines(std::ostream& out, const RecordFilter& filter) const {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  int64_t n = 0;
+  for (const auto& r : List(filter)) {
+    std::string line;
+    auto status = google::protobuf::util::MessageToJsonString(r, &line, options);
+    if (!status.ok()) throw LogError("cannot export a record: " + status.ToString());
+    out << line << '\n';
+    ++n;
+  }
+  return n;
+}
+
+ImportResult TuningLog::ImportJsonLines(std::istream& in, const std::string& source) {
+  std::vector<tuning::MeasureRecord> records;
+  std::string line;
+  int64_t line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    tuning::MeasureRecord r;
+    auto status = google::protobuf::util::JsonStringToMessage(line, &r);
+    if (!status.ok()) {
+      throw LogError(source + ":" + std::to_string(line_number) + ": not a tuning record: " +
+                     std::string(status.message()) + " (nothing was imported)");
+    }
+    if (r.workload_key().empty() || r.target().empty()) {
+      throw LogError(source + ":" + std::to_string(line_number) +
+                     ": a tuning record needs workload_key and target (nothing was imported)");
+    }
+    records.push_back(std::move(r));
+  }
+  ImportResult result;
+  db_->Exec("BEGIN IMMEDIATE");
+  try {
+    Statement exists(db_->get(),
+                     "SELECT count(*) FROM records WHERE workload_key = ? AND target = ? AND "
+                     "device_key = ? AND config_index = ? AND timestamp = ? AND costs = ?",
+                     db_->path());
+    for (const auto& r : records) {
+      exists.Bind(1, r.workload_key()).Bind(2, r.target()).Bind(3, r.device_key());
+      exists.Bind(4, static_cast<int64_t>(r.config_index())).Bind(5, r.timestamp());
+      exists.Bind(6, CostsToText(r));
+      exists.Step();
+      bool duplicate = exists.Int(0) > 0;
+      exists.Reset();
+      if (duplicate) {
+        ++result.duplicates;
+      } else {
+        Insert(r);
+        ++result.imported;
+      }
+    }
+    db_->Exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  return result;
+}
+
+}  // namespace tuner
+}  // namespace tessera
