@@ -1,0 +1,59 @@
+#include "compiler/arith/analyzer.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/ir/op.h"
+#include "compiler/ir/printer.h"
+
+namespace tessera {
+namespace arith {
+namespace {
+
+using namespace ir;  // NOLINT
+
+TEST(AnalyzerTest, CollectsLinearTerms) {
+  Analyzer a;
+  Var x("x"), y("y");
+  EXPECT_EQ(ToText(a.Simplify((x * 32 + y) - x * 32)), "y");
+  EXPECT_EQ(ToText(a.Simplify(x + y + 3 - (y + 1))), "(x + 2)");
+  EXPECT_EQ(ToText(a.Simplify((x + 1) * 4 - 4)), "(x*4)");
+  EXPECT_TRUE(IsConstInt(a.Simplify(x - x), 0));
+}
+
+TEST(AnalyzerTest, FloorDivAndModWithBounds) {
+  Analyzer a;
+  Var xo("xo"), xi("xi");
+  a.Bind(xi, Range::FromMinExtent(0, 8));
+  a.Bind(xo, Range::FromMinExtent(0, 4));
+  EXPECT_EQ(ToText(a.Simplify(floordiv(xo * 8 + xi, 8))), "xo");
+  EXPECT_EQ(ToText(a.Simplify(floormod(xo * 8 + xi, 8))), "xi");
+  Var z("z");
+  EXPECT_EQ(ToText(a.Simplify(floordiv(floordiv(z, 2), 2))), "floordiv(z, 4)");
+  EXPECT_TRUE(IsConstInt(a.Simplify(floordiv(xo, 4)), 0));  // xo < 4
+  EXPECT_EQ(ToText(a.Simplify(floormod(xo * 8 + xi + 3, 4))), "floormod((xi + 3), 4)");
+}
+
+TEST(AnalyzerTest, ProvesTailConditions) {
+  Analyzer a;
+  Var xo("xo"), xi("xi");
+  a.Bind(xo, Range::FromMinExtent(0, 4));  // 32 = 4 * 8: divisible
+  a.Bind(xi, Range::FromMinExtent(0, 8));
+  EXPECT_TRUE(a.CanProve(xo * 8 + xi < 32));
+  EXPECT_FALSE(a.CanProve(xo * 8 + xi < 31));  // 31 is not a multiple of 8: the guard stays
+  EXPECT_TRUE(a.CanProve(xo * 8 + xi >= 0));
+  EXPECT_TRUE(IsConstInt(a.Simplify(min(xi, 8)), 0) == false);
+  EXPECT_EQ(ToText(a.Simplify(min(xi, 8))), "xi");
+  EXPECT_EQ(ToText(a.Simplify(max(xi, 8))), "8");
+}
+
+TEST(AnalyzerTest, FoldsLogicAndSelect) {
+  Analyzer a;
+  Var i("i");
+  a.Bind(i, Range::FromMinExtent(0, 4));
+  EXPECT_EQ(ToText(a.Simplify(select(i < 4, i, i + 1))), "i");
+  EXPECT_EQ(ToText(a.Simplify((i < 4) && (i < 2))), "(i < 2)");
+}
+
+}  // namespace
+}  // namespace arith
+}  // namespace tessera
