@@ -1,0 +1,56 @@
+/// \file
+/// `FleetError`: what the fleet's client library throws. The code tells a program what to do
+/// (retry elsewhere, give up, fix the input); the message says what and where.
+#ifndef TESSERA_RPC_SERVER_CLIENT_FLEET_ERROR_H_
+#define TESSERA_RPC_SERVER_CLIENT_FLEET_ERROR_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+namespace fleet {
+
+/// Kinds of fleet failures.
+enum class FleetErrorCode {
+  kUnavailable,        ///< tracker or server unreachable after retries
+  kDeviceLost,         ///< the session's server died or stopped answering
+  kQueueTimeout,       ///< no server was granted before the queue deadline
+  kUnauthenticated,    ///< missing or wrong token
+  kPermissionDenied,   ///< refused: bad grant, non-loopback peer without a token, unsafe name
+  kInvalidArgument,    ///< malformed request (bad shape, dtype, name, argument)
+  kResourceExhausted,  ///< over a size limit
+  kSessionEnded,       ///< the session is over (released, time limit, tracker ended it)
+  kCallFailed,         ///< uploaded code failed, crashed or timed out (the server lives on)
+  kNotFound,           ///< unknown module, array, function or session
+  kInternal,           ///< a bug in Tessera
+};
+
+/// An error from the fleet's client library.
+class FleetError : public std::runtime_error {
+ public:
+  /// Creates an error of kind `code` with a complete message.
+  FleetError(FleetErrorCode code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
+  /// The kind of failure.
+  FleetErrorCode code() const { return code_; }
+
+ private:
+  FleetErrorCode code_;
+};
+
+/// Throws the `FleetError` matching a failed gRPC `status` from `where` ("tracker HOST:PORT").
+[[noreturn]] void ThrowStatus(const grpc::Status& status, const std::string& where);
+
+/// A channel to `address` with short reconnect backoff and large message limits; TLS when
+/// `tls_ca_file` names a PEM root certificate (throws `ConfigError` when it cannot be read).
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                           const std::string& tls_ca_file = "");
+
+/// Largest gRPC message the fleet sends or accepts (array chunks are smaller).
+constexpr int kMaxMessageBytes = 64 << 20;
+
+}  // namespace fleet
+}  // namespace tessera
+
+#endif  // TESSERA_RPC_SERVER_CLIENT_FLEET_ERROR_H_

@@ -1,0 +1,189 @@
+#include "tracker/tracker_service.h"
+
+#include <chrono>
+
+#include "proto/grant.h"
+
+namespace tessera {
+namespace tracker {
+namespace {
+
+bool IsLoopbackPeer(const std::string& peer) {
+  for (const char* prefix : {"ipv4:127.", "ipv6:[::1]", "ipv6:%5B::1%5D", "ipv6:[::ffff:127.",
+                             "ipv6:%5B::ffff:127.", "unix:"}) {
+    if (peer.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TrackerService::TrackerService(FleetSettings settings, std::string token,
+                               std::unique_ptr<StateStore> store)
+    : token_(std::move(token)), store_(std::move(store)), state_(settings) {
+  // Without a shared token the key is private to this run and handed to (loopback) servers.
+  grant_key_ = token_.empty() ? fleet::RandomBytes(32) : fleet::GrantKeyFromToken(token_);
+  if (store_) store_->Load(&state_);
+  clock_ = std::thread([this] { ClockLoop(); });
+}
+
+TrackerService::~TrackerService() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  clock_.join();
+}
+
+grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
+  if (token_.empty()) {
+    if (IsLoopbackPeer(context->peer())) return grpc::Status::OK;
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "this tracker runs without --token-file and accepts loopback clients "
+                        "only; refused peer " +
+                            context->peer());
+  }
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find("x-tessera-token");
+  if (it == metadata.end()) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "missing token: this tracker requires the shared token (--token-file)");
+  }
+  if (!fleet::SecretsEqual(std::string(it->second.data(), it->second.size()), token_)) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "wrong token");
+  }
+  return grpc::Status::OK;
+}
+
+void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes) {
+  for (const auto& [id, outcome] : outcomes) {
+    outcomes_[id] = outcome;
+    if (store_) store_->DeleteRequest(id);
+  }
+  if (!outcomes.empty()) changed_.notify_all();
+}
+
+void TrackerService::DispatchLocked(int64_t now_ms) { Record(state_.Dispatch(now_ms)); }
+
+void TrackerService::ClockLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    int64_t now = fleet::UnixMillis();
+    Record(state_.Expire(now));
+    DispatchLocked(now);
+    changed_.wait_for(lock, std::chrono::milliseconds(20));
+  }
+}
+
+grpc::Status TrackerService::Register(grpc::ServerContext* context,
+                                      const v1::RegisterRequest* request,
+                                      v1::RegisterReply* reply) {
+  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  if (request->server_id().empty() || request->key().empty() || request->address().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "Register needs server_id, key and address");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t now = fleet::UnixMillis();
+  state_.RegisterServer(*request, now);
+  if (store_) store_->SaveServer(state_.servers().at(request->server_id()));
+  reply->set_heartbeat_ms(state_.settings().heartbeat_ms);
+  reply->set_lease_timeout_ms(state_.settings().lease_timeout_ms);
+  if (token_.empty()) reply->set_grant_key(grant_key_);
+  DispatchLocked(now);
+  return grpc::Status::OK;
+}
+
+grpc::Status TrackerService::Heartbeat(grpc::ServerContext* context,
+                                       const v1::HeartbeatRequest* request,
+                                       v1::HeartbeatReply* reply) {
+  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> ended;
+  if (!state_.Heartbeat(request->server_id(), request->active_session_id(), fleet::UnixMillis(),
+                        &ended)) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        "server '" + request->server_id() + "' is not registered; register again");
+  }
+  for (const std::string& id : ended) reply->add_ended_session_ids(id);
+  return grpc::Status::OK;
+}
+
+grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
+                                            const v1::SessionRequest* request,
+                                            v1::SessionReply* reply) {
+  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  if (request->key().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "RequestSession needs a device key");
+  }
+  if (request->queue_timeout_ms() <= 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "RequestSession needs a positive queue_timeout_ms, got " +
+                            std::to_string(request->queue_timeout_ms()));
+  }
+  PendingRequest pending;
+  pending.request_id = request->request_id().empty() ? fleet::RandomHexId() : request->request_id();
+  pending.key = request->key();
+  pending.user = request->user();
+  pending.priority = request->priority();
+  pending.session_limit_ms = request->session_limit_ms();
+  const std::string id = pending.request_id;
+
+  std::unique_lock<std::mutex> lock(mu_);
+  int64_t now = fleet::UnixMillis();
+  pending.deadline_ms = now + request->queue_timeout_ms();
+  bool known = state_.queue().count(id) != 0;
+  state_.Enqueue(pending);
+  if (store_ && !known) store_->SaveRequest(state_.queue().at(id));
+  DispatchLocked(now);
+  while (true) {
+    auto it = outcomes_.find(id);
+    if (it != outcomes_.end()) {
+      RequestOutcome outcome = it->second;
+      outcomes_.erase(it);
+      if (!outcome.granted) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, outcome.error);
+      fleet::SignGrant(grant_key_, &outcome.grant);
+      *reply->mutable_grant() = outcome.grant;
+      reply->set_keepalive_ms(state_.settings().heartbeat_ms);
+      return grpc::Status::OK;
+    }
+    if (context->IsCancelled() || stopping_) {
+      state_.Cancel(id);
+      if (store_) store_->DeleteRequest(id);
+      return grpc::Status(grpc::StatusCode::CANCELLED, "request cancelled");
+    }
+    changed_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+}
+
+grpc::Status TrackerService::KeepSession(grpc::ServerContext* context,
+                                         const v1::SessionRef* request, v1::Empty*) {
+  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string why = state_.KeepSession(request->session_id(), fleet::UnixMillis());
+  if (why.empty()) return grpc::Status::OK;
+  if (why.rfind("device lost", 0) == 0) return grpc::Status(grpc::StatusCode::ABORTED, why);
+  return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "session ended: " + why);
+}
+
+grpc::Status TrackerService::ReleaseSession(grpc::ServerContext* context,
+                                            const v1::SessionRef* request, v1::Empty*) {
+  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t now = fleet::UnixMillis();
+  state_.ReleaseSession(request->session_id(), now);
+  DispatchLocked(now);
+  return grpc::Status::OK;
+}
+
+grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
+                                    v1::FleetStatus* reply) {
+  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  std::lock_guard<std::mutex> lock(mu_);
+  *reply = state_.Status(fleet::UnixMillis());
+  return grpc::Status::OK;
+}
+
+}  // namespace tracker
+}  // namespace tessera

@@ -1,0 +1,70 @@
+/// \file
+/// `TrackerService`: the gRPC face of the tracker. It wraps a `FleetState` with a lock, signs
+/// grants, enforces the shared token (or loopback-only access without one), persists to a
+/// `StateStore`, and runs the lease clock on a background thread.
+#ifndef TESSERA_TRACKER_TRACKER_SERVICE_H_
+#define TESSERA_TRACKER_TRACKER_SERVICE_H_
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "proto/tracker.grpc.pb.h"
+#include "tracker/fleet_state.h"
+#include "tracker/state_store.h"
+
+namespace tessera {
+namespace tracker {
+
+/// The tracker's RPC service.
+class TrackerService final : public v1::Tracker::Service {
+ public:
+  /// A service with `settings`. `token` empty means no authentication but loopback peers only;
+  /// `store` may be null (nothing survives a restart). Starts the lease clock.
+  TrackerService(FleetSettings settings, std::string token, std::unique_ptr<StateStore> store);
+  /// Stops the lease clock.
+  ~TrackerService() override;
+
+  /// Registers or re-registers a device server.
+  grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
+                        v1::RegisterReply* reply) override;
+  /// Renews a server's lease; NOT_FOUND tells the server to register again.
+  grpc::Status Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
+                         v1::HeartbeatReply* reply) override;
+  /// Queues a client until a server is granted, the deadline passes, or the client leaves.
+  grpc::Status RequestSession(grpc::ServerContext* context, const v1::SessionRequest* request,
+                              v1::SessionReply* reply) override;
+  /// Renews a client's session; ABORTED "device lost ..." when its server died.
+  grpc::Status KeepSession(grpc::ServerContext* context, const v1::SessionRef* request,
+                           v1::Empty* reply) override;
+  /// Ends a session and frees its server.
+  grpc::Status ReleaseSession(grpc::ServerContext* context, const v1::SessionRef* request,
+                              v1::Empty* reply) override;
+  /// The fleet as `tessera fleet status` shows it.
+  grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
+                      v1::FleetStatus* reply) override;
+
+ private:
+  grpc::Status Authorize(grpc::ServerContext* context) const;
+  void DispatchLocked(int64_t now_ms);
+  void Record(const std::map<std::string, RequestOutcome>& outcomes);
+  void ClockLoop();
+
+  const std::string token_;
+  std::string grant_key_;
+  std::unique_ptr<StateStore> store_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  FleetState state_;
+  std::map<std::string, RequestOutcome> outcomes_;
+  bool stopping_ = false;
+  std::thread clock_;
+};
+
+}  // namespace tracker
+}  // namespace tessera
+
+#endif  // TESSERA_TRACKER_TRACKER_SERVICE_H_
