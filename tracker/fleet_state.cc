@@ -188,7 +188,8 @@ std::map<std::string, RequestOutcome> FleetState::Expire(int64_t now_ms) {
   return outcomes;
 }
 
-void FleetState::EndSession(const std::string& session_id, const std::string& why, int64_t now_ms) {
+// By value: callers pass fields of the entries this clears.
+void FleetState::EndSession(std::string session_id, const std::string& why, int64_t now_ms) {
   auto it = sessions_.find(session_id);
   if (it == sessions_.end()) return;
   auto server = servers_.find(it->second.server_id);

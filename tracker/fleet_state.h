@@ -123,7 +123,7 @@ class FleetState {
   const FleetSettings& settings() const { return settings_; }
 
  private:
-  void EndSession(const std::string& session_id, const std::string& why, int64_t now_ms);
+  void EndSession(std::string session_id, const std::string& why, int64_t now_ms);
   const PendingRequest* BestRequestFor(const std::string& key) const;
 
   FleetSettings settings_;

@@ -101,6 +101,7 @@ TEST(FleetStateTest, SilentServerDiesAndItsSessionIsLost) {
   std::string session = fleet.Dispatch(0)["r"].grant.session_id();
   std::vector<std::string> ended;
   EXPECT_TRUE(fleet.Heartbeat("s1", session, 400, &ended));
+  EXPECT_EQ(fleet.KeepSession(session, 400), "");
   fleet.Expire(800);
   EXPECT_EQ(fleet.KeepSession(session, 800), "");
   fleet.Expire(900);  // 500 ms after the last heartbeat

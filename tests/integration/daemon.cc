@@ -1,0 +1,119 @@
+#include "tests/integration/daemon.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace tessera {
+namespace testing {
+
+Daemon::Daemon(const std::string& binary, const std::vector<std::string>& args, int timeout_ms) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(pipe_fds[1], 1);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  stdout_fd_ = pipe_fds[0];
+  std::string line;
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (line.find('\n') == std::string::npos) {
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    give_up - std::chrono::steady_clock::now())
+                                    .count());
+    pollfd fd{stdout_fd_, POLLIN, 0};
+    char buffer[256];
+    ssize_t n = left > 0 && poll(&fd, 1, left) > 0 ? read(stdout_fd_, buffer, sizeof(buffer)) : -1;
+    if (n <= 0) {
+      Stop(SIGKILL);
+      throw std::runtime_error(binary + " did not print 'listening on HOST:PORT' (got '" + line +
+                               "')");
+    }
+    line.append(buffer, static_cast<size_t>(n));
+  }
+  const std::string prefix = "listening on ";
+  line = line.substr(0, line.find('\n'));
+  if (line.rfind(prefix, 0) != 0) {
+    Stop(SIGKILL);
+    throw std::runtime_error(binary + " printed '" + line + "' first");
+  }
+  address_ = line.substr(prefix.size());
+}
+
+Daemon::~Daemon() {
+  if (pid_ > 0) Stop(SIGKILL);
+  if (stdout_fd_ >= 0) close(stdout_fd_);
+}
+
+int Daemon::port() const { return std::atoi(address_.substr(address_.rfind(':') + 1).c_str()); }
+
+int Daemon::Stop(int signal) {
+  if (pid_ <= 0) return 0;
+  kill(pid_, signal);
+  int status = 0;
+  for (int i = 0; i < 500; ++i) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return status;
+}
+
+bool WaitFor(const std::function<bool()>& condition, int timeout_ms) {
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return condition();
+}
+
+std::string MakeTempDir(const std::string& name) {
+  const char* root = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(root ? root : "/tmp") + "/" + name;
+  mkdir(path.c_str(), 0700);
+  return path;
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+int RunCommand(const std::string& command, std::string* output) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buffer[4096];
+  size_t n;
+  output->clear();
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output->append(buffer, n);
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace testing
+}  // namespace tessera

@@ -1,0 +1,57 @@
+/// \file
+/// Test helpers for the fleet's integration tests: start a daemon binary, read its
+/// `listening on HOST:PORT` line, kill it; wait for a condition with a timeout.
+#ifndef TESSERA_TESTS_INTEGRATION_DAEMON_H_
+#define TESSERA_TESTS_INTEGRATION_DAEMON_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tessera {
+namespace testing {
+
+/// A child process running `binary args...` (stderr inherited, stdout read for the address).
+class Daemon {
+ public:
+  /// Starts the process and waits up to `timeout_ms` for its `listening on HOST:PORT` line;
+  /// throws `std::runtime_error` when it exits or stays silent.
+  Daemon(const std::string& binary, const std::vector<std::string>& args, int timeout_ms = 10000);
+  /// Kills the process (SIGKILL) if it still runs.
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  /// HOST:PORT from the first line.
+  const std::string& address() const { return address_; }
+  /// The port alone.
+  int port() const;
+  /// Process id.
+  pid_t pid() const { return pid_; }
+  /// Sends `signal` and waits (up to 10 s) for the process to end; returns its wait status.
+  int Stop(int signal);
+
+ private:
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  std::string address_;
+};
+
+/// Polls `condition` every 20 ms until it holds (true) or `timeout_ms` passes (false).
+bool WaitFor(const std::function<bool()>& condition, int timeout_ms);
+
+/// A fresh directory under the test's temporary directory.
+std::string MakeTempDir(const std::string& name);
+
+/// Writes `text` to `path`.
+void WriteFile(const std::string& path, const std::string& text);
+
+/// Runs a command line through /bin/sh, returns its exit status and fills `output` with stdout.
+int RunCommand(const std::string& command, std::string* output);
+
+}  // namespace testing
+}  // namespace tessera
+
+#endif  // TESSERA_TESTS_INTEGRATION_DAEMON_H_

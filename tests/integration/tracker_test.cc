@@ -1,0 +1,238 @@
+// The tracker daemon end to end: queue order, deadlines, leases, the token, persistence across
+// a restart, and `tessera fleet status`. Device servers are stand-ins that only hold a lease
+// (TrackerLink); sessions on real servers are covered by rpc_server_test.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "rpc_server/client/tracker_client.h"
+#include "rpc_server/tracker_link.h"
+#include "tests/integration/daemon.h"
+
+namespace tessera {
+namespace {
+
+using fleet::FleetError;
+using fleet::FleetErrorCode;
+using testing::Daemon;
+using testing::WaitFor;
+
+const char* kTracker = "tracker/tessera-tracker";
+
+std::vector<std::string> FastLeases() {
+  return {"--listen", "127.0.0.1:0", "--heartbeat-ms", "100", "--lease-timeout-ms", "1000"};
+}
+
+std::unique_ptr<fleet::TrackerLink> StandIn(const std::string& tracker, const std::string& key,
+                                            const std::string& id, const std::string& token = "") {
+  fleet::TrackerLinkOptions options;
+  options.tracker = tracker;
+  options.token = token;
+  options.server_id = id;
+  options.key = key;
+  options.address = "127.0.0.1:" + std::to_string(10000 + std::hash<std::string>()(id) % 1000);
+  options.info.set_arch("x86_64");
+  options.info.set_cores(4);
+  options.max_backoff_ms = 200;
+  return std::make_unique<fleet::TrackerLink>(options, fleet::LinkCallbacks());
+}
+
+fleet::TrackerClient Client(const std::string& tracker, const std::string& token = "") {
+  fleet::TrackerOptions options;
+  options.address = tracker;
+  options.token = token;
+  options.retry_window_ms = 5000;
+  return fleet::TrackerClient(options);
+}
+
+std::string ServerState(fleet::TrackerClient& client, const std::string& key) {
+  tracker::v1::FleetStatus status = client.Status();
+  for (const auto& server : status.servers()) {
+    if (server.key() == key) return server.state();
+  }
+  return "absent";
+}
+
+int QueueLength(fleet::TrackerClient& client, const std::string& key) {
+  tracker::v1::FleetStatus status = client.Status();
+  for (const auto& queue : status.queues()) {
+    if (queue.key() == key) return queue.length();
+  }
+  return 0;
+}
+
+TEST(TrackerTest, GrantsByPriorityThenArrivalAndExpiresDeadlines) {
+  Daemon tracker(kTracker, FastLeases());
+  auto server = StandIn(tracker.address(), "cpu", "s1");
+  fleet::TrackerClient client = Client(tracker.address());
+  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "cpu") == "free"; }, 5000));
+
+  fleet::SessionOptions hold;
+  hold.key = "cpu";
+  hold.queue_timeout_ms = 5000;
+  std::string first = client.RequestSession(hold).grant().session_id();
+  EXPECT_EQ(ServerState(client, "cpu"), "busy");
+
+  std::mutex mu;
+  std::vector<std::string> order;
+  std::vector<std::thread> waiters;
+  // Queued one after another so that arrival order is known: low, high, low2, high2.
+  std::vector<std::pair<std::string, int>> queued = {
+      {"low", 0}, {"high", 5}, {"low2", 0}, {"high2", 5}};
+  for (size_t i = 0; i < queued.size(); ++i) {
+    waiters.emplace_back([&, i] {
+      fleet::SessionOptions options;
+      options.key = "cpu";
+      options.priority = queued[i].second;
+      options.queue_timeout_ms = 10000;
+      fleet::TrackerClient own = Client(tracker.address());
+      std::string session = own.RequestSession(options).grant().session_id();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        order.push_back(queued[i].first);
+      }
+      own.ReleaseSession(session);
+    });
+    ASSERT_TRUE(WaitFor([&] { return QueueLength(client, "cpu") == static_cast<int>(i + 1); },
+                        5000));
+  }
+  fleet::SessionOptions impatient;
+  impatient.key = "cpu";
+  impatient.queue_timeout_ms = 300;
+  try {
+    client.RequestSession(impatient);
+    FAIL() << "expected a queue timeout";
+  } catch (const FleetError& e) {
+    EXPECT_EQ(e.code(), FleetErrorCode::kQueueTimeout);
+    EXPECT_NE(std::string(e.what()).find("no server for key 'cpu' became free before the queue "
+                                         "deadline (5 request(s) were waiting for that key)"),
+              std::string::npos)
+        << e.what();
+  }
+  client.ReleaseSession(first);
+  for (auto& waiter : waiters) waiter.join();
+  EXPECT_EQ(order, (std::vector<std::string>{"high", "high2", "low", "low2"}));
+}
+
+TEST(TrackerTest, SilentServerIsDeclaredDeadAndItsSessionReportsDeviceLost) {
+  Daemon tracker(kTracker, FastLeases());
+  auto server = StandIn(tracker.address(), "phone", "p1");
+  fleet::TrackerClient client = Client(tracker.address());
+  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "phone") == "free"; }, 5000));
+  fleet::SessionOptions options;
+  options.key = "phone";
+  options.queue_timeout_ms = 2000;
+  std::string session = client.RequestSession(options).grant().session_id();
+  server.reset();  // stops heartbeating, like a phone that rebooted
+  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "phone") == "dead"; }, 3000));
+  try {
+    client.KeepSession(session);
+    FAIL() << "expected device lost";
+  } catch (const FleetError& e) {
+    EXPECT_EQ(e.code(), FleetErrorCode::kDeviceLost);
+    EXPECT_NE(std::string(e.what()).find("device lost"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TrackerTest, TokenIsRequiredWhenConfigured) {
+  std::string dir = testing::MakeTempDir("token");
+  testing::WriteFile(dir + "/token", "s3cret\n");
+  std::vector<std::string> args = FastLeases();
+  args.insert(args.end(), {"--token-file", dir + "/token"});
+  Daemon tracker(kTracker, args);
+  fleet::TrackerClient anonymous = Client(tracker.address());
+  try {
+    anonymous.Status();
+    FAIL() << "expected refusal";
+  } catch (const FleetError& e) {
+    EXPECT_EQ(e.code(), FleetErrorCode::kUnauthenticated);
+    EXPECT_NE(std::string(e.what()).find("missing token"), std::string::npos) << e.what();
+  }
+  fleet::TrackerClient wrong = Client(tracker.address(), "guess");
+  EXPECT_THROW(wrong.Status(), FleetError);
+  auto server = StandIn(tracker.address(), "cpu", "s1", "s3cret");
+  fleet::TrackerClient client = Client(tracker.address(), "s3cret");
+  EXPECT_TRUE(WaitFor([&] { return ServerState(client, "cpu") == "free"; }, 5000));
+  // A server without the token never gets in.
+  auto intruder = StandIn(tracker.address(), "evil", "s2");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(ServerState(client, "evil"), "absent");
+}
+
+TEST(TrackerTest, RestartKeepsStateAndServersComeBack) {
+  std::string state = testing::MakeTempDir("state");
+  std::vector<std::string> args = FastLeases();
+  args.insert(args.end(), {"--state", state});
+  auto tracker = std::make_unique<Daemon>(kTracker, args);
+  const std::string address = tracker->address();
+  auto server = StandIn(address, "board", "b1");
+  {
+    fleet::TrackerClient client = Client(address);
+    ASSERT_TRUE(WaitFor([&] { return ServerState(client, "board") == "free"; }, 5000));
+  }
+  EXPECT_EQ(tracker->Stop(SIGTERM), 0);
+
+  // The same port again, as an operator restarting the daemon would.
+  args[1] = address;
+  tracker = std::make_unique<Daemon>(kTracker, args);
+  fleet::TrackerClient client = Client(address);
+  tracker::v1::FleetStatus status = client.Status();
+  ASSERT_EQ(status.keys_size(), 1);
+  EXPECT_EQ(status.keys(0), "board");
+  // The server re-registers by itself.
+  EXPECT_TRUE(WaitFor([&] { return ServerState(client, "board") == "free"; }, 5000));
+  EXPECT_GE(server->registrations(), 2);
+}
+
+TEST(TrackerTest, QueuedRequestSurvivesATrackerRestart) {
+  std::string state = testing::MakeTempDir("queue-state");
+  std::vector<std::string> args = FastLeases();
+  args.insert(args.end(), {"--state", state});
+  auto tracker = std::make_unique<Daemon>(kTracker, args);
+  const std::string address = tracker->address();
+  std::atomic<bool> granted{false};
+  std::thread waiter([&] {
+    fleet::TrackerClient own = Client(address);
+    fleet::SessionOptions options;
+    options.key = "late";
+    options.queue_timeout_ms = 8000;
+    own.RequestSession(options);
+    granted = true;
+  });
+  {
+    fleet::TrackerClient client = Client(address);
+    ASSERT_TRUE(WaitFor([&] { return QueueLength(client, "late") == 1; }, 5000));
+  }
+  tracker->Stop(SIGKILL);
+  args[1] = address;
+  tracker = std::make_unique<Daemon>(kTracker, args);
+  fleet::TrackerClient client = Client(address);
+  EXPECT_TRUE(WaitFor([&] { return QueueLength(client, "late") == 1; }, 3000));
+  auto server = StandIn(address, "late", "l1");
+  EXPECT_TRUE(WaitFor([&] { return granted.load(); }, 5000));
+  waiter.join();
+}
+
+TEST(TrackerTest, FleetStatusCommandPrintsJson) {
+  Daemon tracker(kTracker, FastLeases());
+  auto server = StandIn(tracker.address(), "cpu", "s1");
+  fleet::TrackerClient client = Client(tracker.address());
+  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "cpu") == "free"; }, 5000));
+  std::string out;
+  ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --json --tracker " + tracker.address(),
+                                &out),
+            0);
+  EXPECT_NE(out.find("\"servers\":[{\"key\":\"cpu\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"state\":\"free\""), std::string::npos) << out;
+  ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --tracker " + tracker.address(), &out),
+            0);
+  EXPECT_NE(out.find("cpu"), std::string::npos) << out;
+  EXPECT_EQ(testing::RunCommand("cli/tessera fleet status --tracker nohost 2>&1", &out), 2);
+  EXPECT_NE(out.find("--tracker 'nohost': expected HOST:PORT"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace tessera
