@@ -1,0 +1,275 @@
+// Expressions of the LLVM code generator.
+#include "compiler/codegen/llvm/codegen_llvm_impl.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace codegen {
+
+llvm::Value* CodeGenLLVM::MakeValue(const ir::Expr& e) {
+  TESSERA_INTERNAL_CHECK(e.defined()) << "null expression in '" << function_name_ << "'";
+  switch (e->kind()) {
+    case ir::kIntImm: {
+      const auto* op = e.as<ir::IntImmNode>();
+      return IntConst(op->dtype, op->value);
+    }
+    case ir::kFloatImm: {
+      const auto* op = e.as<ir::FloatImmNode>();
+      return llvm::ConstantFP::get(LLVMType(op->dtype), op->value);
+    }
+    case ir::kStringImm:
+      return builder_.CreateGlobalStringPtr(e.as<ir::StringImmNode>()->value, "string");
+    case ir::kVar:
+      return Var(e.as<ir::VarNode>());
+    case ir::kAdd:
+    case ir::kSub:
+    case ir::kMul:
+    case ir::kDiv:
+    case ir::kMod:
+    case ir::kMin:
+    case ir::kMax:
+    case ir::kAnd:
+    case ir::kOr:
+      return MakeBinary(static_cast<const ir::BinaryNode*>(e.get()));
+    case ir::kFloorDiv:
+    case ir::kFloorMod:
+      return MakeFloorDivMod(static_cast<const ir::BinaryNode*>(e.get()));
+    case ir::kEQ:
+    case ir::kNE:
+    case ir::kLT:
+    case ir::kLE:
+    case ir::kGT:
+    case ir::kGE:
+      return MakeCompare(static_cast<const ir::BinaryNode*>(e.get()));
+    case ir::kNot:
+      return builder_.CreateNot(MakeValue(e.as<ir::NotNode>()->a));
+    case ir::kSelect: {
+      const auto* op = e.as<ir::SelectNode>();
+      llvm::Value* condition = MakeValue(op->condition);
+      llvm::Value* t = MakeValue(op->true_value);
+      llvm::Value* f = MakeValue(op->false_value);
+      return builder_.CreateSelect(condition, t, f);
+    }
+    case ir::kCast: {
+      const auto* op = e.as<ir::CastNode>();
+      return MakeCast(op->dtype, op->value);
+    }
+    case ir::kRamp:
+      return MakeRamp(e.as<ir::RampNode>());
+    case ir::kBroadcast: {
+      const auto* op = e.as<ir::BroadcastNode>();
+      return Broadcast(MakeValue(op->value), op->lanes);
+    }
+    case ir::kLoad:
+      return MakeLoad(e.as<ir::LoadNode>());
+    case ir::kCall:
+      return MakeCall(e.as<ir::CallNode>());
+    case ir::kLet: {
+      const auto* op = e.as<ir::LetNode>();
+      Bind(op->var, MakeValue(op->value));
+      return MakeValue(op->body);
+    }
+    default:
+      TESSERA_INTERNAL_CHECK(false)
+          << "the LLVM code generator got a " << e->type_name() << " expression in '"
+          << function_name_ << "'; only lowered IR can be compiled";
+      return nullptr;
+  }
+}
+
+llvm::Value* CodeGenLLVM::MakeBinary(const ir::BinaryNode* op) {
+  ir::DataType t = op->a.dtype();
+  llvm::Value* a = MakeValue(op->a);
+  llvm::Value* b = MakeValue(op->b);
+  const bool is_float = t.is_float();
+  const bool is_signed = t.is_int();
+  switch (op->kind()) {
+    case ir::kAdd:
+      return is_float ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b, "", false, is_signed);
+    case ir::kSub:
+      return is_float ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b, "", false, is_signed);
+    case ir::kMul:
+      return is_float ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b, "", false, is_signed);
+    case ir::kDiv:
+      if (is_float) return builder_.CreateFDiv(a, b);
+      return is_signed ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+    case ir::kMod:
+      if (is_float) return builder_.CreateFRem(a, b);
+      return is_signed ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+    case ir::kMin:
+    case ir::kMax: {
+      bool min = op->kind() == ir::kMin;
+      llvm::Value* less = is_float    ? builder_.CreateFCmpOLT(a, b)
+                          : is_signed ? builder_.CreateICmpSLT(a, b)
+                                      : builder_.CreateICmpULT(a, b);
+      return min ? builder_.CreateSelect(less, a, b) : builder_.CreateSelect(less, b, a);
+    }
+    case ir::kAnd:
+      return builder_.CreateAnd(a, b);
+    case ir::kOr:
+      return builder_.CreateOr(a, b);
+    default:
+      TESSERA_INTERNAL_CHECK(false) << "not a binary arithmetic node: " << op->type_name();
+  }
+  return nullptr;
+}
+
+llvm::Value* CodeGenLLVM::MakeCompare(const ir::BinaryNode* op) {
+  ir::DataType t = op->a.dtype();
+  llvm::Value* a = MakeValue(op->a);
+  llvm::Value* b = MakeValue(op->b);
+  if (t.is_float()) {
+    // Ordered comparisons except !=, as in C: NaN compares unequal to everything.
+    switch (op->kind()) {
+      case ir::kEQ:
+        return builder_.CreateFCmpOEQ(a, b);
+      case ir::kNE:
+        return builder_.CreateFCmpUNE(a, b);
+      case ir::kLT:
+        return builder_.CreateFCmpOLT(a, b);
+      case ir::kLE:
+        return builder_.CreateFCmpOLE(a, b);
+      case ir::kGT:
+        return builder_.CreateFCmpOGT(a, b);
+      default:
+        return builder_.CreateFCmpOGE(a, b);
+    }
+  }
+  if (t.is_handle()) {
+    a = builder_.CreatePtrToInt(a, builder_.getInt64Ty());
+    b = builder_.CreatePtrToInt(b, builder_.getInt64Ty());
+  }
+  const bool is_signed = t.is_int();
+  switch (op->kind()) {
+    case ir::kEQ:
+      return builder_.CreateICmpEQ(a, b);
+    case ir::kNE:
+      return builder_.CreateICmpNE(a, b);
+    case ir::kLT:
+      return is_signed ? builder_.CreateICmpSLT(a, b) : builder_.CreateICmpULT(a, b);
+    case ir::kLE:
+      return is_signed ? builder_.CreateICmpSLE(a, b) : builder_.CreateICmpULE(a, b);
+    case ir::kGT:
+      return is_signed ? builder_.CreateICmpSGT(a, b) : builder_.CreateICmpUGT(a, b);
+    default:
+      return is_signed ? builder_.CreateICmpSGE(a, b) : builder_.CreateICmpUGE(a, b);
+  }
+}
+
+llvm::Value* CodeGenLLVM::MakeFloorDivMod(const ir::BinaryNode* op) {
+  ir::DataType t = op->a.dtype();
+  llvm::Value* a = MakeValue(op->a);
+  llvm::Value* b = MakeValue(op->b);
+  const bool div = op->kind() == ir::kFloorDiv;
+  if (t.is_float()) {
+    llvm::Value* quotient =
+        builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
+    return div ? quotient : builder_.CreateFSub(a, builder_.CreateFMul(quotient, b));
+  }
+  if (!t.is_int()) return div ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
+  // Truncating division is off by one when the remainder is non-zero and its sign differs from
+  // the divisor's; constant divisors let LLVM fold most of this away.
+  llvm::Value* quotient = builder_.CreateSDiv(a, b);
+  llvm::Value* remainder = builder_.CreateSRem(a, b);
+  llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+  llvm::Value* adjust =
+      builder_.CreateAnd(builder_.CreateICmpNE(remainder, zero),
+                         builder_.CreateICmpNE(builder_.CreateICmpSLT(remainder, zero),
+                                               builder_.CreateICmpSLT(b, zero)));
+  if (div) {
+    return builder_.CreateSub(quotient, builder_.CreateZExt(adjust, a->getType()));
+  }
+  return builder_.CreateAdd(remainder, builder_.CreateSelect(adjust, b, zero));
+}
+
+llvm::Value* CodeGenLLVM::MakeCast(ir::DataType to, const ir::Expr& from_expr) {
+  ir::DataType from = from_expr.dtype();
+  llvm::Value* value = MakeValue(from_expr);
+  if (from == to) return value;
+  llvm::Type* type = LLVMType(to);
+  if (to.is_bool()) {
+    if (from.is_float()) {
+      return builder_.CreateFCmpUNE(value, llvm::Constant::getNullValue(value->getType()));
+    }
+    if (from.is_handle()) return builder_.CreateIsNotNull(value);
+    return builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
+  }
+  if (to.is_handle()) {
+    TESSERA_INTERNAL_CHECK(from.is_integer()) << "cast of " << from << " to a handle";
+    return builder_.CreateIntToPtr(value, type);
+  }
+  if (from.is_handle()) {
+    TESSERA_INTERNAL_CHECK(to.is_integer()) << "cast of a handle to " << to;
+    return builder_.CreatePtrToInt(value, type);
+  }
+  const bool from_signed = from.is_int();
+  if (from.is_float() && to.is_float()) return builder_.CreateFPCast(value, type);
+  if (from.is_float()) {
+    return to.is_int() ? builder_.CreateFPToSI(value, type) : builder_.CreateFPToUI(value, type);
+  }
+  if (to.is_float()) {
+    return from_signed ? builder_.CreateSIToFP(value, type) : builder_.CreateUIToFP(value, type);
+  }
+  return builder_.CreateIntCast(value, type, from_signed);
+}
+
+llvm::Value* CodeGenLLVM::Broadcast(llvm::Value* scalar, int lanes) {
+  if (lanes == 1) return scalar;
+  return builder_.CreateVectorSplat(static_cast<unsigned>(lanes), scalar);
+}
+
+llvm::Value* CodeGenLLVM::MakeRamp(const ir::RampNode* op) {
+  ir::DataType t = op->base.dtype();
+  llvm::Value* base = Broadcast(MakeValue(op->base), op->lanes);
+  llvm::Value* stride = Broadcast(MakeValue(op->stride), op->lanes);
+  std::vector<llvm::Constant*> steps;
+  for (int i = 0; i < op->lanes; ++i) {
+    steps.push_back(t.is_float() ? llvm::ConstantFP::get(LLVMType(t), i)
+                                 : llvm::ConstantInt::get(LLVMType(t), static_cast<uint64_t>(i)));
+  }
+  llvm::Value* offsets = llvm::ConstantVector::get(steps);
+  if (t.is_float()) return builder_.CreateFAdd(base, builder_.CreateFMul(stride, offsets));
+  return builder_.CreateAdd(base, builder_.CreateMul(stride, offsets, "", false, t.is_int()), "",
+                            false, t.is_int());
+}
+
+llvm::Value* CodeGenLLVM::BufferPointer(const ir::Var& var, ir::DataType element) {
+  return builder_.CreateBitCast(Var(var.get()), MemoryType(element)->getPointerTo());
+}
+
+void CodeGenLLVM::TagAccess(llvm::Instruction* access, const ir::Var& buffer) {
+  // Each buffer is its own type for type-based alias analysis: accesses to different buffers
+  // never alias, which lets LLVM keep accumulators in registers and vectorize freely.
+  llvm::MDNode*& tag = buffer_tags_[buffer.get()];
+  if (tag == nullptr) {
+    std::string name = "buffer." + buffer.name() + "." + std::to_string(buffer_tags_.size());
+    llvm::MDNode* type = md_.createTBAAScalarTypeNode(name, tbaa_root_);
+    tag = md_.createTBAAStructTagNode(type, type, 0);
+  }
+  access->setMetadata(llvm::LLVMContext::MD_tbaa, tag);
+}
+
+llvm::Value* CodeGenLLVM::MakeLoad(const ir::LoadNode* op) {
+  ir::DataType t = op->dtype;
+  llvm::Value* base = BufferPointer(op->buffer_var, t.element_of());
+  llvm::Align align(std::max(1, t.element_of().bytes()));
+  llvm::Instruction* load = nullptr;
+  const auto* ramp = op->index.as<ir::RampNode>();
+  if (t.lanes() == 1) {
+    llvm::Value* address = builder_.CreateInBoundsGEP(MemoryType(t), base, MakeValue(op->index));
+    load = builder_.CreateAlignedLoad(MemoryType(t), address, align);
+  } else if (ramp != nullptr && ir::IsConstInt(ramp->stride, 1)) {
+    llvm::Value* address =
+        builder_.CreateInBoundsGEP(MemoryType(t.element_of()), base, MakeValue(ramp->base));
+    address = builder_.CreateBitCast(address, MemoryType(t)->getPointerTo());
+    load = builder_.CreateAlignedLoad(MemoryType(t), address, align);
+  } else {
+    llvm::Value* addresses =
+        builder_.CreateInBoundsGEP(MemoryType(t.element_of()), base, MakeValue(op->index));
+    load = builder_.CreateMaskedGather(MemoryType(t), addresses, align);
+  }
+  TagAccess(load, op->buffer_var);
+  return t.is_bool() ? builder_.CreateTrunc(load, LLVMType(t)) : static_cast<llvm::Value*>(load);
+}
+
+}  // namespace codegen
+}  // namespace tessera

@@ -1,0 +1,102 @@
+/// \file
+/// Internal to the LLVM code generator: the translator class shared by its source files
+/// (functions and statements, expressions, intrinsics, parallel loops).
+#ifndef TESSERA_COMPILER_CODEGEN_LLVM_CODEGEN_LLVM_IMPL_H_
+#define TESSERA_COMPILER_CODEGEN_LLVM_CODEGEN_LLVM_IMPL_H_
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/codegen/llvm/llvm_target.h"
+#include "compiler/ir/function.h"
+#include "compiler/ir/stmt.h"
+
+namespace tessera {
+namespace codegen {
+
+/// Translates lowered IR into one LLVM module. One instance per module; not thread-safe.
+class CodeGenLLVM {
+ public:
+  /// Prepares an empty module for `target` in `context`.
+  CodeGenLLVM(llvm::LLVMContext* context, const ResolvedLLVMTarget& target);
+  /// Adds `function` (packed-API form) to the module.
+  void AddFunction(const ir::PrimFunc& function);
+  /// Hands over the finished module.
+  std::unique_ptr<llvm::Module> Finish() { return std::move(module_); }
+
+ private:
+  // Types.
+  llvm::Type* LLVMType(ir::DataType t);
+  llvm::Type* MemoryType(ir::DataType t);  // bools are bytes in memory
+  llvm::StructType* DLTensorType();
+
+  // Statements (codegen_llvm.cc).
+  void EmitStmt(const ir::Stmt& s);
+  void EmitAssert(const ir::AssertStmtNode* op);
+  void EmitStore(const ir::StoreNode* op);
+  void EmitAllocate(const ir::AllocateNode* op);
+  void EmitFor(const ir::ForNode* op);
+  void EmitIfThenElse(const ir::IfThenElseNode* op);
+  // Emits a loop over [begin, end) calling `body` with the induction variable.
+  void EmitSerialLoop(llvm::Value* begin, llvm::Value* end, const std::string& name,
+                      const std::function<void(llvm::Value*)>& body);
+  // Returns `code` from the current function (after reporting through the closure in a task).
+  void EmitReturnError(llvm::Value* message);
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, uint64_t count, uint64_t align,
+                                const std::string& name);
+
+  // Expressions (codegen_llvm_expr.cc).
+  llvm::Value* MakeValue(const ir::Expr& e);
+  llvm::Value* MakeBinary(const ir::BinaryNode* op);
+  llvm::Value* MakeCompare(const ir::BinaryNode* op);
+  llvm::Value* MakeFloorDivMod(const ir::BinaryNode* op);
+  llvm::Value* MakeCast(ir::DataType to, const ir::Expr& from);
+  llvm::Value* MakeRamp(const ir::RampNode* op);
+  llvm::Value* MakeLoad(const ir::LoadNode* op);
+  llvm::Value* Broadcast(llvm::Value* scalar, int lanes);
+  // The typed element pointer of buffer `var` and the accesses' alias tag.
+  llvm::Value* BufferPointer(const ir::Var& var, ir::DataType element);
+  void TagAccess(llvm::Instruction* access, const ir::Var& buffer);
+
+  // Intrinsic calls (codegen_llvm_builtin.cc).
+  llvm::Value* MakeCall(const ir::CallNode* op);
+  llvm::Value* MakeMath(const ir::CallNode* op);
+  llvm::Value* MakeTensorField(const ir::CallNode* op);
+  llvm::Value* MakeIfThenElse(const ir::CallNode* op);
+  llvm::Value* CallLibm(const std::string& name, ir::DataType t, llvm::Value* x);
+
+  // Parallel loops (codegen_llvm_parallel.cc).
+  void EmitParallelFor(const ir::ForNode* op);
+
+  llvm::Value* Var(const ir::VarNode* var);
+  void Bind(const ir::Var& var, llvm::Value* value);
+  llvm::Value* IntConst(ir::DataType t, int64_t value);
+  llvm::FunctionCallee RuntimeFunction(const std::string& name);
+
+  llvm::LLVMContext* context_;
+  ResolvedLLVMTarget target_;
+  std::unique_ptr<llvm::Module> module_;
+  llvm::IRBuilder<> builder_;
+  llvm::MDBuilder md_;
+  llvm::MDNode* tbaa_root_ = nullptr;
+  std::unordered_map<const ir::VarNode*, llvm::MDNode*> buffer_tags_;
+  std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
+  llvm::Function* function_ = nullptr;
+  std::string function_name_;
+  // Inside an outlined parallel task: where to report an error message, and the nesting flag.
+  llvm::Value* task_error_slot_ = nullptr;
+  bool in_parallel_ = false;
+  int parallel_count_ = 0;
+};
+
+}  // namespace codegen
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_CODEGEN_LLVM_CODEGEN_LLVM_IMPL_H_

@@ -1,0 +1,154 @@
+// Parallel loops: the body is outlined into a `TesseraParallelLambda` that runs one static chunk
+// of the iteration range per task, launched through `TesseraBackendParallelLaunch`.
+#include <set>
+
+#include "compiler/codegen/llvm/codegen_llvm_impl.h"
+#include "compiler/ir/functor.h"
+#include "compiler/support/error.h"
+#include "runtime/c_backend_api.h"
+
+namespace tessera {
+namespace codegen {
+namespace {
+
+// Variables a statement reads that are bound outside it: what the task's closure must carry.
+class FreeVariables : public ir::StmtExprVisitor {
+ public:
+  using ir::StmtExprVisitor::VisitExpr_;
+  using ir::StmtExprVisitor::VisitStmt_;
+
+  std::vector<const ir::VarNode*> Collect(const ir::Stmt& s) {
+    VisitStmt(s);
+    std::vector<const ir::VarNode*> free;
+    for (const ir::VarNode* v : order_) {
+      if (defined_.count(v) == 0) free.push_back(v);
+    }
+    return free;
+  }
+
+  void VisitExpr_(const ir::VarNode* op) override {
+    if (used_.insert(op).second) order_.push_back(op);
+  }
+  void VisitExpr_(const ir::LetNode* op) override {
+    defined_.insert(op->var.get());
+    ir::StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const ir::LetStmtNode* op) override {
+    defined_.insert(op->var.get());
+    ir::StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const ir::ForNode* op) override {
+    defined_.insert(op->loop_var.get());
+    ir::StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const ir::AllocateNode* op) override {
+    defined_.insert(op->buffer_var.get());
+    ir::StmtExprVisitor::VisitStmt_(op);
+  }
+
+ private:
+  std::set<const ir::VarNode*> used_, defined_;
+  std::vector<const ir::VarNode*> order_;  // first use order, so the closure layout is stable
+};
+
+}  // namespace
+
+void CodeGenLLVM::EmitParallelFor(const ir::ForNode* op) {
+  llvm::Value* min = MakeValue(op->min);
+  llvm::Value* extent = MakeValue(op->extent);
+  llvm::Type* index_type = min->getType();
+  std::vector<const ir::VarNode*> captured;
+  for (const ir::VarNode* v : FreeVariables().Collect(op->body)) {
+    if (v != op->loop_var.get()) captured.push_back(v);
+  }
+
+  // Closure: {error message slot, min, extent, captured values...}.
+  std::vector<llvm::Type*> fields = {builder_.getInt8PtrTy(), index_type, index_type};
+  for (const ir::VarNode* v : captured) fields.push_back(Var(v)->getType());
+  auto* closure_type = llvm::StructType::create(*context_, fields, function_name_ + ".closure");
+  llvm::AllocaInst* closure = EntryAlloca(closure_type, 1, 8, "closure");
+  auto field_address = [&](llvm::Value* base, unsigned i) {
+    return builder_.CreateStructGEP(closure_type, base, i);
+  };
+  builder_.CreateStore(llvm::ConstantPointerNull::get(builder_.getInt8PtrTy()),
+                       field_address(closure, 0));
+  builder_.CreateStore(min, field_address(closure, 1));
+  builder_.CreateStore(extent, field_address(closure, 2));
+  for (size_t i = 0; i < captured.size(); ++i) {
+    builder_.CreateStore(Var(captured[i]), field_address(closure, static_cast<unsigned>(i + 3)));
+  }
+
+  // The task function.
+  llvm::Type* i32 = builder_.getInt32Ty();
+  llvm::Type* i8p = builder_.getInt8PtrTy();
+  auto* lambda_type = llvm::FunctionType::get(i32, {i32, i8p, i8p}, false);
+  auto* lambda = llvm::Function::Create(
+      lambda_type, llvm::Function::InternalLinkage,
+      function_name_ + "_parallel_" + std::to_string(parallel_count_++), module_.get());
+  lambda->addFnAttr(llvm::Attribute::NoUnwind);
+  lambda->addFnAttr("target-cpu", target_.cpu);
+  if (!target_.features.empty()) lambda->addFnAttr("target-features", target_.features);
+
+  llvm::IRBuilderBase::InsertPoint caller = builder_.saveIP();
+  auto saved_vars = vars_;
+  builder_.SetInsertPoint(llvm::BasicBlock::Create(*context_, "entry", lambda));
+  llvm::Value* task_closure =
+      builder_.CreateBitCast(lambda->getArg(2), closure_type->getPointerTo());
+  task_error_slot_ = field_address(task_closure, 0);
+  in_parallel_ = true;
+  auto load_field = [&](unsigned i) {
+    return builder_.CreateLoad(fields[i], field_address(task_closure, i));
+  };
+  llvm::Value* task_min = load_field(1);
+  llvm::Value* task_extent = load_field(2);
+  for (size_t i = 0; i < captured.size(); ++i) {
+    vars_[captured[i]] = load_field(static_cast<unsigned>(i + 3));
+  }
+  auto* env_type = llvm::StructType::get(*context_, {i8p, i32});
+  llvm::Value* env = builder_.CreateBitCast(lambda->getArg(1), env_type->getPointerTo());
+  llvm::Value* num_task = builder_.CreateIntCast(
+      builder_.CreateLoad(i32, builder_.CreateStructGEP(env_type, env, 1)), index_type, true);
+  llvm::Value* task_id = builder_.CreateIntCast(lambda->getArg(0), index_type, true);
+  // Static chunks of ceil(extent / num_task) iterations; the last ones may be short or empty.
+  llvm::Value* one = llvm::ConstantInt::get(index_type, 1);
+  llvm::Value* chunk = builder_.CreateSDiv(
+      builder_.CreateSub(builder_.CreateAdd(task_extent, num_task), one), num_task);
+  llvm::Value* begin = builder_.CreateAdd(task_min, builder_.CreateMul(task_id, chunk));
+  llvm::Value* range_end = builder_.CreateAdd(task_min, task_extent);
+  llvm::Value* chunk_end = builder_.CreateAdd(begin, chunk);
+  llvm::Value* end =
+      builder_.CreateSelect(builder_.CreateICmpSLT(chunk_end, range_end), chunk_end, range_end);
+  EmitSerialLoop(begin, end, op->loop_var.name(), [&](llvm::Value* index) {
+    vars_[op->loop_var.get()] = index;
+    EmitStmt(op->body);
+  });
+  builder_.CreateRet(builder_.getInt32(0));
+
+  in_parallel_ = false;
+  task_error_slot_ = nullptr;
+  vars_ = std::move(saved_vars);
+  builder_.restoreIP(caller);
+
+  llvm::Value* rc =
+      builder_.CreateCall(RuntimeFunction("TesseraBackendParallelLaunch"),
+                          {lambda, builder_.CreateBitCast(closure, i8p), builder_.getInt32(0)});
+  llvm::Function* fn = builder_.GetInsertBlock()->getParent();
+  auto* failed = llvm::BasicBlock::Create(*context_, "parallel_failed", fn);
+  auto* set_error = llvm::BasicBlock::Create(*context_, "parallel_set_error", fn);
+  auto* give_up = llvm::BasicBlock::Create(*context_, "parallel_return", fn);
+  auto* done = llvm::BasicBlock::Create(*context_, "parallel_done", fn);
+  builder_.CreateCondBr(builder_.CreateICmpEQ(rc, builder_.getInt32(0)), done, failed);
+  builder_.SetInsertPoint(failed);
+  // A task's message travels in the closure: its own thread's last error is not the caller's.
+  llvm::Value* message = builder_.CreateLoad(i8p, field_address(closure, 0));
+  builder_.CreateCondBr(builder_.CreateIsNull(message), give_up, set_error);
+  builder_.SetInsertPoint(set_error);
+  builder_.CreateCall(RuntimeFunction("TesseraAPISetLastError"), {message});
+  builder_.CreateBr(give_up);
+  builder_.SetInsertPoint(give_up);
+  builder_.CreateRet(rc);
+  builder_.SetInsertPoint(done);
+}
+
+}  // namespace codegen
+}  // namespace tessera
