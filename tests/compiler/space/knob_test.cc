@@ -1,0 +1,80 @@
+#include "compiler/space/knob.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace space {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A k-way factor split of n = ∏ p^e has ∏ C(e+k-1, k-1) choices.
+TEST(KnobTest, FactorSplitCountsFollowTheDivisorFormula) {
+  EXPECT_EQ(EnumerateSplits("t", 64, {SplitPolicy::kFactors, 2, 0}).size(), 7u);      // 2^6: 7
+  EXPECT_EQ(EnumerateSplits("t", 64, {SplitPolicy::kFactors, 3, 0}).size(), 28u);     // C(8,2)
+  EXPECT_EQ(EnumerateSplits("t", 56, {SplitPolicy::kFactors, 2, 0}).size(), 8u);      // 2^3·7
+  EXPECT_EQ(EnumerateSplits("t", 1024, {SplitPolicy::kFactors, 4, 0}).size(), 286u);  // C(13,3)
+  EXPECT_EQ(EnumerateSplits("t", 7, {SplitPolicy::kFactors, 1, 0}).size(), 1u);
+}
+
+TEST(KnobTest, FactorSplitsDivideTheExtentAndStartWithTheRemainder) {
+  auto splits = EnumerateSplits("t", 12, {SplitPolicy::kFactors, 3, 0});
+  for (const auto& s : splits) {
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_EQ(s[0], -1);
+    EXPECT_EQ(12 % (s[1] * s[2]), 0);
+  }
+  EXPECT_EQ(splits.front(), (std::vector<int64_t>{-1, 1, 1}));
+  EXPECT_EQ(splits.back(), (std::vector<int64_t>{-1, 12, 1}));
+}
+
+TEST(KnobTest, MaxFactorBoundsEveryInnerFactor) {
+  auto splits = EnumerateSplits("t", 64, {SplitPolicy::kFactors, 3, 4});
+  EXPECT_EQ(splits.size(), 9u);  // inner pairs from {1,2,4}²
+  for (const auto& s : splits) {
+    EXPECT_LE(s[1], 4);
+    EXPECT_LE(s[2], 4);
+  }
+}
+
+TEST(KnobTest, PowerOfTwoSplitsAllowTails) {
+  auto splits = EnumerateSplits("t", 100, {SplitPolicy::kPowerOfTwo, 2, 0});
+  ASSERT_EQ(splits.size(), 7u);  // 1..64
+  EXPECT_EQ(splits.back(), (std::vector<int64_t>{-1, 64}));
+  auto two_level = EnumerateSplits("t", 10, {SplitPolicy::kPowerOfTwo, 3, 0});
+  for (const auto& s : two_level) EXPECT_LE(s[1] * s[2], 10);
+  EXPECT_EQ(two_level.size(), 10u);  // (1,1..8) (2,1..4) (4,1..2) (8,1)
+}
+
+TEST(KnobTest, ReorderAndAnnotateEnumerations) {
+  EXPECT_EQ(EnumerateReorders("r", 4, ReorderPolicy::kAll).size(), 24u);
+  EXPECT_EQ(EnumerateReorders("r", 4, ReorderPolicy::kIdentity).size(), 1u);
+  auto anns = EnumerateAnnotations(
+      "a", 2, {Annotation::kNone, Annotation::kUnroll, Annotation::kVectorize});
+  EXPECT_EQ(anns.size(), 8u);  // 3² minus (vec, vec)
+}
+
+TEST(KnobTest, BadDefinitionsAreUserErrorsNamingTheKnob) {
+  try {
+    EnumerateSplits("tile_x", 0, {});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("define_split 'tile_x': extent must be positive, got 0"));
+  }
+  EXPECT_THROW(EnumerateSplits("t", 8, {SplitPolicy::kFactors, 0, 0}), UserError);
+  EXPECT_THROW(EnumerateReorders("r", 9, ReorderPolicy::kAll), UserError);
+  EXPECT_THROW(EnumerateAnnotations("a", 2, {}), UserError);
+  try {
+    AnnotationFromName("vectorise");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown annotation 'vectorise'"));
+  }
+}
+
+}  // namespace
+}  // namespace space
+}  // namespace tessera
