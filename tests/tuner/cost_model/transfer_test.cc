@@ -1,0 +1,127 @@
+#include "tuner/cost_model/transfer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "compiler/space/mutation.h"
+#include "tests/tuner/testing/synthetic_dense.h"
+#include "tuner/cost_model/knob_features.h"
+#include "tuner/cost_model/ranking_metrics.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+constexpr const char* kTarget = "llvm -mcpu=znver3";
+
+std::string TempDb(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::remove(path.c_str());
+  std::remove((path + "-wal").c_str());
+  std::remove((path + "-shm").c_str());
+  return path;
+}
+
+void AddHistory(TuningLog* log, const testing::SyntheticDense& dense, int count, uint64_t seed,
+                const std::string& target = kTarget) {
+  space::ConfigSpace s = dense.Space();
+  std::mt19937_64 rng(seed);
+  std::vector<tuning::MeasureRecord> records;
+  for (int i = 0; i < count; ++i)
+    records.push_back(dense.Record(space::RandomConfig(s, rng), target));
+  log->AppendBatch(records);
+}
+
+int64_t Width(const testing::SyntheticDense& dense) {
+  return static_cast<int64_t>(CandidateFeatures(dense.Space().Get(0), dense.WorkloadKey()).size());
+}
+
+double Accuracy(const XGBoostCostModel& model, const testing::SyntheticDense& dense,
+                uint64_t seed) {
+  space::ConfigSpace s = dense.Space();
+  std::mt19937_64 rng(seed);
+  FeatureMatrix rows;
+  std::vector<double> costs;
+  while (rows.rows() < 200) {
+    space::ConfigEntity c = space::RandomConfig(s, rng);
+    if (!std::isfinite(dense.Cost(c))) continue;
+    rows.AddRow(CandidateFeatures(c, dense.WorkloadKey()));
+    costs.push_back(dense.Cost(c));
+  }
+  return PairwiseRankingAccuracy(model.Predict(rows), costs);
+}
+
+TEST(TransferTest, HistoryIsGroupedByWorkloadAndSkipsTheTaskItself) {
+  auto log = TuningLog::Open(TempDb("history.db"));
+  testing::SyntheticDense a{256, 256, 256}, b{512, 128, 256}, task{1024, 1024, 1024};
+  AddHistory(log.get(), a, 30, 1);
+  AddHistory(log.get(), b, 20, 2);
+  AddHistory(log.get(), task, 10, 3);
+  tuning::MeasureRecord broken = a.Record(a.Space().Get(0), kTarget);
+  broken.set_config_json("{not json");
+  log->Append(broken);
+  TrainingSet set = HistoryTrainingSet(log->List({}), task.WorkloadKey(), Width(task));
+  EXPECT_EQ(set.features.rows(), 50);
+  EXPECT_EQ(set.group_sizes, (std::vector<unsigned>{30, 20}));
+  EXPECT_EQ(set.workloads, (std::vector<std::string>{a.WorkloadKey(), b.WorkloadKey()}));
+  EXPECT_EQ(HistoryTrainingSet(log->List({}), task.WorkloadKey(), 3).features.rows(), 0);
+}
+
+TEST(TransferTest, PretrainingNeedsEnoughRecordsOfTheSameTemplateAndTarget) {
+  auto log = TuningLog::Open(TempDb("few.db"));
+  testing::SyntheticDense other{256, 256, 256}, task{512, 512, 512};
+  AddHistory(log.get(), other, 40, 1);
+  AddHistory(log.get(), other, 400, 2, "llvm -mcpu=skylake");  // another CPU: never used
+  EXPECT_EQ(PretrainFromLog(*log, task.WorkloadKey(), kTarget, Width(task), {}, 64), nullptr);
+  EXPECT_NE(PretrainFromLog(*log, task.WorkloadKey(), kTarget, Width(task), {}, 32), nullptr);
+}
+
+TEST(TransferTest, ABaseModelFromOtherShapesRanksANewShape) {
+  auto log = TuningLog::Open(TempDb("transfer.db"));
+  for (auto shape : {testing::SyntheticDense{256, 256, 256}, testing::SyntheticDense{512, 256, 128},
+                     testing::SyntheticDense{128, 512, 512}}) {
+    AddHistory(log.get(), shape, 200, shape.m + shape.n);
+  }
+  testing::SyntheticDense task{1024, 1024, 1024};
+  auto base = PretrainFromLog(*log, task.WorkloadKey(), kTarget, Width(task), {}, 64);
+  ASSERT_NE(base, nullptr);
+  XGBoostCostModel model;
+  model.SetBaseModel(base);
+  // Before any measurement of the task, the prior alone already ranks it well.
+  EXPECT_GE(Accuracy(model, task, 9), 0.8);
+
+  // A few measurements of the task: the discounted prior helps the model that has it.
+  space::ConfigSpace s = task.Space();
+  std::mt19937_64 rng(5);
+  FeatureMatrix rows;
+  std::vector<double> costs;
+  for (int i = 0; i < 16; ++i) {
+    space::ConfigEntity c = space::RandomConfig(s, rng);
+    rows.AddRow(CandidateFeatures(c, task.WorkloadKey()));
+    costs.push_back(task.Cost(c));
+  }
+  model.Fit(rows, costs);
+  EXPECT_TRUE(model.has_base_model());
+  EXPECT_NEAR(model.base_discount(), std::pow(2.0, -16.0 / 64), 1e-12);
+  XGBoostCostModel alone;
+  alone.Fit(rows, costs);
+  EXPECT_GT(Accuracy(model, task, 9), Accuracy(alone, task, 9));
+
+  // Once the task has enough data of its own, the prior is dropped.
+  for (int i = 0; i < 300; ++i) {
+    space::ConfigEntity c = space::RandomConfig(s, rng);
+    rows.AddRow(CandidateFeatures(c, task.WorkloadKey()));
+    costs.push_back(task.Cost(c));
+  }
+  model.Fit(rows, costs);
+  EXPECT_FALSE(model.has_base_model());
+}
+
+}  // namespace
+}  // namespace tuner
+}  // namespace tessera

@@ -1,0 +1,43 @@
+/// \file
+/// Transfer learning: a base cost model trained on the tuning log's records of other workloads of
+/// the same template and target, used as the prior of a new tuning run.
+#ifndef TESSERA_TUNER_COST_MODEL_TRANSFER_H_
+#define TESSERA_TUNER_COST_MODEL_TRANSFER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "proto/tuning.pb.h"
+#include "tuner/cost_model/feature_matrix.h"
+#include "tuner/cost_model/xgboost_cost_model.h"
+#include "tuner/log/tuning_log.h"
+
+namespace tessera {
+namespace tuner {
+
+/// Rows, costs and per-workload groups built from history records.
+struct TrainingSet {
+  FeatureMatrix features;
+  std::vector<double> costs;           ///< mean seconds; +infinity for failed records
+  std::vector<unsigned> group_sizes;   ///< one group per workload, rows contiguous
+  std::vector<std::string> workloads;  ///< the workload of each group
+};
+
+/// Turns `records` into `CandidateFeatures` rows grouped by workload, skipping records of
+/// `skip_workload`, records whose config JSON does not parse, and rows whose width is not `width`.
+TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records,
+                               const std::string& skip_workload, int64_t width);
+
+/// A base model trained on the log's records of the template of `workload_key` on exactly
+/// `target` (other workloads only), or null when fewer than `min_records` are usable.
+std::shared_ptr<XGBoostCostModel> PretrainFromLog(const TuningLog& log,
+                                                  const std::string& workload_key,
+                                                  const std::string& target, int64_t width,
+                                                  const XGBoostOptions& options,
+                                                  int64_t min_records);
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_COST_MODEL_TRANSFER_H_
