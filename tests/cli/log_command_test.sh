@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# End to end: `tessera log` imports, queries and exports a tuning log; bad input gives clear errors.
+set -uo pipefail
+tessera=cli/tessera
+dir="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
+}
+
+cat > "$dir/records.jsonl" <<'JSON'
+{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"3","config_json":"{}","costs":[0.002,0.002],"timestamp":1700000000}
+{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"7","config_json":"{}","costs":[0.001],"timestamp":1700000001}
+{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"9","error_kind":"TIMEOUT","error_message":"ran past 10 s","timestamp":1700000002}
+{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=skylake","device_key":"local","config_index":"1","config_json":"{}","costs":[0.0005],"timestamp":1700000003}
+JSON
+
+out=$($tessera log import --db "$dir/t.db" --file "$dir/records.jsonl")
+check "import reports count" grep -q "imported 4 records" <<<"$out"
+out=$($tessera log import --db "$dir/t.db" --file "$dir/records.jsonl")
+check "re-import skips duplicates" grep -q "imported 0 records .* (4 already present)" <<<"$out"
+
+out=$($tessera log best --db "$dir/t.db" --task 'dense.x86(64,64,64,float32)' --target 'llvm -mcpu=znver3')
+check "best picks the fastest on the exact target" grep -q "config 7  1.0000 ms" <<<"$out"
+check "best does not mix targets" test "$(wc -l <<<"$out")" -eq 1
+
+out=$($tessera log stats --db "$dir/t.db")
+check "stats counts failures" grep -q "3 records, 1 failed, best 1.0000 ms" <<<"$out"
+
+out=$($tessera log list --db "$dir/t.db" --json --limit 2)
+check "list --json --limit" test "$(wc -l <<<"$out")" -eq 2
+check "list shows errors" grep -q "TIMEOUT" <<<"$($tessera log list --db "$dir/t.db")"
+
+$tessera log export --db "$dir/t.db" --file "$dir/out.jsonl" 2>/dev/null
+check "export writes every record" test "$(wc -l <"$dir/out.jsonl")" -eq 4
+
+err=$($tessera log best --db "$dir/t.db" --task 'dense.x86(1,1,1,float32)' 2>&1); rc=$?
+check "best with no record exits 1" test $rc -eq 1
+check "best with no record says so" grep -q "no records for dense.x86(1,1,1,float32)" <<<"$err"
+
+err=$($tessera log list --db "$dir/missing.db" 2>&1); rc=$?
+check "missing db is an error" test $rc -ne 0
+check "missing db is named" grep -q "cannot open tuning log '$dir/missing.db'" <<<"$err"
+check "missing db is not created" test ! -e "$dir/missing.db"
+
+head -c 20000 /dev/urandom > "$dir/corrupt.db"
+err=$($tessera log stats --db "$dir/corrupt.db" 2>&1); rc=$?
+check "corrupt db exits non-zero" test $rc -ne 0
+check "corrupt db is named" grep -q "tuning log '$dir/corrupt.db' is corrupt" <<<"$err"
+
+echo '{"workload_key": oops' > "$dir/bad.jsonl"
+err=$($tessera log import --db "$dir/t.db" --file "$dir/bad.jsonl" 2>&1); rc=$?
+check "bad json line exits non-zero" test $rc -ne 0
+check "bad json line names file and line" grep -q "$dir/bad.jsonl:1: not a tuning record" <<<"$err"
+
+err=$($tessera log frobnicate --db "$dir/t.db" 2>&1); rc=$?
+check "unknown verb exits 2" test $rc -eq 2
+check "unknown verb is named" grep -q "unknown log command 'frobnicate'" <<<"$err"
+
+echo "$failures failures"
+exit $((failures > 0))
