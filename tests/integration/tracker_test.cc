@@ -96,8 +96,8 @@ TEST(TrackerTest, GrantsByPriorityThenArrivalAndExpiresDeadlines) {
       }
       own.ReleaseSession(session);
     });
-    ASSERT_TRUE(WaitFor([&] { return QueueLength(client, "cpu") == static_cast<int>(i + 1); },
-                        5000));
+    ASSERT_TRUE(
+        WaitFor([&] { return QueueLength(client, "cpu") == static_cast<int>(i + 1); }, 5000));
   }
   fleet::SessionOptions impatient;
   impatient.key = "cpu";
@@ -222,9 +222,9 @@ TEST(TrackerTest, FleetStatusCommandPrintsJson) {
   fleet::TrackerClient client = Client(tracker.address());
   ASSERT_TRUE(WaitFor([&] { return ServerState(client, "cpu") == "free"; }, 5000));
   std::string out;
-  ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --json --tracker " + tracker.address(),
-                                &out),
-            0);
+  ASSERT_EQ(
+      testing::RunCommand("cli/tessera fleet status --json --tracker " + tracker.address(), &out),
+      0);
   EXPECT_NE(out.find("\"servers\":[{\"key\":\"cpu\""), std::string::npos) << out;
   EXPECT_NE(out.find("\"state\":\"free\""), std::string::npos) << out;
   ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --tracker " + tracker.address(), &out),

@@ -1,0 +1,287 @@
+#include "rpc_server/client/remote_session.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "proto/grant.h"
+
+namespace tessera {
+namespace fleet {
+namespace {
+
+constexpr size_t kChunkBytes = 4 << 20;
+
+}  // namespace
+
+RemoteArg RemoteArg::Array(int64_t id) {
+  RemoteArg arg;
+  arg.proto.set_array_id(id);
+  return arg;
+}
+RemoteArg RemoteArg::Int(int64_t value) {
+  RemoteArg arg;
+  arg.proto.set_int_value(value);
+  return arg;
+}
+RemoteArg RemoteArg::Float(double value) {
+  RemoteArg arg;
+  arg.proto.set_float_value(value);
+  return arg;
+}
+
+// Registers a call's context so that a lost device cancels it; refuses to start on a lost one.
+class RemoteSession::Scope {
+ public:
+  explicit Scope(RemoteSession* session) : session_(session) {
+    std::lock_guard<std::mutex> lock(session_->mu_);
+    if (!session_->lost_.empty()) throw FleetError(FleetErrorCode::kDeviceLost, session_->lost_);
+    if (session_->closed_) {
+      throw FleetError(FleetErrorCode::kSessionEnded,
+                       "session '" + session_->grant_.session_id() + "' is closed");
+    }
+    session_->in_flight_.insert(&context);
+  }
+  ~Scope() {
+    std::lock_guard<std::mutex> lock(session_->mu_);
+    session_->in_flight_.erase(&context);
+  }
+  grpc::ClientContext context;
+
+ private:
+  RemoteSession* session_;
+};
+
+std::unique_ptr<RemoteSession> RemoteSession::Open(std::shared_ptr<TrackerClient> tracker,
+                                                   const SessionOptions& options) {
+  tracker::v1::SessionReply reply = tracker->RequestSession(options);
+  try {
+    return std::make_unique<RemoteSession>(tracker, reply.grant(), reply.keepalive_ms());
+  } catch (...) {
+    try {
+      tracker->ReleaseSession(reply.grant().session_id());
+    } catch (const FleetError&) {
+    }
+    throw;
+  }
+}
+
+RemoteSession::RemoteSession(std::shared_ptr<TrackerClient> tracker, tracker::v1::Grant grant,
+                             int64_t keepalive_ms)
+    : tracker_(std::move(tracker)),
+      grant_(std::move(grant)),
+      stub_(device::v1::Device::NewStub(MakeChannel(grant_.server_address()))) {
+  device::v1::OpenSessionRequest request;
+  *request.mutable_grant() = grant_;
+  device::v1::SessionRef reply;
+  {
+    Scope scope(this);
+    scope.context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    Check(stub_->OpenSession(&scope.context, request, &reply), "OpenSession");
+  }
+  if (tracker_ && keepalive_ms > 0) {
+    keepalive_ = std::thread([this, keepalive_ms] { KeepaliveLoop(keepalive_ms); });
+  }
+}
+
+RemoteSession::~RemoteSession() {
+  try {
+    Close();
+  } catch (const std::exception&) {
+  }
+}
+
+void RemoteSession::KeepaliveLoop(int64_t keepalive_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!closed_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(keepalive_ms));
+    if (closed_) return;
+    lock.unlock();
+    std::string why;
+    try {
+      tracker_->KeepSession(grant_.session_id());
+    } catch (const FleetError& e) {
+      if (e.code() == FleetErrorCode::kDeviceLost || e.code() == FleetErrorCode::kSessionEnded) {
+        why = e.what();
+      }
+    }
+    lock.lock();
+    if (!why.empty()) {
+      lost_ = why;
+      for (grpc::ClientContext* context : in_flight_) context->TryCancel();
+      return;
+    }
+  }
+}
+
+void RemoteSession::Check(const grpc::Status& status, const char* what) {
+  if (status.ok()) return;
+  std::string where = std::string("server ") + grant_.server_address() + " (" + what + ")";
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!lost_.empty()) throw FleetError(FleetErrorCode::kDeviceLost, lost_);
+  }
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    throw FleetError(FleetErrorCode::kDeviceLost,
+                     "device lost: " + where + " is unreachable: " + status.error_message());
+  }
+  ThrowStatus(status, where);
+}
+
+void RemoteSession::Upload(const std::string& name, const std::string& bytes) {
+  Scope scope(this);
+  device::v1::UploadReply reply;
+  auto writer = stub_->Upload(&scope.context, &reply);
+  device::v1::UploadChunk chunk;
+  chunk.set_session_id(grant_.session_id());
+  chunk.set_name(name);
+  size_t offset = 0;
+  do {
+    size_t size = std::min(kChunkBytes, bytes.size() - offset);
+    chunk.set_data(bytes.data() + offset, size);
+    offset += size;
+    if (!writer->Write(chunk)) break;  // the server ended the stream; Finish says why
+    chunk.clear_session_id();
+    chunk.clear_name();
+  } while (offset < bytes.size());
+  writer->WritesDone();
+  Check(writer->Finish(), "Upload");
+}
+
+void RemoteSession::UploadFile(const std::string& name, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError("cannot read '" + path + "' for upload");
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  Upload(name, bytes.str());
+}
+
+int64_t RemoteSession::LoadModule(const std::string& name) {
+  Scope scope(this);
+  device::v1::LoadModuleRequest request;
+  request.set_session_id(grant_.session_id());
+  request.set_name(name);
+  device::v1::LoadModuleReply reply;
+  Check(stub_->LoadModule(&scope.context, request, &reply), "LoadModule");
+  return reply.module_id();
+}
+
+int64_t RemoteSession::AllocArray(const std::vector<int64_t>& shape, const std::string& dtype) {
+  Scope scope(this);
+  device::v1::AllocArrayRequest request;
+  request.set_session_id(grant_.session_id());
+  for (int64_t dim : shape) request.add_shape(dim);
+  request.set_dtype(dtype);
+  device::v1::AllocArrayReply reply;
+  Check(stub_->AllocArray(&scope.context, request, &reply), "AllocArray");
+  return reply.array_id();
+}
+
+void RemoteSession::FreeArray(int64_t array) {
+  Scope scope(this);
+  device::v1::ArrayRef request;
+  request.set_session_id(grant_.session_id());
+  request.set_array_id(array);
+  device::v1::Empty reply;
+  Check(stub_->FreeArray(&scope.context, request, &reply), "FreeArray");
+}
+
+void RemoteSession::CopyIn(int64_t array, const void* data, size_t nbytes) {
+  Scope scope(this);
+  device::v1::CopyReply reply;
+  auto writer = stub_->CopyIn(&scope.context, &reply);
+  device::v1::ArrayChunk chunk;
+  chunk.set_session_id(grant_.session_id());
+  chunk.set_array_id(array);
+  const char* bytes = static_cast<const char*>(data);
+  size_t offset = 0;
+  do {
+    size_t size = std::min(kChunkBytes, nbytes - offset);
+    chunk.set_offset(static_cast<int64_t>(offset));
+    chunk.set_data(bytes + offset, size);
+    offset += size;
+    if (!writer->Write(chunk)) break;
+  } while (offset < nbytes);
+  writer->WritesDone();
+  Check(writer->Finish(), "CopyIn");
+}
+
+void RemoteSession::CopyOut(int64_t array, void* data, size_t nbytes) {
+  Scope scope(this);
+  device::v1::ArrayRef request;
+  request.set_session_id(grant_.session_id());
+  request.set_array_id(array);
+  auto reader = stub_->CopyOut(&scope.context, request);
+  device::v1::ArrayChunk chunk;
+  char* out = static_cast<char*>(data);
+  size_t received = 0;
+  std::string overflow;
+  while (reader->Read(&chunk)) {
+    size_t end = static_cast<size_t>(chunk.offset()) + chunk.data().size();
+    if (chunk.offset() < 0 || end > nbytes) {
+      overflow = "the array is larger than the " + std::to_string(nbytes) + " bytes given";
+      scope.context.TryCancel();
+      break;
+    }
+    std::copy(chunk.data().begin(), chunk.data().end(), out + chunk.offset());
+    received += chunk.data().size();
+  }
+  grpc::Status status = reader->Finish();
+  if (!overflow.empty()) throw FleetError(FleetErrorCode::kInvalidArgument, "CopyOut: " + overflow);
+  Check(status, "CopyOut");
+  if (received != nbytes) {
+    throw FleetError(FleetErrorCode::kInvalidArgument, "CopyOut: the array has " +
+                                                           std::to_string(received) +
+                                                           " bytes, not " + std::to_string(nbytes));
+  }
+}
+
+void RemoteSession::Call(int64_t module, const std::string& function,
+                         const std::vector<RemoteArg>& args) {
+  Scope scope(this);
+  device::v1::CallRequest request;
+  request.set_session_id(grant_.session_id());
+  request.set_module_id(module);
+  request.set_function(function);
+  for (const RemoteArg& arg : args) *request.add_args() = arg.proto;
+  device::v1::Empty reply;
+  Check(stub_->Call(&scope.context, request, &reply), "Call");
+}
+
+std::vector<double> RemoteSession::Time(int64_t module, const std::string& function,
+                                        const std::vector<RemoteArg>& args, int number, int repeat,
+                                        int min_repeat_ms) {
+  Scope scope(this);
+  device::v1::TimeRequest request;
+  device::v1::CallRequest* call = request.mutable_call();
+  call->set_session_id(grant_.session_id());
+  call->set_module_id(module);
+  call->set_function(function);
+  for (const RemoteArg& arg : args) *call->add_args() = arg.proto;
+  request.set_number(number);
+  request.set_repeat(repeat);
+  request.set_min_repeat_ms(min_repeat_ms);
+  device::v1::TimeReply reply;
+  Check(stub_->Time(&scope.context, request, &reply), "Time");
+  return std::vector<double>(reply.seconds().begin(), reply.seconds().end());
+}
+
+void RemoteSession::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+  }
+  wake_.notify_all();
+  if (keepalive_.joinable()) keepalive_.join();
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  device::v1::SessionRef ref;
+  ref.set_session_id(grant_.session_id());
+  device::v1::Empty reply;
+  stub_->CloseSession(&context, ref, &reply);  // a dead server has nothing to close
+  if (tracker_) tracker_->ReleaseSession(grant_.session_id());
+}
+
+}  // namespace fleet
+}  // namespace tessera

@@ -1,0 +1,407 @@
+#include "rpc_server/device_service.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "proto/grant.h"
+#include "rpc_server/sandbox.h"
+#include "rpc_server/worker.h"
+#include "runtime/data_type.h"
+#include "runtime/error.h"
+
+namespace tessera {
+namespace fleet {
+
+/// One open session. Operations hold `mu`, so a session's calls run one at a time.
+struct Session {
+  std::string id;
+  int64_t expires_ms = 0;
+  std::unique_ptr<Sandbox> sandbox;
+  std::mutex mu;
+  std::map<int64_t, std::unique_ptr<SharedArray>> arrays;
+  std::map<int64_t, std::string> modules;  ///< id -> path, replayed into a fresh worker
+  std::unique_ptr<WorkerProcess> worker;
+  int64_t next_id = 1;
+};
+
+namespace {
+
+constexpr size_t kChunkBytes = 4 << 20;
+
+grpc::Status Refuse(const std::string& why) {
+  return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "grant refused: " + why);
+}
+
+grpc::Status SandboxStatus(const SandboxError& e) {
+  bool refused = std::string(e.what()).rfind("refused", 0) == 0;
+  return grpc::Status(refused ? grpc::StatusCode::PERMISSION_DENIED : grpc::StatusCode::NOT_FOUND,
+                      e.what());
+}
+
+}  // namespace
+
+DeviceService::DeviceService(DeviceOptions options) : options_(std::move(options)) {}
+
+DeviceService::~DeviceService() {
+  std::lock_guard<std::mutex> lock(mu_);
+  session_.reset();
+}
+
+void DeviceService::SetGrantKey(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  grant_key_ = key;
+}
+
+void DeviceService::EndSession(const std::string& session_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (session_ && session_->id == session_id) session_.reset();
+}
+
+std::pair<std::string, int64_t> DeviceService::ActiveSession() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!session_) return {"", 0};
+  return {session_->id, session_->expires_ms};
+}
+
+std::shared_ptr<Session> DeviceService::Find(const std::string& session_id, grpc::Status* status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!session_ || session_->id != session_id) {
+    *status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                           "no open session '" + session_id + "' on this server");
+    return nullptr;
+  }
+  if (UnixMillis() >= session_->expires_ms) {
+    session_.reset();
+    *status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                           "session '" + session_id + "' reached its wall-clock limit");
+    return nullptr;
+  }
+  return session_;
+}
+
+grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
+                                        const device::v1::OpenSessionRequest* request,
+                                        device::v1::SessionRef* reply) {
+  const tracker::v1::Grant& grant = request->grant();
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t now = UnixMillis();
+  if (grant_key_.empty()) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        "this server is not registered with its tracker yet");
+  }
+  if (!GrantSignatureValid(grant_key_, grant)) {
+    return Refuse("bad signature (not issued by this server's tracker, or altered)");
+  }
+  if (grant.key() != options_.key || grant.server_id() != options_.server_id) {
+    return Refuse("issued for server '" + grant.server_id() + "' (key '" + grant.key() +
+                  "'), not this one");
+  }
+  if (grant.expires_unix_ms() <= now) return Refuse("expired");
+  for (auto it = used_grants_.begin(); it != used_grants_.end();) {
+    it = it->second <= now ? used_grants_.erase(it) : std::next(it);
+  }
+  if (used_grants_.count(grant.session_id()) != 0) {
+    return Refuse("already used (a replayed grant)");
+  }
+  used_grants_[grant.session_id()] = grant.expires_unix_ms();
+  // The tracker only grants a busy server after ending its session, so a newer grant wins.
+  session_.reset();
+  auto session = std::make_shared<Session>();
+  session->id = grant.session_id();
+  session->expires_ms = grant.expires_unix_ms();
+  try {
+    session->sandbox = std::make_unique<Sandbox>(options_.workdir + "/session-" + session->id);
+  } catch (const SandboxError& e) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+  }
+  session_ = session;
+  reply->set_session_id(session->id);
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::CloseSession(grpc::ServerContext*,
+                                         const device::v1::SessionRef* request,
+                                         device::v1::Empty*) {
+  EndSession(request->session_id());
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::Upload(grpc::ServerContext*,
+                                   grpc::ServerReader<device::v1::UploadChunk>* reader,
+                                   device::v1::UploadReply* reply) {
+  device::v1::UploadChunk chunk;
+  if (!reader->Read(&chunk)) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty upload");
+  }
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(chunk.session_id(), &status);
+  if (!session) return status;
+  const std::string name = chunk.name();
+  std::lock_guard<std::mutex> lock(session->mu);
+  int fd;
+  try {
+    fd = session->sandbox->OpenForWrite(name);
+  } catch (const SandboxError& e) {
+    return SandboxStatus(e);
+  }
+  int64_t total = 0;
+  do {
+    total += static_cast<int64_t>(chunk.data().size());
+    if (total > options_.max_upload_bytes) {
+      close(fd);
+      session->sandbox->Remove(name);
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          "upload '" + name + "' exceeds the limit of " +
+                              std::to_string(options_.max_upload_bytes) + " bytes");
+    }
+    const char* data = chunk.data().data();
+    size_t left = chunk.data().size();
+    while (left > 0) {
+      ssize_t n = write(fd, data, left);
+      if (n < 0) {
+        std::string why = std::strerror(errno);
+        close(fd);
+        session->sandbox->Remove(name);
+        return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                            "cannot write upload '" + name + "': " + why);
+      }
+      data += n;
+      left -= static_cast<size_t>(n);
+    }
+  } while (reader->Read(&chunk));
+  close(fd);
+  reply->set_size(total);
+  return grpc::Status::OK;
+}
+
+void DeviceService::EnsureWorker(Session& session) {
+  if (session.worker && session.worker->alive()) return;
+  session.worker = std::make_unique<WorkerProcess>(options_.worker_executable);
+  // A fresh worker (the first, or after a crash) gets the session's arrays and modules back.
+  for (const auto& [id, array] : session.arrays) {
+    device::v1::WorkerRequest request;
+    request.mutable_map_array()->set_array_id(id);
+    for (int64_t dim : array->shape()) request.mutable_map_array()->add_shape(dim);
+    request.mutable_map_array()->set_dtype(array->dtype());
+    device::v1::WorkerReply reply =
+        session.worker->Call(request, array->fd(), options_.call_timeout_ms, "mapping arrays");
+    if (!reply.ok())
+      throw WorkerFailure("mapping array " + std::to_string(id) + ": " + reply.error());
+  }
+  for (const auto& [id, path] : session.modules) {
+    device::v1::WorkerRequest request;
+    request.mutable_load()->set_module_id(id);
+    request.mutable_load()->set_path(path);
+    device::v1::WorkerReply reply =
+        session.worker->Call(request, -1, options_.call_timeout_ms, "reloading modules");
+    if (!reply.ok()) throw WorkerFailure("reloading module " + path + ": " + reply.error());
+  }
+}
+
+grpc::Status DeviceService::RunInWorker(Session& session, const device::v1::WorkerRequest& request,
+                                        const std::string& what, device::v1::WorkerReply* reply) {
+  try {
+    EnsureWorker(session);
+    *reply = session.worker->Call(request, -1, options_.call_timeout_ms, what);
+  } catch (const WorkerFailure& e) {
+    return grpc::Status(grpc::StatusCode::UNKNOWN,
+                        std::string(e.what()) +
+                            " (the server goes on; the session's next call "
+                            "gets a fresh worker)");
+  }
+  if (!reply->ok())
+    return grpc::Status(grpc::StatusCode::UNKNOWN, what + " failed: " + reply->error());
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::LoadModule(grpc::ServerContext*,
+                                       const device::v1::LoadModuleRequest* request,
+                                       device::v1::LoadModuleReply* reply) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  std::string path;
+  try {
+    path = session->sandbox->PathOf(request->name());
+  } catch (const SandboxError& e) {
+    return SandboxStatus(e);
+  }
+  int64_t id = session->next_id++;
+  device::v1::WorkerRequest load;
+  load.mutable_load()->set_module_id(id);
+  load.mutable_load()->set_path(path);
+  device::v1::WorkerReply worker_reply;
+  status = RunInWorker(*session, load, "loading module '" + request->name() + "'", &worker_reply);
+  if (!status.ok()) return status;
+  session->modules[id] = path;
+  reply->set_module_id(id);
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::AllocArray(grpc::ServerContext*,
+                                       const device::v1::AllocArrayRequest* request,
+                                       device::v1::AllocArrayReply* reply) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  DLDataType dtype;
+  try {
+    dtype = runtime::ParseDataType(request->dtype());
+  } catch (const runtime::Error& e) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+  }
+  int64_t nbytes = static_cast<int64_t>(runtime::DataTypeBytes(dtype));
+  for (int64_t dim : request->shape()) {
+    if (dim < 0) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "array dimension " + std::to_string(dim) + " is negative");
+    }
+    if (dim != 0 && nbytes > options_.max_array_bytes / dim) {
+      nbytes = options_.max_array_bytes + 1;
+      break;
+    }
+    nbytes *= dim;
+  }
+  if (nbytes > options_.max_array_bytes) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "array exceeds this server's limit of " +
+                            std::to_string(options_.max_array_bytes) + " bytes");
+  }
+  std::lock_guard<std::mutex> lock(session->mu);
+  std::unique_ptr<SharedArray> array;
+  try {
+    array = std::make_unique<SharedArray>(
+        std::vector<int64_t>(request->shape().begin(), request->shape().end()), request->dtype(),
+        static_cast<size_t>(nbytes));
+  } catch (const std::runtime_error& e) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what());
+  }
+  int64_t id = session->next_id++;
+  if (session->worker && session->worker->alive()) {
+    device::v1::WorkerRequest map;
+    map.mutable_map_array()->set_array_id(id);
+    *map.mutable_map_array()->mutable_shape() = request->shape();
+    map.mutable_map_array()->set_dtype(request->dtype());
+    try {
+      session->worker->Call(map, array->fd(), options_.call_timeout_ms, "mapping an array");
+    } catch (const WorkerFailure&) {
+      // The next call starts a fresh worker, which maps every array.
+    }
+  }
+  session->arrays[id] = std::move(array);
+  reply->set_array_id(id);
+  reply->set_nbytes(nbytes);
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::FreeArray(grpc::ServerContext*, const device::v1::ArrayRef* request,
+                                      device::v1::Empty*) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  if (session->arrays.erase(request->array_id()) == 0) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        "no array " + std::to_string(request->array_id()) + " in this session");
+  }
+  if (session->worker && session->worker->alive()) {
+    device::v1::WorkerRequest free;
+    free.set_free_array(request->array_id());
+    try {
+      session->worker->Call(free, -1, options_.call_timeout_ms, "freeing an array");
+    } catch (const WorkerFailure&) {
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::CopyIn(grpc::ServerContext*,
+                                   grpc::ServerReader<device::v1::ArrayChunk>* reader,
+                                   device::v1::CopyReply* reply) {
+  device::v1::ArrayChunk chunk;
+  if (!reader->Read(&chunk)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty copy");
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(chunk.session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  auto it = session->arrays.find(chunk.array_id());
+  if (it == session->arrays.end()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        "no array " + std::to_string(chunk.array_id()) + " in this session");
+  }
+  SharedArray& array = *it->second;
+  int64_t copied = 0;
+  do {
+    int64_t size = static_cast<int64_t>(chunk.data().size());
+    if (chunk.offset() < 0 || chunk.offset() + size > static_cast<int64_t>(array.nbytes())) {
+      return grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                          "bytes " + std::to_string(chunk.offset()) + ".." +
+                              std::to_string(chunk.offset() + size) + " are outside array " +
+                              std::to_string(chunk.array_id()) + " of " +
+                              std::to_string(array.nbytes()) + " bytes");
+    }
+    std::memcpy(array.data() + chunk.offset(), chunk.data().data(), chunk.data().size());
+    copied += size;
+  } while (reader->Read(&chunk));
+  reply->set_bytes(copied);
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::CopyOut(grpc::ServerContext*, const device::v1::ArrayRef* request,
+                                    grpc::ServerWriter<device::v1::ArrayChunk>* writer) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  auto it = session->arrays.find(request->array_id());
+  if (it == session->arrays.end()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        "no array " + std::to_string(request->array_id()) + " in this session");
+  }
+  const SharedArray& array = *it->second;
+  device::v1::ArrayChunk chunk;
+  chunk.set_array_id(request->array_id());
+  for (size_t offset = 0; offset < array.nbytes(); offset += kChunkBytes) {
+    size_t size = std::min(kChunkBytes, array.nbytes() - offset);
+    chunk.set_offset(static_cast<int64_t>(offset));
+    chunk.set_data(array.data() + offset, size);
+    if (!writer->Write(chunk)) {
+      return grpc::Status(grpc::StatusCode::CANCELLED, "the client stopped reading");
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::Call(grpc::ServerContext*, const device::v1::CallRequest* request,
+                                 device::v1::Empty*) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  device::v1::WorkerRequest call;
+  *call.mutable_call() = *request;
+  device::v1::WorkerReply reply;
+  return RunInWorker(*session, call, "function '" + request->function() + "'", &reply);
+}
+
+grpc::Status DeviceService::Time(grpc::ServerContext*, const device::v1::TimeRequest* request,
+                                 device::v1::TimeReply* reply) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->call().session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  device::v1::WorkerRequest time;
+  *time.mutable_time() = *request;
+  device::v1::WorkerReply worker_reply;
+  status = RunInWorker(*session, time, "timing function '" + request->call().function() + "'",
+                       &worker_reply);
+  if (!status.ok()) return status;
+  for (double seconds : worker_reply.seconds()) reply->add_seconds(seconds);
+  return grpc::Status::OK;
+}
+
+}  // namespace fleet
+}  // namespace tessera

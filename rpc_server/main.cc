@@ -1,0 +1,142 @@
+// tessera-rpc-server: the device daemon. See README.md ("Device fleet") for the flags.
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "proto/grant.h"
+#include "rpc_server/client/flags.h"
+#include "rpc_server/client/fleet_error.h"
+#include "rpc_server/device_service.h"
+#include "rpc_server/tracker_link.h"
+#include "rpc_server/worker.h"
+
+namespace {
+
+using tessera::fleet::ConfigError;
+
+tessera::tracker::v1::DeviceInfo DescribeDevice(const std::string& target) {
+  tessera::tracker::v1::DeviceInfo info;
+  utsname name;
+  if (uname(&name) == 0) info.set_arch(name.machine);
+  info.set_cores(static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  info.set_memory_bytes(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
+  info.set_target(target.empty() ? "llvm -mtriple=" + info.arch() + "-linux-gnu" : target);
+  return info;
+}
+
+void MakeDirectories(const std::string& path) {
+  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    std::string prefix = path.substr(0, slash);
+    if (mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      throw ConfigError("--workdir '" + path + "': cannot create '" + prefix +
+                        "': " + std::strerror(errno));
+    }
+    if (slash == std::string::npos) return;
+  }
+}
+
+int Run(const std::vector<std::string>& args) {
+  tessera::fleet::Flags flags("tessera-rpc-server", args);
+  flags.CheckKnown({"tracker", "key", "listen", "advertise", "token-file", "workdir", "target",
+                    "call-timeout-ms", "max-upload-bytes", "max-array-bytes"});
+  tessera::fleet::TrackerLinkOptions link;
+  link.tracker = flags.Require("tracker");
+  link.key = flags.Require("key");
+  std::string host;
+  int port = 0;
+  tessera::fleet::SplitHostPort("tracker", link.tracker, &host, &port);
+  std::string listen = flags.Get("listen", "0.0.0.0:9091");
+  tessera::fleet::SplitHostPort("listen", listen, &host, &port);
+
+  tessera::fleet::DeviceOptions device;
+  device.server_id = tessera::fleet::RandomHexId(8);
+  device.key = link.key;
+  device.workdir = flags.Get("workdir", "/tmp/tessera-rpc-" + std::to_string(getpid()));
+  device.call_timeout_ms = flags.GetInt("call-timeout-ms", device.call_timeout_ms);
+  device.max_upload_bytes = flags.GetInt("max-upload-bytes", device.max_upload_bytes);
+  device.max_array_bytes = flags.GetInt("max-array-bytes", device.max_array_bytes);
+  if (device.call_timeout_ms <= 0 || device.max_upload_bytes <= 0 || device.max_array_bytes <= 0) {
+    throw ConfigError("tessera-rpc-server: timeouts and limits must be positive");
+  }
+  MakeDirectories(device.workdir);
+
+  std::string token;
+  if (flags.Has("token-file")) token = tessera::fleet::ReadTokenFile(flags.Get("token-file"));
+  tessera::fleet::DeviceService service(device);
+  if (!token.empty()) service.SetGrantKey(tessera::fleet::GrantKeyFromToken(token));
+
+  grpc::ServerBuilder builder;
+  int selected_port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  builder.SetMaxReceiveMessageSize(tessera::fleet::kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(tessera::fleet::kMaxMessageBytes);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || selected_port == 0) {
+    throw ConfigError("tessera-rpc-server: cannot listen on '" + listen + "'");
+  }
+  std::cout << "listening on " << host << ":" << selected_port << std::endl;
+  std::string advertised = host + ":" + std::to_string(selected_port);
+  if (flags.Has("advertise")) {
+    advertised = flags.Get("advertise");
+  } else if (host == "0.0.0.0" || host == "[::]") {
+    char name[256] = {0};
+    gethostname(name, sizeof(name) - 1);
+    advertised = std::string(name) + ":" + std::to_string(selected_port);
+  }
+
+  link.token = token;
+  link.server_id = device.server_id;
+  link.address = advertised;
+  link.info = DescribeDevice(flags.Get("target"));
+  tessera::fleet::LinkCallbacks callbacks;
+  callbacks.active_session = [&service] { return service.ActiveSession(); };
+  callbacks.session_ended = [&service](const std::string& id) { service.EndSession(id); };
+  callbacks.registered = [&service, &token](const std::string& key) {
+    if (token.empty() && !key.empty()) service.SetGrantKey(key);
+  };
+  tessera::fleet::TrackerLink tracker_link(link, callbacks);
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  int received = 0;
+  sigwait(&signals, &received);
+  std::cerr << "tessera-rpc-server: shutting down" << std::endl;
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The same binary is the worker that runs uploaded code (see rpc_server/worker.h).
+  if (argc == 3 && std::string(argv[1]) == "--worker-fd") {
+    sigset_t inherited;
+    sigfillset(&inherited);
+    pthread_sigmask(SIG_UNBLOCK, &inherited, nullptr);
+    return tessera::fleet::RunWorker(std::atoi(argv[2]));
+  }
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  try {
+    return Run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const ConfigError& e) {
+    std::cerr << "error: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << std::endl;
+    return 1;
+  }
+}

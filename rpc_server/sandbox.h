@@ -1,0 +1,51 @@
+/// \file
+/// `Sandbox`: a session's private directory on the device. Uploaded names are confined to it:
+/// relative paths only, no `.` or `..` components, and no symbolic links anywhere on the way.
+#ifndef TESSERA_RPC_SERVER_SANDBOX_H_
+#define TESSERA_RPC_SERVER_SANDBOX_H_
+
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+namespace fleet {
+
+/// A name or file the sandbox refuses; the message names it and says why.
+class SandboxError : public std::runtime_error {
+ public:
+  /// Creates an error with a complete message.
+  explicit SandboxError(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+/// A directory created on construction and removed, with everything in it, on destruction.
+class Sandbox {
+ public:
+  /// Creates `root` (which must not exist yet). Throws `SandboxError` when it cannot.
+  explicit Sandbox(std::string root);
+  /// Removes the directory tree (links are removed, never followed).
+  ~Sandbox();
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  /// Opens `name` for writing (truncating), creating directories on the way; returns the file
+  /// descriptor. Throws `SandboxError` for an unsafe name or a symbolic link on the path.
+  int OpenForWrite(const std::string& name) const;
+  /// Removes `name` (after a refused upload); no error when missing.
+  void Remove(const std::string& name) const;
+  /// The absolute path of the existing regular file `name`, checked like `OpenForWrite`.
+  std::string PathOf(const std::string& name) const;
+  /// The directory.
+  const std::string& root() const { return root_; }
+
+ private:
+  int OpenParent(const std::string& name, bool create, std::string* leaf) const;
+  std::string root_;
+};
+
+/// Why `name` is not an acceptable upload name, or "" when it is.
+std::string CheckUploadName(const std::string& name);
+
+}  // namespace fleet
+}  // namespace tessera
+
+#endif  // TESSERA_RPC_SERVER_SANDBOX_H_

@@ -1,0 +1,142 @@
+#include "rpc_server/worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace tessera {
+namespace fleet {
+namespace {
+
+constexpr size_t kMaxWorkerMessage = 1 << 16;
+
+std::string Errno(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+}  // namespace
+
+SharedArray::SharedArray(std::vector<int64_t> shape, std::string dtype, size_t nbytes)
+    : shape_(std::move(shape)), dtype_(std::move(dtype)), nbytes_(nbytes) {
+  fd_ = memfd_create("tessera-array", MFD_CLOEXEC);
+  if (fd_ < 0) throw std::runtime_error(Errno("memfd_create"));
+  size_t mapped = nbytes_ == 0 ? 1 : nbytes_;
+  if (ftruncate(fd_, static_cast<off_t>(mapped)) != 0) {
+    std::string why = Errno("cannot reserve array memory");
+    close(fd_);
+    throw std::runtime_error(why);
+  }
+  void* data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (data == MAP_FAILED) {
+    std::string why = Errno("cannot map array memory");
+    close(fd_);
+    throw std::runtime_error(why);
+  }
+  data_ = static_cast<char*>(data);
+}
+
+SharedArray::~SharedArray() {
+  munmap(data_, nbytes_ == 0 ? 1 : nbytes_);
+  close(fd_);
+}
+
+WorkerProcess::WorkerProcess(const std::string& executable) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+    throw WorkerFailure(Errno("cannot create the worker's socket"));
+  }
+  const std::string fd_text = "3";
+  pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw WorkerFailure(Errno("cannot start a worker process"));
+  }
+  if (pid_ == 0) {
+    // Only async-signal-safe calls until exec: the parent has other threads. (No
+    // PR_SET_PDEATHSIG: it fires when the forking *thread* ends, and gRPC retires its threads.)
+    if (getppid() != parent) _exit(1);
+    if (fds[1] == 3) {
+      fcntl(3, F_SETFD, 0);
+    } else {
+      dup2(fds[1], 3);
+    }
+    execl(executable.c_str(), executable.c_str(), "--worker-fd", fd_text.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  socket_ = fds[0];
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (pid_ > 0) Reap(/*kill_first=*/true);
+  if (socket_ >= 0) close(socket_);
+}
+
+std::string WorkerProcess::Reap(bool kill_first) {
+  if (kill_first) kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    return "signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+  return "exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+device::v1::WorkerReply WorkerProcess::Call(const device::v1::WorkerRequest& request, int fd,
+                                            int64_t timeout_ms, const std::string& what) {
+  if (pid_ <= 0) throw WorkerFailure("the worker process is not running");
+  std::string bytes = request.SerializeAsString();
+  iovec iov{bytes.data(), bytes.size()};
+  msghdr message{};
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  if (fd >= 0) {
+    message.msg_control = control;
+    message.msg_controllen = sizeof(control);
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(header), &fd, sizeof(int));
+  }
+  if (sendmsg(socket_, &message, MSG_NOSIGNAL) < 0) {
+    throw WorkerFailure(what + ": the worker process died: " + Reap(/*kill_first=*/true));
+  }
+  pollfd ready{socket_, POLLIN, 0};
+  int polled;
+  do {
+    polled = poll(&ready, 1, static_cast<int>(timeout_ms));
+  } while (polled < 0 && errno == EINTR);
+  if (polled == 0) {
+    Reap(/*kill_first=*/true);
+    throw WorkerFailure(what + " did not finish within " + std::to_string(timeout_ms) +
+                        " ms; the worker process was killed");
+  }
+  std::string reply_bytes(kMaxWorkerMessage, '\0');
+  ssize_t n = recv(socket_, &reply_bytes[0], reply_bytes.size(), 0);
+  if (n <= 0) {
+    throw WorkerFailure(what + " crashed the worker process: " + Reap(/*kill_first=*/false));
+  }
+  device::v1::WorkerReply reply;
+  if (!reply.ParseFromArray(reply_bytes.data(), static_cast<int>(n))) {
+    Reap(/*kill_first=*/true);
+    throw WorkerFailure(what + ": the worker sent a malformed reply; it was killed");
+  }
+  return reply;
+}
+
+}  // namespace fleet
+}  // namespace tessera

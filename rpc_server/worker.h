@@ -1,0 +1,87 @@
+/// \file
+/// Uploaded code runs in a child process (a worker) so that a kernel that crashes or never
+/// returns costs one call, not the device server. Array memory is shared with the worker
+/// (memfd), so copies in and out never pass through it.
+#ifndef TESSERA_RPC_SERVER_WORKER_H_
+#define TESSERA_RPC_SERVER_WORKER_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "proto/device.pb.h"
+
+namespace tessera {
+namespace fleet {
+
+/// The worker died (crash, abort) or was killed after a timeout; the message says which.
+class WorkerFailure : public std::runtime_error {
+ public:
+  /// Creates a failure with a complete message.
+  explicit WorkerFailure(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+/// An array's memory: a memfd mapped here and, by descriptor passing, in the worker.
+class SharedArray {
+ public:
+  /// Allocates `nbytes` of zeroed shared memory for an array of `shape` and `dtype`. Throws
+  /// `std::runtime_error` when the system refuses.
+  SharedArray(std::vector<int64_t> shape, std::string dtype, size_t nbytes);
+  /// Unmaps and closes.
+  ~SharedArray();
+  SharedArray(const SharedArray&) = delete;
+  SharedArray& operator=(const SharedArray&) = delete;
+
+  /// The mapped bytes.
+  char* data() const { return data_; }
+  /// Size in bytes.
+  size_t nbytes() const { return nbytes_; }
+  /// The memfd (passed to the worker).
+  int fd() const { return fd_; }
+  /// Dimensions.
+  const std::vector<int64_t>& shape() const { return shape_; }
+  /// Element type name.
+  const std::string& dtype() const { return dtype_; }
+
+ private:
+  std::vector<int64_t> shape_;
+  std::string dtype_;
+  size_t nbytes_;
+  int fd_ = -1;
+  char* data_ = nullptr;
+};
+
+/// A running worker process (the device server re-executed with `--worker-fd`).
+class WorkerProcess {
+ public:
+  /// Starts `executable --worker-fd N`. Throws `WorkerFailure` when it cannot.
+  explicit WorkerProcess(const std::string& executable);
+  /// Kills the worker.
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  /// Sends `request` (with `fd` attached when >= 0) and waits up to `timeout_ms` for the reply.
+  /// Throws `WorkerFailure` when the worker dies or does not answer in time (it is then
+  /// killed; `alive()` turns false).
+  device::v1::WorkerReply Call(const device::v1::WorkerRequest& request, int fd, int64_t timeout_ms,
+                               const std::string& what);
+  /// False once the worker died or was killed.
+  bool alive() const { return pid_ > 0; }
+
+ private:
+  std::string Reap(bool kill_first);
+  pid_t pid_ = -1;
+  int socket_ = -1;
+};
+
+/// The worker's side: serves requests on `fd` until the server closes it. Returns the exit code.
+int RunWorker(int fd);
+
+}  // namespace fleet
+}  // namespace tessera
+
+#endif  // TESSERA_RPC_SERVER_WORKER_H_

@@ -1,0 +1,194 @@
+// The worker process's side of rpc_server/worker.h: maps arrays, loads modules, calls and times
+// functions with the runtime. Anything uploaded code does to this process stays here.
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <thread>
+
+#include "rpc_server/worker.h"
+#include "runtime/data_type.h"
+#include "runtime/module.h"
+#include "runtime/ndarray.h"
+#include "runtime/time_evaluator.h"
+
+namespace tessera {
+namespace fleet {
+namespace {
+
+using runtime::NDArray;
+
+// Keeps what a mapped DLTensor points at alive until the runtime lets go of it.
+struct MappedTensor {
+  std::vector<int64_t> shape;
+  void* data = nullptr;
+  size_t mapped = 0;
+  DLManagedTensor managed{};
+};
+
+NDArray MapArray(const device::v1::MapArray& request, int fd) {
+  DLDataType dtype = runtime::ParseDataType(request.dtype());
+  auto* mapped = new MappedTensor;
+  mapped->shape.assign(request.shape().begin(), request.shape().end());
+  size_t nbytes = runtime::DataTypeBytes(dtype);
+  for (int64_t dim : mapped->shape) nbytes *= static_cast<size_t>(dim);
+  mapped->mapped = nbytes == 0 ? 1 : nbytes;
+  mapped->data = mmap(nullptr, mapped->mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (mapped->data == MAP_FAILED) {
+    delete mapped;
+    throw runtime::Error("cannot map array " + std::to_string(request.array_id()));
+  }
+  DLTensor& tensor = mapped->managed.dl_tensor;
+  tensor.data = mapped->data;
+  tensor.device = runtime::CPUDevice();
+  tensor.ndim = static_cast<int>(mapped->shape.size());
+  tensor.dtype = dtype;
+  tensor.shape = mapped->shape.data();
+  tensor.strides = nullptr;
+  tensor.byte_offset = 0;
+  mapped->managed.manager_ctx = mapped;
+  mapped->managed.deleter = [](DLManagedTensor* self) {
+    auto* owner = static_cast<MappedTensor*>(self->manager_ctx);
+    munmap(owner->data, owner->mapped);
+    delete owner;
+  };
+  return NDArray::FromDLPack(&mapped->managed);
+}
+
+class Worker {
+ public:
+  device::v1::WorkerReply Handle(const device::v1::WorkerRequest& request, int fd) {
+    device::v1::WorkerReply reply;
+    switch (request.op_case()) {
+      case device::v1::WorkerRequest::kMapArray:
+        if (fd < 0) throw runtime::Error("MapArray without a descriptor");
+        arrays_[request.map_array().array_id()] = MapArray(request.map_array(), fd);
+        break;
+      case device::v1::WorkerRequest::kFreeArray:
+        arrays_.erase(request.free_array());
+        break;
+      case device::v1::WorkerRequest::kLoad:
+        modules_[request.load().module_id()] = runtime::Module::LoadFromFile(request.load().path());
+        break;
+      case device::v1::WorkerRequest::kCall:
+        Invoke(request.call(), nullptr);
+        break;
+      case device::v1::WorkerRequest::kTime:
+        Invoke(request.time().call(), &request.time(), &reply);
+        break;
+      default:
+        throw runtime::Error("unknown worker request");
+    }
+    reply.set_ok(true);
+    return reply;
+  }
+
+ private:
+  void Invoke(const device::v1::CallRequest& call, const device::v1::TimeRequest* time,
+              device::v1::WorkerReply* reply = nullptr) {
+    auto module = modules_.find(call.module_id());
+    if (module == modules_.end()) {
+      throw runtime::Error("no module " + std::to_string(call.module_id()) + " in this session");
+    }
+    runtime::PackedFunc func = module->second.GetFunction(call.function());
+    if (!func.defined()) {
+      throw runtime::Error("module " + std::to_string(call.module_id()) + " has no function '" +
+                           call.function() + "'");
+    }
+    std::vector<TesseraValue> values(call.args_size() + 1);
+    std::vector<int32_t> codes(call.args_size() + 1);
+    for (int i = 0; i < call.args_size(); ++i) {
+      const device::v1::Arg& arg = call.args(i);
+      switch (arg.value_case()) {
+        case device::v1::Arg::kIntValue:
+          values[i].v_int64 = arg.int_value();
+          codes[i] = kTesseraInt;
+          break;
+        case device::v1::Arg::kFloatValue:
+          values[i].v_float64 = arg.float_value();
+          codes[i] = kTesseraFloat;
+          break;
+        case device::v1::Arg::kArrayId: {
+          auto array = arrays_.find(arg.array_id());
+          if (array == arrays_.end()) {
+            throw runtime::Error("argument " + std::to_string(i) + ": no array " +
+                                 std::to_string(arg.array_id()) + " in this session");
+          }
+          values[i].v_handle = array->second.get();
+          codes[i] = kTesseraDLTensorHandle;
+          break;
+        }
+        default:
+          throw runtime::Error("argument " + std::to_string(i) + " has no value");
+      }
+    }
+    runtime::PackedArgs args(values.data(), codes.data(), call.args_size());
+    if (time == nullptr) {
+      runtime::RetValue ignored;
+      func.CallPacked(args, &ignored);
+      return;
+    }
+    runtime::TimeEvaluatorOptions options;
+    options.number = time->number();
+    options.repeat = time->repeat();
+    options.min_repeat_ms = time->min_repeat_ms();
+    for (double seconds : runtime::TimeFunction(func, runtime::CPUDevice(), options, args)) {
+      reply->add_seconds(seconds);
+    }
+  }
+
+  std::map<int64_t, NDArray> arrays_;
+  std::map<int64_t, runtime::Module> modules_;
+};
+
+}  // namespace
+
+int RunWorker(int socket) {
+  // A worker must not outlive its server, even while uploaded code spins in an endless loop.
+  const pid_t parent = getppid();
+  std::thread([parent] {
+    while (getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    _exit(1);
+  }).detach();
+  Worker worker;
+  std::string buffer(1 << 16, '\0');
+  while (true) {
+    iovec iov{&buffer[0], buffer.size()};
+    msghdr message{};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    message.msg_control = control;
+    message.msg_controllen = sizeof(control);
+    ssize_t n = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    if (n <= 0) return 0;  // the server closed the session
+    int fd = -1;
+    for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr;
+         header = CMSG_NXTHDR(&message, header)) {
+      if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) {
+        std::memcpy(&fd, CMSG_DATA(header), sizeof(int));
+      }
+    }
+    device::v1::WorkerRequest request;
+    device::v1::WorkerReply reply;
+    if (!request.ParseFromArray(buffer.data(), static_cast<int>(n))) {
+      reply.set_error("malformed worker request");
+    } else {
+      try {
+        reply = worker.Handle(request, fd);
+      } catch (const std::exception& e) {
+        reply.set_ok(false);
+        reply.set_error(std::string(e.what()).substr(0, 8000));
+      }
+    }
+    std::string bytes = reply.SerializeAsString();
+    if (send(socket, bytes.data(), bytes.size(), MSG_NOSIGNAL) < 0) return 1;
+  }
+}
+
+}  // namespace fleet
+}  // namespace tessera

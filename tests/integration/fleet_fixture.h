@@ -1,0 +1,57 @@
+/// \file
+/// A small fleet for integration tests and the bench: one tracker and N device servers on
+/// 127.0.0.1 with OS-chosen ports and short leases.
+#ifndef TESSERA_TESTS_INTEGRATION_FLEET_FIXTURE_H_
+#define TESSERA_TESTS_INTEGRATION_FLEET_FIXTURE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rpc_server/client/tracker_client.h"
+#include "tests/integration/daemon.h"
+
+namespace tessera {
+namespace testing {
+
+/// Settings of a test fleet.
+struct FleetConfig {
+  std::string tracker_binary = "tracker/tessera-tracker";
+  std::string server_binary = "rpc_server/tessera-rpc-server";
+  std::string token;  ///< written to a token file for every daemon when not empty
+  std::vector<std::string> tracker_flags = {"--heartbeat-ms", "100", "--lease-timeout-ms", "1000"};
+  std::vector<std::string> server_flags = {"--call-timeout-ms", "1500", "--max-upload-bytes",
+                                           "1048576"};
+};
+
+/// A running tracker plus device servers.
+class Fleet {
+ public:
+  /// Starts the tracker; servers are added with `AddServer`.
+  explicit Fleet(FleetConfig config = FleetConfig());
+  /// Starts a device server for `key` and waits until the tracker lists it as free.
+  Daemon& AddServer(const std::string& key);
+  /// A client of the tracker (with the token, if any).
+  std::shared_ptr<fleet::TrackerClient> Client() const;
+  /// The tracker's address.
+  const std::string& tracker_address() const { return tracker_->address(); }
+  /// The server listening at `address`, or nullptr.
+  Daemon* ServerAt(const std::string& address) const;
+  /// The work directory of the server at `address`.
+  std::string WorkdirOf(const std::string& address) const;
+  /// The state ("free", "busy", "dead") of the server at `address`, or "absent".
+  std::string StateOf(const std::string& address) const;
+
+ private:
+  FleetConfig config_;
+  std::string dir_;
+  std::string token_file_;
+  std::unique_ptr<Daemon> tracker_;
+  std::vector<std::unique_ptr<Daemon>> servers_;
+  std::vector<std::string> workdirs_;
+};
+
+}  // namespace testing
+}  // namespace tessera
+
+#endif  // TESSERA_TESTS_INTEGRATION_FLEET_FIXTURE_H_

@@ -1,0 +1,291 @@
+// Device servers end to end: sessions through the tracker, uploads into the sandbox, modules,
+// arrays, calls and timing in the worker process, grant checks, crash isolation, device loss.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "rpc_server/client/remote_session.h"
+#include "tests/integration/fleet_fixture.h"
+
+namespace tessera {
+namespace {
+
+using fleet::FleetError;
+using fleet::FleetErrorCode;
+using fleet::RemoteArg;
+using fleet::RemoteSession;
+using testing::Fleet;
+using testing::WaitFor;
+
+const char* kKernels = "tests/integration/kernels/libtest_kernels.so";
+
+fleet::SessionOptions ForKey(const std::string& key) {
+  fleet::SessionOptions options;
+  options.key = key;
+  options.queue_timeout_ms = 5000;
+  return options;
+}
+
+// Runs `body` and returns the FleetError it throws (failing the test when it throws none).
+template <typename Body>
+FleetError Failure(Body body) {
+  try {
+    body();
+  } catch (const FleetError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a FleetError";
+  return FleetError(FleetErrorCode::kInternal, "none");
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+TEST(RpcServerTest, UploadLoadCallTimeAndClose) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  auto client = fleet.Client();
+  auto session = RemoteSession::Open(client, ForKey("cpu"));
+  const std::string address = session->grant().server_address();
+  EXPECT_EQ(fleet.StateOf(address), "busy");
+  session->UploadFile("lib/kernels.so", kKernels);
+  int64_t module = session->LoadModule("lib/kernels.so");
+
+  int64_t in = session->AllocArray({4, 8}, "uint8");
+  int64_t out = session->AllocArray({4, 8}, "uint8");
+  std::vector<uint8_t> data(32);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7);
+  session->CopyIn(in, data.data(), data.size());
+  session->Call(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)});
+  std::vector<uint8_t> result(32);
+  session->CopyOut(out, result.data(), result.size());
+  for (size_t i = 0; i < data.size(); ++i) EXPECT_EQ(result[i], static_cast<uint8_t>(i * 7 + 1));
+
+  int64_t x = session->AllocArray({3}, "float32");
+  int64_t y = session->AllocArray({3}, "float32");
+  float xs[3] = {1.5f, -2.0f, 4.0f};
+  session->CopyIn(x, xs, sizeof(xs));
+  session->Call(module, "scale_f32",
+                {RemoteArg::Array(x), RemoteArg::Array(y), RemoteArg::Float(2.0)});
+  float ys[3];
+  session->CopyOut(y, ys, sizeof(ys));
+  EXPECT_FLOAT_EQ(ys[0], 3.0f);
+  EXPECT_FLOAT_EQ(ys[1], -4.0f);
+  EXPECT_FLOAT_EQ(ys[2], 8.0f);
+
+  std::vector<double> seconds =
+      session->Time(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)}, 5, 3);
+  ASSERT_EQ(seconds.size(), 3u);
+  for (double s : seconds) EXPECT_GT(s, 0.0);
+
+  FleetError failed = Failure([&] { session->Call(module, "fail_politely", {}); });
+  EXPECT_EQ(failed.code(), FleetErrorCode::kCallFailed);
+  EXPECT_TRUE(Contains(failed.what(), "fail_politely: this kernel always fails")) << failed.what();
+  FleetError missing = Failure([&] { session->Call(module, "no_such_kernel", {}); });
+  EXPECT_TRUE(Contains(missing.what(), "has no function 'no_such_kernel'")) << missing.what();
+  FleetError dtype = Failure([&] { session->AllocArray({2}, "quaternion"); });
+  EXPECT_EQ(dtype.code(), FleetErrorCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(dtype.what(), "'quaternion' is not a data type")) << dtype.what();
+  FleetError negative = Failure([&] { session->AllocArray({2, -1}, "float32"); });
+  EXPECT_TRUE(Contains(negative.what(), "array dimension -1 is negative")) << negative.what();
+
+  std::string sandbox = fleet.WorkdirOf(address) + "/session-" + session->grant().session_id();
+  EXPECT_TRUE(Exists(sandbox + "/lib/kernels.so"));
+  session->Close();
+  EXPECT_FALSE(Exists(sandbox));
+  EXPECT_TRUE(WaitFor([&] { return fleet.StateOf(address) == "free"; }, 2000));
+}
+
+TEST(RpcServerTest, CrashingAndHangingKernelsBecomeErrorsAndTheServerGoesOn) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  auto client = fleet.Client();
+  {
+    auto session = RemoteSession::Open(client, ForKey("cpu"));
+    session->UploadFile("k.so", kKernels);
+    int64_t module = session->LoadModule("k.so");
+    int64_t in = session->AllocArray({16}, "uint8");
+    int64_t out = session->AllocArray({16}, "uint8");
+
+    FleetError segv = Failure([&] { session->Call(module, "segfault", {}); });
+    EXPECT_EQ(segv.code(), FleetErrorCode::kCallFailed);
+    EXPECT_TRUE(Contains(segv.what(), "function 'segfault' crashed the worker process: signal 11"))
+        << segv.what();
+    // The session goes on: a fresh worker gets the module and arrays back.
+    session->Call(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)});
+    uint8_t result[16];
+    session->CopyOut(out, result, sizeof(result));
+    EXPECT_EQ(result[5], 1);
+
+    FleetError abort = Failure([&] { session->Call(module, "abort_now", {}); });
+    EXPECT_TRUE(Contains(abort.what(), "signal 6")) << abort.what();
+
+    auto start = std::chrono::steady_clock::now();
+    FleetError hang = Failure([&] { session->Time(module, "spin_forever", {}, 1, 1); });
+    EXPECT_EQ(hang.code(), FleetErrorCode::kCallFailed);
+    EXPECT_TRUE(Contains(hang.what(),
+                         "did not finish within 1500 ms; the worker process was "
+                         "killed"))
+        << hang.what();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  }
+  // The next session on the same server works.
+  auto next = RemoteSession::Open(client, ForKey("cpu"));
+  next->UploadFile("k.so", kKernels);
+  int64_t module = next->LoadModule("k.so");
+  int64_t in = next->AllocArray({2}, "uint8");
+  next->Call(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(in)});
+}
+
+TEST(RpcServerTest, UnsafeAndOversizedUploadsAreRefused) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  auto session = RemoteSession::Open(fleet.Client(), ForKey("cpu"));
+  const std::string outside = testing::MakeTempDir("outside");
+  for (const std::string name : {"../x", "/etc/x", "a/../../x", "./x", ""}) {
+    FleetError refused = Failure([&] { session->Upload(name, "data"); });
+    EXPECT_EQ(refused.code(), FleetErrorCode::kPermissionDenied) << name << ": " << refused.what();
+    EXPECT_TRUE(Contains(refused.what(), "refused name '" + name + "'")) << refused.what();
+  }
+  // A link planted in the sandbox (as a compromised earlier step might) is never followed.
+  std::string sandbox = fleet.WorkdirOf(session->grant().server_address()) + "/session-" +
+                        session->grant().session_id();
+  ASSERT_EQ(symlink(outside.c_str(), (sandbox + "/dir_link").c_str()), 0);
+  ASSERT_EQ(symlink((outside + "/file").c_str(), (sandbox + "/file_link").c_str()), 0);
+  FleetError through_dir = Failure([&] { session->Upload("dir_link/x", "data"); });
+  EXPECT_EQ(through_dir.code(), FleetErrorCode::kPermissionDenied);
+  EXPECT_TRUE(Contains(through_dir.what(), "'dir_link' is not a plain directory"))
+      << through_dir.what();
+  FleetError onto_link = Failure([&] { session->Upload("file_link", "data"); });
+  EXPECT_TRUE(Contains(onto_link.what(), "it is a symbolic link")) << onto_link.what();
+  FleetError load_link = Failure([&] { session->LoadModule("dir_link/x"); });
+  EXPECT_EQ(load_link.code(), FleetErrorCode::kPermissionDenied);
+  EXPECT_FALSE(Exists(outside + "/x"));
+  EXPECT_FALSE(Exists(outside + "/file"));
+
+  FleetError big = Failure([&] { session->Upload("big.bin", std::string(2 << 20, 'x')); });
+  EXPECT_EQ(big.code(), FleetErrorCode::kResourceExhausted);
+  EXPECT_TRUE(Contains(big.what(), "upload 'big.bin' exceeds the limit of 1048576 bytes"))
+      << big.what();
+  EXPECT_FALSE(Exists(sandbox + "/big.bin"));
+  session->Upload("small.bin", std::string(1000, 'x'));  // within the limit
+}
+
+TEST(RpcServerTest, ForgedAndReplayedGrantsAreRefused) {
+  testing::FleetConfig config;
+  config.token = "fleet-secret";
+  Fleet fleet(config);
+  fleet.AddServer("cpu");
+  auto client = fleet.Client();
+  tracker::v1::SessionReply reply = client->RequestSession(ForKey("cpu"));
+  const tracker::v1::Grant grant = reply.grant();
+
+  tracker::v1::Grant extended = grant;
+  extended.set_expires_unix_ms(grant.expires_unix_ms() + 3600 * 1000);
+  FleetError forged = Failure([&] { RemoteSession(nullptr, extended, 0); });
+  EXPECT_EQ(forged.code(), FleetErrorCode::kPermissionDenied);
+  EXPECT_TRUE(Contains(forged.what(), "grant refused: bad signature")) << forged.what();
+
+  tracker::v1::Grant made_up = grant;
+  made_up.set_session_id("00112233445566778899aabbccddeeff");
+  FleetError invented = Failure([&] { RemoteSession(nullptr, made_up, 0); });
+  EXPECT_TRUE(Contains(invented.what(), "grant refused: bad signature")) << invented.what();
+
+  { RemoteSession genuine(nullptr, grant, 0); }  // the real one opens (and closes)
+  FleetError replayed = Failure([&] { RemoteSession(nullptr, grant, 0); });
+  EXPECT_EQ(replayed.code(), FleetErrorCode::kPermissionDenied);
+  EXPECT_TRUE(Contains(replayed.what(), "grant refused: already used (a replayed grant)"))
+      << replayed.what();
+  client->ReleaseSession(grant.session_id());
+
+  // A client without the token gets nothing from the tracker in the first place.
+  fleet::TrackerOptions anonymous;
+  anonymous.address = fleet.tracker_address();
+  fleet::TrackerClient stranger(anonymous);
+  FleetError refused = Failure([&] { stranger.RequestSession(ForKey("cpu")); });
+  EXPECT_EQ(refused.code(), FleetErrorCode::kUnauthenticated);
+}
+
+TEST(RpcServerTest, KilledServerIsReportedLostWhileOtherSessionsGoOn) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  fleet.AddServer("cpu");
+  auto client = fleet.Client();
+  auto doomed = RemoteSession::Open(client, ForKey("cpu"));
+  auto survivor = RemoteSession::Open(client, ForKey("cpu"));
+  ASSERT_NE(doomed->grant().server_address(), survivor->grant().server_address());
+  doomed->UploadFile("k.so", kKernels);
+  int64_t module = doomed->LoadModule("k.so");
+  int64_t array = doomed->AllocArray({8}, "uint8");
+
+  const std::string address = doomed->grant().server_address();
+  auto start = std::chrono::steady_clock::now();
+  fleet.ServerAt(address)->Stop(SIGKILL);
+  FleetError lost = Failure([&] {
+    doomed->Call(module, "add_one_u8", {RemoteArg::Array(array), RemoteArg::Array(array)});
+  });
+  EXPECT_EQ(lost.code(), FleetErrorCode::kDeviceLost);
+  EXPECT_TRUE(Contains(lost.what(), "device lost")) << lost.what();
+  // Every later call fails fast the same way, and the tracker declares the server dead within
+  // the lease timeout (1 s here).
+  EXPECT_TRUE(WaitFor([&] { return fleet.StateOf(address) == "dead"; }, 3000));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500));
+  FleetError again = Failure([&] { doomed->AllocArray({1}, "uint8"); });
+  EXPECT_EQ(again.code(), FleetErrorCode::kDeviceLost);
+
+  survivor->UploadFile("k.so", kKernels);
+  int64_t other = survivor->LoadModule("k.so");
+  int64_t in = survivor->AllocArray({4}, "uint8");
+  survivor->Call(other, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(in)});
+  uint8_t result[4];
+  survivor->CopyOut(in, result, sizeof(result));
+  EXPECT_EQ(result[3], 1);
+}
+
+TEST(RpcServerTest, QuarterGigabyteArrayRoundTrip) {
+  testing::FleetConfig config;
+  // Touching 512 MB of fresh pages takes a while on a loaded machine.
+  config.server_flags = {"--call-timeout-ms", "30000"};
+  Fleet fleet(config);
+  fleet.AddServer("cpu");
+  auto session = RemoteSession::Open(fleet.Client(), ForKey("cpu"));
+  session->UploadFile("k.so", kKernels);
+  int64_t module = session->LoadModule("k.so");
+  const size_t n = 256u << 20;
+  std::vector<uint8_t> data(n);
+  uint64_t state = 88172645463325252ull;
+  for (size_t i = 0; i < n; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    data[i] = static_cast<uint8_t>(state);
+  }
+  auto checksum = [](const std::vector<uint8_t>& bytes, int add) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (uint8_t b : bytes) h = (h ^ static_cast<uint8_t>(b + add)) * 1099511628211ull;
+    return h;
+  };
+  const uint64_t expected = checksum(data, 1);
+  int64_t in = session->AllocArray({static_cast<int64_t>(n)}, "uint8");
+  int64_t out = session->AllocArray({static_cast<int64_t>(n)}, "uint8");
+  session->CopyIn(in, data.data(), n);
+  session->Call(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)});
+  std::vector<uint8_t> back(n);
+  session->CopyOut(out, back.data(), n);
+  EXPECT_EQ(checksum(back, 0), expected);
+  session->CopyOut(in, back.data(), n);
+  EXPECT_EQ(checksum(back, 1), expected);
+}
+
+}  // namespace
+}  // namespace tessera
