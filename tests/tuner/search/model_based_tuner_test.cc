@@ -1,0 +1,107 @@
+#include "tuner/search/model_based_tuner.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "compiler/space/mutation.h"
+#include "compiler/support/error.h"
+#include "tests/tuner/testing/measure.h"
+#include "tuner/cost_model/knob_features.h"
+#include "tuner/cost_model/transfer.h"
+#include "tuner/search/random_tuner.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+FeatureFn FeaturesOf(const testing::SyntheticDense& dense) {
+  std::string key = dense.WorkloadKey();
+  return [key](const space::ConfigEntity& c) { return CandidateFeatures(c, key); };
+}
+
+// A base model trained on random measurements of three other shapes of the template.
+std::shared_ptr<XGBoostCostModel> BaseFromOtherShapes() {
+  TrainingSet history;
+  for (auto shape : {testing::SyntheticDense{256, 256, 256}, testing::SyntheticDense{512, 256, 128},
+                     testing::SyntheticDense{128, 512, 512}}) {
+    space::ConfigSpace s = shape.Space();
+    std::mt19937_64 rng(static_cast<uint64_t>(shape.m));
+    for (int i = 0; i < 200; ++i) {
+      auto c = space::RandomConfig(s, rng);
+      history.features.AddRow(CandidateFeatures(c, shape.WorkloadKey()));
+      history.costs.push_back(shape.Cost(c));
+    }
+    history.group_sizes.push_back(200);
+  }
+  auto base = std::make_shared<XGBoostCostModel>();
+  base->Fit(history.features, history.costs, history.group_sizes);
+  return base;
+}
+
+// The optimum of this 69,828-point space is sharp: 5000 random trials do not get within 5%.
+TEST(ModelBasedTunerTest, FindsTheOptimumInFarFewerTrialsThanRandom) {
+  testing::SyntheticDense dense{1024, 1024, 1024};
+  double target = testing::OptimalCost(dense) * 1.05;
+  for (uint64_t seed : {1, 2}) {
+    ModelBasedTuner xgb(dense.Space(), seed, FeaturesOf(dense));
+    TuneResult r = xgb.Tune({320, 64, -1}, testing::SyntheticMeasure(dense));
+    int64_t reached = testing::TrialsToReach(r.history, target);
+    EXPECT_GT(reached, 0) << "seed " << seed;
+    EXPECT_LE(reached, 320) << "seed " << seed;
+    EXPECT_EQ(xgb.refits(), 5);
+
+    RandomTuner random(dense.Space(), seed);
+    TuneResult q = random.Tune({320, 64, -1}, testing::SyntheticMeasure(dense));
+    EXPECT_EQ(testing::TrialsToReach(q.history, target), 0) << "seed " << seed;
+    EXPECT_LT(r.best->outcome.cost, q.best->outcome.cost);
+  }
+}
+
+TEST(ModelBasedTunerTest, TransferFromOtherShapesFindsTheOptimumSooner) {
+  testing::SyntheticDense dense{1024, 1024, 1024};
+  double target = testing::OptimalCost(dense) * 1.05;
+  ModelBasedTuner with_transfer(dense.Space(), 1, FeaturesOf(dense));
+  with_transfer.SetBaseModel(BaseFromOtherShapes());
+  TuneResult t = with_transfer.Tune({64, 64, -1}, testing::SyntheticMeasure(dense));
+  int64_t reached = testing::TrialsToReach(t.history, target);
+  EXPECT_GT(reached, 0);
+  EXPECT_LE(reached, 64);
+
+  ModelBasedTuner without(dense.Space(), 1, FeaturesOf(dense));
+  TuneResult w = without.Tune({64, 64, -1}, testing::SyntheticMeasure(dense));
+  EXPECT_EQ(testing::TrialsToReach(w.history, target), 0);  // its first plan is random
+}
+
+TEST(ModelBasedTunerTest, ResumedHistoryTrainsTheModelAndIsNotMeasuredAgain) {
+  testing::SyntheticDense dense{256, 512, 128};
+  space::ConfigSpace s = dense.Space();
+  std::mt19937_64 rng(11);
+  std::vector<Trial> history;
+  std::set<int64_t> old;
+  while (history.size() < 100) {
+    auto c = space::RandomConfig(s, rng);
+    if (!old.insert(c.index()).second) continue;
+    history.push_back({c, testing::SyntheticMeasure(dense)({c})[0]});
+  }
+  ModelBasedTuner xgb(s, 3, FeaturesOf(dense), {32, 0.05, {}, {}});
+  xgb.LoadHistory(history);
+  EXPECT_EQ(xgb.refits(), 1);  // 100 records: one fit, not three
+  std::vector<int64_t> measured;
+  TuneResult r = xgb.Tune({64, 16, -1}, testing::SyntheticMeasure(dense, &measured));
+  EXPECT_EQ(r.trials, 64);
+  EXPECT_EQ(xgb.refits(), 3);  // once 128 and 160 records are reached
+  for (int64_t index : measured) EXPECT_EQ(old.count(index), 0u) << index;
+  EXPECT_EQ(std::set<int64_t>(measured.begin(), measured.end()).size(), measured.size());
+}
+
+TEST(ModelBasedTunerTest, BadOptionsAreUserErrors) {
+  testing::SyntheticDense dense;
+  EXPECT_THROW(ModelBasedTuner(dense.Space(), 1, FeaturesOf(dense), {0, 0.05, {}, {}}), UserError);
+  EXPECT_THROW(ModelBasedTuner(dense.Space(), 1, FeaturesOf(dense), {64, 1.5, {}, {}}), UserError);
+}
+
+}  // namespace
+}  // namespace tuner
+}  // namespace tessera

@@ -1,0 +1,36 @@
+/// \file
+/// The link between searches and the tuning log: resuming a search from the log's records, and
+/// turning trials into records.
+#ifndef TESSERA_TUNER_SEARCH_LOG_HISTORY_H_
+#define TESSERA_TUNER_SEARCH_LOG_HISTORY_H_
+
+#include <string>
+#include <vector>
+
+#include "compiler/space/config_space.h"
+#include "proto/tuning.pb.h"
+#include "tuner/log/tuning_log.h"
+#include "tuner/search/tuner.h"
+
+namespace tessera {
+namespace tuner {
+
+/// Earlier trials of one workload read back from the log.
+struct LoadedHistory {
+  std::vector<Trial> trials;
+  int64_t skipped = 0;  ///< records whose configuration does not belong to the space
+};
+
+/// The records of exactly `workload_key` on exactly `target`, as trials over `space`.
+LoadedHistory TrialsFromLog(const TuningLog& log, const std::string& workload_key,
+                            const std::string& target, const space::ConfigSpace& space);
+
+/// The tuning record of `trial`.
+tuning::MeasureRecord RecordOfTrial(const Trial& trial, const std::string& workload_key,
+                                    const std::string& target, const std::string& device_key,
+                                    const std::string& tuner_version);
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_SEARCH_LOG_HISTORY_H_
