@@ -465,6 +465,12 @@ Expr ProducerLoad(DataType t, ObjectRef producer, std::vector<Expr> indices);
 /// Builds a Reduce node.
 Expr Reduce(ReduceKind combiner, Expr source, std::vector<IterVar> axis, Expr condition);
 
+/// `e` as a binary operator node (Add ... Or), or nullptr.
+inline const BinaryNode* AsBinary(const ObjectRef& e) {
+  const Object* p = e.get();
+  return p && p->kind() >= kAdd && p->kind() <= kOr ? static_cast<const BinaryNode*>(p) : nullptr;
+}
+
 /// The constant integer value of `e` when it is an IntImm (or a Broadcast of one).
 const int64_t* AsConstInt(const Expr& e);
 /// True when `e` is the integer constant `value`.

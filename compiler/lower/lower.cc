@@ -1,0 +1,134 @@
+#include "compiler/lower/lower.h"
+
+#include <algorithm>
+#include <iostream>
+#include <unordered_set>
+
+#include "compiler/ir/printer.h"
+#include "compiler/lower/bound.h"
+#include "compiler/lower/make_packed_api.h"
+#include "compiler/lower/schedule_ops.h"
+#include "compiler/lower/simplify.h"
+#include "compiler/lower/storage_flatten.h"
+#include "compiler/lower/unroll.h"
+#include "compiler/lower/vectorize.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace lower {
+
+namespace {
+
+using ir::PrimFunc;
+
+struct Pass {
+  std::string name;
+  std::function<PrimFunc(const PrimFunc&)> run;
+};
+
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+                                 const ScheduleAnalysis& analysis, const std::string& name) {
+  std::vector<ArgBuffer> buffers;
+  std::unordered_set<const ir::Object*> seen_stages, seen_ops;
+  for (size_t i = 0; i < args.size(); ++i) {
+    TESSERA_USER_CHECK(args[i].defined())
+        << name << ": argument " << i << " is an undefined tensor";
+    ArgBuffer b;
+    te::Stage s = schedule.FindStage(args[i]);
+    if (s.defined()) {
+      TESSERA_USER_CHECK(s->attach_type != te::AttachType::kInline)
+          << name << ": argument " << i << " ('" << args[i].name()
+          << "') is inlined and has no storage";
+      auto it = analysis.stage_of_op.find(args[i].op().get());
+      b.tensor = analysis.stages.at(it->second).tensor;
+    } else {
+      b.tensor = args[i];
+    }
+    TESSERA_USER_CHECK(seen_ops.insert(b.tensor.op().get()).second)
+        << name << ": tensor '" << args[i].name() << "' appears twice in the argument list";
+    for (const ir::Expr& d : b.tensor.shape()) {
+      const int64_t* v = ir::AsConstInt(d);
+      TESSERA_USER_CHECK(v) << name << ": argument '" << args[i].name()
+                            << "' has a symbolic shape (only constant shapes are supported)";
+      b.shape.push_back(*v);
+    }
+    b.data = ir::Var(args[i].name(), ir::DataType::Handle());
+    buffers.push_back(b);
+  }
+  for (const te::Operation& out : schedule->outputs) {
+    bool found = false;
+    for (const ArgBuffer& b : buffers) {
+      auto it = analysis.stage_of_op.find(b.tensor.op().get());
+      auto jt = analysis.stage_of_op.find(out.get());
+      found = found || (it != analysis.stage_of_op.end() && jt != analysis.stage_of_op.end() &&
+                        it->second == jt->second);
+    }
+    TESSERA_USER_CHECK(found) << name << ": output '" << out->name
+                              << "' is not in the argument list";
+  }
+  return buffers;
+}
+
+}  // namespace
+
+std::vector<std::string> LoweringPasses() {
+  return {"schedule_ops", "storage_flatten", "simplify",       "vectorize",
+          "unroll",       "simplify_again",  "make_packed_api"};
+}
+
+PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+               const std::string& name, const LowerOptions& options) {
+  TESSERA_USER_CHECK(IsIdentifier(name))
+      << "function name '" << name << "' is not a C identifier (letters, digits, underscores)";
+  TESSERA_USER_CHECK(schedule->stages.size() > 0 || !schedule->outputs.empty())
+      << name << ": empty schedule";
+  ScheduleAnalysis analysis = InferBound(schedule);
+  std::vector<ArgBuffer> buffers = CheckArgs(schedule, args, analysis, name);
+  std::vector<ir::Var> data_vars;
+  for (const ArgBuffer& b : buffers) data_vars.push_back(b.data);
+
+  auto on_body = [](std::function<ir::Stmt(const ir::Stmt&)> f) {
+    return [f](const PrimFunc& fn) { return fn.WithBody(f(fn->body)); };
+  };
+  std::vector<Pass> pipeline = {
+      {"schedule_ops",
+       [&](const PrimFunc&) { return PrimFunc(name, data_vars, ScheduleOps(analysis, args)); }},
+      {"storage_flatten", on_body([&](const ir::Stmt& s) {
+         return StorageFlatten(s, buffers, analysis, options.stack_limit_bytes);
+       })},
+      {"simplify", on_body(Simplify)},
+      {"vectorize", on_body(VectorizeLoops)},
+      {"unroll", on_body(UnrollLoops)},
+      {"simplify_again", on_body(Simplify)},
+      {"make_packed_api",
+       [&](const PrimFunc& fn) { return MakePackedAPI(name, buffers, fn->body); }},
+  };
+  PrimFunc func;
+  for (const Pass& pass : pipeline) {
+    bool disabled = std::find(options.disabled_passes.begin(), options.disabled_passes.end(),
+                              pass.name) != options.disabled_passes.end();
+    if (disabled && pass.name != "schedule_ops" && pass.name != "storage_flatten" &&
+        pass.name != "make_packed_api") {
+      continue;
+    }
+    func = pass.run(func);
+    if (options.dump_ir) options.dump_ir(pass.name, func);
+  }
+  return func;
+}
+
+std::function<void(const std::string&, const ir::PrimFunc&)> PrintIRToStderr() {
+  return [](const std::string& pass, const ir::PrimFunc& f) {
+    std::cerr << "// after " << pass << "\n" << f;
+  };
+}
+
+}  // namespace lower
+}  // namespace tessera

@@ -1,0 +1,42 @@
+/// \file
+/// `Lower`: schedule → packed-API `PrimFunc`. The pipeline is one flat list of named passes
+/// (`LoweringPasses`); `LowerOptions::dump_ir` sees the function after each of them.
+#ifndef TESSERA_COMPILER_LOWER_LOWER_H_
+#define TESSERA_COMPILER_LOWER_LOWER_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/function.h"
+#include "compiler/te/schedule.h"
+
+namespace tessera {
+namespace lower {
+
+/// Knobs of the lowering pipeline.
+struct LowerOptions {
+  /// Called after each pass with the pass name and the function so far (e.g. to print it).
+  std::function<void(const std::string& pass, const ir::PrimFunc& func)> dump_ir;
+  /// Intermediate buffers up to this many bytes live on the stack; larger ones in the workspace.
+  int64_t stack_limit_bytes = 32 * 1024;
+  /// Names of passes to skip (for debugging; "simplify", "vectorize", "unroll").
+  std::vector<std::string> disabled_passes;
+};
+
+/// Names of the passes in pipeline order.
+std::vector<std::string> LoweringPasses();
+
+/// Lowers `schedule` to function `name` whose packed arguments are `args` (tensors, in order).
+/// Throws `UserError` for a bad argument list (a tensor read but not passed, an output missing,
+/// duplicates, a symbolic shape) or a schedule that cannot be lowered.
+ir::PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+                   const std::string& name, const LowerOptions& options = {});
+
+/// A `dump_ir` callback that writes "// after <pass>" and the function to stderr.
+std::function<void(const std::string&, const ir::PrimFunc&)> PrintIRToStderr();
+
+}  // namespace lower
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_LOWER_LOWER_H_

@@ -1,0 +1,108 @@
+#include "compiler/lower/lower.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "compiler/ir/printer.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace {
+
+using namespace te;  // NOLINT
+
+struct Matmul {
+  Tensor A, B, C;
+  IterVar k;
+  Matmul(int n, int m, int kk) {
+    A = placeholder({n, kk}, DataType::Float(32), "A");
+    B = placeholder({kk, m}, DataType::Float(32), "B");
+    k = reduce_axis(kk, "k");
+    C = compute(
+        {n, m}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  }
+};
+
+std::string Text(const ir::PrimFunc& f) { return ir::ToText(f); }
+
+TEST(LowerTest, DivisibleSplitHasNoGuard) {
+  Matmul mm(64, 64, 32);
+  Schedule s = create_schedule({mm.C});
+  auto [io, ii] = s[mm.C].split(mm.C.axis(0), 16);
+  ir::PrimFunc f = lower::Lower(s, {mm.A, mm.B, mm.C}, "mm");
+  std::string text = Text(f);
+  EXPECT_EQ(text.find("if "), std::string::npos) << text;
+  EXPECT_NE(text.find("for C.i.inner in [0, +16)"), std::string::npos) << text;
+}
+
+TEST(LowerTest, NonDivisibleSplitKeepsGuard) {
+  Matmul mm(30, 16, 8);
+  Schedule s = create_schedule({mm.C});
+  s[mm.C].split(mm.C.axis(0), 8);
+  std::string text = Text(lower::Lower(s, {mm.A, mm.B, mm.C}, "mm"));
+  EXPECT_NE(text.find("if tessera.likely("), std::string::npos) << text;
+}
+
+TEST(LowerTest, PipelineDumpsEveryPass) {
+  Matmul mm(8, 8, 8);
+  Schedule s = create_schedule({mm.C});
+  std::vector<std::string> seen;
+  lower::LowerOptions opt;
+  opt.dump_ir = [&](const std::string& pass, const ir::PrimFunc&) { seen.push_back(pass); };
+  lower::Lower(s, {mm.A, mm.B, mm.C}, "mm", opt);
+  EXPECT_EQ(seen, lower::LoweringPasses());
+}
+
+TEST(LowerTest, PackedApiSignature) {
+  Matmul mm(8, 8, 8);
+  Schedule s = create_schedule({mm.C});
+  ir::PrimFunc f = lower::Lower(s, {mm.A, mm.B, mm.C}, "mm");
+  ASSERT_EQ(f->params.size(), 6u);
+  EXPECT_EQ(f->params[2].dtype(), ir::DataType::Int(32));
+  std::string text = Text(f);
+  EXPECT_NE(text.find("mm: expected 3 arguments (A, B, C)"), std::string::npos);
+  EXPECT_NE(text.find("mm: argument 1 ('B') must have shape [8, 8]"), std::string::npos);
+}
+
+TEST(LowerTest, BadArgumentListsAreUserErrors) {
+  Matmul mm(8, 8, 8);
+  Schedule s = create_schedule({mm.C});
+  try {
+    lower::Lower(s, {mm.A, mm.C}, "mm");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor 'B' is read but is neither in the argument list"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    lower::Lower(s, {mm.A, mm.B}, "mm");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("output 'C' is not in the argument list"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(lower::Lower(s, {mm.A, mm.A, mm.B, mm.C}, "mm"), UserError);
+  EXPECT_THROW(lower::Lower(s, {mm.A, mm.B, mm.C}, "bad name"), UserError);
+}
+
+TEST(LowerTest, PrintsComputeAtNest) {
+  Matmul mm(16, 16, 16);
+  Tensor D = compute(
+      {16, 16}, [&](Var i, Var j) { return mm.C(i, j) + 1.0f; }, "D");
+  Schedule s = create_schedule({D});
+  auto [io, ii] = s[D].split(D.op().as<ComputeOpNode>()->axis[0], 4);
+  s[mm.C].compute_at(s[D], io);
+  s[mm.C].vectorize(s[mm.C].axis(1));
+  ir::PrimFunc f = lower::Lower(s, {mm.A, mm.B, D}, "f");
+  std::string text = Text(f);
+  if (getenv("DUMP")) std::cerr << text;
+  EXPECT_NE(text.find("allocate C: float32[64], stack"), std::string::npos) << text;
+  EXPECT_NE(text.find("ramp("), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace tessera
