@@ -1,0 +1,37 @@
+/// \file
+/// Test helper: compiles a schedule, runs it on seeded random inputs and compares every computed
+/// argument with the reference evaluator. The backend is a parameter so every code generator
+/// can be checked the same way (the C backend is the default).
+#ifndef TESSERA_TESTS_COMPILER_TESTING_REFERENCE_CHECK_H_
+#define TESSERA_TESTS_COMPILER_TESTING_REFERENCE_CHECK_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/function.h"
+#include "compiler/te/schedule.h"
+#include "runtime/module.h"
+
+namespace tessera {
+namespace testing {
+
+/// Turns a lowered function into a loaded module.
+using Backend = std::function<runtime::Module(const ir::PrimFunc&)>;
+
+/// The C backend (system C compiler).
+Backend CBackend();
+
+/// Lowers `schedule` as function `name`, builds it with `backend`, runs it on random inputs from
+/// `seed` and returns "" when every non-placeholder argument matches the reference within
+/// `atol + rtol * |expected|`, else a description of the first mismatch.
+std::string CheckAgainstReference(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+                                  const std::string& name, uint64_t seed,
+                                  const Backend& backend = CBackend(), double rtol = 1e-4,
+                                  double atol = 1e-4);
+
+}  // namespace testing
+}  // namespace tessera
+
+#endif  // TESSERA_TESTS_COMPILER_TESTING_REFERENCE_CHECK_H_
