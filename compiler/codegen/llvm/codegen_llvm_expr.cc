@@ -1,9 +1,33 @@
 // Expressions of the LLVM code generator.
 #include "compiler/codegen/llvm/codegen_llvm_impl.h"
+#include "compiler/ir/builtin.h"
+#include "compiler/ir/functor.h"
 #include "compiler/support/error.h"
 
 namespace tessera {
 namespace codegen {
+namespace {
+
+// True when evaluating `e` reads memory or calls something impure: such a right-hand side of
+// `&&` / `||` must only run when the left side lets it (e.g. "strides is null || strides[1] == 1").
+class ReadsMemory : public ir::ExprVisitor {
+ public:
+  static bool Check(const ir::Expr& e) {
+    ReadsMemory visitor;
+    visitor.VisitExpr(e);
+    return visitor.found_;
+  }
+  void VisitExpr_(const ir::LoadNode* op) override { found_ = true; }
+  void VisitExpr_(const ir::CallNode* op) override {
+    if (!ir::builtin::IsPure(op->name)) found_ = true;
+    ir::ExprVisitor::VisitExpr_(op);
+  }
+
+ private:
+  bool found_ = false;
+};
+
+}  // namespace
 
 llvm::Value* CodeGenLLVM::MakeValue(const ir::Expr& e) {
   TESSERA_INTERNAL_CHECK(e.defined()) << "null expression in '" << function_name_ << "'";
@@ -76,8 +100,35 @@ llvm::Value* CodeGenLLVM::MakeValue(const ir::Expr& e) {
   }
 }
 
+llvm::Value* CodeGenLLVM::MakeShortCircuit(const ir::BinaryNode* op) {
+  const bool is_and = op->kind() == ir::kAnd;
+  llvm::Value* a = MakeValue(op->a);
+  llvm::Function* fn = builder_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* decided = builder_.GetInsertBlock();
+  auto* rhs_block = llvm::BasicBlock::Create(*context_, is_and ? "and_rhs" : "or_rhs", fn);
+  auto* end_block = llvm::BasicBlock::Create(*context_, is_and ? "and_end" : "or_end", fn);
+  if (is_and) {
+    builder_.CreateCondBr(a, rhs_block, end_block);
+  } else {
+    builder_.CreateCondBr(a, end_block, rhs_block);
+  }
+  builder_.SetInsertPoint(rhs_block);
+  llvm::Value* b = MakeValue(op->b);
+  llvm::BasicBlock* rhs_end = builder_.GetInsertBlock();
+  builder_.CreateBr(end_block);
+  builder_.SetInsertPoint(end_block);
+  llvm::PHINode* result = builder_.CreatePHI(a->getType(), 2);
+  result->addIncoming(is_and ? builder_.getFalse() : builder_.getTrue(), decided);
+  result->addIncoming(b, rhs_end);
+  return result;
+}
+
 llvm::Value* CodeGenLLVM::MakeBinary(const ir::BinaryNode* op) {
   ir::DataType t = op->a.dtype();
+  if ((op->kind() == ir::kAnd || op->kind() == ir::kOr) && t.lanes() == 1 &&
+      ReadsMemory::Check(op->b)) {
+    return MakeShortCircuit(op);
+  }
   llvm::Value* a = MakeValue(op->a);
   llvm::Value* b = MakeValue(op->b);
   const bool is_float = t.is_float();

@@ -55,6 +55,7 @@ class CodeGenLLVM {
   // Expressions (codegen_llvm_expr.cc).
   llvm::Value* MakeValue(const ir::Expr& e);
   llvm::Value* MakeBinary(const ir::BinaryNode* op);
+  llvm::Value* MakeShortCircuit(const ir::BinaryNode* op);
   llvm::Value* MakeCompare(const ir::BinaryNode* op);
   llvm::Value* MakeFloorDivMod(const ir::BinaryNode* op);
   llvm::Value* MakeCast(ir::DataType to, const ir::Expr& from);
