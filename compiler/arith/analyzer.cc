@@ -100,6 +100,10 @@ class Simplifier : public ir::ExprMutator {
 
   Expr VisitExpr_(const ir::BinaryNode* op) override {
     Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (a.dtype().is_integer() && a.dtype().is_vector()) {
+      Expr folded = SimplifyLaneAffine(op->kind(), a, b);
+      if (folded.defined()) return folded;
+    }
     const int64_t* ca = IsScalarInt(a) ? ir::AsConstInt(a) : nullptr;
     const int64_t* cb = IsScalarInt(b) ? ir::AsConstInt(b) : nullptr;
     switch (op->kind()) {
@@ -234,6 +238,74 @@ class Simplifier : public ir::ExprMutator {
     }
     if (a.same_as(op->a) && b.same_as(op->b)) return Expr(op);
     return ir::RebuildBinary(op, a, b);
+  }
+
+  // An integer vector whose lane i is `base + i * stride` with a constant stride.
+  struct LaneAffine {
+    Expr base;
+    int64_t stride;
+  };
+
+  static bool AsLaneAffine(const Expr& e, LaneAffine* out) {
+    if (const auto* ramp = e.as<ir::RampNode>()) {
+      const int64_t* stride = ir::AsConstInt(ramp->stride);
+      if (stride == nullptr) return false;
+      *out = {ramp->base, *stride};
+      return true;
+    }
+    if (const auto* broadcast = e.as<ir::BroadcastNode>()) {
+      *out = {broadcast->value, 0};
+      return true;
+    }
+    return false;
+  }
+
+  Expr MakeLaneAffine(const LaneAffine& v, int lanes) {
+    Expr base = VisitExpr(v.base);
+    if (v.stride == 0) return ir::Broadcast(base, lanes);
+    return ir::Ramp(base, ir::IntImm(base.dtype(), v.stride), lanes);
+  }
+
+  // Index arithmetic on Ramp/Broadcast vectors (what vectorized loops produce) folded back into
+  // one Ramp or Broadcast, so code generators see contiguous accesses instead of gathers.
+  // Returns a null expression when no rule applies.
+  Expr SimplifyLaneAffine(uint32_t kind, const Expr& a, const Expr& b) {
+    LaneAffine x, y;
+    if (!AsLaneAffine(a, &x) || !AsLaneAffine(b, &y)) return Expr();
+    const int lanes = a.dtype().lanes();
+    switch (kind) {
+      case ir::kAdd:
+        return MakeLaneAffine({ir::Add(x.base, y.base), x.stride + y.stride}, lanes);
+      case ir::kSub:
+        return MakeLaneAffine({ir::Sub(x.base, y.base), x.stride - y.stride}, lanes);
+      case ir::kMul: {
+        if (x.stride == 0 && y.stride == 0)
+          return MakeLaneAffine({ir::Mul(x.base, y.base), 0}, lanes);
+        const LaneAffine& ramp = x.stride != 0 ? x : y;
+        const LaneAffine& scale = x.stride != 0 ? y : x;
+        const int64_t* c = scale.stride == 0 ? ir::AsConstInt(scale.base) : nullptr;
+        if (c == nullptr) return Expr();
+        return MakeLaneAffine({ir::Mul(ramp.base, scale.base), ramp.stride * *c}, lanes);
+      }
+      case ir::kFloorDiv:
+      case ir::kFloorMod: {
+        const int64_t* c = y.stride == 0 ? ir::AsConstInt(y.base) : nullptr;
+        if (c == nullptr || *c <= 0 || x.stride < 0) return Expr();
+        const bool div = kind == ir::kFloorDiv;
+        if (x.stride == 0) {
+          Expr scalar = div ? ir::FloorDiv(x.base, y.base) : ir::FloorMod(x.base, y.base);
+          return MakeLaneAffine({scalar, 0}, lanes);
+        }
+        // All lanes fall into one block of c when base mod c leaves room for the whole ramp.
+        Expr base = VisitExpr(x.base);
+        Expr remainder = SimplifyFloorMod(base, *c);
+        if (Bound(remainder).max + x.stride * (lanes - 1) >= *c) return Expr();
+        if (div) return MakeLaneAffine({SimplifyFloorDiv(base, *c), 0}, lanes);
+        return MakeLaneAffine({remainder, x.stride}, lanes);
+      }
+      default:
+        return Expr();
+    }
   }
 
   Expr Linear(const Expr& e) {

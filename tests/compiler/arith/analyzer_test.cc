@@ -33,6 +33,21 @@ TEST(AnalyzerTest, FloorDivAndModWithBounds) {
   EXPECT_EQ(ToText(a.Simplify(floormod(xo * 8 + xi + 3, 4))), "floormod((xi + 3), 4)");
 }
 
+TEST(AnalyzerTest, FoldsVectorIndexArithmetic) {
+  Analyzer a;
+  Var jo("jo"), k("k");
+  a.Bind(jo, Range::FromMinExtent(0, 4));
+  Expr lanes = Ramp(jo * 32, 1, 32);
+  // packed[j / 32, k, j % 32] for j = 32*jo + lane: one contiguous run of 32 elements.
+  Expr index = FloorDiv(lanes, Broadcast(Expr(32), 32)) * Broadcast(Expr(2048), 32) +
+               Broadcast(k * 32, 32) + FloorMod(lanes, Broadcast(Expr(32), 32));
+  EXPECT_EQ(ToText(a.Simplify(index)), "ramp(((jo*2048) + (k*32)), 1, 32)");
+  // Lanes that straddle a block boundary stay as they are.
+  Expr straddling = FloorDiv(Ramp(jo * 32 + 16, 1, 32), Broadcast(Expr(32), 32));
+  EXPECT_EQ(a.Simplify(straddling).as<RampNode>(), nullptr);
+  EXPECT_NE(a.Simplify(straddling).as<FloorDivNode>(), nullptr);
+}
+
 TEST(AnalyzerTest, ProvesTailConditions) {
   Analyzer a;
   Var xo("xo"), xi("xi");
