@@ -1,0 +1,109 @@
+#include "compiler/topi/dense_x86.h"
+
+#include "compiler/ir/op.h"
+#include "compiler/support/error.h"
+#include "compiler/te/tensor.h"
+
+namespace tessera {
+namespace topi {
+namespace {
+
+using ir::DataType;
+using ir::Expr;
+using ir::Var;
+
+constexpr int64_t kMaxTile = 64;
+
+void CheckShape(const DenseShape& shape) {
+  TESSERA_USER_CHECK(shape.m > 0 && shape.n > 0 && shape.k > 0)
+      << "dense: dimensions must be positive, got m=" << shape.m << " n=" << shape.n
+      << " k=" << shape.k;
+  TESSERA_USER_CHECK(shape.m < (1 << 30) && shape.n < (1 << 30) && shape.k < (1 << 30))
+      << "dense: dimensions must be below 2^30";
+}
+
+Expr I(int64_t v) { return ir::IntImm(DataType::Int(32), v); }
+
+double DenseFlops(const DenseShape& shape) {
+  return 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+         static_cast<double>(shape.k);
+}
+
+}  // namespace
+
+space::ConfigSpace DenseX86Space(const DenseShape& shape) {
+  CheckShape(shape);
+  space::ConfigSpace s;
+  s.DefineSplit("tile_y", shape.m, {space::SplitPolicy::kFactors, 3, kMaxTile});
+  s.DefineSplit("tile_x", shape.n, {space::SplitPolicy::kFactors, 3, kMaxTile});
+  s.DefineSplit("tile_k", shape.k, {space::SplitPolicy::kFactors, 2, kMaxTile});
+  s.DefineKnob("unroll_k", {0, 1});
+  // 4 rows × 16 columns of accumulators fill the AVX2 registers without spilling.
+  s.FallbackSplit("tile_y", {-1, 8, 4});
+  s.FallbackSplit("tile_x", {-1, 4, 16});
+  s.FallbackSplit("tile_k", {-1, 4});
+  return s;
+}
+
+ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config) {
+  CheckShape(shape);
+  std::vector<int64_t> ty = config.Split("tile_y");
+  std::vector<int64_t> tx = config.Split("tile_x");
+  std::vector<int64_t> tk = config.Split("tile_k");
+  TESSERA_USER_CHECK(shape.m % (ty[1] * ty[2]) == 0 && shape.n % (tx[1] * tx[2]) == 0 &&
+                     shape.k % tk[1] == 0)
+      << "dense.x86: config " << config.ToString() << " does not tile the shape m=" << shape.m
+      << " n=" << shape.n << " k=" << shape.k;
+  int64_t bn = tx[2];
+  te::Tensor a = te::placeholder({I(shape.m), I(shape.k)}, DataType::Float(32), "A");
+  te::Tensor w = te::placeholder({I(shape.n), I(shape.k)}, DataType::Float(32), "W");
+  te::Tensor packed = te::compute(
+      {I(shape.n / bn), I(shape.k), I(bn)},
+      [&](Var z, Var k, Var x) { return w(z * I(bn) + x, k); }, "packed_W", "dense_pack");
+  ir::IterVar k = te::reduce_axis(I(shape.k), "k");
+  te::Tensor c = te::compute(
+      {I(shape.m), I(shape.n)},
+      [&](Var y, Var x) {
+        return te::sum(a(y, k) * packed(ir::floordiv(x, I(bn)), k, ir::floormod(x, I(bn))), {k});
+      },
+      "C", "dense");
+
+  te::Schedule s = te::create_schedule({c});
+  te::Tensor cc = s.cache_write(c, "local");
+  te::Stage out = s[c];
+  auto [yt, y_rest] = out.split(out.axis(0), I(ty[1] * ty[2]));
+  auto [yo, yi] = out.split(y_rest, I(ty[2]));
+  auto [xt, x_rest] = out.split(out.axis(1), I(tx[1] * tx[2]));
+  auto [xo, xi] = out.split(x_rest, I(tx[2]));
+  out.reorder({yt, xt, yo, xo, yi, xi});
+  out.parallel(out.fuse(yt, xt));
+  out.vectorize(xi);
+
+  te::Stage acc = s[cc];
+  acc.compute_at(out, xo);
+  ir::IterVar acc_y = acc.axis(0), acc_x = acc.axis(1);
+  auto [ko, ki] = acc.split(acc.reduce_axis(0), I(tk[1]));
+  acc.reorder({ko, ki, acc_y, acc_x});
+  acc.unroll(acc_y);
+  acc.vectorize(acc_x);
+  if (config.Value("unroll_k")) acc.unroll(ki);
+
+  te::Stage pack = s[packed];
+  pack.parallel(pack.axis(0));
+  pack.vectorize(pack.axis(2));
+  return {s, {a, w, c}, DenseFlops(shape)};
+}
+
+ScheduledOp DenseDefault(const DenseShape& shape) {
+  CheckShape(shape);
+  te::Tensor a = te::placeholder({I(shape.m), I(shape.k)}, DataType::Float(32), "A");
+  te::Tensor w = te::placeholder({I(shape.n), I(shape.k)}, DataType::Float(32), "W");
+  ir::IterVar k = te::reduce_axis(I(shape.k), "k");
+  te::Tensor c = te::compute(
+      {I(shape.m), I(shape.n)}, [&](Var y, Var x) { return te::sum(a(y, k) * w(x, k), {k}); }, "C",
+      "dense");
+  return {te::create_schedule({c}), {a, w, c}, DenseFlops(shape)};
+}
+
+}  // namespace topi
+}  // namespace tessera

@@ -1,0 +1,40 @@
+/// \file
+/// Dense (fully connected) for x86: `C[m, n] = sum_k A[m, k] * W[n, k]`.
+///
+/// The tunable template `dense.x86` packs W into blocks of `bn` columns (`packed_W[n / bn, k,
+/// n % bn]`, bn = the innermost x tile) so that the inner loop reads it contiguously, keeps a
+/// register tile of C in a local cache, vectorizes along n and runs the outer tiles in parallel.
+#ifndef TESSERA_COMPILER_TOPI_DENSE_X86_H_
+#define TESSERA_COMPILER_TOPI_DENSE_X86_H_
+
+#include <cstdint>
+
+#include "compiler/space/config_space.h"
+#include "compiler/topi/scheduled_op.h"
+
+namespace tessera {
+namespace topi {
+
+/// Shape of a dense: A is m×k, W is n×k, C is m×n (float32).
+struct DenseShape {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+};
+
+/// The configuration space of `dense.x86` for `shape`: tile_y and tile_x (3-way splits, inner
+/// factors ≤ 64), tile_k (2-way, ≤ 64), unroll_k (0/1); its fallback is a 4×16 register tile.
+/// Throws `UserError` for non-positive dimensions.
+space::ConfigSpace DenseX86Space(const DenseShape& shape);
+
+/// The packed, tiled dense for `config` (a point of `DenseX86Space(shape)`).
+ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config);
+
+/// The plain compute with its default schedule (one loop nest, no packing): the untuned
+/// baseline.
+ScheduledOp DenseDefault(const DenseShape& shape);
+
+}  // namespace topi
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_TOPI_DENSE_X86_H_
