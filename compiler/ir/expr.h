@@ -407,6 +407,8 @@ class IterVar : public ObjectRef {
   const IterVarNode* get() const { return static_cast<const IterVarNode*>(data_.get()); }
   /// Member access.
   const IterVarNode* operator->() const { return get(); }
+  /// The variable, so iteration variables can be used in index arithmetic (`ry * 2 + y`).
+  operator Expr() const { return get()->var; }  // NOLINT(runtime/explicit)
 };
 
 /// The combining operation of a reduction.

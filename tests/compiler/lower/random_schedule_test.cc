@@ -1,0 +1,244 @@
+// Randomized schedules of matmul and conv2d: each seed builds a random but legal schedule
+// (non-divisible splits, nested splits, fuses, reorders, cache stages with compute_at,
+// inlining, vectorize, unroll, parallel, auto-unroll pragmas), compiles it with the C backend
+// and checks the result against the reference evaluator. A failure prints the seed and the
+// schedule so it can be replayed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+#include "compiler/codegen/c/c_module.h"
+#include "compiler/te/schedule.h"
+#include "tests/compiler/testing/reference_check.h"
+
+namespace tessera {
+namespace {
+
+using namespace te;  // NOLINT
+
+class RandomScheduler {
+ public:
+  explicit RandomScheduler(uint64_t seed) : rng_(seed) {}
+
+  int Uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  std::string Description() const { return desc_.str(); }
+  void Note(const std::string& s) { desc_ << "  " << s << "\n"; }
+
+  // Splits, fuses and reorders the loops of `s`.
+  void Transform(Stage s) {
+    std::vector<IterVar> leaves = s->leaf_iter_vars;
+    for (const IterVar& iv : leaves) {
+      if (!Chance(0.6)) continue;
+      int factor = Uniform(1, 9);
+      if (Chance(0.2)) {
+        s.split_nparts(iv, factor);
+        Note(s.name() + ".split_nparts(" + iv->var.name() + ", " + std::to_string(factor) + ")");
+      } else {
+        s.split(iv, factor);
+        Note(s.name() + ".split(" + iv->var.name() + ", " + std::to_string(factor) + ")");
+      }
+    }
+    if (Chance(0.3)) {  // a nested split
+      const auto& l = s->leaf_iter_vars;
+      IterVar iv = l[Uniform(0, static_cast<int>(l.size()) - 1)];
+      int factor = Uniform(2, 5);
+      s.split(iv, factor);
+      Note(s.name() + ".split(" + iv->var.name() + ", " + std::to_string(factor) + ")");
+    }
+    if (Chance(0.6)) {
+      std::vector<IterVar> order = s->leaf_iter_vars;
+      std::shuffle(order.begin(), order.end(), rng_);
+      s.reorder(order);
+      std::string text;
+      for (const IterVar& iv : order) text += (text.empty() ? "" : ", ") + iv->var.name();
+      Note(s.name() + ".reorder(" + text + ")");
+    }
+    if (Chance(0.3)) {
+      const auto& l = s->leaf_iter_vars;
+      std::vector<size_t> candidates;
+      for (size_t i = 0; i + 1 < l.size(); ++i)
+        if (l[i]->iter_kind == l[i + 1]->iter_kind) candidates.push_back(i);
+      if (!candidates.empty()) {
+        size_t i = candidates[Uniform(0, static_cast<int>(candidates.size()) - 1)];
+        std::string a = l[i]->var.name(), b = l[i + 1]->var.name();
+        s.fuse(l[i], l[i + 1]);
+        Note(s.name() + ".fuse(" + a + ", " + b + ")");
+      }
+    }
+  }
+
+  // Adds vectorize / unroll / parallel / pragma annotations to loops of `s`.
+  void Annotate(Stage s) {
+    const auto& l = s->leaf_iter_vars;
+    std::vector<IterVar> spatial;
+    for (const IterVar& iv : l)
+      if (iv->iter_kind != ir::IterKind::kReduce) spatial.push_back(iv);
+    IterVar vec, par;
+    if (!spatial.empty() && Chance(0.6)) {
+      vec =
+          Chance(0.7) ? spatial.back() : spatial[Uniform(0, static_cast<int>(spatial.size()) - 1)];
+      s.vectorize(vec);
+      Note(s.name() + ".vectorize(" + vec->var.name() + ")");
+    }
+    if (!spatial.empty() && Chance(0.4)) {
+      par = spatial[Uniform(0, static_cast<int>(spatial.size()) - 1)];
+      if (!par.same_as(vec)) {
+        s.parallel(par);
+        Note(s.name() + ".parallel(" + par->var.name() + ")");
+      }
+    }
+    if (Chance(0.3)) {
+      IterVar u = l[Uniform(0, static_cast<int>(l.size()) - 1)];
+      if (!u.same_as(vec) && !u.same_as(par)) {
+        s.unroll(u);
+        Note(s.name() + ".unroll(" + u->var.name() + ")");
+      }
+    }
+    if (Chance(0.2)) {
+      IterVar p = l[Uniform(0, static_cast<int>(l.size()) - 1)];
+      int steps = Uniform(1, 64);
+      s.pragma(p, "auto_unroll_max_step", steps);
+      Note(s.name() + ".pragma(" + p->var.name() + ", auto_unroll_max_step, " +
+           std::to_string(steps) + ")");
+    }
+  }
+
+  // Puts `producer` at a random loop of `consumer` (or leaves it at the root).
+  void Place(Stage producer, Stage consumer) {
+    if (Chance(0.25)) {
+      Note(producer.name() + " stays at the root");
+      return;
+    }
+    const auto& l = consumer->leaf_iter_vars;
+    IterVar at = l[Uniform(0, static_cast<int>(l.size()) - 1)];
+    producer.compute_at(consumer, at);
+    Note(producer.name() + ".compute_at(" + consumer.name() + ", " + at->var.name() + ")");
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::ostringstream desc_;
+};
+
+codegen::CBuildOptions FastBuild() {
+  codegen::CBuildOptions o;
+  o.flags = {"-O0", "-std=gnu99"};
+  return o;
+}
+
+testing::Backend FastC() {
+  return [](const ir::PrimFunc& f) { return codegen::BuildCModule({f}, FastBuild()); };
+}
+
+std::string RunMatmul(uint64_t seed, std::string* schedule_text) {
+  RandomScheduler r(seed);
+  int n = r.Uniform(1, 24), m = r.Uniform(1, 24), kk = r.Uniform(1, 20);
+  r.Note("matmul " + std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(kk));
+  Tensor A = placeholder({n, kk}, DataType::Float(32), "A");
+  Tensor B = placeholder({kk, m}, DataType::Float(32), "B");
+  IterVar k = reduce_axis(kk, "k");
+  Tensor C = compute(
+      {n, m}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Schedule s = create_schedule({C});
+  Tensor CL, AA;
+  bool cache_write = r.Chance(0.4), cache_read = r.Chance(0.4);
+  if (cache_write) {
+    CL = s.cache_write(C, "local");
+    r.Note("CL = cache_write(C)");
+  }
+  Stage main = cache_write ? s[CL] : s[C];
+  if (cache_read) {
+    AA = s.cache_read(A, "local", {cache_write ? CL : C});
+    r.Note("AA = cache_read(A, {" + main.name() + "})");
+  }
+  r.Transform(s[C]);
+  if (cache_write) r.Transform(main);
+  if (cache_write) r.Place(main, s[C]);
+  if (cache_read) {
+    r.Transform(s[AA]);
+    r.Place(s[AA], main);
+  }
+  r.Annotate(s[C]);
+  if (cache_write) r.Annotate(main);
+  if (cache_read) r.Annotate(s[AA]);
+  *schedule_text = r.Description();
+  return testing::CheckAgainstReference(s, {A, B, C}, "matmul", seed, FastC());
+}
+
+std::string RunConv2d(uint64_t seed, std::string* schedule_text) {
+  RandomScheduler r(seed);
+  int batch = r.Uniform(1, 2), ic = r.Uniform(1, 4), oc = r.Uniform(1, 4);
+  int h = r.Uniform(3, 9), w = r.Uniform(3, 9), kh = r.Uniform(1, 3), kw = r.Uniform(1, 3);
+  int stride = r.Uniform(1, 2), pad = r.Uniform(0, 1), dil = r.Uniform(1, 2);
+  h = std::max(h, dil * (kh - 1) + 1);  // the dilated kernel must fit
+  w = std::max(w, dil * (kw - 1) + 1);
+  int oh = (h + 2 * pad - dil * (kh - 1) - 1) / stride + 1;
+  int ow = (w + 2 * pad - dil * (kw - 1) - 1) / stride + 1;
+  std::ostringstream shape;
+  shape << "conv2d N" << batch << " C" << ic << " K" << oc << " H" << h << " W" << w << " R" << kh
+        << " S" << kw << " stride" << stride << " pad" << pad << " dilation" << dil;
+  r.Note(shape.str());
+  Tensor X = placeholder({batch, ic, h, w}, DataType::Float(32), "X");
+  Tensor Wt = placeholder({oc, ic, kh, kw}, DataType::Float(32), "W");
+  Tensor P = compute(
+      {batch, ic, h + 2 * pad, w + 2 * pad},
+      [&](Var b, Var c, Var y, Var x) {
+        Expr inside = y >= pad && y < h + pad && x >= pad && x < w + pad;
+        return if_then_else(inside, X(b, c, y - pad, x - pad), 0.0f);
+      },
+      "P");
+  IterVar rc = reduce_axis(ic, "rc"), ry = reduce_axis(kh, "ry"), rx = reduce_axis(kw, "rx");
+  Tensor Y = compute(
+      {batch, oc, oh, ow},
+      [&](Var b, Var k, Var y, Var x) {
+        return sum(P(b, rc, y * stride + ry * dil, x * stride + rx * dil) * Wt(k, rc, ry, rx),
+                   {rc, ry, rx});
+      },
+      "Y");
+  Schedule s = create_schedule({Y});
+  r.Transform(s[Y]);
+  int placement = r.Uniform(0, 2);
+  if (placement == 0) {
+    s[P].compute_inline();
+    r.Note("P.compute_inline()");
+  } else if (placement == 1) {
+    r.Transform(s[P]);
+    r.Place(s[P], s[Y]);
+    r.Annotate(s[P]);
+  } else {
+    r.Note("P stays at the root");
+  }
+  r.Annotate(s[Y]);
+  *schedule_text = r.Description();
+  return testing::CheckAgainstReference(s, {X, Wt, Y}, "conv2d", seed, FastC());
+}
+
+void RunSeeds(const char* what, std::string (*run)(uint64_t, std::string*), uint64_t first,
+              int count) {
+  for (uint64_t seed = first; seed < first + count; ++seed) {
+    std::string schedule, error;
+    try {
+      error = run(seed, &schedule);
+    } catch (const std::exception& e) {
+      error = std::string("exception: ") + e.what();
+    }
+    EXPECT_EQ(error, "") << what << " seed " << seed << " failed with schedule:\n" << schedule;
+    if (!error.empty()) return;  // one reproducible failure is enough
+  }
+}
+
+// Several small cases so that shards run in parallel.
+TEST(RandomScheduleTest, Matmul0) { RunSeeds("matmul", RunMatmul, 1000, 30); }
+TEST(RandomScheduleTest, Matmul1) { RunSeeds("matmul", RunMatmul, 1030, 30); }
+TEST(RandomScheduleTest, Matmul2) { RunSeeds("matmul", RunMatmul, 1060, 30); }
+TEST(RandomScheduleTest, Matmul3) { RunSeeds("matmul", RunMatmul, 1090, 30); }
+TEST(RandomScheduleTest, Conv2d0) { RunSeeds("conv2d", RunConv2d, 5000, 20); }
+TEST(RandomScheduleTest, Conv2d1) { RunSeeds("conv2d", RunConv2d, 5020, 20); }
+TEST(RandomScheduleTest, Conv2d2) { RunSeeds("conv2d", RunConv2d, 5040, 20); }
+TEST(RandomScheduleTest, Conv2d3) { RunSeeds("conv2d", RunConv2d, 5060, 20); }
+
+}  // namespace
+}  // namespace tessera
