@@ -6,6 +6,7 @@
 #define TESSERA_COMPILER_TE_TENSOR_H_
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,23 @@ Expr max(Expr source, const std::vector<IterVar>& axis, Expr condition = Expr())
 Expr min(Expr source, const std::vector<IterVar>& axis, Expr condition = Expr());
 /// Product of `source` over `axis`.
 Expr prod(Expr source, const std::vector<IterVar>& axis, Expr condition = Expr());
+
+/// Sum over a braced list of axes (`sum(x, {k})`; preferred over `ir::min`/`ir::max` overloads).
+inline Expr sum(Expr source, std::initializer_list<IterVar> axis, Expr condition = Expr()) {
+  return sum(std::move(source), std::vector<IterVar>(axis), std::move(condition));
+}
+/// Maximum over a braced list of axes.
+inline Expr max(Expr source, std::initializer_list<IterVar> axis, Expr condition = Expr()) {
+  return max(std::move(source), std::vector<IterVar>(axis), std::move(condition));
+}
+/// Minimum over a braced list of axes.
+inline Expr min(Expr source, std::initializer_list<IterVar> axis, Expr condition = Expr()) {
+  return min(std::move(source), std::vector<IterVar>(axis), std::move(condition));
+}
+/// Product over a braced list of axes.
+inline Expr prod(Expr source, std::initializer_list<IterVar> axis, Expr condition = Expr()) {
+  return prod(std::move(source), std::vector<IterVar>(axis), std::move(condition));
+}
 
 /// The identity element of a reduction of type `t` (0, 1, -inf, +inf).
 Expr ReduceIdentity(ir::ReduceKind kind, DataType t);

@@ -1,0 +1,170 @@
+#include "compiler/te/schedule.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/lower/lower.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace te {
+namespace {
+
+template <typename F>
+std::string UserErrorOf(F f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("<other exception> ") + e.what();
+  }
+  return "<no UserError>";
+}
+
+struct Matmul {
+  Tensor A, B, C, D;
+  IterVar k;
+  Matmul() {
+    A = placeholder({16, 8}, DataType::Float(32), "A");
+    B = placeholder({8, 16}, DataType::Float(32), "B");
+    k = reduce_axis(8, "k");
+    C = compute(
+        {16, 16}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    D = compute(
+        {16, 16}, [&](Var i, Var j) { return C(i, j) * 2.0f; }, "D");
+  }
+};
+
+TEST(ScheduleTest, StagesInProducerOrder) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  ASSERT_EQ(s->stages.size(), 2u);
+  EXPECT_EQ(s->stages[0].name(), "C");
+  EXPECT_EQ(s->stages[1].name(), "D");
+  EXPECT_TRUE(s[m.D]->is_output);
+}
+
+TEST(ScheduleTest, SplitFuseReorderTileChangeLeaves) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  Stage c = s[m.C];
+  auto [io, ii] = c.split(m.C.axis(0), 4);
+  ASSERT_EQ(c->leaf_iter_vars.size(), 4u);
+  EXPECT_TRUE(c->leaf_iter_vars[0].same_as(io));
+  EXPECT_TRUE(c->leaf_iter_vars[1].same_as(ii));
+  IterVar f = c.fuse(ii, m.C.axis(1));
+  EXPECT_EQ(c->leaf_iter_vars.size(), 3u);
+  c.reorder({m.k, f});
+  EXPECT_TRUE(c->leaf_iter_vars[1].same_as(m.k));
+  EXPECT_TRUE(c->leaf_iter_vars[2].same_as(f));
+  auto [xo, yo, xi, yi] = s[m.D].tile(m.D.axis(0), m.D.axis(1), 4, 4);
+  EXPECT_TRUE(s[m.D]->leaf_iter_vars[1].same_as(yo));
+  EXPECT_TRUE(s[m.D]->leaf_iter_vars[2].same_as(xi));
+}
+
+TEST(ScheduleTest, MisuseIsAUserErrorNamingStageAndAxis) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  Stage c = s[m.C];
+  EXPECT_EQ(UserErrorOf([&] { c.vectorize(m.k); }),
+            "vectorize on stage 'C': axis 'k' is a reduction axis");
+  EXPECT_EQ(
+      UserErrorOf([&] { c.parallel(m.k); }),
+      "parallel on stage 'C': axis 'k' is a reduction axis (its iterations depend on each other)");
+  IterVar fused = c.fuse(m.C.axis(0), m.C.axis(1));
+  (void)fused;
+  EXPECT_EQ(
+      UserErrorOf([&] { c.split(m.C.axis(0), 4); }),
+      "split on stage 'C': axis 'C.i' is no longer a loop (it was split or fused into other axes)");
+  EXPECT_EQ(UserErrorOf([&] { c.split(m.D.axis(0), 4); }),
+            "split on stage 'C': axis 'D.i' does not belong to this stage");
+  EXPECT_EQ(UserErrorOf([&] { s[m.D].split(m.D.axis(0), 0); }),
+            "split factor of axis 'D.i' in stage 'D' must be positive, got 0");
+  EXPECT_EQ(UserErrorOf([&] { s[m.D].fuse(m.D.axis(1), m.D.axis(0)); }),
+            "fuse on stage 'D': axis 'D.j' must be immediately outside axis 'D.i'");
+  EXPECT_EQ(UserErrorOf([&] {
+              s[m.D].reorder({m.D.axis(0), m.D.axis(0)});
+            }),
+            "reorder on stage 'D': axis 'D.i' is listed twice");
+  EXPECT_EQ(UserErrorOf([&] { s[m.A]; }),
+            "tensor 'A' is a placeholder (an input); it has no stage to schedule");
+  EXPECT_EQ(UserErrorOf([&] { s[m.D].compute_inline(); }),
+            "compute_inline of 'D': an output cannot be inlined");
+  EXPECT_EQ(UserErrorOf([&] { c.compute_inline(); }),
+            "compute_inline of 'C': a reduction cannot be inlined");
+  EXPECT_EQ(UserErrorOf([&] { s[m.D].bind(m.D.axis(0), "threadIdx.w"); }),
+            "bind on stage 'D': unknown thread tag 'threadIdx.w' (accepted: blockIdx.x/y/z, "
+            "threadIdx.x/y/z, vthread)");
+  EXPECT_EQ(UserErrorOf([&] { c.storage_align(m.k, 4, 1); }),
+            "storage_align on stage 'C': axis 'k' is not a spatial axis of its operation");
+}
+
+TEST(ScheduleTest, ComputeAtIntoNonConsumerIsAUserError) {
+  Tensor A = placeholder({8}, DataType::Float(32), "A");
+  Tensor B = compute(
+      {8}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {8}, [&](Var i) { return A(i) * 2.0f; }, "C");
+  Tensor D = compute(
+      {8}, [&](Var i) { return B(i) + C(i); }, "D");
+  Schedule s = create_schedule({D});
+  EXPECT_EQ(UserErrorOf([&] { s[B].compute_at(s[C], C.axis(0)); }),
+            "compute_at of 'B': stage 'C' does not read 'B'");
+  EXPECT_EQ(UserErrorOf([&] { s[B].compute_at(s[D], C.axis(0)); }),
+            "compute_at on stage 'D': axis 'C.i' does not belong to this stage");
+  EXPECT_EQ(UserErrorOf([&] { s[D].compute_at(s[B], B.axis(0)); }),
+            "compute_at of 'D': an output stage must stay at the root");
+}
+
+TEST(ScheduleTest, LoweringRejectsComputeAtWithAnotherReader) {
+  Tensor A = placeholder({8}, DataType::Float(32), "A");
+  Tensor B = compute(
+      {8}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {8}, [&](Var i) { return B(i) * 2.0f; }, "C");
+  Tensor D = compute(
+      {8}, [&](Var i) { return B(i) + C(i); }, "D");
+  Schedule s = create_schedule({D});
+  s[B].compute_at(s[C], C.axis(0));
+  EXPECT_EQ(UserErrorOf([&] {
+              lower::Lower(s, {A, D}, "f");
+            }),
+            "compute_at of 'B' into 'C': 'B' is also read by 'D', which runs outside that loop");
+}
+
+TEST(ScheduleTest, ComputeAtLoopSplitAwayLaterIsAUserError) {
+  Tensor A = placeholder({8}, DataType::Float(32), "A");
+  Tensor B = compute(
+      {8}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {8}, [&](Var i) { return B(i) * 2.0f; }, "C");
+  Schedule s = create_schedule({C});
+  s[B].compute_at(s[C], C.axis(0));
+  s[C].split(C.axis(0), 2);
+  EXPECT_EQ(UserErrorOf([&] {
+              lower::Lower(s, {A, C}, "f");
+            }),
+            "stage 'C' has no loop 'C.i' to attach to (it was split or fused after compute_at)");
+}
+
+TEST(ScheduleTest, CacheReadAndWriteInsertStages) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  Tensor AA = s.cache_read(m.A, "local", {m.C});
+  Tensor CL = s.cache_write(m.C, "local");
+  ASSERT_EQ(s->stages.size(), 4u);
+  EXPECT_EQ(s->stages[0].name(), "A.local");
+  EXPECT_EQ(s->stages[1].name(), "C.local");
+  EXPECT_EQ(s->stages[2].name(), "C");
+  EXPECT_EQ(s[CL].name(), "C.local");
+  EXPECT_EQ(s[m.C]->op->name, "C");
+  EXPECT_EQ(UserErrorOf([&] { s.cache_read(m.B, "local", {m.D}); }),
+            "cache_read: stage 'D' does not read 'B'");
+  s[m.D].split(m.D.axis(0), 2);
+  EXPECT_EQ(UserErrorOf([&] { s.cache_write(m.D, "local"); }),
+            "cache_write of 'D' must come before other primitives on its stage");
+}
+
+}  // namespace
+}  // namespace te
+}  // namespace tessera
