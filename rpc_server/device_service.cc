@@ -20,7 +20,7 @@ struct Session {
   int64_t expires_ms = 0;
   std::unique_ptr<Sandbox> sandbox;
   std::mutex mu;
-  std::map<int64_t, std::unique_ptr<SharedArray>> arrays;
+  std::map<int64_t, std::shared_ptr<SharedArray>> arrays;  ///< shared: copies run unlocked
   std::map<int64_t, std::string> modules;  ///< id -> path, replayed into a fresh worker
   std::unique_ptr<WorkerProcess> worker;
   int64_t next_id = 1;
@@ -271,9 +271,9 @@ grpc::Status DeviceService::AllocArray(grpc::ServerContext*,
                             std::to_string(options_.max_array_bytes) + " bytes");
   }
   std::lock_guard<std::mutex> lock(session->mu);
-  std::unique_ptr<SharedArray> array;
+  std::shared_ptr<SharedArray> array;
   try {
-    array = std::make_unique<SharedArray>(
+    array = std::make_shared<SharedArray>(
         std::vector<int64_t>(request->shape().begin(), request->shape().end()), request->dtype(),
         static_cast<size_t>(nbytes));
   } catch (const std::runtime_error& e) {
@@ -318,6 +318,18 @@ grpc::Status DeviceService::FreeArray(grpc::ServerContext*, const device::v1::Ar
   return grpc::Status::OK;
 }
 
+std::shared_ptr<SharedArray> DeviceService::FindArray(Session& session, int64_t id,
+                                                      grpc::Status* status) {
+  std::lock_guard<std::mutex> lock(session.mu);
+  auto it = session.arrays.find(id);
+  if (it == session.arrays.end()) {
+    *status = grpc::Status(grpc::StatusCode::NOT_FOUND,
+                           "no array " + std::to_string(id) + " in this session");
+    return nullptr;
+  }
+  return it->second;
+}
+
 grpc::Status DeviceService::CopyIn(grpc::ServerContext*,
                                    grpc::ServerReader<device::v1::ArrayChunk>* reader,
                                    device::v1::CopyReply* reply) {
@@ -326,13 +338,10 @@ grpc::Status DeviceService::CopyIn(grpc::ServerContext*,
   grpc::Status status;
   std::shared_ptr<Session> session = Find(chunk.session_id(), &status);
   if (!session) return status;
-  std::lock_guard<std::mutex> lock(session->mu);
-  auto it = session->arrays.find(chunk.array_id());
-  if (it == session->arrays.end()) {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                        "no array " + std::to_string(chunk.array_id()) + " in this session");
-  }
-  SharedArray& array = *it->second;
+  std::shared_ptr<SharedArray> found = FindArray(*session, chunk.array_id(), &status);
+  if (!found) return status;
+  // Unlocked: several streams may fill one array in parallel (disjoint ranges).
+  SharedArray& array = *found;
   int64_t copied = 0;
   do {
     int64_t size = static_cast<int64_t>(chunk.data().size());
@@ -355,17 +364,23 @@ grpc::Status DeviceService::CopyOut(grpc::ServerContext*, const device::v1::Arra
   grpc::Status status;
   std::shared_ptr<Session> session = Find(request->session_id(), &status);
   if (!session) return status;
-  std::lock_guard<std::mutex> lock(session->mu);
-  auto it = session->arrays.find(request->array_id());
-  if (it == session->arrays.end()) {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                        "no array " + std::to_string(request->array_id()) + " in this session");
+  std::shared_ptr<SharedArray> found = FindArray(*session, request->array_id(), &status);
+  if (!found) return status;
+  const SharedArray& array = *found;
+  // A range request reads part of the array (parallel downloads); 0/0 means all of it.
+  size_t begin = static_cast<size_t>(std::max<int64_t>(request->offset(), 0));
+  size_t end =
+      request->length() > 0 ? begin + static_cast<size_t>(request->length()) : array.nbytes();
+  if (begin > array.nbytes() || end > array.nbytes()) {
+    return grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                        "bytes " + std::to_string(begin) + ".." + std::to_string(end) +
+                            " are outside array " + std::to_string(request->array_id()) + " of " +
+                            std::to_string(array.nbytes()) + " bytes");
   }
-  const SharedArray& array = *it->second;
   device::v1::ArrayChunk chunk;
   chunk.set_array_id(request->array_id());
-  for (size_t offset = 0; offset < array.nbytes(); offset += kChunkBytes) {
-    size_t size = std::min(kChunkBytes, array.nbytes() - offset);
+  for (size_t offset = begin; offset < end; offset += kChunkBytes) {
+    size_t size = std::min(kChunkBytes, end - offset);
     chunk.set_offset(static_cast<int64_t>(offset));
     chunk.set_data(array.data() + offset, size);
     if (!writer->Write(chunk)) {

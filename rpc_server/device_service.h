@@ -28,6 +28,7 @@ struct DeviceOptions {
 };
 
 struct Session;
+class SharedArray;
 
 /// The device server's RPC service; thread-safe.
 class DeviceService final : public device::v1::Device::Service {
@@ -85,6 +86,7 @@ class DeviceService final : public device::v1::Device::Service {
   grpc::Status RunInWorker(Session& session, const device::v1::WorkerRequest& request,
                            const std::string& what, device::v1::WorkerReply* reply);
   void EnsureWorker(Session& session);
+  std::shared_ptr<SharedArray> FindArray(Session& session, int64_t id, grpc::Status* status);
 
   DeviceOptions options_;
   std::mutex mu_;

@@ -77,6 +77,8 @@ int Run(const std::vector<std::string>& args) {
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
   builder.SetMaxReceiveMessageSize(tessera::fleet::kMaxMessageBytes);
   builder.SetMaxSendMessageSize(tessera::fleet::kMaxMessageBytes);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_WRITE_BUFFER_SIZE, 8 << 20);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {

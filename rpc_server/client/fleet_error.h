@@ -47,6 +47,9 @@ class FleetError : public std::runtime_error {
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
                                            const std::string& tls_ca_file = "");
 
+/// Sets the HTTP/2 arguments that make bulk array transfers fast (both ends use them).
+void ApplyBulkTransferArguments(grpc::ChannelArguments* args);
+
 /// Largest gRPC message the fleet sends or accepts (array chunks are smaller).
 constexpr int kMaxMessageBytes = 64 << 20;
 

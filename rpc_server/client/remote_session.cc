@@ -11,6 +11,7 @@ namespace fleet {
 namespace {
 
 constexpr size_t kChunkBytes = 4 << 20;
+constexpr int kCopyStreams = 4;
 
 }  // namespace
 
@@ -174,6 +175,8 @@ int64_t RemoteSession::AllocArray(const std::vector<int64_t>& shape, const std::
   request.set_dtype(dtype);
   device::v1::AllocArrayReply reply;
   Check(stub_->AllocArray(&scope.context, request, &reply), "AllocArray");
+  std::lock_guard<std::mutex> lock(mu_);
+  array_bytes_[reply.array_id()] = static_cast<size_t>(reply.nbytes());
   return reply.array_id();
 }
 
@@ -184,56 +187,103 @@ void RemoteSession::FreeArray(int64_t array) {
   request.set_array_id(array);
   device::v1::Empty reply;
   Check(stub_->FreeArray(&scope.context, request, &reply), "FreeArray");
+  std::lock_guard<std::mutex> lock(mu_);
+  array_bytes_.erase(array);
+}
+
+void RemoteSession::CheckArraySize(int64_t array, size_t nbytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = array_bytes_.find(array);
+  if (it != array_bytes_.end() && it->second != nbytes) {
+    throw FleetError(FleetErrorCode::kInvalidArgument, "array " + std::to_string(array) + " has " +
+                                                           std::to_string(it->second) +
+                                                           " bytes, not " + std::to_string(nbytes));
+  }
+}
+
+template <typename CopyRange>
+void RemoteSession::InParallel(size_t nbytes, CopyRange copy) {
+  // Large arrays move over several streams at once: each stream is bound by one core's copying.
+  size_t streams = nbytes >= (32u << 20) ? static_cast<size_t>(kCopyStreams) : 1;
+  size_t step = (nbytes / streams + kChunkBytes - 1) / kChunkBytes * kChunkBytes;
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(streams);
+  for (size_t i = 0; i < streams; ++i) {
+    size_t begin = std::min(nbytes, i * step);
+    size_t end = i + 1 == streams ? nbytes : std::min(nbytes, begin + step);
+    threads.emplace_back([&, i, begin, end] {
+      try {
+        copy(begin, end);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
 }
 
 void RemoteSession::CopyIn(int64_t array, const void* data, size_t nbytes) {
-  Scope scope(this);
-  device::v1::CopyReply reply;
-  auto writer = stub_->CopyIn(&scope.context, &reply);
-  device::v1::ArrayChunk chunk;
-  chunk.set_session_id(grant_.session_id());
-  chunk.set_array_id(array);
+  CheckArraySize(array, nbytes);
   const char* bytes = static_cast<const char*>(data);
-  size_t offset = 0;
-  do {
-    size_t size = std::min(kChunkBytes, nbytes - offset);
-    chunk.set_offset(static_cast<int64_t>(offset));
-    chunk.set_data(bytes + offset, size);
-    offset += size;
-    if (!writer->Write(chunk)) break;
-  } while (offset < nbytes);
-  writer->WritesDone();
-  Check(writer->Finish(), "CopyIn");
+  InParallel(nbytes, [&](size_t begin, size_t end) {
+    Scope scope(this);
+    device::v1::CopyReply reply;
+    auto writer = stub_->CopyIn(&scope.context, &reply);
+    device::v1::ArrayChunk chunk;
+    chunk.set_session_id(grant_.session_id());
+    chunk.set_array_id(array);
+    size_t offset = begin;
+    do {
+      size_t size = std::min(kChunkBytes, end - offset);
+      chunk.set_offset(static_cast<int64_t>(offset));
+      chunk.set_data(bytes + offset, size);
+      offset += size;
+      if (!writer->Write(chunk)) break;
+    } while (offset < end);
+    writer->WritesDone();
+    Check(writer->Finish(), "CopyIn");
+  });
 }
 
 void RemoteSession::CopyOut(int64_t array, void* data, size_t nbytes) {
-  Scope scope(this);
-  device::v1::ArrayRef request;
-  request.set_session_id(grant_.session_id());
-  request.set_array_id(array);
-  auto reader = stub_->CopyOut(&scope.context, request);
-  device::v1::ArrayChunk chunk;
+  CheckArraySize(array, nbytes);
   char* out = static_cast<char*>(data);
-  size_t received = 0;
-  std::string overflow;
-  while (reader->Read(&chunk)) {
-    size_t end = static_cast<size_t>(chunk.offset()) + chunk.data().size();
-    if (chunk.offset() < 0 || end > nbytes) {
-      overflow = "the array is larger than the " + std::to_string(nbytes) + " bytes given";
-      scope.context.TryCancel();
-      break;
+  InParallel(nbytes, [&](size_t begin, size_t end) {
+    Scope scope(this);
+    device::v1::ArrayRef request;
+    request.set_session_id(grant_.session_id());
+    request.set_array_id(array);
+    request.set_offset(static_cast<int64_t>(begin));
+    request.set_length(static_cast<int64_t>(end - begin));
+    auto reader = stub_->CopyOut(&scope.context, request);
+    device::v1::ArrayChunk chunk;
+    size_t received = 0;
+    std::string overflow;
+    while (reader->Read(&chunk)) {
+      size_t chunk_end = static_cast<size_t>(chunk.offset()) + chunk.data().size();
+      if (chunk.offset() < static_cast<int64_t>(begin) || chunk_end > end) {
+        overflow =
+            "the server sent bytes outside " + std::to_string(begin) + ".." + std::to_string(end);
+        scope.context.TryCancel();
+        break;
+      }
+      std::copy(chunk.data().begin(), chunk.data().end(), out + chunk.offset());
+      received += chunk.data().size();
     }
-    std::copy(chunk.data().begin(), chunk.data().end(), out + chunk.offset());
-    received += chunk.data().size();
-  }
-  grpc::Status status = reader->Finish();
-  if (!overflow.empty()) throw FleetError(FleetErrorCode::kInvalidArgument, "CopyOut: " + overflow);
-  Check(status, "CopyOut");
-  if (received != nbytes) {
-    throw FleetError(FleetErrorCode::kInvalidArgument, "CopyOut: the array has " +
-                                                           std::to_string(received) +
-                                                           " bytes, not " + std::to_string(nbytes));
-  }
+    grpc::Status status = reader->Finish();
+    if (!overflow.empty()) {
+      throw FleetError(FleetErrorCode::kInternal, "CopyOut: " + overflow);
+    }
+    Check(status, "CopyOut");
+    if (received != end - begin) {
+      throw FleetError(FleetErrorCode::kInternal, "CopyOut: received " + std::to_string(received) +
+                                                      " of " + std::to_string(end - begin) +
+                                                      " bytes");
+    }
+  });
 }
 
 void RemoteSession::Call(int64_t module, const std::string& function,

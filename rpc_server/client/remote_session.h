@@ -8,6 +8,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -57,7 +58,8 @@ class RemoteSession {
   int64_t AllocArray(const std::vector<int64_t>& shape, const std::string& dtype);
   /// Frees an array.
   void FreeArray(int64_t array);
-  /// Copies `nbytes` from `data` into the array, starting at byte 0.
+  /// Copies `nbytes` (the array's size) from `data` into the array; large arrays go over
+  /// several streams in parallel. Throws kInvalidArgument for a size mismatch.
   void CopyIn(int64_t array, const void* data, size_t nbytes);
   /// Copies the array's bytes into `data` (which holds `nbytes`, the array's size).
   void CopyOut(int64_t array, void* data, size_t nbytes);
@@ -76,6 +78,9 @@ class RemoteSession {
   class Scope;
   void Check(const grpc::Status& status, const char* what);
   void KeepaliveLoop(int64_t keepalive_ms);
+  void CheckArraySize(int64_t array, size_t nbytes);
+  template <typename CopyRange>
+  void InParallel(size_t nbytes, CopyRange copy);
 
   std::shared_ptr<TrackerClient> tracker_;
   tracker::v1::Grant grant_;
@@ -83,7 +88,8 @@ class RemoteSession {
   std::mutex mu_;
   std::condition_variable wake_;
   std::set<grpc::ClientContext*> in_flight_;
-  std::string lost_;  ///< why the device is lost, once it is
+  std::map<int64_t, size_t> array_bytes_;  ///< sizes of the arrays this client allocated
+  std::string lost_;                       ///< why the device is lost, once it is
   bool closed_ = false;
   std::thread keepalive_;
 };

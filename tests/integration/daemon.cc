@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@ Daemon::Daemon(const std::string& binary, const std::vector<std::string>& args, 
   argv.push_back(nullptr);
   pid_ = fork();
   if (pid_ == 0) {
+    // A test that crashes must not leave daemons behind (the forking thread is the test's).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(pipe_fds[1], 1);
     close(pipe_fds[0]);
     close(pipe_fds[1]);

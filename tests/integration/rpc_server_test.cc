@@ -96,6 +96,8 @@ TEST(RpcServerTest, UploadLoadCallTimeAndClose) {
   FleetError dtype = Failure([&] { session->AllocArray({2}, "quaternion"); });
   EXPECT_EQ(dtype.code(), FleetErrorCode::kInvalidArgument);
   EXPECT_TRUE(Contains(dtype.what(), "'quaternion' is not a data type")) << dtype.what();
+  FleetError size = Failure([&] { session->CopyOut(out, result.data(), 31); });
+  EXPECT_TRUE(Contains(size.what(), "has 32 bytes, not 31")) << size.what();
   FleetError negative = Failure([&] { session->AllocArray({2, -1}, "float32"); });
   EXPECT_TRUE(Contains(negative.what(), "array dimension -1 is negative")) << negative.what();
 

@@ -1,0 +1,150 @@
+// //bench:fleet: grant latency of the tracker under a full queue, and array copy throughput to a
+// device server over loopback. Starts its own tracker and servers on 127.0.0.1.
+//   bazel run -c opt //bench:fleet -- [--clients 200] [--servers 20] [--grants-per-client 10]
+//                                      [--mib 256] [--rounds 3]
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "proto/grant.h"
+#include "rpc_server/client/flags.h"
+#include "rpc_server/client/remote_session.h"
+#include "tests/integration/fleet_fixture.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Millis(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t index = std::min(values.size() - 1, static_cast<size_t>(p * (values.size() - 1) + 0.5));
+  return values[index];
+}
+
+void GrantLatency(int clients, int servers, int grants_per_client) {
+  tessera::testing::FleetConfig config;
+  config.tracker_flags = {"--heartbeat-ms", "1000", "--lease-timeout-ms", "10000"};
+  config.server_flags = {};
+  tessera::testing::Fleet fleet(config);
+  for (int i = 0; i < servers; ++i) fleet.AddServer("bench");
+
+  std::mutex mu;
+  std::vector<double> time_to_grant, free_to_grant;
+  std::map<std::string, Clock::time_point> released_at;  // server id -> when its last session ended
+  std::atomic<int> ready{0};
+  std::atomic<int> failures{0};
+  std::string first_failure;
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      try {
+        auto client = fleet.Client();
+        tessera::fleet::SessionOptions options;
+        options.key = "bench";
+        options.user = "user" + std::to_string(c % 10);
+        options.priority = c % 3;
+        options.queue_timeout_ms = 120000;
+        client->Status();  // connect before the clock starts
+        ++ready;
+        while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        for (int g = 0; g < grants_per_client; ++g) {
+          Clock::time_point asked = Clock::now();
+          tessera::tracker::v1::SessionReply reply = client->RequestSession(options);
+          Clock::time_point granted = Clock::now();
+          const std::string server = reply.grant().server_id();
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            time_to_grant.push_back(Millis(granted - asked));
+            auto it = released_at.find(server);
+            if (it != released_at.end() && it->second > asked) {
+              free_to_grant.push_back(Millis(granted - it->second));
+            }
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));  // "use" the device
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            released_at[server] = Clock::now();
+          }
+          client->ReleaseSession(reply.grant().session_id());
+        }
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (failures++ == 0) first_failure = e.what();
+        ++ready;
+      }
+    });
+  }
+  while (ready < clients) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  Clock::time_point start = Clock::now();
+  go = true;
+  for (auto& thread : threads) thread.join();
+  double seconds = Millis(Clock::now() - start) / 1000;
+  if (failures > 0) {
+    std::printf("ERROR: %d clients failed; the first: %s\n", failures.load(),
+                first_failure.c_str());
+  }
+  std::printf(
+      "grant latency: %d clients queued on %d servers, %zu grants in %.2f s (%.0f grants/s)\n"
+      "  request -> grant (includes queueing):        p50 %8.2f ms   p99 %8.2f ms\n"
+      "  server released -> next client granted:      p50 %8.2f ms   p99 %8.2f ms\n",
+      clients, servers, time_to_grant.size(), seconds, time_to_grant.size() / seconds,
+      Percentile(time_to_grant, 0.5), Percentile(time_to_grant, 0.99),
+      Percentile(free_to_grant, 0.5), Percentile(free_to_grant, 0.99));
+}
+
+void Throughput(int64_t mib, int rounds) {
+  tessera::testing::Fleet fleet;
+  fleet.AddServer("copy");
+  tessera::fleet::SessionOptions options;
+  options.key = "copy";
+  auto session = tessera::fleet::RemoteSession::Open(fleet.Client(), options);
+  const size_t nbytes = static_cast<size_t>(mib) << 20;
+  std::vector<char> data(nbytes, 1), back(nbytes, 0);
+  int64_t array = session->AllocArray({static_cast<int64_t>(nbytes)}, "uint8");
+  double best_in = 0, best_out = 0, sum_in = 0, sum_out = 0;
+  for (int r = 0; r < rounds; ++r) {
+    Clock::time_point start = Clock::now();
+    session->CopyIn(array, data.data(), nbytes);
+    double in = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
+    start = Clock::now();
+    session->CopyOut(array, back.data(), nbytes);
+    double out = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
+    best_in = std::max(best_in, in);
+    best_out = std::max(best_out, out);
+    sum_in += in;
+    sum_out += out;
+  }
+  if (back != data) std::printf("ERROR: the array came back different\n");
+  std::printf(
+      "array copy over loopback, %lld MiB, %d rounds:\n"
+      "  upload (CopyIn):    best %.2f GB/s   mean %.2f GB/s\n"
+      "  download (CopyOut): best %.2f GB/s   mean %.2f GB/s\n",
+      static_cast<long long>(mib), rounds, best_in, sum_in / rounds, best_out, sum_out / rounds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    tessera::fleet::Flags flags("bench/fleet", std::vector<std::string>(argv + 1, argv + argc));
+    flags.CheckKnown({"clients", "servers", "grants-per-client", "mib", "rounds"});
+    GrantLatency(static_cast<int>(flags.GetInt("clients", 200)),
+                 static_cast<int>(flags.GetInt("servers", 20)),
+                 static_cast<int>(flags.GetInt("grants-per-client", 10)));
+    Throughput(flags.GetInt("mib", 256), static_cast<int>(flags.GetInt("rounds", 3)));
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << std::endl;
+    return 1;
+  }
+  return 0;
+}
