@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/arith/analyzer.h"
 #include "compiler/ir/builtin.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/op.h"
@@ -53,6 +54,7 @@ class Vectorizer : public ir::StmtExprMutator {
                  ? ir::MakeConst(e.dtype().element_of(), 0)
                  : Expr();
     };
+    if (kind == ir::kFloorDiv || kind == ir::kFloorMod) return FoldRampDivMod(kind, a, b, lanes);
     Expr ba = base(a), bb = base(b), sa = stride(a), sb = stride(b);
     if (!ba.defined() || !bb.defined() || !sa.defined() || !sb.defined()) return Expr();
     if (!ba.dtype().is_integer()) return Expr();
@@ -72,6 +74,24 @@ class Vectorizer : public ir::StmtExprMutator {
     if (ir::IsConstInt(new_stride, 0)) return ir::Broadcast(new_base, lanes);
     return ir::Ramp(new_base, new_stride, lanes);
   }
+  // floordiv/floormod of Ramp(base, s, L) by a constant c when all lanes share one quotient:
+  // base = c*q + r with 0 <= r and r + s*(L-1) < c gives Broadcast(q) and Ramp(r, s, L).
+  static Expr FoldRampDivMod(uint32_t kind, const Expr& a, const Expr& b, int lanes) {
+    const auto* ramp = a.as<ir::RampNode>();
+    const int64_t* c = ir::AsConstInt(b);
+    const int64_t* s = ramp ? ir::AsConstInt(ramp->stride) : nullptr;
+    if (!ramp || !c || !s || *c <= 0 || *s < 0) return Expr();
+    arith::Analyzer an;
+    Expr cexpr = ir::IntImm(ramp->base.dtype(), *c);
+    Expr rem = an.Simplify(ir::floormod(ramp->base, cexpr));
+    const int64_t* r = ir::AsConstInt(rem);
+    if (!r || *r < 0 || *r + *s * (lanes - 1) >= *c) return Expr();
+    if (kind == ir::kFloorDiv)
+      return ir::Broadcast(an.Simplify(ir::floordiv(ramp->base, cexpr)), lanes);
+    if (*s == 0) return ir::Broadcast(rem, lanes);
+    return ir::Ramp(rem, ramp->stride, lanes);
+  }
+
   Expr VisitExpr_(const ir::SelectNode* op) override {
     Expr c = VisitExpr(op->condition), t = VisitExpr(op->true_value),
          f = VisitExpr(op->false_value);

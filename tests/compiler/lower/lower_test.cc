@@ -106,3 +106,25 @@ TEST(LowerTest, PrintsComputeAtNest) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerTest, VectorizedDivModOfRampBecomeBroadcastAndRamp) {
+  Tensor B = placeholder({64, 64}, DataType::Float(32), "B");
+  Tensor P = compute(
+      {2, 64, 32}, [&](Var p, Var k, Var c) { return B(k, p * 32 + c); }, "P");
+  Tensor C = compute(
+      {64, 64}, [&](Var k, Var j) { return P(j / 32, k, j % 32) * 2.0f; }, "C");
+  Schedule s = create_schedule({C});
+  auto [jo, ji] = s[C].split(C.axis(1), 32);
+  s[C].vectorize(ji);
+  s[P].vectorize(P.axis(2));
+  std::string text = Text(lower::Lower(s, {B, C}, "f"));
+  EXPECT_EQ(text.find("floordiv(ramp"), std::string::npos) << text;
+  EXPECT_EQ(text.find("floormod(ramp"), std::string::npos) << text;
+  EXPECT_NE(text.find("P[ramp("), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace tessera
