@@ -210,6 +210,7 @@ std::string FleetState::KeepSession(const std::string& session_id, int64_t now_m
   }
   auto ended = ended_.find(session_id);
   if (ended != ended_.end()) return ended->second;
+  if (now_ms - started_ms_ < settings_.lease_timeout_ms) return "";
   return "unknown session '" + session_id + "'";
 }
 

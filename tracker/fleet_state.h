@@ -97,7 +97,9 @@ class FleetState {
   std::map<std::string, RequestOutcome> Expire(int64_t now_ms);
 
   /// Renews the client's hold on a session. Returns "" when alive, else why it is over (for a
-  /// session whose server died, the text starts with "device lost").
+  /// session whose server died, the text starts with "device lost"). During the first lease
+  /// timeout after `SetStartTime` an unknown session counts as alive: after a tracker restart
+  /// its server has not re-registered it yet.
   std::string KeepSession(const std::string& session_id, int64_t now_ms);
 
   /// Ends a session and frees its server; false when it was not open.
@@ -106,6 +108,8 @@ class FleetState {
   /// A snapshot for `tessera fleet status`.
   v1::FleetStatus Status(int64_t now_ms) const;
 
+  /// When this tracker started (see `KeepSession`).
+  void SetStartTime(int64_t now_ms) { started_ms_ = now_ms; }
   /// Requests still queued (for persistence).
   const std::map<std::string, PendingRequest>& queue() const { return queue_; }
   /// Known servers, by id.
@@ -134,6 +138,7 @@ class FleetState {
   std::map<std::string, std::vector<std::string>> to_close_;  ///< server id -> ended sessions
   std::map<std::string, uint64_t> last_served_;               ///< user -> grant number
   std::map<std::string, bool> known_keys_;
+  int64_t started_ms_ = 0;
   uint64_t next_seq_ = 1;
   uint64_t grants_ = 0;
 };

@@ -24,6 +24,7 @@ TrackerService::TrackerService(FleetSettings settings, std::string token,
   // Without a shared token the key is private to this run and handed to (loopback) servers.
   grant_key_ = token_.empty() ? fleet::RandomBytes(32) : fleet::GrantKeyFromToken(token_);
   if (store_) store_->Load(&state_);
+  state_.SetStartTime(fleet::UnixMillis());
   clock_ = std::thread([this] { ClockLoop(); });
 }
 

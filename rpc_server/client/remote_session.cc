@@ -36,7 +36,7 @@ class RemoteSession::Scope {
  public:
   explicit Scope(RemoteSession* session) : session_(session) {
     std::lock_guard<std::mutex> lock(session_->mu_);
-    if (!session_->lost_.empty()) throw FleetError(FleetErrorCode::kDeviceLost, session_->lost_);
+    if (!session_->lost_.empty()) throw FleetError(session_->lost_code_, session_->lost_);
     if (session_->closed_) {
       throw FleetError(FleetErrorCode::kSessionEnded,
                        "session '" + session_->grant_.session_id() + "' is closed");
@@ -99,16 +99,19 @@ void RemoteSession::KeepaliveLoop(int64_t keepalive_ms) {
     if (closed_) return;
     lock.unlock();
     std::string why;
+    FleetErrorCode code = FleetErrorCode::kDeviceLost;
     try {
       tracker_->KeepSession(grant_.session_id());
     } catch (const FleetError& e) {
       if (e.code() == FleetErrorCode::kDeviceLost || e.code() == FleetErrorCode::kSessionEnded) {
         why = e.what();
+        code = e.code();
       }
     }
     lock.lock();
     if (!why.empty()) {
       lost_ = why;
+      lost_code_ = code;
       for (grpc::ClientContext* context : in_flight_) context->TryCancel();
       return;
     }
@@ -120,7 +123,7 @@ void RemoteSession::Check(const grpc::Status& status, const char* what) {
   std::string where = std::string("server ") + grant_.server_address() + " (" + what + ")";
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!lost_.empty()) throw FleetError(FleetErrorCode::kDeviceLost, lost_);
+    if (!lost_.empty()) throw FleetError(lost_code_, lost_);
   }
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
     throw FleetError(FleetErrorCode::kDeviceLost,

@@ -89,7 +89,8 @@ class RemoteSession {
   std::condition_variable wake_;
   std::set<grpc::ClientContext*> in_flight_;
   std::map<int64_t, size_t> array_bytes_;  ///< sizes of the arrays this client allocated
-  std::string lost_;                       ///< why the device is lost, once it is
+  std::string lost_;  ///< why the session is over (device lost or ended), once it is
+  FleetErrorCode lost_code_ = FleetErrorCode::kDeviceLost;
   bool closed_ = false;
   std::thread keepalive_;
 };

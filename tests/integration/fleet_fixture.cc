@@ -3,6 +3,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include <signal.h>
 #include <unistd.h>
 
 namespace tessera {
@@ -19,6 +20,13 @@ Fleet::Fleet(FleetConfig config) : config_(std::move(config)) {
     args.insert(args.end(), {"--token-file", token_file_});
   }
   tracker_ = std::make_unique<Daemon>(config_.tracker_binary, args);
+  tracker_args_ = args;
+  tracker_args_[1] = tracker_->address();
+}
+
+void Fleet::RestartTracker() {
+  tracker_->Stop(SIGKILL);
+  tracker_ = std::make_unique<Daemon>(config_.tracker_binary, tracker_args_);
 }
 
 Daemon& Fleet::AddServer(const std::string& key) {

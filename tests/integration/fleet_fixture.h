@@ -33,6 +33,8 @@ class Fleet {
   Daemon& AddServer(const std::string& key);
   /// A client of the tracker (with the token, if any).
   std::shared_ptr<fleet::TrackerClient> Client() const;
+  /// Kills the tracker (SIGKILL) and starts it again on the same port with the same flags.
+  void RestartTracker();
   /// The tracker's address.
   const std::string& tracker_address() const { return tracker_->address(); }
   /// The server listening at `address`, or nullptr.
@@ -46,6 +48,7 @@ class Fleet {
   FleetConfig config_;
   std::string dir_;
   std::string token_file_;
+  std::vector<std::string> tracker_args_;
   std::unique_ptr<Daemon> tracker_;
   std::vector<std::unique_ptr<Daemon>> servers_;
   std::vector<std::string> workdirs_;

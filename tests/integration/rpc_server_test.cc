@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "rpc_server/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
@@ -287,6 +288,74 @@ TEST(RpcServerTest, QuarterGigabyteArrayRoundTrip) {
   EXPECT_EQ(checksum(back, 0), expected);
   session->CopyOut(in, back.data(), n);
   EXPECT_EQ(checksum(back, 1), expected);
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(RpcServerSessionTest, SessionEndsWhenTheClientDisappears) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  auto client = fleet.Client();
+  tracker::v1::SessionReply reply = client->RequestSession(ForKey("cpu"));
+  // A client that opens the session and then stops renewing it (as a crashed tuner would).
+  RemoteSession silent(nullptr, reply.grant(), 0);
+  const std::string address = reply.grant().server_address();
+  EXPECT_EQ(fleet.StateOf(address), "busy");
+  ASSERT_TRUE(WaitFor([&] { return fleet.StateOf(address) == "free"; }, 4000));
+  // The tracker told the server, which closed the session.
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        try {
+          silent.AllocArray({1}, "uint8");
+          return false;
+        } catch (const FleetError& e) {
+          return e.code() == FleetErrorCode::kSessionEnded;
+        }
+      },
+      2000));
+  // The server serves the next client.
+  auto next = RemoteSession::Open(client, ForKey("cpu"));
+  next->AllocArray({1}, "uint8");
+}
+
+TEST(RpcServerSessionTest, SessionEndsAtItsWallClockLimit) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  fleet::SessionOptions options = ForKey("cpu");
+  options.session_limit_ms = 700;
+  auto session = RemoteSession::Open(fleet.Client(), options);
+  session->AllocArray({1}, "uint8");
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));
+  FleetError over = Failure([&] { session->AllocArray({1}, "uint8"); });
+  EXPECT_EQ(over.code(), FleetErrorCode::kSessionEnded) << over.what();
+}
+
+TEST(RpcServerSessionTest, OpenSessionSurvivesATrackerRestart) {
+  std::string state = testing::MakeTempDir("restart-state");
+  testing::FleetConfig config;
+  config.tracker_flags.insert(config.tracker_flags.end(), {"--state", state});
+  Fleet fleet(config);
+  fleet.AddServer("cpu");
+  auto session = RemoteSession::Open(fleet.Client(), ForKey("cpu"));
+  session->UploadFile("k.so", kKernels);
+  int64_t module = session->LoadModule("k.so");
+  int64_t array = session->AllocArray({4}, "uint8");
+  fleet.RestartTracker();
+  // The server re-registers with its open session, which the new tracker adopts.
+  ASSERT_TRUE(
+      WaitFor([&] { return fleet.StateOf(session->grant().server_address()) == "busy"; }, 5000));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // keepalives go on
+  session->Call(module, "add_one_u8", {RemoteArg::Array(array), RemoteArg::Array(array)});
+  uint8_t result[4];
+  session->CopyOut(array, result, sizeof(result));
+  EXPECT_EQ(result[0], 1);
+  const std::string address = session->grant().server_address();
+  session->Close();
+  EXPECT_TRUE(WaitFor([&] { return fleet.StateOf(address) == "free"; }, 3000));
 }
 
 }  // namespace

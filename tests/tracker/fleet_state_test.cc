@@ -139,6 +139,14 @@ TEST(FleetStateTest, SessionEndsWhenTheClientStopsRenewingOrAtItsLimit) {
   EXPECT_EQ(fleet.Status(500).sessions_size(), 0);
 }
 
+TEST(FleetStateTest, UnknownSessionsAreGivenGraceAfterAStart) {
+  FleetState fleet(Settings());
+  fleet.SetStartTime(1000);
+  EXPECT_EQ(fleet.KeepSession("from-before-the-restart", 1400), "");
+  EXPECT_EQ(fleet.KeepSession("from-before-the-restart", 1500),
+            "unknown session 'from-before-the-restart'");
+}
+
 TEST(FleetStateTest, RestoredRequestsWaitForTheirClientAndKeepTheirPlace) {
   FleetState fleet(Settings());
   PendingRequest restored = Request("old", "u", 0);
