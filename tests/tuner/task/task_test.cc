@@ -1,0 +1,59 @@
+#include "tuner/task/task.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ErrorOf(const std::string& key) {
+  try {
+    Task task(key, "llvm");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TaskTest, WorkloadKeysAreCanonicalAndReadable) {
+  Task task(" dense.x86( 64, 32,16 , float32) ", "llvm -mcpu=znver3");
+  EXPECT_EQ(task.workload_key(), "dense.x86(64,32,16,float32)");
+  EXPECT_EQ(task.target(), "llvm -mcpu=znver3");
+  EXPECT_EQ(task.templ().name, "dense.x86");
+  EXPECT_EQ(task.args().ints, (std::vector<int64_t>{64, 32, 16}));
+  EXPECT_EQ(task.args().dtype, "float32");
+  EXPECT_DOUBLE_EQ(task.flops(), 2.0 * 64 * 32 * 16);
+  EXPECT_GT(task.config_space().size(), 1);
+  EXPECT_EQ(MakeWorkloadKey("dense.x86", task.args()), task.workload_key());
+}
+
+TEST(TaskTest, TheReferenceComputesTheOperator) {
+  Task task("dense.x86(2,3,2,float32)", "llvm");
+  std::vector<float> c = task.templ().reference(task.args(), {{1, 2, 3, 4}, {1, 0, 0, 1, 1, 1}});
+  EXPECT_EQ(c, (std::vector<float>{1, 2, 3, 3, 4, 7}));
+}
+
+TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
+  EXPECT_THAT(ErrorOf("conv9d.x86(1,2)"),
+              HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
+                        "dense.x86(M,N,K,float32))"));
+  EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));
+  EXPECT_THAT(ErrorOf("dense.x86(4,4,float32)"),
+              HasSubstr("workload 'dense.x86(4,4,float32)': dense.x86 takes (M,N,K,float32)"));
+  EXPECT_THAT(ErrorOf("dense.x86(4,4,0,float32)"), HasSubstr("dense: dimensions must be positive"));
+  EXPECT_THAT(ErrorOf("dense.x86(4,4x,4,float32)"),
+              HasSubstr("argument 2 ('4x') is not an integer"));
+  EXPECT_THAT(ErrorOf("dense.x86(float32,4,4,4)"),
+              HasSubstr("the dtype must be the last argument, got 'float32'"));
+  EXPECT_THAT(ErrorOf("dense.x86(4,4,4,float16)"), HasSubstr("takes (M,N,K,float32)"));
+  EXPECT_THROW(Task("dense.x86(4,4,4,float32)", ""), UserError);
+}
+
+}  // namespace
+}  // namespace tuner
+}  // namespace tessera

@@ -1,0 +1,116 @@
+#include "tuner/tune/tune_task.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "compiler/space/config_json.h"
+#include "compiler/space/mutation.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::remove(path.c_str());
+  return path;
+}
+
+std::string WorkDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir ? dir : "/tmp";
+}
+
+TuneTaskOptions SmallRun(const std::string& tuner, int64_t trials) {
+  TuneTaskOptions options;
+  options.tuner = tuner;
+  options.trials = trials;
+  options.batch_size = 4;
+  options.measure.build_parallel = 2;
+  options.measure.work_dir = WorkDir();
+  options.run.number = 2;
+  options.run.repeat = 2;
+  return options;
+}
+
+TEST(TuneTaskTest, CandidatesBuildRunAndMatchTheReference) {
+  for (const char* target : {"llvm", "c"}) {
+    Task task("dense.x86(16,32,8,float32)", target);
+    LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
+    std::mt19937_64 rng(3);
+    std::vector<space::ConfigEntity> batch = {task.config_space().Fallback(),
+                                              space::RandomConfig(task.config_space(), rng),
+                                              space::RandomConfig(task.config_space(), rng)};
+    for (const MeasureOutcome& o : measurer.Measure(batch)) {
+      EXPECT_TRUE(o.ok()) << target << ": " << tuning::ErrorKind_Name(o.error) << " " << o.message;
+      EXPECT_EQ(o.costs.size(), 3u);
+    }
+  }
+}
+
+TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
+  auto log = TuningLog::Open(TempPath("tune.db"));
+  Task task("dense.x86(16,32,8,float32)", "llvm");
+  int64_t batches = 0;
+  TuneTaskResult first = TuneTask(task, log.get(), SmallRun("random", 8),
+                                  [&](const TuneProgress&, const auto&) { ++batches; });
+  EXPECT_EQ(batches, 2);
+  EXPECT_EQ(first.resumed, 0);
+  EXPECT_EQ(first.search.trials, 8);
+  EXPECT_EQ(first.search.failures, 0);
+  ASSERT_TRUE(first.search.best.has_value());
+  EXPECT_EQ(log->Count(), 8);
+  auto best = log->Best(task.workload_key(), "llvm");
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->tuner_version(), kTunerVersion);
+  EXPECT_EQ(best->device_key(), "local");
+  EXPECT_DOUBLE_EQ(MeanCost(*best), first.search.best->outcome.cost);
+  EXPECT_EQ(space::ConfigFromJson(task.config_space(), best->config_json()),
+            first.search.best->config);
+
+  TuneTaskResult second = TuneTask(task, log.get(), SmallRun("random", 8));
+  EXPECT_EQ(second.resumed, 8);
+  EXPECT_EQ(log->Count(), 16);
+  EXPECT_EQ(log->MeasuredConfigs(task.workload_key(), "llvm").size(), 16u);
+  EXPECT_LE(second.search.best->outcome.cost, first.search.best->outcome.cost);
+  // The same CPU string only: another target starts from scratch.
+  EXPECT_FALSE(log->Best(task.workload_key(), "llvm -mcpu=skylake").has_value());
+}
+
+TEST(TuneTaskTest, XgbTransfersFromOtherShapesInTheLog) {
+  auto log = TuningLog::Open(TempPath("transfer.db"));
+  Task other("dense.x86(32,32,16,float32)", "c");
+  TuneTaskOptions seed = SmallRun("random", 12);
+  TuneTask(other, log.get(), seed);
+  Task task("dense.x86(16,32,8,float32)", "c");
+  TuneTaskOptions options = SmallRun("xgb", 4);
+  options.transfer_min_records = 10;
+  TuneTaskResult r = TuneTask(task, log.get(), options);
+  EXPECT_TRUE(r.transferred);
+  EXPECT_EQ(r.search.trials, 4);
+  options.transfer = false;
+  EXPECT_FALSE(TuneTask(task, log.get(), options).transferred);
+}
+
+TEST(TuneTaskTest, UnknownTunerIsAUserError) {
+  auto log = TuningLog::Open(TempPath("bad.db"));
+  Task task("dense.x86(16,32,8,float32)", "llvm");
+  try {
+    TuneTask(task, log.get(), SmallRun("annealing", 4));
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(
+                              "unknown tuner 'annealing' (expected xgb, ga, random or grid)"));
+  }
+}
+
+}  // namespace
+}  // namespace tuner
+}  // namespace tessera

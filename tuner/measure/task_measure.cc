@@ -1,0 +1,119 @@
+#include "tuner/measure/task_measure.h"
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "compiler/driver/build.h"
+#include "compiler/driver/target.h"
+#include "compiler/lower/lower.h"
+#include "compiler/support/error.h"
+#include "runtime/module.h"
+#include "runtime/ndarray.h"
+#include "runtime/time_evaluator.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+constexpr DLDevice kCpu{kDLCPU, 0};
+
+std::vector<int64_t> ConstShape(const te::Tensor& t) {
+  std::vector<int64_t> shape;
+  for (const ir::Expr& e : t.shape()) {
+    const auto* imm = e.as<ir::IntImmNode>();
+    TESSERA_INTERNAL_CHECK(imm) << "tensor " << t.name() << " has a symbolic shape";
+    shape.push_back(imm->value);
+  }
+  return shape;
+}
+
+// Inputs, the expected output and the argument shapes of one task, computed once.
+struct Fixture {
+  std::vector<std::vector<int64_t>> shapes;  // every argument, the output last
+  std::vector<std::vector<float>> inputs;
+  std::vector<float> expected;
+};
+
+std::shared_ptr<const Fixture> MakeFixture(const Task& task, uint64_t seed) {
+  auto fixture = std::make_shared<Fixture>();
+  topi::ScheduledOp op = task.templ().baseline(task.args());
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (size_t i = 0; i < op.args.size(); ++i) {
+    fixture->shapes.push_back(ConstShape(op.args[i]));
+    if (i + 1 == op.args.size()) break;
+    int64_t n = 1;
+    for (int64_t d : fixture->shapes.back()) n *= d;
+    std::vector<float> values(static_cast<size_t>(n));
+    for (float& v : values) v = dist(rng);
+    fixture->inputs.push_back(std::move(values));
+  }
+  fixture->expected = task.templ().reference(task.args(), fixture->inputs);
+  return fixture;
+}
+
+runtime::NDArray Array(const std::vector<int64_t>& shape, const std::vector<float>* values) {
+  runtime::NDArray a = runtime::NDArray::Empty(shape, DLDataType{kDLFloat, 32, 1}, kCpu);
+  if (values) a.CopyFromBytes(values->data(), values->size() * sizeof(float));
+  return a;
+}
+
+}  // namespace
+
+ir::PrimFunc LowerCandidate(const Task& task, const space::ConfigEntity& config) {
+  topi::ScheduledOp op = task.Instantiate(config);
+  return lower::Lower(op.schedule, op.args, kCandidateFunction);
+}
+
+void BuildLibrary(const ir::PrimFunc& func, const std::string& target, const std::string& path) {
+  build({func}, Target(target)).export_library(path);
+}
+
+BuildFn TaskBuildFn(const Task& task) {
+  return [task](const space::ConfigEntity& config, const std::string& path) {
+    BuildLibrary(LowerCandidate(task, config), task.target(), path);
+  };
+}
+
+RunFn TaskRunFn(const Task& task, const RunOptions& options) {
+  std::shared_ptr<const Fixture> fixture = MakeFixture(task, options.seed);
+  return [fixture, options](const space::ConfigEntity&, const std::string& path, bool check) {
+    runtime::Module module = runtime::Module::LoadFromFile(path);
+    runtime::PackedFunc func = module[kCandidateFunction];
+    std::vector<runtime::NDArray> arrays;
+    for (size_t i = 0; i < fixture->shapes.size(); ++i) {
+      arrays.push_back(
+          Array(fixture->shapes[i], i < fixture->inputs.size() ? &fixture->inputs[i] : nullptr));
+    }
+    std::vector<TesseraValue> values(arrays.size());
+    std::vector<int32_t> codes(arrays.size());
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      runtime::PackedFunc::SetArg(&values[i], &codes[i], arrays[i]);
+    }
+    runtime::PackedArgs args(values.data(), codes.data(), static_cast<int>(arrays.size()));
+    if (check) {
+      runtime::RetValue ret;
+      func.CallPacked(args, &ret);
+      const float* got = arrays.back().Data<float>();
+      for (size_t i = 0; i < fixture->expected.size(); ++i) {
+        double want = fixture->expected[i];
+        if (!(std::fabs(got[i] - want) <= options.atol + options.rtol * std::fabs(want))) {
+          std::ostringstream os;
+          os << "output element " << i << " is " << got[i] << ", expected " << want;
+          throw WrongAnswerError(os.str());
+        }
+      }
+    }
+    runtime::TimeEvaluatorOptions timing;
+    timing.number = options.number;
+    timing.repeat = options.repeat;
+    timing.min_repeat_ms = options.min_repeat_ms;
+    timing.flush_cache = options.flush_cache;
+    return runtime::TimeFunction(func, kCpu, timing, args);
+  };
+}
+
+}  // namespace tuner
+}  // namespace tessera

@@ -1,0 +1,48 @@
+/// \file
+/// Build and run functions for a tuning task: compile a candidate for the task's target into a
+/// shared library, then load it, check its output against the template's reference and time it
+/// with the runtime's TimeEvaluator.
+#ifndef TESSERA_TUNER_MEASURE_TASK_MEASURE_H_
+#define TESSERA_TUNER_MEASURE_TASK_MEASURE_H_
+
+#include <string>
+
+#include "compiler/ir/function.h"
+#include "tuner/measure/local_measurer.h"
+#include "tuner/task/task.h"
+
+namespace tessera {
+namespace tuner {
+
+/// How candidates are timed and checked.
+struct RunOptions {
+  int number = 10;
+  int repeat = 3;
+  int min_repeat_ms = 0;
+  bool flush_cache = false;
+  double rtol = 1e-3;  ///< relative tolerance of the check
+  double atol = 1e-3;  ///< absolute tolerance of the check
+  uint64_t seed = 1;   ///< of the random inputs
+};
+
+/// The function name candidates are compiled under.
+constexpr const char* kCandidateFunction = "candidate";
+
+/// Lowers `config` of `task` (its instantiated schedule) to a packed-API function.
+ir::PrimFunc LowerCandidate(const Task& task, const space::ConfigEntity& config);
+
+/// Compiles `func` for `target` ("llvm …" or "c") and writes a shared library to `path`.
+/// Throws `UserError` for a bad target string or one without a code generator.
+void BuildLibrary(const ir::PrimFunc& func, const std::string& target, const std::string& path);
+
+/// A build function for `task` (for `LocalMeasurer`).
+BuildFn TaskBuildFn(const Task& task);
+
+/// A run function for `task`: the inputs and the reference output are computed once, here, so
+/// that every worker process inherits them.
+RunFn TaskRunFn(const Task& task, const RunOptions& options);
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_MEASURE_TASK_MEASURE_H_

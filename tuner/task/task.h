@@ -1,0 +1,82 @@
+/// \file
+/// Tuning tasks: an operator template, its arguments and a target. A task's workload key is a
+/// readable, stable string such as `dense.x86(1024,1024,1024,float32)`; with the full target
+/// string it keys the tuning log, so a record tuned for one CPU is never used for another.
+#ifndef TESSERA_TUNER_TASK_TASK_H_
+#define TESSERA_TUNER_TASK_TASK_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/space/config_space.h"
+#include "compiler/topi/scheduled_op.h"
+
+namespace tessera {
+namespace tuner {
+
+/// The parsed arguments of a workload key: integers, then the element type.
+struct TaskArgs {
+  std::vector<int64_t> ints;
+  std::string dtype;
+};
+
+/// One operator template the tuner can tune.
+struct TemplateDef {
+  std::string name;       ///< e.g. "dense.x86"
+  std::string args_help;  ///< e.g. "(M,N,K,float32)"
+  /// Throws `UserError` when `args` do not fit the template.
+  std::function<void(const TaskArgs& args)> validate;
+  std::function<space::ConfigSpace(const TaskArgs& args)> space;
+  std::function<topi::ScheduledOp(const TaskArgs& args, const space::ConfigEntity& config)>
+      instantiate;
+  /// The untuned baseline (plain compute, default schedule).
+  std::function<topi::ScheduledOp(const TaskArgs& args)> baseline;
+  /// The output computed from the inputs (row-major float32), independently of any schedule.
+  std::function<std::vector<float>(const TaskArgs& args,
+                                   const std::vector<std::vector<float>>& inputs)>
+      reference;
+};
+
+/// The templates known to the tuner, by name.
+const std::vector<TemplateDef>& Templates();
+
+/// A template, an argument list and a target.
+class Task {
+ public:
+  /// Parses `workload_key` ("name(int,...,dtype)") for `target`. Throws `UserError` naming the
+  /// key for an unknown template (listing the known ones), malformed syntax or bad arguments.
+  Task(const std::string& workload_key, const std::string& target);
+
+  /// The canonical workload key (no spaces).
+  const std::string& workload_key() const { return key_; }
+  /// The target string, as given.
+  const std::string& target() const { return target_; }
+  /// The template.
+  const TemplateDef& templ() const { return *def_; }
+  /// The arguments.
+  const TaskArgs& args() const { return args_; }
+  /// The configuration space.
+  const space::ConfigSpace& config_space() const { return space_; }
+  /// The scheduled operator for `config`.
+  topi::ScheduledOp Instantiate(const space::ConfigEntity& config) const;
+  /// Floating-point operations of one call.
+  double flops() const;
+
+ private:
+  const TemplateDef* def_ = nullptr;
+  TaskArgs args_;
+  std::string key_;
+  std::string target_;
+  space::ConfigSpace space_;
+};
+
+/// `name(args...)` with the canonical spelling of a workload key.
+std::string MakeWorkloadKey(const std::string& template_name, const TaskArgs& args);
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_TASK_TASK_H_

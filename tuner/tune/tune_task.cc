@@ -1,0 +1,80 @@
+#include "tuner/tune/tune_task.h"
+
+#include "compiler/support/error.h"
+#include "tuner/cost_model/knob_features.h"
+#include "tuner/cost_model/transfer.h"
+#include "tuner/search/genetic_tuner.h"
+#include "tuner/search/grid_tuner.h"
+#include "tuner/search/log_history.h"
+#include "tuner/search/model_based_tuner.h"
+#include "tuner/search/random_tuner.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+FeatureFn TaskFeatures(const Task& task) {
+  std::string key = task.workload_key();
+  return [key](const space::ConfigEntity& c) { return CandidateFeatures(c, key); };
+}
+
+}  // namespace
+
+std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint64_t seed) {
+  if (name == "xgb") {
+    return std::make_unique<ModelBasedTuner>(task.config_space(), seed, TaskFeatures(task));
+  }
+  if (name == "ga") return std::make_unique<GeneticTuner>(task.config_space(), seed);
+  if (name == "random") return std::make_unique<RandomTuner>(task.config_space(), seed);
+  if (name == "grid") return std::make_unique<GridTuner>(task.config_space());
+  TESSERA_USER_ERROR() << "unknown tuner '" << name << "' (expected xgb, ga, random or grid)";
+  return nullptr;
+}
+
+TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions& options,
+                        const ProgressFn& progress) {
+  TuneTaskResult result;
+  LoadedHistory history =
+      TrialsFromLog(*log, task.workload_key(), task.target(), task.config_space());
+  result.resumed = static_cast<int64_t>(history.trials.size());
+  std::unique_ptr<Tuner> tuner;
+  if (options.tuner == "xgb") {
+    auto model_based =
+        std::make_unique<ModelBasedTuner>(task.config_space(), options.seed, TaskFeatures(task));
+    if (options.transfer) {
+      int64_t width = static_cast<int64_t>(
+          CandidateFeatures(task.config_space().Fallback(), task.workload_key()).size());
+      auto base = PretrainFromLog(*log, task.workload_key(), task.target(), width, {},
+                                  options.transfer_min_records);
+      if (base) {
+        model_based->SetBaseModel(base);
+        result.transferred = true;
+      }
+    }
+    tuner = std::move(model_based);
+  } else {
+    tuner = MakeTuner(options.tuner, task, options.seed);
+  }
+  tuner->LoadHistory(history.trials);
+
+  LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, options.run), options.measure);
+  TuneOptions tune;
+  tune.trials = options.trials;
+  tune.batch_size = options.batch_size;
+  tune.early_stopping = options.early_stopping;
+  result.search = tuner->Tune(
+      tune, [&](const std::vector<space::ConfigEntity>& batch) { return measurer.Measure(batch); },
+      [&](const TuneProgress& p, const std::vector<Trial>& trials) {
+        std::vector<tuning::MeasureRecord> records;
+        for (const Trial& t : trials) {
+          records.push_back(RecordOfTrial(t, task.workload_key(), task.target(), options.device_key,
+                                          kTunerVersion));
+        }
+        log->AppendBatch(records);
+        if (progress) progress(p, trials);
+      });
+  return result;
+}
+
+}  // namespace tuner
+}  // namespace tessera

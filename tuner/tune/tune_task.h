@@ -1,0 +1,55 @@
+/// \file
+/// The tuning loop of one task: resume from the tuning log, pre-train the cost model on the log's
+/// other shapes of the template (transfer), search with the chosen tuner, measure locally in
+/// worker processes, and append every measurement to the log as it happens.
+#ifndef TESSERA_TUNER_TUNE_TUNE_TASK_H_
+#define TESSERA_TUNER_TUNE_TUNE_TASK_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "tuner/log/tuning_log.h"
+#include "tuner/measure/local_measurer.h"
+#include "tuner/measure/task_measure.h"
+#include "tuner/search/tuner.h"
+#include "tuner/task/task.h"
+
+namespace tessera {
+namespace tuner {
+
+/// The version written into every record.
+constexpr const char* kTunerVersion = "tessera-tuner 0.1";
+
+/// Options of `TuneTask`.
+struct TuneTaskOptions {
+  int64_t trials = 64;
+  std::string tuner = "xgb";    ///< xgb, ga, random or grid
+  int batch_size = 8;           ///< candidates built in parallel per batch
+  int64_t early_stopping = -1;  ///< trials without improvement; -1: never
+  bool transfer = true;         ///< pre-train the xgb model on the log's other shapes
+  int64_t transfer_min_records = 64;
+  uint64_t seed = 1;
+  std::string device_key = "local";
+  LocalMeasureOptions measure;
+  RunOptions run;
+};
+
+/// What a tuning run did.
+struct TuneTaskResult {
+  TuneResult search;         ///< trials of this run; `best` includes resumed history
+  int64_t resumed = 0;       ///< records of this task and target loaded from the log
+  bool transferred = false;  ///< a base model from other shapes was used
+};
+
+/// A search strategy by name for `task`; throws `UserError` listing the names for an unknown one.
+std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint64_t seed);
+
+/// Tunes `task`, appending each batch's records to `log`; `progress` sees every batch.
+TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions& options,
+                        const ProgressFn& progress = nullptr);
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_TUNE_TUNE_TASK_H_
