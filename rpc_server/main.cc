@@ -45,7 +45,7 @@ void MakeDirectories(const std::string& path) {
 int Run(const std::vector<std::string>& args) {
   tessera::fleet::Flags flags("tessera-rpc-server", args);
   flags.CheckKnown({"tracker", "key", "listen", "advertise", "token-file", "workdir", "target",
-                    "call-timeout-ms", "max-upload-bytes", "max-array-bytes"});
+                    "call-timeout-ms", "max-upload-bytes", "max-array-bytes", "tls-ca"});
   tessera::fleet::TrackerLinkOptions link;
   link.tracker = flags.Require("tracker");
   link.key = flags.Require("key");
@@ -95,6 +95,7 @@ int Run(const std::vector<std::string>& args) {
   }
 
   link.token = token;
+  link.tls_ca_file = flags.Get("tls-ca");
   link.server_id = device.server_id;
   link.address = advertised;
   link.info = DescribeDevice(flags.Get("target"));

@@ -20,7 +20,7 @@ void Prepare(grpc::ClientContext* context, const std::string& token, int64_t tim
 TrackerLink::TrackerLink(TrackerLinkOptions options, LinkCallbacks callbacks)
     : options_(std::move(options)),
       callbacks_(std::move(callbacks)),
-      stub_(tracker::v1::Tracker::NewStub(MakeChannel(options_.tracker))) {
+      stub_(tracker::v1::Tracker::NewStub(MakeChannel(options_.tracker, options_.tls_ca_file))) {
   thread_ = std::thread([this] { Loop(); });
 }
 

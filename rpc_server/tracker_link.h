@@ -21,11 +21,12 @@ namespace fleet {
 
 /// Who the server is and where its tracker is.
 struct TrackerLinkOptions {
-  std::string tracker;    ///< HOST:PORT
-  std::string token;      ///< shared secret, empty without one
-  std::string server_id;  ///< stable for the life of the server process
-  std::string key;        ///< device key
-  std::string address;    ///< HOST:PORT clients use to reach the server
+  std::string tracker;      ///< HOST:PORT
+  std::string token;        ///< shared secret, empty without one
+  std::string tls_ca_file;  ///< PEM root certificate of a TLS tracker; empty for plaintext
+  std::string server_id;    ///< stable for the life of the server process
+  std::string key;          ///< device key
+  std::string address;      ///< HOST:PORT clients use to reach the server
   tracker::v1::DeviceInfo info;
   int64_t max_backoff_ms = 2000;  ///< longest wait between attempts to reach the tracker
 };

@@ -14,6 +14,8 @@ PACKAGES=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # benchmarks' baselines
   libopenblas-dev libdnnl-dev
+  # TLS certificates in the fleet's tests
+  openssl
   # formatting
   clang-format
 )

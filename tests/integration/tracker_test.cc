@@ -127,14 +127,25 @@ TEST(TrackerTest, SilentServerIsDeclaredDeadAndItsSessionReportsDeviceLost) {
   options.queue_timeout_ms = 2000;
   std::string session = client.RequestSession(options).grant().session_id();
   server.reset();  // stops heartbeating, like a phone that rebooted
-  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "phone") == "dead"; }, 3000));
-  try {
-    client.KeepSession(session);
-    FAIL() << "expected device lost";
-  } catch (const FleetError& e) {
-    EXPECT_EQ(e.code(), FleetErrorCode::kDeviceLost);
-    EXPECT_NE(std::string(e.what()).find("device lost"), std::string::npos) << e.what();
-  }
+  // The client keeps renewing until the tracker tells it the device is gone.
+  std::string lost;
+  FleetErrorCode code = FleetErrorCode::kInternal;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        try {
+          client.KeepSession(session);
+          return false;
+        } catch (const FleetError& e) {
+          lost = e.what();
+          code = e.code();
+          return true;
+        }
+      },
+      3000));
+  EXPECT_EQ(code, FleetErrorCode::kDeviceLost);
+  EXPECT_NE(lost.find("device lost: server '"), std::string::npos) << lost;
+  EXPECT_NE(lost.find("(key 'phone') missed heartbeats for 1000 ms"), std::string::npos) << lost;
+  EXPECT_EQ(ServerState(client, "phone"), "dead");
 }
 
 TEST(TrackerTest, TokenIsRequiredWhenConfigured) {
@@ -214,6 +225,52 @@ TEST(TrackerTest, QueuedRequestSurvivesATrackerRestart) {
   auto server = StandIn(address, "late", "l1");
   EXPECT_TRUE(WaitFor([&] { return granted.load(); }, 5000));
   waiter.join();
+}
+
+TEST(TrackerTest, TlsTrackerServesTlsClientsOnly) {
+  std::string dir = testing::MakeTempDir("tls");
+  std::string out;
+  ASSERT_EQ(testing::RunCommand("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "
+                                "/CN=localhost -addext subjectAltName=IP:127.0.0.1 -keyout " +
+                                    dir + "/key.pem -out " + dir + "/cert.pem 2>&1",
+                                &out),
+            0)
+      << out;
+  testing::WriteFile(dir + "/token", "tls-token");
+  std::vector<std::string> args = FastLeases();
+  args.insert(args.end(), {"--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/key.pem",
+                           "--token-file", dir + "/token"});
+  Daemon tracker(kTracker, args);
+  fleet::TrackerLinkOptions link;
+  link.tracker = tracker.address();
+  link.token = "tls-token";
+  link.tls_ca_file = dir + "/cert.pem";
+  link.server_id = "t1";
+  link.key = "secure";
+  link.address = "127.0.0.1:1";
+  fleet::TrackerLink server(link, fleet::LinkCallbacks());
+  fleet::TrackerOptions options;
+  options.address = tracker.address();
+  options.token = "tls-token";
+  options.tls_ca_file = dir + "/cert.pem";
+  fleet::TrackerClient client(options);
+  EXPECT_TRUE(WaitFor([&] { return ServerState(client, "secure") == "free"; }, 5000));
+  ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --json --tracker " + tracker.address() +
+                                    " --token-file " + dir + "/token --tls-ca " + dir + "/cert.pem",
+                                &out),
+            0);
+  EXPECT_NE(out.find("\"key\":\"secure\""), std::string::npos) << out;
+  // A plaintext client cannot talk to it.
+  fleet::TrackerOptions plain = options;
+  plain.tls_ca_file.clear();
+  plain.retry_window_ms = 300;
+  fleet::TrackerClient plaintext(plain);
+  try {
+    plaintext.Status();
+    FAIL() << "expected failure";
+  } catch (const FleetError& e) {
+    EXPECT_EQ(e.code(), FleetErrorCode::kUnavailable) << e.what();
+  }
 }
 
 TEST(TrackerTest, FleetStatusCommandPrintsJson) {
