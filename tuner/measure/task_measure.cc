@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 
+#include "compiler/codegen/llvm/llvm_target.h"
 #include "compiler/driver/build.h"
 #include "compiler/driver/target.h"
 #include "compiler/lower/lower.h"
@@ -69,6 +70,13 @@ ir::PrimFunc LowerCandidate(const Task& task, const space::ConfigEntity& config)
 
 void BuildLibrary(const ir::PrimFunc& func, const std::string& target, const std::string& path) {
   build({func}, Target(target)).export_library(path);
+}
+
+void CheckTarget(const std::string& target_string) {
+  Target target(target_string);
+  if (target.kind() == TargetKind::kLLVM) {
+    codegen::ResolveLLVMTarget({target.mtriple(), target.mcpu(), target.mattrs()});
+  }
 }
 
 BuildFn TaskBuildFn(const Task& task) {

@@ -35,6 +35,10 @@ ir::PrimFunc LowerCandidate(const Task& task, const space::ConfigEntity& config)
 /// Throws `UserError` for a bad target string or one without a code generator.
 void BuildLibrary(const ir::PrimFunc& func, const std::string& target, const std::string& path);
 
+/// Throws `UserError` when `target` is malformed or names a CPU or triple the compiler does not
+/// know, so that a tuning run fails at once instead of recording only compile errors.
+void CheckTarget(const std::string& target);
+
 /// A build function for `task` (for `LocalMeasurer`).
 BuildFn TaskBuildFn(const Task& task);
 

@@ -33,6 +33,7 @@ std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint
 
 TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions& options,
                         const ProgressFn& progress) {
+  CheckTarget(task.target());
   TuneTaskResult result;
   LoadedHistory history =
       TrialsFromLog(*log, task.workload_key(), task.target(), task.config_space());
