@@ -157,6 +157,38 @@ void BindLeaves(const StageInfo& info, arith::Analyzer* an) {
     an->Bind(leaf->var, info.ranges.at(leaf.get()));
 }
 
+bool InsideScope(const StageInfo& x, const StageInfo& target, size_t pos) {
+  const te::StageNode* s = x.stage.node().get();
+  while (s->attach_type == te::AttachType::kScope) {
+    const te::StageNode* parent = s->attach_stage.get();
+    if (parent == target.stage.node().get()) {
+      const auto& leaves = target.stage->leaf_iter_vars;
+      for (size_t l = 0; l < leaves.size(); ++l)
+        if (leaves[l].same_as(s->attach_ivar)) return l >= pos;
+      return false;
+    }
+    s = parent;
+  }
+  return false;
+}
+
+// Interval of `e` with `relax` sweeping, also relaxing the variables that the ends of the
+// intervals of attached stages' loops mention.
+arith::IntervalSet RelaxFully(const Expr& e, const arith::VarIntervalMap& relax,
+                              const arith::Analyzer& an) {
+  std::unordered_set<const ir::Object*> keys;
+  for (const auto& kv : relax) keys.insert(kv.first);
+  arith::IntervalSet s = arith::EvalIntervalSet(e, relax, an);
+  for (int round = 0; round < 8 && s.bounded(); ++round) {
+    if (!ir::UsesVar(s.min, keys) && !ir::UsesVar(s.max, keys)) break;
+    s = {arith::EvalIntervalSet(s.min, relax, an).min,
+         arith::EvalIntervalSet(s.max, relax, an).max};
+  }
+  if (s.bounded() && (ir::UsesVar(s.min, keys) || ir::UsesVar(s.max, keys)))
+    return arith::IntervalSet();
+  return s;
+}
+
 }  // namespace
 
 ScheduleAnalysis InferBound(const te::Schedule& schedule) {
@@ -208,29 +240,47 @@ ScheduleAnalysis InferBound(const te::Schedule& schedule) {
           << "compute_at of '" << info.stage.name() << "': its target stage '"
           << node->attach_stage->op->name << "' is inlined";
       size_t target = static_cast<size_t>(it - result.stages.begin());
-      for (size_t consumer : info.consumers) {
-        TESSERA_USER_CHECK(consumer == target)
-            << "compute_at of '" << info.stage.name() << "' into '" << it->stage.name() << "': '"
-            << info.stage.name() << "' is also read by '" << result.stages[consumer].stage.name()
-            << "', which runs outside that loop";
-      }
       const StageInfo& t = *it;
       size_t pos = LeafPosition(t, node->attach_ivar);
+      TESSERA_USER_CHECK(!info.consumers.empty())
+          << "compute_at of '" << info.stage.name() << "': stage '" << t.stage.name()
+          << "' does not read '" << info.stage.name() << "' (directly or through inlined stages)";
+      // Loops inside the attach point sweep: the target's inner loops and every loop of the
+      // stages attached (transitively) inside that point.
       arith::VarIntervalMap relax;
       for (size_t l = pos + 1; l < t.stage->leaf_iter_vars.size(); ++l) {
         const ir::IterVar& leaf = t.stage->leaf_iter_vars[l];
         relax[leaf->var.get()] = arith::IntervalSet::FromRange(t.ranges.at(leaf.get()));
       }
-      CollectReads reads(info.tensor.op().get());
-      reads.VisitExpr(t.body);
-      ir::VarMap root_values;
-      for (const auto& kv : t.root_values) root_values[kv.first] = kv.second;
+      for (size_t x = i + 1; x < result.stages.size(); ++x) {
+        if (x == target || !InsideScope(result.stages[x], t, pos)) continue;
+        for (const ir::IterVar& leaf : result.stages[x].stage->leaf_iter_vars) {
+          relax[leaf->var.get()] =
+              arith::IntervalSet::FromRange(result.stages[x].ranges.at(leaf.get()));
+        }
+      }
+      std::vector<std::vector<Expr>> reads;
+      for (size_t consumer : info.consumers) {
+        const StageInfo& cs = result.stages[consumer];
+        TESSERA_USER_CHECK(consumer == target || InsideScope(cs, t, pos))
+            << "compute_at of '" << info.stage.name() << "' into '" << t.stage.name() << "': '"
+            << info.stage.name() << "' is also read by '" << cs.stage.name()
+            << "', which runs outside that loop";
+        CollectReads collect(info.tensor.op().get());
+        collect.VisitExpr(cs.body);
+        ir::VarMap root_values;
+        for (const auto& kv : cs.root_values) root_values[kv.first] = kv.second;
+        for (const auto& idx : collect.reads) {
+          std::vector<Expr> in_loops;
+          for (const Expr& e : idx) in_loops.push_back(ir::Substitute(e, root_values));
+          reads.push_back(in_loops);
+        }
+      }
       for (size_t d = 0; d < region.size(); ++d) {
         arith::IntervalSet covered;
         bool first = true;
-        for (const auto& idx : reads.reads) {
-          arith::IntervalSet s =
-              arith::EvalIntervalSet(ir::Substitute(idx[d], root_values), relax, an);
+        for (const auto& idx : reads) {
+          arith::IntervalSet s = RelaxFully(idx[d], relax, an);
           covered = first ? s : arith::Union(covered, s, an);
           first = false;
         }

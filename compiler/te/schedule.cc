@@ -277,9 +277,18 @@ void Stage::compute_at(const Stage& parent, const IterVar& scope) {
       << "compute_at of '" << name() << "': an output stage must stay at the root";
   TESSERA_USER_CHECK(parent.node() != node_) << "compute_at of '" << name() << "' into itself";
   parent.LeafIndex(scope, "compute_at");
+  // The target may read this stage through stages that end up inlined, so look through the
+  // whole producer graph; lowering checks the direct relation after inlining.
   bool reads = false;
-  for (const Tensor& in : parent->op.InputTensors()) {
-    reads = reads || in.op().same_as(node_->op) || in.op().same_as(node_->origin_op);
+  std::vector<Operation> work = {parent->op};
+  std::unordered_set<const ir::Object*> seen;
+  while (!work.empty() && !reads) {
+    Operation op = work.back();
+    work.pop_back();
+    for (const Tensor& in : op.InputTensors()) {
+      reads = reads || in.op().same_as(node_->op) || in.op().same_as(node_->origin_op);
+      if (seen.insert(in.op().get()).second) work.push_back(in.op());
+    }
   }
   TESSERA_USER_CHECK(reads) << "compute_at of '" << name() << "': stage '" << parent.name()
                             << "' does not read '" << name() << "'";

@@ -217,8 +217,67 @@ std::string RunConv2d(uint64_t seed, std::string* schedule_text) {
   return testing::CheckAgainstReference(s, {X, Wt, Y}, "conv2d", seed, FastC());
 }
 
+// A softmax graph with several readers per stage: random placements that keep every reader of
+// an attached stage inside its scope (mx <= e <= den along the loops of Y).
+std::string RunSoftmax(uint64_t seed, std::string* schedule_text) {
+  RandomScheduler r(seed);
+  int n = r.Uniform(1, 9), m = r.Uniform(1, 24);
+  r.Note("softmax " + std::to_string(n) + "x" + std::to_string(m));
+  Tensor X = placeholder({n, m}, DataType::Float(32), "X");
+  IterVar k1 = reduce_axis(m, "k1"), k2 = reduce_axis(m, "k2");
+  Tensor mx = compute(
+      {n}, [&](Var i) { return max(X(i, k1), {k1}); }, "mx");
+  Tensor e = compute(
+      {n, m}, [&](Var i, Var j) { return exp(X(i, j) - mx(i)); }, "e");
+  Tensor den = compute(
+      {n}, [&](Var i) { return sum(e(i, k2), {k2}); }, "den");
+  Tensor Y = compute(
+      {n, m}, [&](Var i, Var j) { return e(i, j) / den(i); }, "Y");
+  Schedule s = create_schedule({Y});
+  r.Transform(s[Y]);
+  int leaves = static_cast<int>(s[Y]->leaf_iter_vars.size());
+  // -1: root; otherwise a loop position of Y.
+  int pos_den = r.Chance(0.7) ? r.Uniform(0, leaves - 1) : -1;
+  bool inline_e = r.Chance(0.4);
+  int pos_e = -1;
+  if (inline_e) {
+    s[e].compute_inline();
+    r.Note("e.compute_inline()");
+  } else if (pos_den >= 0 && r.Chance(0.7)) {
+    pos_e = r.Uniform(0, pos_den);
+  }
+  int limit = inline_e ? pos_den : (pos_e >= 0 && pos_den >= 0 ? std::min(pos_e, pos_den) : -1);
+  int pos_mx = (limit >= 0 && r.Chance(0.7)) ? r.Uniform(0, limit) : -1;
+  auto place = [&](const Tensor& t, int pos) {
+    if (pos < 0) {
+      r.Note(t.name() + " stays at the root");
+      return;
+    }
+    IterVar at = s[Y]->leaf_iter_vars[pos];
+    s[t].compute_at(s[Y], at);
+    r.Note(t.name() + ".compute_at(Y, " + at->var.name() + ")");
+  };
+  place(den, pos_den);
+  if (!inline_e) place(e, pos_e);
+  place(mx, pos_mx);
+  r.Transform(s[den]);
+  r.Annotate(s[Y]);
+  r.Annotate(s[den]);
+  if (!inline_e) r.Annotate(s[e]);
+  *schedule_text = r.Description();
+  return testing::CheckAgainstReference(s, {X, Y}, "softmax", seed, FastC(), 1e-4, 1e-5);
+}
+
+// TESSERA_RANDOM_SCHEDULE_SCALE=N runs N times as many seeds (for soak runs outside CI).
+int Scaled(int count) {
+  const char* env = std::getenv("TESSERA_RANDOM_SCHEDULE_SCALE");
+  return env ? count * std::max(1, std::atoi(env)) : count;
+}
+
 void RunSeeds(const char* what, std::string (*run)(uint64_t, std::string*), uint64_t first,
               int count) {
+  if (Scaled(1) > 1) first += 100000;  // fresh seeds in soak runs
+  count = Scaled(count);
   for (uint64_t seed = first; seed < first + count; ++seed) {
     std::string schedule, error;
     try {
@@ -240,6 +299,8 @@ TEST(RandomScheduleTest, Conv2d0) { RunSeeds("conv2d", RunConv2d, 5000, 20); }
 TEST(RandomScheduleTest, Conv2d1) { RunSeeds("conv2d", RunConv2d, 5020, 20); }
 TEST(RandomScheduleTest, Conv2d2) { RunSeeds("conv2d", RunConv2d, 5040, 20); }
 TEST(RandomScheduleTest, Conv2d3) { RunSeeds("conv2d", RunConv2d, 5060, 20); }
+TEST(RandomScheduleTest, Softmax0) { RunSeeds("softmax", RunSoftmax, 9000, 20); }
+TEST(RandomScheduleTest, Softmax1) { RunSeeds("softmax", RunSoftmax, 9020, 20); }
 
 }  // namespace
 }  // namespace tessera
