@@ -2,13 +2,17 @@
 // device server over loopback. Starts its own tracker and servers on 127.0.0.1.
 //   bazel run -c opt //bench:fleet -- [--clients 200] [--servers 20] [--grants-per-client 10]
 //                                      [--mib 256] [--rounds 3]
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -102,23 +106,48 @@ void GrantLatency(int clients, int servers, int grants_per_client) {
       Percentile(free_to_grant, 0.5), Percentile(free_to_grant, 0.99));
 }
 
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one;
+  in >> one;
+  return one + " on " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores";
+}
+
+// CPU seconds (user + system) used so far by process `pid` (0: this process).
+double CpuSeconds(pid_t pid) {
+  std::string path = pid == 0 ? "/proc/self/stat" : "/proc/" + std::to_string(pid) + "/stat";
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / sysconf(_SC_CLK_TCK);
+}
+
 void Throughput(int64_t mib, int rounds) {
   tessera::testing::Fleet fleet;
-  fleet.AddServer("copy");
+  pid_t server = fleet.AddServer("copy").pid();
   tessera::fleet::SessionOptions options;
   options.key = "copy";
   auto session = tessera::fleet::RemoteSession::Open(fleet.Client(), options);
   const size_t nbytes = static_cast<size_t>(mib) << 20;
   std::vector<char> data(nbytes, 1), back(nbytes, 0);
   int64_t array = session->AllocArray({static_cast<int64_t>(nbytes)}, "uint8");
-  double best_in = 0, best_out = 0, sum_in = 0, sum_out = 0;
+  double best_in = 0, best_out = 0, sum_in = 0, sum_out = 0, cpu_in = 0, cpu_out = 0;
   for (int r = 0; r < rounds; ++r) {
+    double cpu = CpuSeconds(0) + CpuSeconds(server);
     Clock::time_point start = Clock::now();
     session->CopyIn(array, data.data(), nbytes);
     double in = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
+    double cpu_mid = CpuSeconds(0) + CpuSeconds(server);
+    cpu_in += cpu_mid - cpu;
     start = Clock::now();
     session->CopyOut(array, back.data(), nbytes);
     double out = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
+    cpu_out += CpuSeconds(0) + CpuSeconds(server) - cpu_mid;
     best_in = std::max(best_in, in);
     best_out = std::max(best_out, out);
     sum_in += in;
@@ -128,8 +157,10 @@ void Throughput(int64_t mib, int rounds) {
   std::printf(
       "array copy over loopback, %lld MiB, %d rounds:\n"
       "  upload (CopyIn):    best %.2f GB/s   mean %.2f GB/s\n"
-      "  download (CopyOut): best %.2f GB/s   mean %.2f GB/s\n",
-      static_cast<long long>(mib), rounds, best_in, sum_in / rounds, best_out, sum_out / rounds);
+      "  download (CopyOut): best %.2f GB/s   mean %.2f GB/s\n"
+      "  CPU time of client + server per GB: upload %.2f s, download %.2f s (load %s)\n",
+      static_cast<long long>(mib), rounds, best_in, sum_in / rounds, best_out, sum_out / rounds,
+      cpu_in / (rounds * nbytes / 1e9), cpu_out / (rounds * nbytes / 1e9), LoadAverage().c_str());
 }
 
 }  // namespace

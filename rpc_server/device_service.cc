@@ -382,7 +382,7 @@ grpc::Status DeviceService::CopyOut(grpc::ServerContext*, const device::v1::Arra
   for (size_t offset = begin; offset < end; offset += kChunkBytes) {
     size_t size = std::min(kChunkBytes, end - offset);
     chunk.set_offset(static_cast<int64_t>(offset));
-    chunk.set_data(array.data() + offset, size);
+    chunk.mutable_data()->assign(array.data() + offset, size);  // reuses the buffer
     if (!writer->Write(chunk)) {
       return grpc::Status(grpc::StatusCode::CANCELLED, "the client stopped reading");
     }

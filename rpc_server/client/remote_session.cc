@@ -142,7 +142,7 @@ void RemoteSession::Upload(const std::string& name, const std::string& bytes) {
   size_t offset = 0;
   do {
     size_t size = std::min(kChunkBytes, bytes.size() - offset);
-    chunk.set_data(bytes.data() + offset, size);
+    chunk.mutable_data()->assign(bytes.data() + offset, size);
     offset += size;
     if (!writer->Write(chunk)) break;  // the server ended the stream; Finish says why
     chunk.clear_session_id();
@@ -242,7 +242,7 @@ void RemoteSession::CopyIn(int64_t array, const void* data, size_t nbytes) {
     do {
       size_t size = std::min(kChunkBytes, end - offset);
       chunk.set_offset(static_cast<int64_t>(offset));
-      chunk.set_data(bytes + offset, size);
+      chunk.mutable_data()->assign(bytes + offset, size);  // reuses the buffer
       offset += size;
       if (!writer->Write(chunk)) break;
     } while (offset < end);
