@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "compiler/driver/build.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "tests/compiler/testing/reference_check.h"
@@ -12,6 +13,10 @@
 namespace tessera {
 namespace topi {
 namespace {
+
+testing::Backend LLVMBackend() {
+  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm -mcpu=native")); };
+}
 
 TEST(DenseX86Test, SpaceAndFallback) {
   space::ConfigSpace s = DenseX86Space({1024, 1024, 1024});
@@ -34,7 +39,9 @@ TEST(DenseX86Test, SampledConfigsMatchTheReference) {
     ScheduledOp op = DenseX86(shape, config);
     EXPECT_EQ(op.flops, 2.0 * 24 * 32 * 16);
     EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 7), "")
-        << config.ToString();
+        << "C backend: " << config.ToString();
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 7, LLVMBackend()), "")
+        << "LLVM backend: " << config.ToString();
   }
 }
 

@@ -1,0 +1,82 @@
+#include "tuner/tune/apply_history.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "compiler/space/config_json.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::remove(path.c_str());
+  return path;
+}
+
+tuning::MeasureRecord Record(const Task& task, const space::ConfigEntity& c, double cost) {
+  tuning::MeasureRecord r;
+  r.set_workload_key(task.workload_key());
+  r.set_target(task.target());
+  r.set_config_index(c.index());
+  r.set_config_json(space::ConfigToJson(c));
+  r.add_costs(cost);
+  return r;
+}
+
+TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
+  auto log = TuningLog::Open(TempPath("best.db"));
+  Task task("dense.x86(64,64,64,float32)", "llvm -mcpu=znver3");
+  Task other_cpu("dense.x86(64,64,64,float32)", "llvm -mcpu=skylake");
+  const auto& s = task.config_space();
+  log->AppendBatch(
+      {Record(task, s.Get(3), 2.0), Record(task, s.Get(5), 1.0), Record(other_cpu, s.Get(7), 0.5)});
+  std::ostringstream warnings;
+  ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
+  EXPECT_EQ(chosen.config, s.Get(5));
+  ASSERT_TRUE(chosen.record.has_value());
+  EXPECT_DOUBLE_EQ(chosen.record->costs(0), 1.0);
+  EXPECT_EQ(warnings.str(), "");
+}
+
+TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
+  auto log = TuningLog::Open(TempPath("empty.db"));
+  Task task("dense.x86(32,64,16,float32)", "llvm -mcpu=znver3");
+  std::ostringstream warnings;
+  ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
+  EXPECT_TRUE(chosen.config.is_fallback());
+  EXPECT_FALSE(chosen.record.has_value());
+  EXPECT_THAT(warnings.str(),
+              HasSubstr("no tuning record in " + log->path() +
+                        " for dense.x86(32,64,16,float32) on 'llvm -mcpu=znver3': using the "
+                        "fallback configuration"));
+  std::ostringstream again;
+  ChooseConfig(task, log.get(), again);
+  EXPECT_EQ(again.str(), "");
+}
+
+TEST(ApplyHistoryTest, RecordsThatNoLongerFitAreSkipped) {
+  auto log = TuningLog::Open(TempPath("stale.db"));
+  Task task("dense.x86(48,64,16,float32)", "llvm");
+  tuning::MeasureRecord stale = Record(task, task.config_space().Get(1), 0.1);
+  stale.set_config_json("{\"entity\":[[\"tile_q\",\"sp\",[-1,2]]]}");
+  log->AppendBatch({stale, Record(task, task.config_space().Get(2), 0.2)});
+  std::ostringstream warnings;
+  EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, task.config_space().Get(2));
+  Task untuned("dense.x86(48,64,32,float32)", "llvm");
+  log->Append(stale);
+  ChooseConfig(untuned, nullptr, warnings);
+  EXPECT_THAT(warnings.str(), HasSubstr("no tuning log was given for dense.x86(48,64,32,float32)"));
+}
+
+}  // namespace
+}  // namespace tuner
+}  // namespace tessera

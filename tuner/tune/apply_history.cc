@@ -1,0 +1,53 @@
+#include "tuner/tune/apply_history.h"
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "compiler/space/config_json.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+// Warn once: a model with many layers of one shape would otherwise repeat the line per layer.
+bool FirstFallback(const std::string& workload, const std::string& target) {
+  static std::mutex mu;
+  static std::set<std::pair<std::string, std::string>> warned;
+  std::lock_guard<std::mutex> lock(mu);
+  return warned.emplace(workload, target).second;
+}
+
+}  // namespace
+
+ChosenConfig ChooseConfig(const Task& task, const TuningLog* log, std::ostream& warnings) {
+  std::string reason = "no tuning log was given";
+  if (log) {
+    RecordFilter filter;
+    filter.workload_key = task.workload_key();
+    filter.target = task.target();
+    filter.only_successful = true;
+    std::vector<tuning::MeasureRecord> records = log->List(filter);
+    std::stable_sort(records.begin(), records.end(),
+                     [](const auto& a, const auto& b) { return MeanCost(a) < MeanCost(b); });
+    reason = "no tuning record in " + log->path();
+    for (const tuning::MeasureRecord& record : records) {
+      try {
+        return {space::ConfigFromJson(task.config_space(), record.config_json()), record};
+      } catch (const UserError&) {
+        reason = "no record in " + log->path() + " fits the current template";
+      }
+    }
+  }
+  if (FirstFallback(task.workload_key(), task.target())) {
+    warnings << "warning: " << reason << " for " << task.workload_key() << " on '" << task.target()
+             << "': using the fallback configuration (expect a slower kernel;"
+             << " run `tessera tune` for it)\n";
+  }
+  return {task.config_space().Fallback(), std::nullopt};
+}
+
+}  // namespace tuner
+}  // namespace tessera
