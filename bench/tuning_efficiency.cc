@@ -1,0 +1,260 @@
+// Tuning efficiency on real measurements: how many trials the xgb tuner needs to reach 95% of
+// the best throughput that N random trials find, against random search itself; the same with
+// a cost model pre-trained on other shapes of the template (transfer); and the cost model's
+// pairwise ranking accuracy on held-out measured configs of the task.
+//
+//   bazel run -c opt //bench:tuning_efficiency -- [--task K] [--target T] [--random-trials 1000]
+//       [--max-trials 400] [--transfer-task K]... [--transfer-trials 200] [--seed 1] [--json]
+//
+// Each configuration is measured at most once per run (results are memoized), so the searches
+// share measurements; all trial counts are counts of distinct configurations a search asked for.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tuner/cost_model/knob_features.h"
+#include "tuner/cost_model/ranking_metrics.h"
+#include "tuner/cost_model/transfer.h"
+#include "tuner/cost_model/xgboost_cost_model.h"
+#include "tuner/measure/local_measurer.h"
+#include "tuner/measure/task_measure.h"
+#include "tuner/search/log_history.h"
+#include "tuner/search/model_based_tuner.h"
+#include "tuner/search/random_tuner.h"
+#include "tuner/task/task.h"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::tuner;
+
+struct Options {
+  std::string task = "dense.x86(512,512,512,float32)";
+  std::string target = "llvm -mcpu=native";
+  int64_t random_trials = 1000;
+  int64_t max_trials = 400;
+  std::vector<std::string> transfer_tasks = {"dense.x86(256,512,128,float32)",
+                                             "dense.x86(512,256,256,float32)",
+                                             "dense.x86(128,1024,256,float32)"};
+  int64_t transfer_trials = 200;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+[[noreturn]] void Usage(const std::string& why) {
+  std::fprintf(stderr,
+               "tuning_efficiency: %s\nusage: tuning_efficiency [--task K] [--target T] "
+               "[--random-trials N] [--max-trials N] [--transfer-task K]... "
+               "[--transfer-trials N] [--seed S] [--json]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+Options ParseOptions(int argc, char** argv) {
+  Options o;
+  bool transfer_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Usage("missing value after " + arg);
+      return argv[++i];
+    };
+    if (arg == "--task") {
+      o.task = value();
+    } else if (arg == "--target") {
+      o.target = value();
+    } else if (arg == "--random-trials") {
+      o.random_trials = std::atoll(value().c_str());
+    } else if (arg == "--max-trials") {
+      o.max_trials = std::atoll(value().c_str());
+    } else if (arg == "--transfer-task") {
+      if (!transfer_given) o.transfer_tasks.clear();
+      transfer_given = true;
+      o.transfer_tasks.push_back(value());
+    } else if (arg == "--transfer-trials") {
+      o.transfer_trials = std::atoll(value().c_str());
+    } else if (arg == "--seed") {
+      o.seed = std::strtoull(value().c_str(), nullptr, 10);
+    } else if (arg == "--json") {
+      o.json = true;
+    } else {
+      Usage("unknown option " + arg);
+    }
+  }
+  if (o.random_trials < 1 || o.max_trials < 1) Usage("trial counts must be positive");
+  return o;
+}
+
+// Measures each configuration of one task once.
+class MemoMeasure {
+ public:
+  explicit MemoMeasure(const Task& task) : task_(task) {
+    RunOptions run;
+    run.number = 3;
+    run.repeat = 3;
+    measurer_ = std::make_unique<LocalMeasurer>(TaskBuildFn(task), TaskRunFn(task, run),
+                                                LocalMeasureOptions{2, 60, 30, true, ""});
+  }
+  std::vector<MeasureOutcome> operator()(const std::vector<space::ConfigEntity>& batch) {
+    std::vector<space::ConfigEntity> fresh;
+    for (const auto& c : batch) {
+      if (!memo_.count(c.index())) fresh.push_back(c);
+    }
+    if (!fresh.empty()) {
+      std::vector<MeasureOutcome> measured = measurer_->Measure(fresh);
+      for (size_t i = 0; i < fresh.size(); ++i) memo_[fresh[i].index()] = measured[i];
+    }
+    std::vector<MeasureOutcome> out;
+    for (const auto& c : batch) out.push_back(memo_.at(c.index()));
+    return out;
+  }
+  size_t measured() const { return memo_.size(); }
+
+ private:
+  const Task& task_;
+  std::unique_ptr<LocalMeasurer> measurer_;
+  std::map<int64_t, MeasureOutcome> memo_;
+};
+
+int64_t TrialsToReach(const std::vector<Trial>& history, double target_cost) {
+  for (size_t i = 0; i < history.size(); ++i) {
+    if (history[i].outcome.ok() && history[i].outcome.cost <= target_cost) {
+      return static_cast<int64_t>(i + 1);
+    }
+  }
+  return -1;
+}
+
+MeasureBatchFn AsFn(MemoMeasure* m) {
+  return [m](const std::vector<space::ConfigEntity>& b) { return (*m)(b); };
+}
+
+FeatureFn FeaturesOf(const Task& task) {
+  std::string key = task.workload_key();
+  return [key](const space::ConfigEntity& c) { return CandidateFeatures(c, key); };
+}
+
+void Note(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = ParseOptions(argc, argv);
+  std::unique_ptr<Task> task;
+  try {
+    task = std::make_unique<Task>(o.task, o.target);
+    CheckTarget(o.target);
+  } catch (const std::exception& e) {
+    Usage(e.what());
+  }
+  const double flops = task->flops();
+  MemoMeasure measure(*task);
+
+  Note("random search, " + std::to_string(o.random_trials) + " trials...");
+  RandomTuner random(task->config_space(), o.seed);
+  TuneResult random_run = random.Tune({o.random_trials, 16, -1}, AsFn(&measure));
+  if (!random_run.best) {
+    std::fprintf(stderr, "tuning_efficiency: every random trial failed\n");
+    return 1;
+  }
+  double best_random = random_run.best->outcome.cost;
+  double target_cost = best_random / 0.95;  // 95% of the best random throughput
+  int64_t random_reach = TrialsToReach(random_run.history, target_cost);
+
+  // Ranking accuracy: fit on the first half of the random trials, score the second half.
+  std::vector<Trial> ok;
+  for (const Trial& t : random_run.history) {
+    if (t.outcome.ok()) ok.push_back(t);
+  }
+  double accuracy = -1;
+  if (ok.size() >= 20) {
+    FeatureMatrix train, test;
+    std::vector<double> train_costs, test_costs;
+    for (size_t i = 0; i < ok.size(); ++i) {
+      auto row = CandidateFeatures(ok[i].config, task->workload_key());
+      if (i < ok.size() / 2) {
+        train.AddRow(row);
+        train_costs.push_back(ok[i].outcome.cost);
+      } else {
+        test.AddRow(row);
+        test_costs.push_back(ok[i].outcome.cost);
+      }
+    }
+    XGBoostCostModel model;
+    model.Fit(train, train_costs);
+    accuracy = PairwiseRankingAccuracy(model.Predict(test), test_costs);
+  }
+
+  Note("xgb without transfer, up to " + std::to_string(o.max_trials) + " trials...");
+  ModelBasedTuner xgb(task->config_space(), o.seed, FeaturesOf(*task));
+  TuneResult xgb_run = xgb.Tune({o.max_trials, 16, -1}, AsFn(&measure));
+  int64_t xgb_reach = TrialsToReach(xgb_run.history, target_cost);
+
+  int64_t transfer_reach = -1;
+  int64_t history_records = 0;
+  if (!o.transfer_tasks.empty() && o.transfer_trials > 0) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string db = std::string(tmp && *tmp ? tmp : "/tmp") + "/tuning_efficiency_" +
+                     std::to_string(getpid()) + ".db";
+    {
+      auto log = TuningLog::Open(db);
+      for (const std::string& key : o.transfer_tasks) {
+        Task other(key, o.target);
+        Note("history: " + std::to_string(o.transfer_trials) + " random trials of " + key + "...");
+        MemoMeasure other_measure(other);
+        RandomTuner r(other.config_space(), o.seed + 1);
+        TuneResult h = r.Tune({o.transfer_trials, 16, -1}, AsFn(&other_measure));
+        std::vector<tuning::MeasureRecord> records;
+        for (const Trial& t : h.history) {
+          records.push_back(RecordOfTrial(t, other.workload_key(), o.target, "local", "bench"));
+        }
+        log->AppendBatch(records);
+        history_records += static_cast<int64_t>(records.size());
+      }
+      int64_t width = static_cast<int64_t>(
+          CandidateFeatures(task->config_space().Fallback(), task->workload_key()).size());
+      auto base = PretrainFromLog(*log, task->workload_key(), o.target, width, {}, 1);
+      Note("xgb with transfer, up to " + std::to_string(o.max_trials) + " trials...");
+      ModelBasedTuner with_transfer(task->config_space(), o.seed, FeaturesOf(*task));
+      if (base) with_transfer.SetBaseModel(base);
+      TuneResult t = with_transfer.Tune({o.max_trials, 16, -1}, AsFn(&measure));
+      transfer_reach = TrialsToReach(t.history, target_cost);
+    }
+    std::remove(db.c_str());
+    std::remove((db + "-wal").c_str());
+    std::remove((db + "-shm").c_str());
+  }
+
+  double best_gflops = flops / best_random / 1e9;
+  if (o.json) {
+    std::printf(
+        "{\"benchmark\":\"tuning_efficiency\",\"task\":\"%s\",\"target\":\"%s\","
+        "\"random_trials\":%lld,\"best_random_gflops\":%.2f,\"target_gflops\":%.2f,"
+        "\"random_trials_to_target\":%lld,\"xgb_trials_to_target\":%lld,"
+        "\"xgb_transfer_trials_to_target\":%lld,\"history_records\":%lld,"
+        "\"ranking_accuracy\":%.3f,\"distinct_configs_measured\":%zu}\n",
+        task->workload_key().c_str(), o.target.c_str(), static_cast<long long>(o.random_trials),
+        best_gflops, best_gflops * 0.95, static_cast<long long>(random_reach),
+        static_cast<long long>(xgb_reach), static_cast<long long>(transfer_reach),
+        static_cast<long long>(history_records), accuracy, measure.measured());
+  } else {
+    auto show = [&](int64_t n) { return n < 0 ? std::string("not reached") : std::to_string(n); };
+    std::printf("%s on '%s'\n", task->workload_key().c_str(), o.target.c_str());
+    std::printf("  best of %lld random trials: %.2f GFLOP/s; target (95%%): %.2f GFLOP/s\n",
+                static_cast<long long>(o.random_trials), best_gflops, best_gflops * 0.95);
+    std::printf(
+        "  trials to target: random %s, xgb %s (max %lld), xgb + transfer %s (%lld "
+        "history records)\n",
+        show(random_reach).c_str(), show(xgb_reach).c_str(), static_cast<long long>(o.max_trials),
+        show(transfer_reach).c_str(), static_cast<long long>(history_records));
+    std::printf("  cost model pairwise ranking accuracy on held-out random trials: %.3f\n",
+                accuracy);
+  }
+  return 0;
+}
