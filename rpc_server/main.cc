@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "proto/grant.h"
@@ -43,6 +44,16 @@ void MakeDirectories(const std::string& path) {
   }
 }
 
+// Session directories left by a server that was killed are removed before serving again.
+void RemoveStaleSessions(const std::string& workdir) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(workdir, error)) {
+    if (entry.path().filename().string().rfind("session-", 0) == 0) {
+      std::filesystem::remove_all(entry.path(), error);
+    }
+  }
+}
+
 int Run(const std::vector<std::string>& args) {
   tessera::fleet::Flags flags("tessera-rpc-server", args);
   flags.CheckKnown({"tracker", "key", "listen", "advertise", "token-file", "workdir", "target",
@@ -67,6 +78,7 @@ int Run(const std::vector<std::string>& args) {
     throw ConfigError("tessera-rpc-server: timeouts and limits must be positive");
   }
   MakeDirectories(device.workdir);
+  RemoveStaleSessions(device.workdir);
 
   std::string token;
   if (flags.Has("token-file")) token = tessera::fleet::ReadTokenFile(flags.Get("token-file"));

@@ -30,7 +30,13 @@ struct MappedTensor {
 };
 
 NDArray MapArray(const device::v1::MapArray& request, int fd) {
-  DLDataType dtype = runtime::ParseDataType(request.dtype());
+  DLDataType dtype;
+  try {
+    dtype = runtime::ParseDataType(request.dtype());
+  } catch (...) {
+    close(fd);
+    throw;
+  }
   auto* mapped = new MappedTensor;
   mapped->shape.assign(request.shape().begin(), request.shape().end());
   size_t nbytes = runtime::DataTypeBytes(dtype);

@@ -60,6 +60,7 @@ grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
 void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes) {
   for (const auto& [id, outcome] : outcomes) {
     outcomes_[id] = outcome;
+    outcome_times_[id] = fleet::UnixMillis();
     if (store_) store_->DeleteRequest(id);
   }
   if (!outcomes.empty()) changed_.notify_all();
@@ -73,6 +74,15 @@ void TrackerService::ClockLoop() {
     int64_t now = fleet::UnixMillis();
     Record(state_.Expire(now));
     DispatchLocked(now);
+    // Outcomes nobody waits for (requests restored from disk whose client never came back).
+    for (auto it = outcome_times_.begin(); it != outcome_times_.end();) {
+      if (now - it->second < 60000) {
+        ++it;
+        continue;
+      }
+      outcomes_.erase(it->first);
+      it = outcome_times_.erase(it);
+    }
     changed_.wait_for(lock, std::chrono::milliseconds(20));
   }
 }
@@ -143,6 +153,7 @@ grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
     if (it != outcomes_.end()) {
       RequestOutcome outcome = it->second;
       outcomes_.erase(it);
+      outcome_times_.erase(id);
       if (!outcome.granted) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, outcome.error);
       fleet::SignGrant(grant_key_, &outcome.grant);
       *reply->mutable_grant() = outcome.grant;

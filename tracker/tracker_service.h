@@ -59,7 +59,8 @@ class TrackerService final : public v1::Tracker::Service {
   std::mutex mu_;
   std::condition_variable changed_;
   FleetState state_;
-  std::map<std::string, RequestOutcome> outcomes_;
+  std::map<std::string, RequestOutcome> outcomes_;  ///< picked up by the waiting handler
+  std::map<std::string, int64_t> outcome_times_;    ///< when each outcome was recorded
   bool stopping_ = false;
   std::thread clock_;
 };

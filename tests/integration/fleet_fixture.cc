@@ -29,8 +29,9 @@ void Fleet::RestartTracker() {
   tracker_ = std::make_unique<Daemon>(config_.tracker_binary, tracker_args_);
 }
 
-Daemon& Fleet::AddServer(const std::string& key) {
-  std::string workdir = dir_ + "/server-" + std::to_string(servers_.size());
+Daemon& Fleet::AddServer(const std::string& key, const std::string& given_workdir) {
+  std::string workdir =
+      given_workdir.empty() ? dir_ + "/server-" + std::to_string(servers_.size()) : given_workdir;
   std::vector<std::string> args = {"--tracker", tracker_->address(), "--key",     key,
                                    "--listen",  "127.0.0.1:0",       "--workdir", workdir};
   args.insert(args.end(), config_.server_flags.begin(), config_.server_flags.end());

@@ -29,8 +29,9 @@ class Fleet {
  public:
   /// Starts the tracker; servers are added with `AddServer`.
   explicit Fleet(FleetConfig config = FleetConfig());
-  /// Starts a device server for `key` and waits until the tracker lists it as free.
-  Daemon& AddServer(const std::string& key);
+  /// Starts a device server for `key` and waits until the tracker lists it as free. `workdir`
+  /// empty gives it a fresh one.
+  Daemon& AddServer(const std::string& key, const std::string& workdir = "");
   /// A client of the tracker (with the token, if any).
   std::shared_ptr<fleet::TrackerClient> Client() const;
   /// Kills the tracker (SIGKILL) and starts it again on the same port with the same flags.

@@ -246,6 +246,13 @@ TEST(RpcServerTest, KilledServerIsReportedLostWhileOtherSessionsGoOn) {
   FleetError again = Failure([&] { doomed->AllocArray({1}, "uint8"); });
   EXPECT_EQ(again.code(), FleetErrorCode::kDeviceLost);
 
+  // A server restarted on the same work directory first removes what the killed one left.
+  const std::string workdir = fleet.WorkdirOf(address);
+  const std::string stale = workdir + "/session-" + doomed->grant().session_id();
+  EXPECT_TRUE(Exists(stale + "/k.so"));
+  fleet.AddServer("cpu", workdir);
+  EXPECT_FALSE(Exists(stale));
+
   survivor->UploadFile("k.so", kKernels);
   int64_t other = survivor->LoadModule("k.so");
   int64_t in = survivor->AllocArray({4}, "uint8");
