@@ -18,6 +18,7 @@ namespace fleet {
 namespace {
 
 constexpr size_t kMaxWorkerMessage = 1 << 16;
+constexpr int kStartupTimeoutMs = 30000;
 
 std::string Errno(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
@@ -75,6 +76,15 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
   }
   close(fds[1]);
   socket_ = fds[0];
+  // The worker says hello once it runs, so that call time limits never include its start-up.
+  pollfd ready{socket_, POLLIN, 0};
+  char hello[64];
+  if (poll(&ready, 1, kStartupTimeoutMs) <= 0 || recv(socket_, hello, sizeof(hello), 0) <= 0) {
+    std::string why = "the worker process did not start: " + Reap(/*kill_first=*/true);
+    close(socket_);
+    socket_ = -1;
+    throw WorkerFailure(why);
+  }
 }
 
 WorkerProcess::~WorkerProcess() {

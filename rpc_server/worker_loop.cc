@@ -161,6 +161,7 @@ int RunWorker(int socket) {
     _exit(1);
   }).detach();
   Worker worker;
+  if (send(socket, "ready", 5, MSG_NOSIGNAL) < 0) return 1;
   std::string buffer(1 << 16, '\0');
   while (true) {
     iovec iov{&buffer[0], buffer.size()};

@@ -19,8 +19,8 @@ struct FleetConfig {
   std::string tracker_binary = "tracker/tessera-tracker";
   std::string server_binary = "rpc_server/tessera-rpc-server";
   std::string token;  ///< written to a token file for every daemon when not empty
-  std::vector<std::string> tracker_flags = {"--heartbeat-ms", "100", "--lease-timeout-ms", "1000"};
-  std::vector<std::string> server_flags = {"--call-timeout-ms", "1500", "--max-upload-bytes",
+  std::vector<std::string> tracker_flags = {"--heartbeat-ms", "200", "--lease-timeout-ms", "2500"};
+  std::vector<std::string> server_flags = {"--call-timeout-ms", "2500", "--max-upload-bytes",
                                            "1048576"};
 };
 
