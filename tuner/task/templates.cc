@@ -1,6 +1,7 @@
 #include <sstream>
 
 #include "compiler/support/error.h"
+#include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/dense_x86.h"
 #include "tuner/task/task.h"
 
@@ -47,10 +48,66 @@ TemplateDef DenseX86Template() {
   return d;
 }
 
+topi::Conv2dShape ConvShapeOf(const TaskArgs& args) {
+  const auto& v = args.ints;
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+}
+
+// Direct NCHW convolution with zero padding, accumulated in double.
+std::vector<float> Conv2dReference(const TaskArgs& args,
+                                   const std::vector<std::vector<float>>& inputs) {
+  topi::Conv2dShape s = ConvShapeOf(args);
+  const std::vector<float>& data = inputs[0];
+  const std::vector<float>& kernel = inputs[1];
+  const int64_t oh = s.oh(), ow = s.ow();
+  std::vector<float> out(static_cast<size_t>(s.n * s.k * oh * ow));
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t k = 0; k < s.k; ++k) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          double sum = 0;
+          for (int64_t c = 0; c < s.c; ++c) {
+            for (int64_t r = 0; r < s.r; ++r) {
+              int64_t iy = y * s.stride + r - s.pad;
+              if (iy < 0 || iy >= s.h) continue;
+              for (int64_t q = 0; q < s.s; ++q) {
+                int64_t ix = x * s.stride + q - s.pad;
+                if (ix < 0 || ix >= s.w) continue;
+                sum += double(data[((n * s.c + c) * s.h + iy) * s.w + ix]) *
+                       double(kernel[((k * s.c + c) * s.r + r) * s.s + q]);
+              }
+            }
+          }
+          out[((n * s.k + k) * oh + y) * ow + x] = static_cast<float>(sum);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TemplateDef Conv2dNCHWcX86Template() {
+  TemplateDef d;
+  d.name = "conv2d_NCHWc.x86";
+  d.args_help = "(N,C,H,W,K,R,S,stride,pad,float32)";
+  d.validate = [](const TaskArgs& args) {
+    TESSERA_USER_CHECK(args.ints.size() == 9 && args.dtype == "float32")
+        << "conv2d_NCHWc.x86 takes (N,C,H,W,K,R,S,stride,pad,float32)";
+    topi::Conv2dNCHWcX86Space(ConvShapeOf(args));  // checks the shape
+  };
+  d.space = [](const TaskArgs& args) { return topi::Conv2dNCHWcX86Space(ConvShapeOf(args)); };
+  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
+    return topi::Conv2dNCHWcX86(ConvShapeOf(args), config);
+  };
+  d.baseline = [](const TaskArgs& args) { return topi::Conv2dDefault(ConvShapeOf(args)); };
+  d.reference = Conv2dReference;
+  return d;
+}
+
 }  // namespace
 
 const std::vector<TemplateDef>& Templates() {
-  static const std::vector<TemplateDef> templates = {DenseX86Template()};
+  static const std::vector<TemplateDef> templates = {DenseX86Template(), Conv2dNCHWcX86Template()};
   return templates;
 }
 

@@ -38,10 +38,23 @@ TEST(TaskTest, TheReferenceComputesTheOperator) {
   EXPECT_EQ(c, (std::vector<float>{1, 2, 3, 3, 4, 7}));
 }
 
+TEST(TaskTest, Conv2dTaskAndItsReference) {
+  Task task("conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)", "llvm");
+  EXPECT_DOUBLE_EQ(task.flops(), 2.0 * 64 * 56 * 56 * 64 * 9);
+  // One channel, 3x3 input of ones, 3x3 kernel of ones, padding 1: counts of the neighbours.
+  Task tiny("conv2d_NCHWc.x86(1,1,3,3,1,3,3,1,1,float32)", "llvm");
+  std::vector<float> out =
+      tiny.templ().reference(tiny.args(), {std::vector<float>(9, 1.f), std::vector<float>(9, 1.f)});
+  EXPECT_EQ(out, (std::vector<float>{4, 6, 4, 6, 9, 6, 4, 6, 4}));
+  EXPECT_THAT(ErrorOf("conv2d_NCHWc.x86(1,64,56,56,64,3,3,float32)"),
+              HasSubstr("conv2d_NCHWc.x86 takes (N,C,H,W,K,R,S,stride,pad,float32)"));
+}
+
 TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
   EXPECT_THAT(ErrorOf("conv9d.x86(1,2)"),
               HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
-                        "dense.x86(M,N,K,float32))"));
+                        "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
+                        "float32))"));
   EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));
   EXPECT_THAT(ErrorOf("dense.x86(4,4,float32)"),
               HasSubstr("workload 'dense.x86(4,4,float32)': dense.x86 takes (M,N,K,float32)"));

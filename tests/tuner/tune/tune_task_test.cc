@@ -55,6 +55,17 @@ TEST(TuneTaskTest, CandidatesBuildRunAndMatchTheReference) {
   }
 }
 
+TEST(TuneTaskTest, Conv2dCandidatesBuildRunAndMatchTheReference) {
+  Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
+  std::mt19937_64 rng(4);
+  std::vector<space::ConfigEntity> batch = {task.config_space().Fallback(),
+                                            space::RandomConfig(task.config_space(), rng)};
+  for (const MeasureOutcome& o : measurer.Measure(batch)) {
+    EXPECT_TRUE(o.ok()) << tuning::ErrorKind_Name(o.error) << " " << o.message;
+  }
+}
+
 TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
   auto log = TuningLog::Open(TempPath("tune.db"));
   Task task("dense.x86(16,32,8,float32)", "llvm");

@@ -1,0 +1,158 @@
+#include "compiler/topi/conv2d_nchwc_x86.h"
+
+#include "compiler/ir/op.h"
+#include "compiler/support/error.h"
+#include "compiler/te/tensor.h"
+
+namespace tessera {
+namespace topi {
+namespace {
+
+using ir::DataType;
+using ir::Expr;
+using ir::Var;
+
+Expr I(int64_t v) { return ir::IntImm(DataType::Int(32), v); }
+
+void CheckShape(const Conv2dShape& s) {
+  TESSERA_USER_CHECK(s.n > 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.k > 0 && s.r > 0 && s.s > 0)
+      << "conv2d: dimensions must be positive";
+  TESSERA_USER_CHECK(s.stride > 0 && s.pad >= 0) << "conv2d: stride must be positive and padding "
+                                                    "not negative, got stride "
+                                                 << s.stride << " pad " << s.pad;
+  TESSERA_USER_CHECK(s.h + 2 * s.pad >= s.r && s.w + 2 * s.pad >= s.s)
+      << "conv2d: the " << s.r << "x" << s.s << " kernel does not fit the padded " << s.h << "x"
+      << s.w << " input";
+}
+
+double Conv2dFlops(const Conv2dShape& s) {
+  return 2.0 * s.n * s.k * s.oh() * s.ow() * s.c * s.r * s.s;
+}
+
+}  // namespace
+
+space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape) {
+  CheckShape(shape);
+  space::ConfigSpace sp;
+  sp.DefineSplit("tile_ic", shape.c, {space::SplitPolicy::kFactors, 2, 64});
+  sp.DefineSplit("tile_oc", shape.k, {space::SplitPolicy::kFactors, 2, 64});
+  sp.DefineSplit("tile_ow", shape.ow(), {space::SplitPolicy::kFactors, 2, 32});
+  sp.DefineKnob("unroll_kw", {0, 1});
+  // 16 channels = two AVX2 vectors; a few output columns keep the accumulators in registers.
+  sp.FallbackSplit("tile_ic", {-1, 16});
+  sp.FallbackSplit("tile_oc", {-1, 16});
+  sp.FallbackSplit("tile_ow", {-1, 4});
+  return sp;
+}
+
+ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config) {
+  CheckShape(sh);
+  const int64_t ic_bn = config.Split("tile_ic")[1];
+  const int64_t oc_bn = config.Split("tile_oc")[1];
+  const int64_t reg_n = config.Split("tile_ow")[1];
+  TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && sh.ow() % reg_n == 0)
+      << "conv2d_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
+  const int64_t oh = sh.oh(), ow = sh.ow(), hp = sh.h + 2 * sh.pad, wp = sh.w + 2 * sh.pad;
+  const int64_t pad = sh.pad, stride = sh.stride;
+
+  te::Tensor data =
+      te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
+  te::Tensor kernel =
+      te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
+  te::Tensor data_vec = te::compute(
+      {I(sh.n), I(sh.c / ic_bn), I(hp), I(wp), I(ic_bn)},
+      [&](const std::vector<Var>& i) {
+        Expr y = i[2], x = i[3];
+        Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
+        return ir::if_then_else(inside, data(i[0], i[1] * I(ic_bn) + i[4], y - I(pad), x - I(pad)),
+                                0.0f);
+      },
+      "data_vec");
+  te::Tensor kernel_vec = te::compute(
+      {I(sh.k / oc_bn), I(sh.c / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
+      [&](const std::vector<Var>& i) {
+        return kernel(i[0] * I(oc_bn) + i[5], i[1] * I(ic_bn) + i[4], i[2], i[3]);
+      },
+      "kernel_vec");
+  ir::IterVar icc = te::reduce_axis(I(sh.c / ic_bn), "icc");
+  ir::IterVar ici = te::reduce_axis(I(ic_bn), "ici");
+  ir::IterVar kh = te::reduce_axis(I(sh.r), "kh");
+  ir::IterVar kw = te::reduce_axis(I(sh.s), "kw");
+  te::Tensor conv = te::compute(
+      {I(sh.n), I(sh.k / oc_bn), I(oh), I(ow), I(oc_bn)},
+      [&](const std::vector<Var>& i) {
+        return te::sum(data_vec(i[0], icc, i[2] * I(stride) + kh, i[3] * I(stride) + kw, ici) *
+                           kernel_vec(i[1], icc, kh, kw, ici, i[4]),
+                       {icc, ici, kh, kw});
+      },
+      "conv_NCHWc");
+  te::Tensor out = te::compute(
+      {I(sh.n), I(sh.k), I(oh), I(ow)},
+      [&](Var n, Var k, Var y, Var x) {
+        return conv(n, ir::floordiv(k, I(oc_bn)), y, x, ir::floormod(k, I(oc_bn)));
+      },
+      "output");
+
+  te::Schedule s = te::create_schedule({out});
+  te::Stage pack = s[data_vec];
+  pack.parallel(pack.fuse(pack.fuse(pack.axis(0), pack.axis(1)), pack.axis(2)));
+  te::Stage kpack = s[kernel_vec];
+  kpack.parallel(kpack.axis(0));
+  kpack.vectorize(kpack.axis(5));
+
+  te::Tensor acc = s.cache_write(conv, "local");
+  te::Stage c = s[conv];
+  auto [ow_chunk, ow_block] = c.split(c.axis(3), I(reg_n));
+  c.reorder({c.axis(0), c.axis(1), c.axis(2), ow_chunk, ow_block, c.axis(4)});
+  c.parallel(c.fuse(c.fuse(c.axis(0), c.axis(1)), c.axis(2)));
+  c.vectorize(c.axis(4));
+
+  te::Stage a = s[acc];
+  a.compute_at(c, ow_chunk);
+  ir::IterVar a_ow = a.axis(3), a_oc = a.axis(4);
+  ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
+              r_kw = a.reduce_axis(3);
+  if (config.Value("unroll_kw")) {
+    a.reorder({r_icc, r_kh, r_ici, r_kw, a_ow, a_oc});
+    a.unroll(r_kw);
+  } else {
+    a.reorder({r_icc, r_kh, r_kw, r_ici, a_ow, a_oc});
+  }
+  a.unroll(a_ow);
+  a.vectorize(a_oc);
+
+  te::Stage o = s[out];
+  o.parallel(o.fuse(o.axis(0), o.axis(1)));
+  return {s, {data, kernel, out}, Conv2dFlops(sh)};
+}
+
+ScheduledOp Conv2dDefault(const Conv2dShape& sh) {
+  CheckShape(sh);
+  const int64_t pad = sh.pad, stride = sh.stride;
+  te::Tensor data =
+      te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
+  te::Tensor kernel =
+      te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
+  te::Tensor padded = te::compute(
+      {I(sh.n), I(sh.c), I(sh.h + 2 * pad), I(sh.w + 2 * pad)},
+      [&](Var n, Var ch, Var y, Var x) {
+        Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
+        return ir::if_then_else(inside, data(n, ch, y - I(pad), x - I(pad)), 0.0f);
+      },
+      "padded");
+  ir::IterVar rc = te::reduce_axis(I(sh.c), "rc");
+  ir::IterVar ry = te::reduce_axis(I(sh.r), "ry");
+  ir::IterVar rx = te::reduce_axis(I(sh.s), "rx");
+  te::Tensor out = te::compute(
+      {I(sh.n), I(sh.k), I(sh.oh()), I(sh.ow())},
+      [&](Var n, Var k, Var y, Var x) {
+        return te::sum(
+            padded(n, rc, y * I(stride) + ry, x * I(stride) + rx) * kernel(k, rc, ry, rx),
+            {rc, ry, rx});
+      },
+      "output");
+  return {te::create_schedule({out}), {data, kernel, out}, Conv2dFlops(sh)};
+}
+
+}  // namespace topi
+}  // namespace tessera

@@ -1,0 +1,46 @@
+/// \file
+/// 2-D convolution for x86 in the blocked NCHWc layout, with the layout transforms inside the
+/// operator for now: NCHW data and OIHW weights go in, NCHW comes out.
+///
+/// The tunable template `conv2d_NCHWc.x86` packs the padded input into
+/// `data_vec[n, c / ic_bn, h, w, c % ic_bn]` and the kernel into
+/// `kernel_vec[k / oc_bn, c / ic_bn, r, s, c % ic_bn, k % oc_bn]`, computes
+/// `conv[n, k / oc_bn, oh, ow, k % oc_bn]` with a register tile of `reg_n` output columns × oc_bn
+/// channels kept in a local cache, vectorized along oc_bn, and unpacks to NCHW.
+#ifndef TESSERA_COMPILER_TOPI_CONV2D_NCHWC_X86_H_
+#define TESSERA_COMPILER_TOPI_CONV2D_NCHWC_X86_H_
+
+#include <cstdint>
+
+#include "compiler/space/config_space.h"
+#include "compiler/topi/scheduled_op.h"
+
+namespace tessera {
+namespace topi {
+
+/// A float32 convolution: input n×c×h×w, kernel k×c×r×s, equal stride and padding on both axes.
+struct Conv2dShape {
+  int64_t n = 1, c = 0, h = 0, w = 0, k = 0, r = 0, s = 0;
+  int64_t stride = 1;
+  int64_t pad = 0;
+  /// Output height.
+  int64_t oh() const { return (h + 2 * pad - r) / stride + 1; }
+  /// Output width.
+  int64_t ow() const { return (w + 2 * pad - s) / stride + 1; }
+};
+
+/// The configuration space of `conv2d_NCHWc.x86`: tile_ic and tile_oc (2-way splits of the
+/// channels, inner ≤ 64), tile_ow (2-way split of the output width, inner ≤ 32), unroll_kw (0/1).
+/// Throws `UserError` for an impossible shape.
+space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape);
+
+/// The blocked convolution for `config` (a point of `Conv2dNCHWcX86Space(shape)`).
+ScheduledOp Conv2dNCHWcX86(const Conv2dShape& shape, const space::ConfigEntity& config);
+
+/// The plain NCHW convolution (padding stage + one loop nest): the untuned baseline.
+ScheduledOp Conv2dDefault(const Conv2dShape& shape);
+
+}  // namespace topi
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_TOPI_CONV2D_NCHWC_X86_H_

@@ -1,0 +1,57 @@
+#include "compiler/topi/conv2d_nchwc_x86.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "compiler/driver/build.h"
+#include "compiler/space/mutation.h"
+#include "compiler/support/error.h"
+#include "tests/compiler/testing/reference_check.h"
+
+namespace tessera {
+namespace topi {
+namespace {
+
+testing::Backend LLVMBackend() {
+  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm -mcpu=native")); };
+}
+
+TEST(Conv2dNCHWcX86Test, SpaceOfAResNetLayer) {
+  Conv2dShape shape{1, 64, 56, 56, 64, 3, 3, 1, 1};
+  EXPECT_EQ(shape.oh(), 56);
+  space::ConfigSpace s = Conv2dNCHWcX86Space(shape);
+  EXPECT_EQ(s.size(), 7 * 7 * 7 * 2);  // divisors of 64, and of 56 up to 32
+  space::ConfigEntity f = s.Fallback();
+  EXPECT_EQ(f.Split("tile_ic"), (std::vector<int64_t>{-1, 16}));
+  EXPECT_EQ(f.Split("tile_ow"), (std::vector<int64_t>{-1, 4}));
+  EXPECT_THROW(Conv2dNCHWcX86Space({1, 4, 2, 2, 4, 5, 5, 1, 0}), UserError);
+}
+
+TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
+  for (Conv2dShape shape :
+       {Conv2dShape{1, 8, 6, 6, 8, 3, 3, 1, 1}, Conv2dShape{2, 4, 7, 7, 6, 3, 3, 2, 1}}) {
+    space::ConfigSpace s = Conv2dNCHWcX86Space(shape);
+    std::mt19937_64 rng(11);
+    std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(0), s.Get(s.size() - 1)};
+    for (int i = 0; i < 4; ++i) configs.push_back(space::RandomConfig(s, rng));
+    for (const auto& config : configs) {
+      ScheduledOp op = Conv2dNCHWcX86(shape, config);
+      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
+          << "C backend: " << config.ToString();
+      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, LLVMBackend()), "")
+          << "LLVM backend: " << config.ToString();
+    }
+  }
+}
+
+TEST(Conv2dNCHWcX86Test, DefaultScheduleMatchesTheReference) {
+  ScheduledOp op = Conv2dDefault({1, 3, 5, 5, 2, 3, 3, 1, 1});
+  EXPECT_DOUBLE_EQ(op.flops, 2.0 * 2 * 5 * 5 * 3 * 9);
+  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 4, LLVMBackend()), "");
+}
+
+}  // namespace
+}  // namespace topi
+}  // namespace tessera
