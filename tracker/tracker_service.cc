@@ -63,7 +63,10 @@ void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcome
     outcome_times_[id] = fleet::UnixMillis();
     if (store_) store_->DeleteRequest(id);
   }
-  if (!outcomes.empty()) changed_.notify_all();
+  for (const auto& [id, outcome] : outcomes) {
+    auto waiter = waiters_.find(id);
+    if (waiter != waiters_.end()) waiter->second->notify_one();
+  }
 }
 
 void TrackerService::DispatchLocked(int64_t now_ms) { Record(state_.Dispatch(now_ms)); }
@@ -147,6 +150,13 @@ grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
   bool known = state_.queue().count(id) != 0;
   state_.Enqueue(pending);
   if (store_ && !known) store_->SaveRequest(state_.queue().at(id));
+  auto waiter = std::make_shared<std::condition_variable>();
+  waiters_[id] = waiter;
+  struct Unregister {
+    TrackerService* self;
+    std::string id;
+    ~Unregister() { self->waiters_.erase(id); }  // runs with mu_ held (the lock outlives it)
+  } unregister{this, id};
   DispatchLocked(now);
   while (true) {
     auto it = outcomes_.find(id);
@@ -165,7 +175,8 @@ grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
       if (store_) store_->DeleteRequest(id);
       return grpc::Status(grpc::StatusCode::CANCELLED, "request cancelled");
     }
-    changed_.wait_for(lock, std::chrono::milliseconds(50));
+    // The timeout only bounds how late a client that went away is noticed.
+    waiter->wait_for(lock, std::chrono::milliseconds(100));
   }
 }
 

@@ -57,7 +57,9 @@ class TrackerService final : public v1::Tracker::Service {
   std::string grant_key_;
   std::unique_ptr<StateStore> store_;
   std::mutex mu_;
-  std::condition_variable changed_;
+  std::condition_variable changed_;  ///< wakes the lease clock (shutdown)
+  /// One wake-up per waiting request, so a grant wakes its own handler, not all of them.
+  std::map<std::string, std::shared_ptr<std::condition_variable>> waiters_;
   FleetState state_;
   std::map<std::string, RequestOutcome> outcomes_;  ///< picked up by the waiting handler
   std::map<std::string, int64_t> outcome_times_;    ///< when each outcome was recorded
