@@ -28,7 +28,7 @@ struct Session {
 
 namespace {
 
-constexpr size_t kChunkBytes = 4 << 20;
+constexpr size_t kChunkBytes = 256 << 10;
 
 grpc::Status Refuse(const std::string& why) {
   return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "grant refused: " + why);

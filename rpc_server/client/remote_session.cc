@@ -10,7 +10,7 @@ namespace tessera {
 namespace fleet {
 namespace {
 
-constexpr size_t kChunkBytes = 4 << 20;
+constexpr size_t kChunkBytes = 256 << 10;
 constexpr int kCopyStreams = 4;
 
 }  // namespace
