@@ -20,8 +20,12 @@ void PrintTable(const tracker::v1::FleetStatus& status, std::ostream& out) {
     out << "  " << std::left << std::setw(16) << server.key() << std::setw(6) << server.state()
         << std::setw(24) << server.address() << server.info().arch() << ", "
         << server.info().cores() << " cores, " << (server.info().memory_bytes() >> 20) << " MiB, '"
-        << server.info().target() << "', last heartbeat " << server.last_heartbeat_age_ms()
-        << " ms ago\n";
+        << server.info().target() << "', ";
+    if (server.last_heartbeat_age_ms() < 0) {
+      out << "no heartbeat since the tracker started\n";
+    } else {
+      out << "last heartbeat " << server.last_heartbeat_age_ms() << " ms ago\n";
+    }
   }
   out << "queues:\n";
   if (status.queues().empty()) out << "  (none)\n";

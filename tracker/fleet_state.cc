@@ -231,7 +231,9 @@ v1::FleetStatus FleetState::Status(int64_t now_ms) const {
     *out->mutable_info() = server.info;
     out->set_server_id(server.server_id);
     out->set_session_id(server.session_id);
-    out->set_last_heartbeat_age_ms(now_ms - server.last_heartbeat_ms);
+    // -1: restored from disk, no heartbeat since this tracker started.
+    out->set_last_heartbeat_age_ms(
+        server.last_heartbeat_ms == 0 ? -1 : now_ms - server.last_heartbeat_ms);
   }
   std::map<std::string, int> lengths;
   for (const auto& [key, unused] : known_keys_) lengths[key] = 0;

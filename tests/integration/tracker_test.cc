@@ -193,6 +193,9 @@ TEST(TrackerTest, RestartKeepsStateAndServersComeBack) {
   tracker::v1::FleetStatus status = client.Status();
   ASSERT_EQ(status.keys_size(), 1);
   EXPECT_EQ(status.keys(0), "board");
+  std::string table;
+  ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --tracker " + address, &table), 0);
+  EXPECT_NE(table.find("board"), std::string::npos) << table;
   // The server re-registers by itself.
   EXPECT_TRUE(WaitFor([&] { return ServerState(client, "board") == "free"; }, 5000));
   EXPECT_TRUE(WaitFor([&] { return server->registrations() >= 2; }, 2000));

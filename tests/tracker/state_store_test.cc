@@ -47,6 +47,7 @@ TEST(StateStoreTest, KeysServersAndQueuedRequestsSurviveReopening) {
   ASSERT_EQ(status.servers_size(), 1);
   EXPECT_EQ(status.servers(0).state(), "dead");  // until it registers again
   EXPECT_EQ(status.servers(0).info().arch(), "aarch64");
+  EXPECT_EQ(status.servers(0).last_heartbeat_age_ms(), -1);
   ASSERT_EQ(state.queue().size(), 1u);
   const PendingRequest& restored = state.queue().at("r1");
   EXPECT_EQ(restored.user, "alice");
