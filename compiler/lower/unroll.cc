@@ -12,6 +12,28 @@ namespace {
 using ir::Stmt;
 
 constexpr int64_t kMaxExplicitUnroll = 1024;
+// Unrolling is a hint: a loop whose copies would exceed this many IR nodes stays a loop, so a
+// tuner's random unroll of a huge body cannot blow up compile time.
+constexpr int64_t kMaxUnrolledNodes = 1 << 14;
+
+class NodeCounter : public ir::StmtExprVisitor {
+ public:
+  int64_t count = 0;
+  void VisitStmt(const Stmt& s) override {
+    ++count;
+    ir::StmtExprVisitor::VisitStmt(s);
+  }
+  void VisitExpr(const ir::Expr& e) override {
+    ++count;
+    ir::StmtExprVisitor::VisitExpr(e);
+  }
+};
+
+int64_t NodeCount(const Stmt& s) {
+  NodeCounter c;
+  c.VisitStmt(s);
+  return c.count;
+}
 
 // Statement executions in one run of `s` (loops with unknown extents count as unbounded).
 int64_t StepCount(const Stmt& s) {
@@ -58,8 +80,9 @@ class Unroller : public ir::StmtMutator {
   Stmt VisitStmt_(const ir::ForNode* op) override {
     Stmt body = VisitStmt(op->body);
     const int64_t* ext = ir::AsConstInt(op->extent);
-    bool explicit_unroll =
-        op->for_kind == ir::ForKind::kUnrolled && ext && *ext <= kMaxExplicitUnroll;
+    bool explicit_unroll = op->for_kind == ir::ForKind::kUnrolled && ext &&
+                           *ext <= kMaxExplicitUnroll &&
+                           *ext * NodeCount(body) <= kMaxUnrolledNodes;
     int64_t steps = StepCount(body);
     bool auto_unroll = op->for_kind == ir::ForKind::kSerial && ext && auto_max_ > 0 && steps >= 0 &&
                        *ext * steps <= auto_max_;

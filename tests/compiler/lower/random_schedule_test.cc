@@ -6,15 +6,21 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <sstream>
 
-#include "compiler/codegen/c/c_module.h"
 #include "compiler/te/schedule.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
+
+/// The code generator that the randomized schedules are compiled with (one per test target).
+testing::Backend RandomTestBackend();
+/// Every how many seeds one is run (1: all of them).
+int RandomTestSeedStride();
+
 namespace {
 
 using namespace te;  // NOLINT
@@ -124,15 +130,8 @@ class RandomScheduler {
   std::ostringstream desc_;
 };
 
-codegen::CBuildOptions FastBuild() {
-  codegen::CBuildOptions o;
-  o.flags = {"-O0", "-std=gnu99"};
-  return o;
-}
-
-testing::Backend FastC() {
-  return [](const ir::PrimFunc& f) { return codegen::BuildCModule({f}, FastBuild()); };
-}
+// The backend under test (random_schedule_backend_c.cc / _llvm.cc).
+testing::Backend FastC() { return RandomTestBackend(); }
 
 std::string RunMatmul(uint64_t seed, std::string* schedule_text) {
   RandomScheduler r(seed);
@@ -166,6 +165,8 @@ std::string RunMatmul(uint64_t seed, std::string* schedule_text) {
   if (cache_write) r.Annotate(main);
   if (cache_read) r.Annotate(s[AA]);
   *schedule_text = r.Description();
+  if (std::getenv("TESSERA_RANDOM_SCHEDULE_VERBOSE"))
+    std::fprintf(stderr, "%s", schedule_text->c_str());
   return testing::CheckAgainstReference(s, {A, B, C}, "matmul", seed, FastC());
 }
 
@@ -278,8 +279,14 @@ void RunSeeds(const char* what, std::string (*run)(uint64_t, std::string*), uint
               int count) {
   if (Scaled(1) > 1) first += 100000;  // fresh seeds in soak runs
   count = Scaled(count);
+  const char* only = std::getenv("TESSERA_RANDOM_SCHEDULE_SEED");  // replays one seed
   for (uint64_t seed = first; seed < first + count; ++seed) {
+    if (only ? std::strtoull(only, nullptr, 10) != seed
+             : (seed - first) % RandomTestSeedStride() != 0)
+      continue;
     std::string schedule, error;
+    if (std::getenv("TESSERA_RANDOM_SCHEDULE_VERBOSE"))
+      std::fprintf(stderr, "%s seed %llu\n", what, static_cast<unsigned long long>(seed));
     try {
       error = run(seed, &schedule);
     } catch (const std::exception& e) {
