@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "           [--tuner xgb|ga|random|grid] [--no-transfer] [--batch N] [--early-stopping N]\n"
     "           [--number N] [--repeat N] [--min-repeat-ms MS] [--flush-cache]\n"
     "           [--build-parallel N] [--build-timeout S] [--run-timeout S] [--seed N]\n"
+    "           [--rpc-tracker HOST:PORT --rpc-key KEY [--rpc-token-file F]] [--json]\n"
     "  e.g. tessera tune --task 'dense.x86(1024,1024,1024,float32)' --target 'llvm -mcpu=native'"
     " --trials 300 --db tuning.db";
 
@@ -53,17 +54,33 @@ double Seconds(const fleet::Flags& flags, const std::string& name, double fallba
 
 int Run(const std::vector<std::string>& args, std::ostream& out) {
   fleet::Flags flags("tessera tune", args, {"no-transfer", "flush-cache", "json"});
-  flags.CheckKnown({"task", "target", "db", "trials", "tuner", "no-transfer", "batch",
-                    "early-stopping", "number", "repeat", "min-repeat-ms", "flush-cache",
-                    "build-parallel", "build-timeout", "run-timeout", "seed", "rpc-tracker",
-                    "rpc-key", "json"});
+  flags.CheckKnown({"task",
+                    "target",
+                    "db",
+                    "trials",
+                    "tuner",
+                    "no-transfer",
+                    "batch",
+                    "early-stopping",
+                    "number",
+                    "repeat",
+                    "min-repeat-ms",
+                    "flush-cache",
+                    "build-parallel",
+                    "build-timeout",
+                    "run-timeout",
+                    "seed",
+                    "rpc-tracker",
+                    "rpc-key",
+                    "rpc-token-file",
+                    "json"});
   if (!flags.Has("task") || !flags.Has("target") || !flags.Has("db")) {
     throw fleet::ConfigError(kUsage);
   }
-  if (flags.Has("rpc-tracker") || flags.Has("rpc-key")) {
+  if (flags.Has("rpc-tracker") != flags.Has("rpc-key")) {
     throw fleet::ConfigError(
-        "tessera tune: measuring through the fleet (--rpc-tracker/--rpc-key) is not available "
-        "yet; leave them out to measure on this machine");
+        "tessera tune: --rpc-tracker HOST:PORT and --rpc-key KEY go together (measure on fleet "
+        "devices of that key); leave both out to measure on this machine");
   }
   tuner::TuneTaskOptions options;
   options.trials = flags.GetInt("trials", 64);
@@ -79,6 +96,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   options.measure.build_timeout_s = Seconds(flags, "build-timeout", 60);
   options.measure.run_timeout_s = Seconds(flags, "run-timeout", 30);
   options.seed = static_cast<uint64_t>(flags.GetInt("seed", 1));
+  options.rpc_tracker = flags.Get("rpc-tracker");
+  options.rpc_key = flags.Get("rpc-key");
+  if (flags.Has("rpc-token-file"))
+    options.rpc_token = fleet::ReadTokenFile(flags.Get("rpc-token-file"));
 
   try {
     tuner::Task task(flags.Require("task"), flags.Require("target"));
@@ -112,8 +133,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
     } else {
       out << "tuned " << task.workload_key() << " [" << task.target() << "]: " << r.trials
           << " trials (" << r.failures << " failed, " << result.resumed << " resumed"
-          << (result.transferred ? ", transfer from other shapes" : "") << ") in "
-          << Duration(elapsed()) << "; best ";
+          << (result.transferred ? ", transfer from other shapes" : "")
+          << (result.requeued ? ", " + std::to_string(result.requeued) + " re-queued" : "")
+          << ") in " << Duration(elapsed()) << "; best ";
       if (r.best) {
         out << Gflops(flops, r.best->outcome.cost) << " GFLOP/s (" << r.best->outcome.cost * 1e3
             << " ms) " << r.best->config.ToString() << "\n";

@@ -35,7 +35,8 @@ check "unknown cpu is named" grep -q "error: .*nosuchcpu" <<<"$err"
 err=$($tessera tune --task "$task" --target 'llvm -foo' --db "$dir/t.db" --trials 2 2>&1); rc=$?
 check "malformed target exits 2" test $rc -eq 2
 err=$($tessera tune "${common[@]}" --rpc-tracker 127.0.0.1:9 2>&1); rc=$?
-check "rpc runner not available yet" grep -q "not available yet" <<<"$err"
+check "rpc tracker without key exits 2" test $rc -eq 2
+check "rpc flags go together" grep -q "\-\-rpc-tracker HOST:PORT and \-\-rpc-key KEY go together" <<<"$err"
 err=$($tessera tune --task "$task" 2>&1); rc=$?
 check "usage without --db" grep -q "usage: tessera tune" <<<"$err"
 

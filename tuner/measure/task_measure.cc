@@ -30,15 +30,16 @@ std::vector<int64_t> ConstShape(const te::Tensor& t) {
   return shape;
 }
 
-// Inputs, the expected output and the argument shapes of one task, computed once.
-struct Fixture {
-  std::vector<std::vector<int64_t>> shapes;  // every argument, the output last
-  std::vector<std::vector<float>> inputs;
-  std::vector<float> expected;
-};
+runtime::NDArray Array(const std::vector<int64_t>& shape, const std::vector<float>* values) {
+  runtime::NDArray a = runtime::NDArray::Empty(shape, DLDataType{kDLFloat, 32, 1}, kCpu);
+  if (values) a.CopyFromBytes(values->data(), values->size() * sizeof(float));
+  return a;
+}
 
-std::shared_ptr<const Fixture> MakeFixture(const Task& task, uint64_t seed) {
-  auto fixture = std::make_shared<Fixture>();
+}  // namespace
+
+std::shared_ptr<const TaskFixture> MakeTaskFixture(const Task& task, uint64_t seed) {
+  auto fixture = std::make_shared<TaskFixture>();
   topi::ScheduledOp op = task.templ().baseline(task.args());
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
@@ -55,13 +56,17 @@ std::shared_ptr<const Fixture> MakeFixture(const Task& task, uint64_t seed) {
   return fixture;
 }
 
-runtime::NDArray Array(const std::vector<int64_t>& shape, const std::vector<float>* values) {
-  runtime::NDArray a = runtime::NDArray::Empty(shape, DLDataType{kDLFloat, 32, 1}, kCpu);
-  if (values) a.CopyFromBytes(values->data(), values->size() * sizeof(float));
-  return a;
+std::string CompareOutput(const TaskFixture& fixture, const float* got, double rtol, double atol) {
+  for (size_t i = 0; i < fixture.expected.size(); ++i) {
+    double want = fixture.expected[i];
+    if (!(std::fabs(got[i] - want) <= atol + rtol * std::fabs(want))) {
+      std::ostringstream os;
+      os << "output element " << i << " is " << got[i] << ", expected " << want;
+      return os.str();
+    }
+  }
+  return "";
 }
-
-}  // namespace
 
 ir::PrimFunc LowerCandidate(const Task& task, const space::ConfigEntity& config) {
   topi::ScheduledOp op = task.Instantiate(config);
@@ -86,7 +91,7 @@ BuildFn TaskBuildFn(const Task& task) {
 }
 
 RunFn TaskRunFn(const Task& task, const RunOptions& options) {
-  std::shared_ptr<const Fixture> fixture = MakeFixture(task, options.seed);
+  std::shared_ptr<const TaskFixture> fixture = MakeTaskFixture(task, options.seed);
   return [fixture, options](const space::ConfigEntity&, const std::string& path, bool check) {
     runtime::Module module = runtime::Module::LoadFromFile(path);
     runtime::PackedFunc func = module[kCandidateFunction];
@@ -104,15 +109,9 @@ RunFn TaskRunFn(const Task& task, const RunOptions& options) {
     if (check) {
       runtime::RetValue ret;
       func.CallPacked(args, &ret);
-      const float* got = arrays.back().Data<float>();
-      for (size_t i = 0; i < fixture->expected.size(); ++i) {
-        double want = fixture->expected[i];
-        if (!(std::fabs(got[i] - want) <= options.atol + options.rtol * std::fabs(want))) {
-          std::ostringstream os;
-          os << "output element " << i << " is " << got[i] << ", expected " << want;
-          throw WrongAnswerError(os.str());
-        }
-      }
+      std::string mismatch =
+          CompareOutput(*fixture, arrays.back().Data<float>(), options.rtol, options.atol);
+      if (!mismatch.empty()) throw WrongAnswerError(mismatch);
     }
     runtime::TimeEvaluatorOptions timing;
     timing.number = options.number;

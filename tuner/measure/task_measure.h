@@ -5,7 +5,9 @@
 #ifndef TESSERA_TUNER_MEASURE_TASK_MEASURE_H_
 #define TESSERA_TUNER_MEASURE_TASK_MEASURE_H_
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/function.h"
 #include "tuner/measure/local_measurer.h"
@@ -24,6 +26,20 @@ struct RunOptions {
   double atol = 1e-3;  ///< absolute tolerance of the check
   uint64_t seed = 1;   ///< of the random inputs
 };
+
+/// Inputs, expected output and argument shapes of one task (float32, row-major), computed once.
+struct TaskFixture {
+  std::vector<std::vector<int64_t>> shapes;  ///< every argument, the output last
+  std::vector<std::vector<float>> inputs;    ///< one per input argument
+  std::vector<float> expected;               ///< the reference output
+};
+
+/// Seeded random inputs for `task` and the template's reference output for them.
+std::shared_ptr<const TaskFixture> MakeTaskFixture(const Task& task, uint64_t seed);
+
+/// "" when `got` (the output, `fixture.expected.size()` values) matches within tolerances, else
+/// a description of the first mismatch.
+std::string CompareOutput(const TaskFixture& fixture, const float* got, double rtol, double atol);
 
 /// The function name candidates are compiled under.
 constexpr const char* kCandidateFunction = "candidate";

@@ -3,6 +3,7 @@
 #include "compiler/support/error.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/transfer.h"
+#include "tuner/measure/rpc_measurer.h"
 #include "tuner/search/genetic_tuner.h"
 #include "tuner/search/grid_tuner.h"
 #include "tuner/search/log_history.h"
@@ -58,22 +59,42 @@ TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions&
   }
   tuner->LoadHistory(history.trials);
 
-  LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, options.run), options.measure);
+  std::string device_key = options.device_key;
+  MeasureBatchFn measure;
+  std::shared_ptr<RpcMeasurer> remote;
+  if (!options.rpc_tracker.empty()) {
+    RpcMeasureOptions rpc;
+    rpc.tracker = options.rpc_tracker;
+    rpc.key = options.rpc_key;
+    rpc.token = options.rpc_token;
+    rpc.build_parallel = options.measure.build_parallel;
+    rpc.build_timeout_s = options.measure.build_timeout_s;
+    rpc.check_correctness = options.measure.check_correctness;
+    rpc.work_dir = options.measure.work_dir;
+    rpc.run = options.run;
+    remote = std::make_shared<RpcMeasurer>(task, rpc);
+    measure = [remote](const std::vector<space::ConfigEntity>& b) { return remote->Measure(b); };
+    device_key = options.rpc_key;
+  } else {
+    auto local = std::make_shared<LocalMeasurer>(TaskBuildFn(task), TaskRunFn(task, options.run),
+                                                 options.measure);
+    measure = [local](const std::vector<space::ConfigEntity>& b) { return local->Measure(b); };
+  }
   TuneOptions tune;
   tune.trials = options.trials;
   tune.batch_size = options.batch_size;
   tune.early_stopping = options.early_stopping;
-  result.search = tuner->Tune(
-      tune, [&](const std::vector<space::ConfigEntity>& batch) { return measurer.Measure(batch); },
-      [&](const TuneProgress& p, const std::vector<Trial>& trials) {
+  result.search =
+      tuner->Tune(tune, measure, [&](const TuneProgress& p, const std::vector<Trial>& trials) {
         std::vector<tuning::MeasureRecord> records;
         for (const Trial& t : trials) {
-          records.push_back(RecordOfTrial(t, task.workload_key(), task.target(), options.device_key,
-                                          kTunerVersion));
+          records.push_back(
+              RecordOfTrial(t, task.workload_key(), task.target(), device_key, kTunerVersion));
         }
         log->AppendBatch(records);
         if (progress) progress(p, trials);
       });
+  if (remote) result.requeued = remote->requeued();
   return result;
 }
 

@@ -33,6 +33,11 @@ struct TuneTaskOptions {
   std::string device_key = "local";
   LocalMeasureOptions measure;
   RunOptions run;
+  /// When set, candidates run on fleet devices of key `rpc_key` leased from this tracker
+  /// (records get the key as their device key); otherwise on this machine.
+  std::string rpc_tracker;
+  std::string rpc_key;
+  std::string rpc_token;
 };
 
 /// What a tuning run did.
@@ -40,6 +45,7 @@ struct TuneTaskResult {
   TuneResult search;         ///< trials of this run; `best` includes resumed history
   int64_t resumed = 0;       ///< records of this task and target loaded from the log
   bool transferred = false;  ///< a base model from other shapes was used
+  int64_t requeued = 0;      ///< candidates moved to another device after a device loss
 };
 
 /// A search strategy by name for `task`; throws `UserError` listing the names for an unknown one.

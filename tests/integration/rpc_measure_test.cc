@@ -1,0 +1,120 @@
+// The tuner's RPC measurement against a real tracker and device servers on 127.0.0.1.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "compiler/space/mutation.h"
+#include "rpc_server/client/remote_session.h"
+#include "tests/integration/fleet_fixture.h"
+#include "tuner/measure/rpc_measurer.h"
+#include "tuner/tune/tune_task.h"
+
+namespace tessera {
+namespace {
+
+using testing::Fleet;
+using tuner::MeasureOutcome;
+using tuner::RpcMeasureOptions;
+using tuner::RpcMeasurer;
+
+RpcMeasureOptions Options(const Fleet& fleet) {
+  RpcMeasureOptions o;
+  o.tracker = fleet.tracker_address();
+  o.key = "cpu";
+  o.queue_timeout_ms = 5000;
+  o.max_attempts = 6;
+  const char* dir = std::getenv("TEST_TMPDIR");
+  o.work_dir = dir ? dir : "/tmp";
+  o.run.number = 2;
+  o.run.repeat = 2;
+  return o;
+}
+
+TEST(RpcMeasureTest, CandidatesAreCheckedAndTimedOnAFleetDevice) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  RpcMeasurer measurer(task, Options(fleet));
+  std::mt19937_64 rng(1);
+  std::vector<space::ConfigEntity> batch = {task.config_space().Fallback(),
+                                            space::RandomConfig(task.config_space(), rng),
+                                            space::RandomConfig(task.config_space(), rng)};
+  std::vector<MeasureOutcome> out = measurer.Measure(batch);
+  ASSERT_EQ(out.size(), 3u);
+  for (const MeasureOutcome& o : out) {
+    EXPECT_TRUE(o.ok()) << tuning::ErrorKind_Name(o.error) << " " << o.message;
+    EXPECT_EQ(o.costs.size(), 2u);
+  }
+  EXPECT_EQ(measurer.requeued(), 0);
+}
+
+TEST(RpcMeasureTest, ACandidateWhoseDeviceIsLostIsRequeuedOnAnother) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  fleet.AddServer("cpu");
+  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  RpcMeasurer measurer(task, Options(fleet));
+  // Hold one server so that the measurer's session lands on the other one.
+  fleet::SessionOptions hold;
+  hold.key = "cpu";
+  auto held = fleet::RemoteSession::Open(fleet.Client(), hold);
+  std::string held_address = held->grant().server_address();
+  ASSERT_TRUE(measurer.Measure({task.config_space().Get(0)})[0].ok());
+  std::string used = measurer.current_device();
+  ASSERT_NE(used, held_address);
+  held.reset();  // released: the other server is free again
+  // Kill the server the measurer is using: its next candidates must move to the survivor.
+  fleet.ServerAt(used)->Stop(SIGKILL);
+
+  std::vector<MeasureOutcome> out =
+      measurer.Measure({task.config_space().Get(1), task.config_space().Get(2)});
+  for (const MeasureOutcome& o : out) {
+    EXPECT_TRUE(o.ok()) << tuning::ErrorKind_Name(o.error) << " " << o.message;
+  }
+  EXPECT_GE(measurer.requeued(), 1);
+  EXPECT_EQ(measurer.current_device(), held_address);
+}
+
+TEST(RpcMeasureTest, TuningThroughTheFleetRecordsTheDeviceKey) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  fleet.AddServer("cpu");
+  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  const char* dir = std::getenv("TEST_TMPDIR");
+  auto log = tuner::TuningLog::Open(std::string(dir ? dir : "/tmp") + "/rpc_tune.db");
+  tuner::TuneTaskOptions options;
+  options.tuner = "random";
+  options.trials = 6;
+  options.batch_size = 3;
+  options.run.number = 2;
+  options.run.repeat = 2;
+  options.rpc_tracker = fleet.tracker_address();
+  options.rpc_key = "cpu";
+  tuner::TuneTaskResult r = tuner::TuneTask(task, log.get(), options);
+  EXPECT_EQ(r.search.trials, 6);
+  EXPECT_EQ(r.search.failures, 0);
+  auto best = log->Best(task.workload_key(), "llvm");
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->device_key(), "cpu");
+}
+
+TEST(RpcMeasureTest, NoDeviceLeftIsADeviceLostOutcome) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  RpcMeasureOptions options = Options(fleet);
+  options.queue_timeout_ms = 1500;
+  options.max_attempts = 2;
+  RpcMeasurer measurer(task, options);
+  ASSERT_TRUE(measurer.Measure({task.config_space().Get(0)})[0].ok());
+  fleet.ServerAt(measurer.current_device())->Stop(SIGKILL);
+  MeasureOutcome o = measurer.Measure({task.config_space().Get(3)})[0];
+  EXPECT_EQ(o.error, tuning::DEVICE_LOST) << o.message;
+  EXPECT_THAT(o.message, ::testing::HasSubstr("on device key 'cpu'"));
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,156 @@
+#include "tuner/measure/rpc_measurer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+
+#include "compiler/support/error.h"
+#include "rpc_server/client/fleet_error.h"
+#include "rpc_server/client/remote_session.h"
+#include "rpc_server/client/tracker_client.h"
+#include "tuner/measure/isolated_call.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+std::string DefaultWorkDir() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
+}
+
+// A failure that another device may not have.
+bool DeviceProblem(fleet::FleetErrorCode code) {
+  return code == fleet::FleetErrorCode::kDeviceLost ||
+         code == fleet::FleetErrorCode::kSessionEnded ||
+         code == fleet::FleetErrorCode::kUnavailable;
+}
+
+}  // namespace
+
+RpcMeasurer::RpcMeasurer(const Task& task, RpcMeasureOptions options)
+    : task_(task), options_(std::move(options)) {
+  TESSERA_USER_CHECK(!options_.tracker.empty() && !options_.key.empty())
+      << "rpc measurement needs a tracker address and a device key";
+  TESSERA_USER_CHECK(options_.build_parallel >= 1 && options_.build_timeout_s > 0 &&
+                     options_.max_attempts >= 1)
+      << "rpc measurement: parallelism, time limit and attempts must be positive";
+  if (options_.work_dir.empty()) options_.work_dir = DefaultWorkDir();
+  fleet::TrackerOptions tracker;
+  tracker.address = options_.tracker;
+  tracker.token = options_.token;
+  tracker_ = std::make_shared<fleet::TrackerClient>(tracker);
+  fixture_ = MakeTaskFixture(task_, options_.run.seed);
+}
+
+RpcMeasurer::~RpcMeasurer() = default;
+
+std::string RpcMeasurer::current_device() const {
+  return session_ ? session_->grant().server_address() : "";
+}
+
+MeasureOutcome RpcMeasurer::RunRemote(const std::string& library, int64_t serial) {
+  MeasureOutcome out;
+  if (!session_) {
+    fleet::SessionOptions request;
+    request.key = options_.key;
+    request.user = "tessera-tuner";
+    request.queue_timeout_ms = options_.queue_timeout_ms;
+    session_ = fleet::RemoteSession::Open(tracker_, request);
+  }
+  std::string name = "candidate_" + std::to_string(serial) + ".so";
+  session_->UploadFile(name, library);
+  int64_t module = session_->LoadModule(name);
+  std::vector<fleet::RemoteArg> args;
+  std::vector<int64_t> arrays;
+  for (size_t i = 0; i < fixture_->shapes.size(); ++i) {
+    int64_t id = session_->AllocArray(fixture_->shapes[i], "float32");
+    arrays.push_back(id);
+    args.push_back(fleet::RemoteArg::Array(id));
+    if (i < fixture_->inputs.size()) {
+      session_->CopyIn(id, fixture_->inputs[i].data(), fixture_->inputs[i].size() * sizeof(float));
+    }
+  }
+  if (options_.check_correctness) {
+    session_->Call(module, kCandidateFunction, args);
+    std::vector<float> got(fixture_->expected.size());
+    session_->CopyOut(arrays.back(), got.data(), got.size() * sizeof(float));
+    std::string mismatch =
+        CompareOutput(*fixture_, got.data(), options_.run.rtol, options_.run.atol);
+    if (!mismatch.empty()) {
+      out.error = tuning::WRONG_ANSWER;
+      out.message = mismatch;
+    }
+  }
+  if (out.error == tuning::OK) {
+    out.costs = session_->Time(module, kCandidateFunction, args, options_.run.number,
+                               options_.run.repeat, options_.run.min_repeat_ms);
+    out.cost = std::accumulate(out.costs.begin(), out.costs.end(), 0.0) / out.costs.size();
+  }
+  for (int64_t id : arrays) session_->FreeArray(id);
+  return out;
+}
+
+std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::ConfigEntity>& batch) {
+  std::vector<std::string> paths;
+  std::vector<IsolatedWork> builds;
+  BuildFn build = TaskBuildFn(task_);
+  for (const auto& config : batch) {
+    paths.push_back(options_.work_dir + "/tessera_rpc_candidate_" + std::to_string(getpid()) + "_" +
+                    std::to_string(counter_++) + ".so");
+    builds.push_back([build, config, path = paths.back()] {
+      build(config, path);
+      return std::string();
+    });
+  }
+  std::vector<IsolatedResult> built =
+      RunIsolated(builds, options_.build_parallel, options_.build_timeout_s);
+  std::vector<MeasureOutcome> outcomes(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    MeasureOutcome& out = outcomes[i];
+    if (built[i].status != IsolatedStatus::kOk) {
+      out.error = tuning::COMPILE_ERROR;
+      out.message = (built[i].status == IsolatedStatus::kTimeout ? "build " : "build failed: ") +
+                    built[i].message;
+      out.all_cost = built[i].seconds;
+      std::remove(paths[i].c_str());
+      continue;
+    }
+    for (int attempt = 1;; ++attempt) {
+      auto start = std::chrono::steady_clock::now();
+      try {
+        out = RunRemote(paths[i], counter_ + static_cast<int64_t>(i));
+        out.all_cost =
+            built[i].seconds +
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        break;
+      } catch (const fleet::FleetError& e) {
+        session_.reset();  // the next attempt asks the tracker again: maybe another device
+        if (DeviceProblem(e.code()) && attempt < options_.max_attempts) {
+          ++requeued_;
+          continue;
+        }
+        out = MeasureOutcome();
+        if (DeviceProblem(e.code()) || e.code() == fleet::FleetErrorCode::kQueueTimeout) {
+          out.error = tuning::DEVICE_LOST;
+        } else if (e.code() == fleet::FleetErrorCode::kCallFailed) {
+          std::string what = e.what();
+          out.error = what.find("time limit") != std::string::npos ? tuning::TIMEOUT
+                                                                   : tuning::RUNTIME_ERROR;
+        } else {
+          out.error = tuning::RUNTIME_ERROR;
+        }
+        out.message = std::string("on device key '") + options_.key + "': " + e.what();
+        break;
+      }
+    }
+    std::remove(paths[i].c_str());
+  }
+  return outcomes;
+}
+
+}  // namespace tuner
+}  // namespace tessera

@@ -1,0 +1,70 @@
+/// \file
+/// Measurement through the device fleet: candidates are built here in parallel worker processes,
+/// then timed on a device leased from the tracker (upload, load, check against the reference,
+/// time). A candidate whose device is lost mid-batch is re-queued on another device; every
+/// failure is an outcome with an error kind.
+#ifndef TESSERA_TUNER_MEASURE_RPC_MEASURER_H_
+#define TESSERA_TUNER_MEASURE_RPC_MEASURER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tuner/measure/task_measure.h"
+#include "tuner/search/tuner.h"
+#include "tuner/task/task.h"
+
+namespace tessera {
+namespace fleet {
+class RemoteSession;
+class TrackerClient;
+}  // namespace fleet
+
+namespace tuner {
+
+/// Where and how to measure remotely.
+struct RpcMeasureOptions {
+  std::string tracker;  ///< HOST:PORT of the tracker
+  std::string key;      ///< device key to ask for
+  std::string token;    ///< the tracker's shared secret, if it has one
+  int build_parallel = 2;
+  double build_timeout_s = 60;
+  bool check_correctness = true;
+  int64_t queue_timeout_ms = 60000;  ///< wait this long for a device
+  int max_attempts = 3;              ///< devices tried per candidate before DEVICE_LOST
+  std::string work_dir;              ///< where libraries are built; empty: $TMPDIR or /tmp
+  RunOptions run;                    ///< number, repeat, min_repeat_ms, tolerances, seed
+};
+
+/// Measures candidates of one task on fleet devices. Not thread-safe.
+class RpcMeasurer {
+ public:
+  /// A measurer for `task`; throws `UserError` on bad options.
+  RpcMeasurer(const Task& task, RpcMeasureOptions options);
+  ~RpcMeasurer();
+
+  /// Measures `batch`; one outcome per candidate, in order. Usable as a `MeasureBatchFn`.
+  std::vector<MeasureOutcome> Measure(const std::vector<space::ConfigEntity>& batch);
+
+  /// The address of the device server of the current session ("" when there is none).
+  std::string current_device() const;
+
+  /// Candidates re-queued after their device was lost, so far.
+  int64_t requeued() const { return requeued_; }
+
+ private:
+  MeasureOutcome RunRemote(const std::string& library, int64_t serial);
+
+  Task task_;
+  RpcMeasureOptions options_;
+  std::shared_ptr<const TaskFixture> fixture_;
+  std::shared_ptr<fleet::TrackerClient> tracker_;
+  std::unique_ptr<fleet::RemoteSession> session_;
+  int64_t counter_ = 0;
+  int64_t requeued_ = 0;
+};
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_MEASURE_RPC_MEASURER_H_
