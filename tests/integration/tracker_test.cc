@@ -5,8 +5,11 @@
 #include <signal.h>
 
 #include <atomic>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "rpc_server/client/tracker_client.h"
 #include "rpc_server/tracker_link.h"
@@ -115,6 +118,88 @@ TEST(TrackerTest, GrantsByPriorityThenArrivalAndExpiresDeadlines) {
   client.ReleaseSession(first);
   for (auto& waiter : waiters) waiter.join();
   EXPECT_EQ(order, (std::vector<std::string>{"high", "high2", "low", "low2"}));
+}
+
+// Queues `queued` (name, priority, user) one by one behind a held server and returns the order
+// in which they were granted once the server is released.
+std::vector<std::string> GrantOrder(
+    const std::string& tracker,
+    const std::vector<std::tuple<std::string, int, std::string>>& queued) {
+  fleet::TrackerClient client = Client(tracker);
+  fleet::SessionOptions hold;
+  hold.key = "cpu";
+  hold.queue_timeout_ms = 5000;
+  std::string first = client.RequestSession(hold).grant().session_id();
+  std::mutex mu;
+  std::vector<std::string> order;
+  std::vector<std::thread> waiters;
+  for (size_t i = 0; i < queued.size(); ++i) {
+    waiters.emplace_back([&, i] {
+      fleet::SessionOptions options;
+      options.key = "cpu";
+      options.priority = std::get<1>(queued[i]);
+      options.user = std::get<2>(queued[i]);
+      options.queue_timeout_ms = 10000;
+      fleet::TrackerClient own = Client(tracker);
+      std::string session = own.RequestSession(options).grant().session_id();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        order.push_back(std::get<0>(queued[i]));
+      }
+      own.ReleaseSession(session);
+    });
+    EXPECT_TRUE(
+        WaitFor([&] { return QueueLength(client, "cpu") == static_cast<int>(i + 1); }, 5000));
+  }
+  client.ReleaseSession(first);
+  for (auto& waiter : waiters) waiter.join();
+  return order;
+}
+
+TEST(TrackerTest, UsersShareFairlyAtEqualPriority) {
+  Daemon tracker(kTracker, FastLeases());
+  auto server = StandIn(tracker.address(), "cpu", "s1");
+  fleet::TrackerClient client = Client(tracker.address());
+  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "cpu") == "free"; }, 5000));
+  EXPECT_EQ(GrantOrder(tracker.address(), {{"a1", 1, "alice"},
+                                           {"a2", 1, "alice"},
+                                           {"a3", 1, "alice"},
+                                           {"b1", 1, "bob"},
+                                           {"b2", 1, "bob"},
+                                           {"urgent", 9, "carol"}}),
+            (std::vector<std::string>{"urgent", "a1", "b1", "a2", "b2", "a3"}));
+}
+
+TEST(TrackerTest, SeveralServersServeTheirOwnKeys) {
+  Daemon tracker(kTracker, FastLeases());
+  std::vector<std::unique_ptr<fleet::TrackerLink>> servers;
+  servers.push_back(StandIn(tracker.address(), "arm", "a1"));
+  servers.push_back(StandIn(tracker.address(), "arm", "a2"));
+  servers.push_back(StandIn(tracker.address(), "x86", "x1"));
+  fleet::TrackerClient client = Client(tracker.address());
+  ASSERT_TRUE(WaitFor([&] { return client.Status().servers_size() == 3; }, 5000));
+  std::mutex mu;
+  std::map<std::string, std::set<std::string>> servers_by_key;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 9; ++i) {
+    clients.emplace_back([&, i] {
+      fleet::SessionOptions options;
+      options.key = i % 3 == 0 ? "x86" : "arm";
+      options.queue_timeout_ms = 10000;
+      fleet::TrackerClient own = Client(tracker.address());
+      tracker::v1::Grant grant = own.RequestSession(options).grant();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        EXPECT_EQ(grant.key(), options.key);
+        servers_by_key[grant.key()].insert(grant.server_id());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      own.ReleaseSession(grant.session_id());
+    });
+  }
+  for (auto& thread : clients) thread.join();
+  EXPECT_EQ(servers_by_key["x86"], (std::set<std::string>{"x1"}));
+  EXPECT_EQ(servers_by_key["arm"], (std::set<std::string>{"a1", "a2"}));
 }
 
 TEST(TrackerTest, SilentServerIsDeclaredDeadAndItsSessionReportsDeviceLost) {
