@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: tessera tune --task WORKLOAD --target TARGET --db FILE [--trials N]\n"
-    "           [--tuner xgb|ga|random|grid] [--no-transfer] [--batch N] [--early-stopping N]\n"
+    "           [--tuner xgb|ga|random|grid] [--features knob|loop] [--no-transfer] [--batch N]\n"
+    "           [--early-stopping N]\n"
     "           [--number N] [--repeat N] [--min-repeat-ms MS] [--flush-cache]\n"
     "           [--build-parallel N] [--build-timeout S] [--run-timeout S] [--seed N]\n"
     "           [--rpc-tracker HOST:PORT --rpc-key KEY [--rpc-token-file F]] [--json]\n"
@@ -86,6 +87,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   options.trials = flags.GetInt("trials", 64);
   options.tuner = flags.Get("tuner", "xgb");
   options.transfer = !flags.Has("no-transfer");
+  options.features = flags.Get("features", "knob");
   options.batch_size = static_cast<int>(flags.GetInt("batch", 8));
   options.early_stopping = flags.GetInt("early-stopping", -1);
   options.run.number = static_cast<int>(flags.GetInt("number", 10));

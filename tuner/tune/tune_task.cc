@@ -2,6 +2,7 @@
 
 #include "compiler/support/error.h"
 #include "tuner/cost_model/knob_features.h"
+#include "tuner/cost_model/loop_nest_features.h"
 #include "tuner/cost_model/transfer.h"
 #include "tuner/measure/rpc_measurer.h"
 #include "tuner/search/genetic_tuner.h"
@@ -12,18 +13,32 @@
 
 namespace tessera {
 namespace tuner {
-namespace {
+namespace {}  // namespace
 
-FeatureFn TaskFeatures(const Task& task) {
+FeatureFn TaskFeatureFn(const Task& task, const std::string& kind) {
   std::string key = task.workload_key();
-  return [key](const space::ConfigEntity& c) { return CandidateFeatures(c, key); };
+  if (kind == "knob") {
+    return [key](const space::ConfigEntity& c) { return CandidateFeatures(c, key); };
+  }
+  TESSERA_USER_CHECK(kind == "loop")
+      << "unknown feature kind '" << kind << "' (expected knob or loop)";
+  return [task, key](const space::ConfigEntity& c) {
+    std::vector<float> row = CandidateFeatures(c, key);
+    std::vector<float> loops;
+    try {
+      loops = LoopNestFeatures(LowerCandidate(task, c)->body);
+    } catch (const UserError&) {
+      loops.assign(LoopNestFeatureCount(), -1.f);  // cannot lower: the measurement will say why
+    }
+    row.insert(row.end(), loops.begin(), loops.end());
+    return row;
+  };
 }
-
-}  // namespace
 
 std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint64_t seed) {
   if (name == "xgb") {
-    return std::make_unique<ModelBasedTuner>(task.config_space(), seed, TaskFeatures(task));
+    return std::make_unique<ModelBasedTuner>(task.config_space(), seed,
+                                             TaskFeatureFn(task, "knob"));
   }
   if (name == "ga") return std::make_unique<GeneticTuner>(task.config_space(), seed);
   if (name == "random") return std::make_unique<RandomTuner>(task.config_space(), seed);
@@ -41,9 +56,18 @@ TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions&
   result.resumed = static_cast<int64_t>(history.trials.size());
   std::unique_ptr<Tuner> tuner;
   if (options.tuner == "xgb") {
-    auto model_based =
-        std::make_unique<ModelBasedTuner>(task.config_space(), options.seed, TaskFeatures(task));
-    if (options.transfer) {
+    FeatureFn features = TaskFeatureFn(task, options.features);
+    ModelBasedOptions model_options;
+    if (options.features == "loop") {
+      // Every annealing step lowers its proposals: fewer, shorter chains keep a plan affordable.
+      model_options.annealing.iterations = 60;
+      model_options.annealing.chains = 32;
+      model_options.annealing.early_stop = 15;
+    }
+    auto model_based = std::make_unique<ModelBasedTuner>(task.config_space(), options.seed,
+                                                         features, model_options);
+    // Transfer needs rows that other shapes' records can produce without their schedules.
+    if (options.transfer && options.features == "knob") {
       int64_t width = static_cast<int64_t>(
           CandidateFeatures(task.config_space().Fallback(), task.workload_key()).size());
       auto base = PretrainFromLog(*log, task.workload_key(), task.target(), width, {},

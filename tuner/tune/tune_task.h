@@ -12,6 +12,7 @@
 #include "tuner/log/tuning_log.h"
 #include "tuner/measure/local_measurer.h"
 #include "tuner/measure/task_measure.h"
+#include "tuner/search/model_based_tuner.h"
 #include "tuner/search/tuner.h"
 #include "tuner/task/task.h"
 
@@ -28,6 +29,9 @@ struct TuneTaskOptions {
   int batch_size = 8;           ///< candidates built in parallel per batch
   int64_t early_stopping = -1;  ///< trials without improvement; -1: never
   bool transfer = true;         ///< pre-train the xgb model on the log's other shapes
+  /// xgb features: "knob" (knob values and shape, fast) or "loop" (also the lowered loop nest of
+  /// every candidate: slower, so the annealing is shortened).
+  std::string features = "knob";
   int64_t transfer_min_records = 64;
   uint64_t seed = 1;
   std::string device_key = "local";
@@ -50,6 +54,10 @@ struct TuneTaskResult {
 
 /// A search strategy by name for `task`; throws `UserError` listing the names for an unknown one.
 std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint64_t seed);
+
+/// The xgb tuner's feature function for `task` ("knob" or "loop"); throws `UserError` for
+/// another name.
+FeatureFn TaskFeatureFn(const Task& task, const std::string& kind);
 
 /// Tunes `task`, appending each batch's records to `log`; `progress` sees every batch.
 TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions& options,

@@ -11,6 +11,7 @@
 #include "compiler/space/config_json.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
+#include "tuner/cost_model/loop_nest_features.h"
 
 namespace tessera {
 namespace tuner {
@@ -108,6 +109,22 @@ TEST(TuneTaskTest, XgbTransfersFromOtherShapesInTheLog) {
   EXPECT_EQ(r.search.trials, 4);
   options.transfer = false;
   EXPECT_FALSE(TuneTask(task, log.get(), options).transferred);
+}
+
+TEST(TuneTaskTest, LoopNestFeaturesHaveOneWidthAndTellSchedulesApart) {
+  Task task("dense.x86(64,64,32,float32)", "llvm");
+  FeatureFn loop = TaskFeatureFn(task, "loop");
+  FeatureFn knob = TaskFeatureFn(task, "knob");
+  const auto& s = task.config_space();
+  std::vector<float> a = loop(s.Get(0)), b = loop(s.Get(s.size() - 1));
+  EXPECT_EQ(a.size(), b.size());
+  EXPECT_EQ(a.size(), knob(s.Get(0)).size() + LoopNestFeatureCount());
+  EXPECT_NE(a, b);
+  EXPECT_THROW(TaskFeatureFn(task, "curve"), UserError);
+  auto log = TuningLog::Open(TempPath("loop.db"));
+  TuneTaskOptions options = SmallRun("xgb", 4);
+  options.features = "loop";
+  EXPECT_EQ(TuneTask(task, log.get(), options).search.trials, 4);
 }
 
 TEST(TuneTaskTest, UnknownTunerIsAUserError) {
