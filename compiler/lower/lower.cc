@@ -6,6 +6,7 @@
 
 #include "compiler/ir/printer.h"
 #include "compiler/lower/bound.h"
+#include "compiler/lower/loop_partition.h"
 #include "compiler/lower/make_packed_api.h"
 #include "compiler/lower/schedule_ops.h"
 #include "compiler/lower/simplify.h"
@@ -79,8 +80,8 @@ std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector
 }  // namespace
 
 std::vector<std::string> LoweringPasses() {
-  return {"schedule_ops", "storage_flatten", "simplify",       "vectorize",
-          "unroll",       "simplify_again",  "make_packed_api"};
+  return {"schedule_ops", "storage_flatten", "simplify",       "partition_loops",
+          "vectorize",    "unroll",          "simplify_again", "make_packed_api"};
 }
 
 PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
@@ -104,6 +105,7 @@ PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args
          return StorageFlatten(s, buffers, analysis, options.stack_limit_bytes);
        })},
       {"simplify", on_body(Simplify)},
+      {"partition_loops", on_body(PartitionLoops)},
       {"vectorize", on_body(VectorizeLoops)},
       {"unroll", on_body(UnrollLoops)},
       {"simplify_again", on_body(Simplify)},

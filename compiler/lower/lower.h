@@ -20,7 +20,7 @@ struct LowerOptions {
   std::function<void(const std::string& pass, const ir::PrimFunc& func)> dump_ir;
   /// Intermediate buffers up to this many bytes live on the stack; larger ones in the workspace.
   int64_t stack_limit_bytes = 32 * 1024;
-  /// Names of passes to skip (for debugging; "simplify", "vectorize", "unroll").
+  /// Names of passes to skip (for debugging; "simplify", "partition_loops", "vectorize", "unroll").
   std::vector<std::string> disabled_passes;
 };
 

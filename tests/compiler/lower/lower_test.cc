@@ -128,3 +128,24 @@ TEST(LowerTest, VectorizedDivModOfRampBecomeBroadcastAndRamp) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerTest, VectorizedTailIsPartitioned) {
+  Tensor A = placeholder({30}, DataType::Float(32), "A");
+  Tensor B = compute(
+      {30}, [&](Var i) { return A(i) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  auto [io, ii] = s[B].split(B.axis(0), 8);
+  s[B].vectorize(ii);
+  std::string text = Text(lower::Lower(s, {A, B}, "f"));
+  // Full tiles store vectors without a guard; the last tile keeps its guard in a scalar loop.
+  EXPECT_NE(text.find("B[ramp((B.i.outer*8), 1, 8)] = "), std::string::npos) << text;
+  EXPECT_NE(text.find("for B.i.inner in [0, +8) {"), std::string::npos) << text;
+  EXPECT_NE(text.find("if tessera.likely((((B.i.outer*8) + B.i.inner) < 30))"), std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace tessera
