@@ -65,7 +65,8 @@ std::vector<double> RunCandidate(const space::ConfigEntity& config, const std::s
 }
 
 TEST(LocalMeasurerTest, EveryFailureIsAnOutcomeWithItsKind) {
-  LocalMeasurer measurer(BuildCandidate, RunCandidate, {2, 0.5, 0.5, true, WorkDir()});
+  // Limits generous enough for a loaded machine; the hanging candidates sleep far longer.
+  LocalMeasurer measurer(BuildCandidate, RunCandidate, {2, 5, 5, true, WorkDir()});
   space::ConfigSpace s = Space();
   std::vector<space::ConfigEntity> batch;
   for (int b = kGood; b <= kWrongAnswer; ++b) {
