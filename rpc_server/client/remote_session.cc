@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "proto/grant.h"
+#include "rpc_server/client/raw_chunks.h"
 
 namespace tessera {
 namespace fleet {
@@ -71,7 +72,8 @@ RemoteSession::RemoteSession(std::shared_ptr<TrackerClient> tracker, tracker::v1
                              int64_t keepalive_ms)
     : tracker_(std::move(tracker)),
       grant_(std::move(grant)),
-      stub_(device::v1::Device::NewStub(MakeChannel(grant_.server_address()))) {
+      channel_(MakeChannel(grant_.server_address())),
+      stub_(device::v1::Device::NewStub(channel_)) {
   device::v1::OpenSessionRequest request;
   *request.mutable_grant() = grant_;
   device::v1::SessionRef reply;
@@ -228,22 +230,28 @@ void RemoteSession::InParallel(size_t nbytes, CopyRange copy) {
   }
 }
 
+// Array bytes bypass protobuf on this side (raw_chunks.h): the generated stub would copy every
+// chunk twice more. The methods are the same ones the generated stub calls.
 void RemoteSession::CopyIn(int64_t array, const void* data, size_t nbytes) {
   CheckArraySize(array, nbytes);
   const char* bytes = static_cast<const char*>(data);
+  const grpc::internal::RpcMethod method("/tessera.device.v1.Device/CopyIn",
+                                         grpc::internal::RpcMethod::CLIENT_STREAMING, channel_);
   InParallel(nbytes, [&](size_t begin, size_t end) {
     Scope scope(this);
     device::v1::CopyReply reply;
-    auto writer = stub_->CopyIn(&scope.context, &reply);
-    device::v1::ArrayChunk chunk;
-    chunk.set_session_id(grant_.session_id());
-    chunk.set_array_id(array);
+    std::unique_ptr<grpc::ClientWriter<OutgoingChunk>> writer(
+        grpc::internal::ClientWriterFactory<OutgoingChunk>::Create(channel_.get(), method,
+                                                                   &scope.context, &reply));
+    OutgoingChunk chunk;
+    chunk.session_id = grant_.session_id();
+    chunk.array_id = array;
     size_t offset = begin;
     do {
-      size_t size = std::min(kChunkBytes, end - offset);
-      chunk.set_offset(static_cast<int64_t>(offset));
-      chunk.mutable_data()->assign(bytes + offset, size);  // reuses the buffer
-      offset += size;
+      chunk.offset = static_cast<int64_t>(offset);
+      chunk.data = bytes + offset;
+      chunk.size = std::min(kChunkBytes, end - offset);
+      offset += chunk.size;
       if (!writer->Write(chunk)) break;
     } while (offset < end);
     writer->WritesDone();
@@ -253,7 +261,8 @@ void RemoteSession::CopyIn(int64_t array, const void* data, size_t nbytes) {
 
 void RemoteSession::CopyOut(int64_t array, void* data, size_t nbytes) {
   CheckArraySize(array, nbytes);
-  char* out = static_cast<char*>(data);
+  const grpc::internal::RpcMethod method("/tessera.device.v1.Device/CopyOut",
+                                         grpc::internal::RpcMethod::SERVER_STREAMING, channel_);
   InParallel(nbytes, [&](size_t begin, size_t end) {
     Scope scope(this);
     device::v1::ArrayRef request;
@@ -261,30 +270,23 @@ void RemoteSession::CopyOut(int64_t array, void* data, size_t nbytes) {
     request.set_array_id(array);
     request.set_offset(static_cast<int64_t>(begin));
     request.set_length(static_cast<int64_t>(end - begin));
-    auto reader = stub_->CopyOut(&scope.context, request);
-    device::v1::ArrayChunk chunk;
-    size_t received = 0;
-    std::string overflow;
+    std::unique_ptr<grpc::ClientReader<IncomingChunk>> reader(
+        grpc::internal::ClientReaderFactory<IncomingChunk>::Create(channel_.get(), method,
+                                                                   &scope.context, request));
+    IncomingChunk chunk;
+    chunk.base = static_cast<char*>(data);
+    chunk.begin = begin;
+    chunk.end = end;
     while (reader->Read(&chunk)) {
-      size_t chunk_end = static_cast<size_t>(chunk.offset()) + chunk.data().size();
-      if (chunk.offset() < static_cast<int64_t>(begin) || chunk_end > end) {
-        overflow =
-            "the server sent bytes outside " + std::to_string(begin) + ".." + std::to_string(end);
-        scope.context.TryCancel();
-        break;
-      }
-      std::copy(chunk.data().begin(), chunk.data().end(), out + chunk.offset());
-      received += chunk.data().size();
     }
     grpc::Status status = reader->Finish();
-    if (!overflow.empty()) {
-      throw FleetError(FleetErrorCode::kInternal, "CopyOut: " + overflow);
-    }
+    if (!chunk.error.empty())
+      throw FleetError(FleetErrorCode::kInternal, "CopyOut: " + chunk.error);
     Check(status, "CopyOut");
-    if (received != end - begin) {
-      throw FleetError(FleetErrorCode::kInternal, "CopyOut: received " + std::to_string(received) +
-                                                      " of " + std::to_string(end - begin) +
-                                                      " bytes");
+    if (chunk.received != end - begin) {
+      throw FleetError(FleetErrorCode::kInternal, "CopyOut: received " +
+                                                      std::to_string(chunk.received) + " of " +
+                                                      std::to_string(end - begin) + " bytes");
     }
   });
 }

@@ -84,6 +84,7 @@ class RemoteSession {
 
   std::shared_ptr<TrackerClient> tracker_;
   tracker::v1::Grant grant_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<device::v1::Device::Stub> stub_;
   std::mutex mu_;
   std::condition_variable wake_;
