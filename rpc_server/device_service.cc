@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "proto/grant.h"
+#include "rpc_server/client/raw_chunks.h"
 #include "rpc_server/sandbox.h"
 #include "rpc_server/worker.h"
 #include "runtime/data_type.h"
@@ -359,35 +360,84 @@ grpc::Status DeviceService::CopyIn(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status DeviceService::CopyOut(grpc::ServerContext*, const device::v1::ArrayRef* request,
-                                    grpc::ServerWriter<device::v1::ArrayChunk>* writer) {
-  grpc::Status status;
-  std::shared_ptr<Session> session = Find(request->session_id(), &status);
-  if (!session) return status;
-  std::shared_ptr<SharedArray> found = FindArray(*session, request->array_id(), &status);
-  if (!found) return status;
-  const SharedArray& array = *found;
-  // A range request reads part of the array (parallel downloads); 0/0 means all of it.
-  size_t begin = static_cast<size_t>(std::max<int64_t>(request->offset(), 0));
-  size_t end =
-      request->length() > 0 ? begin + static_cast<size_t>(request->length()) : array.nbytes();
-  if (begin > array.nbytes() || end > array.nbytes()) {
-    return grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
-                        "bytes " + std::to_string(begin) + ".." + std::to_string(end) +
-                            " are outside array " + std::to_string(request->array_id()) + " of " +
-                            std::to_string(array.nbytes()) + " bytes");
+namespace {
+
+// Streams bytes [begin, end) of an array: each chunk is a header plus a slice over the shared
+// memory itself, so nothing is copied before the socket. Holding the array keeps it mapped.
+class ArrayWriter : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  ArrayWriter(std::shared_ptr<SharedArray> array, int64_t id, size_t begin, size_t end)
+      : array_(std::move(array)), id_(id), offset_(begin), end_(end) {
+    Next();
   }
-  device::v1::ArrayChunk chunk;
-  chunk.set_array_id(request->array_id());
-  for (size_t offset = begin; offset < end; offset += kChunkBytes) {
-    size_t size = std::min(kChunkBytes, end - offset);
-    chunk.set_offset(static_cast<int64_t>(offset));
-    chunk.mutable_data()->assign(array.data() + offset, size);  // reuses the buffer
-    if (!writer->Write(chunk)) {
-      return grpc::Status(grpc::StatusCode::CANCELLED, "the client stopped reading");
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client stopped reading"));
+      return;
     }
+    Next();
   }
-  return grpc::Status::OK;
+  void OnDone() override { delete this; }
+
+ private:
+  void Next() {
+    if (offset_ >= end_) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    OutgoingChunk chunk;
+    chunk.array_id = id_;
+    chunk.offset = static_cast<int64_t>(offset_);
+    chunk.data = array_->data() + offset_;
+    chunk.size = std::min(kChunkBytes, end_ - offset_);
+    offset_ += chunk.size;
+    bool own = false;
+    grpc::SerializationTraits<OutgoingChunk>::Serialize(chunk, &buffer_, &own);
+    StartWrite(&buffer_);
+  }
+
+  std::shared_ptr<SharedArray> array_;
+  int64_t id_;
+  size_t offset_;
+  size_t end_;
+  grpc::ByteBuffer buffer_;
+};
+
+// Ends a streaming call with an error before any data.
+class FailedWriter : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit FailedWriter(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* DeviceService::CopyOut(
+    grpc::CallbackServerContext*, const grpc::ByteBuffer* raw_request) {
+  device::v1::ArrayRef request;
+  grpc::Slice slice;
+  if (!raw_request->DumpToSingleSlice(&slice).ok() ||
+      !request.ParseFromArray(slice.begin(), static_cast<int>(slice.size()))) {
+    return new FailedWriter(
+        grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "malformed CopyOut request"));
+  }
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request.session_id(), &status);
+  if (!session) return new FailedWriter(status);
+  std::shared_ptr<SharedArray> array = FindArray(*session, request.array_id(), &status);
+  if (!array) return new FailedWriter(status);
+  // A range request reads part of the array (parallel downloads); 0/0 means all of it.
+  size_t begin = static_cast<size_t>(std::max<int64_t>(request.offset(), 0));
+  size_t end =
+      request.length() > 0 ? begin + static_cast<size_t>(request.length()) : array->nbytes();
+  if (begin > array->nbytes() || end > array->nbytes()) {
+    return new FailedWriter(grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                                         "bytes " + std::to_string(begin) + ".." +
+                                             std::to_string(end) + " are outside array " +
+                                             std::to_string(request.array_id()) + " of " +
+                                             std::to_string(array->nbytes()) + " bytes"));
+  }
+  return new ArrayWriter(std::move(array), request.array_id(), begin, end);
 }
 
 grpc::Status DeviceService::Call(grpc::ServerContext*, const device::v1::CallRequest* request,

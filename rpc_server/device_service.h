@@ -31,7 +31,8 @@ struct Session;
 class SharedArray;
 
 /// The device server's RPC service; thread-safe.
-class DeviceService final : public device::v1::Device::Service {
+class DeviceService final
+    : public device::v1::Device::WithRawCallbackMethod_CopyOut<device::v1::Device::Service> {
  public:
   /// A service with `options`; grants are checked with `grant_key` (see `SetGrantKey`).
   explicit DeviceService(DeviceOptions options);
@@ -71,9 +72,9 @@ class DeviceService final : public device::v1::Device::Service {
   grpc::Status CopyIn(grpc::ServerContext* context,
                       grpc::ServerReader<device::v1::ArrayChunk>* reader,
                       device::v1::CopyReply* reply) override;
-  /// Sends an array's bytes in chunks.
-  grpc::Status CopyOut(grpc::ServerContext* context, const device::v1::ArrayRef* request,
-                       grpc::ServerWriter<device::v1::ArrayChunk>* writer) override;
+  /// Sends an array's bytes in chunks straight from its memory (an `ArrayRef` comes in raw).
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* CopyOut(grpc::CallbackServerContext* context,
+                                                      const grpc::ByteBuffer* request) override;
   /// Calls a function in the worker.
   grpc::Status Call(grpc::ServerContext* context, const device::v1::CallRequest* request,
                     device::v1::Empty* reply) override;

@@ -2,7 +2,7 @@
 /// Array chunks on the client without protobuf copies: an outgoing chunk is encoded as a small
 /// header plus a slice that points at the caller's memory, and an incoming chunk is decoded
 /// straight into the caller's buffer. On the wire both are `tessera.device.v1.ArrayChunk`, so the
-/// server sees ordinary messages. (Internal to the client library.)
+/// other side sees ordinary messages. The device server sends its chunks the same way.
 #ifndef TESSERA_RPC_SERVER_CLIENT_RAW_CHUNKS_H_
 #define TESSERA_RPC_SERVER_CLIENT_RAW_CHUNKS_H_
 
