@@ -6,6 +6,7 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -172,6 +173,130 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   }
   node_->stage_map[cache_op.get()] = cs;
   return cache;
+}
+
+Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) {
+  Stage s = (*this)[t];
+  const auto* c = s->op.as<ComputeOpNode>();
+  const auto* red = c->body.as<ir::ReduceNode>();
+  TESSERA_USER_CHECK(red) << "rfactor of '" << t.name() << "': it is not a reduction";
+  TESSERA_USER_CHECK(axis.defined() && axis->iter_kind == ir::IterKind::kReduce)
+      << "rfactor of '" << t.name() << "': the axis must be a reduction loop";
+  s.LeafIndex(axis, "rfactor");
+  TESSERA_USER_CHECK(factor_axis >= 0 && static_cast<size_t>(factor_axis) <= c->axis.size())
+      << "rfactor of '" << t.name() << "': factor_axis " << factor_axis << " is out of range [0, "
+      << c->axis.size() << "]";
+  TESSERA_USER_CHECK(s->attach_type == AttachType::kRoot || s->attach_type == AttachType::kScope)
+      << "rfactor of '" << t.name() << "': the stage is inlined";
+  // Extents of the reduction loops, from the (constant) reduction domains through the splits.
+  std::unordered_map<const ir::Object*, int64_t> extent;
+  for (const IterVar& iv : c->reduce_axis) {
+    const int64_t* e = ir::AsConstInt(iv->dom.extent);
+    TESSERA_USER_CHECK(e) << "rfactor of '" << t.name() << "': reduction axis '" << iv->var.name()
+                          << "' has a symbolic extent";
+    extent[iv.get()] = *e;
+  }
+  for (const IterVarRelation& rel : s->relations) {
+    if (rel.kind == IterVarRelation::kSplit) {
+      TESSERA_USER_CHECK(rel.parent->iter_kind == ir::IterKind::kReduce)
+          << "rfactor of '" << t.name() << "' must come before its spatial axes are split or fused";
+      int64_t ext = extent.at(rel.parent.get());
+      int64_t inner, outer;
+      if (rel.factor.defined()) {
+        inner = std::min(ext, *ir::AsConstInt(rel.factor));
+        outer = (ext + inner - 1) / inner;
+      } else {
+        outer = std::min(ext, *ir::AsConstInt(rel.nparts));
+        inner = (ext + outer - 1) / outer;
+      }
+      extent[rel.outer.get()] = outer;
+      extent[rel.inner.get()] = inner;
+    } else {
+      TESSERA_USER_CHECK(rel.outer->iter_kind == ir::IterKind::kReduce)
+          << "rfactor of '" << t.name() << "' must come before its spatial axes are split or fused";
+      extent[rel.fused.get()] = extent.at(rel.outer.get()) * extent.at(rel.inner.get());
+    }
+  }
+  // Fresh variables for the loops of the factored tensor, and each reduction root in terms of them.
+  Var k_var(axis->var.name() + ".rf");
+  std::unordered_map<const ir::Object*, Expr> value;
+  std::vector<IterVar> rf_reduce;
+  for (const IterVar& leaf : s->leaf_iter_vars) {
+    if (leaf->iter_kind != ir::IterKind::kReduce) continue;
+    if (leaf.same_as(axis)) {
+      value[leaf.get()] = k_var;
+    } else {
+      IterVar r = reduce_axis(ir::IntImm(DataType::Int(32), extent.at(leaf.get())),
+                              leaf->var.name() + ".rf");
+      rf_reduce.push_back(r);
+      value[leaf.get()] = r->var;
+    }
+  }
+  Expr in_domain = ir::IntImm(DataType::Bool(), 1);
+  for (size_t r = s->relations.size(); r-- > 0;) {
+    const IterVarRelation& rel = s->relations[r];
+    if (rel.kind == IterVarRelation::kSplit) {
+      Expr v =
+          value.at(rel.outer.get()) * ir::IntImm(DataType::Int(32), extent.at(rel.inner.get())) +
+          value.at(rel.inner.get());
+      value[rel.parent.get()] = v;
+      in_domain = in_domain && (v < ir::IntImm(DataType::Int(32), extent.at(rel.parent.get())));
+    } else {
+      Expr inner = ir::IntImm(DataType::Int(32), extent.at(rel.inner.get()));
+      value[rel.outer.get()] = floordiv(value.at(rel.fused.get()), inner);
+      value[rel.inner.get()] = floormod(value.at(rel.fused.get()), inner);
+    }
+  }
+  ir::VarMap vmap;
+  for (const IterVar& iv : c->reduce_axis) vmap[iv->var.get()] = value.at(iv.get()) + iv->dom.min;
+  std::vector<Expr> shape;
+  for (const IterVar& iv : c->axis) shape.push_back(iv->dom.extent);
+  shape.insert(shape.begin() + factor_axis, ir::IntImm(DataType::Int(32), extent.at(axis.get())));
+  Expr source = ir::Substitute(red->source, vmap);
+  Expr cond = ir::Substitute(red->condition, vmap) && in_domain;
+  Tensor rf = compute(
+      shape,
+      [&](const std::vector<Var>& idx) {
+        ir::VarMap spatial;
+        size_t j = 0;
+        for (size_t i = 0; i < idx.size(); ++i) {
+          if (static_cast<int>(i) == factor_axis) {
+            spatial[k_var.get()] = idx[i];
+          } else {
+            spatial[c->axis[j++]->var.get()] = idx[i];
+          }
+        }
+        Expr src = ir::Substitute(source, spatial);
+        Expr cnd = ir::Substitute(cond, spatial);
+        if (rf_reduce.empty())
+          return ir::if_then_else(cnd, src, ReduceIdentity(red->combiner, src.dtype()));
+        return ir::Reduce(red->combiner, src, rf_reduce, cnd);
+      },
+      c->name + ".rf", c->tag);
+  // The original stage now reduces the factored tensor over the factored axis.
+  IterVar kr =
+      reduce_axis(ir::IntImm(DataType::Int(32), extent.at(axis.get())), axis->var.name() + ".v");
+  std::vector<Expr> idx;
+  for (const IterVar& iv : c->axis) idx.push_back(iv->var);
+  idx.insert(idx.begin() + factor_axis, kr->var);
+  Expr body = ir::Reduce(red->combiner, rf(idx), {kr}, Expr());
+  Operation new_op(new ComputeOpNode(c->name, c->tag, c->axis, {kr}, body));
+  s->op = new_op;
+  s->all_iter_vars = c->axis;
+  s->all_iter_vars.push_back(kr);
+  s->leaf_iter_vars = s->all_iter_vars;
+  s->relations.clear();
+  s->iter_var_attrs.clear();
+  node_->stage_map[new_op.get()] = s;
+  Stage rs = MakeStage(rf.op());
+  for (size_t i = 0; i < node_->stages.size(); ++i) {
+    if (node_->stages[i].node() == s.node()) {
+      node_->stages.insert(node_->stages.begin() + i, rs);
+      break;
+    }
+  }
+  node_->stage_map[rf.op().get()] = rs;
+  return rf;
 }
 
 IterVar Stage::axis(size_t i) const {

@@ -125,6 +125,7 @@ class Stage {
   void storage_align(const IterVar& axis, int factor, int offset);
 
  private:
+  friend class Schedule;
   size_t LeafIndex(const IterVar& iv, const char* primitive) const;
   std::shared_ptr<StageNode> node_;
 };
@@ -155,6 +156,11 @@ class Schedule {
   /// Computes `t` into a new stage of storage `scope` and makes `t`'s stage copy from it. Must
   /// come before other primitives on `t`'s stage. Returns the new (cache) tensor.
   Tensor cache_write(const Tensor& t, const std::string& scope);
+  /// Factors the reduction of `t` over its reduction loop `axis` (a leaf made by splitting or
+  /// fusing reduction axes) into a new tensor with `axis` as a spatial dimension at position
+  /// `factor_axis`; `t` then reduces that tensor over one axis. Must come before `t`'s spatial
+  /// axes are transformed. Returns the new (factored) tensor.
+  Tensor rfactor(const Tensor& t, const IterVar& axis, int factor_axis = 0);
 
  private:
   std::shared_ptr<ScheduleNode> node_;

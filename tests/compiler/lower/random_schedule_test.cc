@@ -143,6 +143,21 @@ std::string RunMatmul(uint64_t seed, std::string* schedule_text) {
   Tensor C = compute(
       {n, m}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
+  if (r.Chance(0.2)) {  // rfactor, then schedule both stages
+    int factor = r.Uniform(1, 8), axis = r.Uniform(0, 2);
+    auto [ko, ki] = s[C].split(k, factor);
+    bool outer = r.Chance(0.5);
+    Tensor CF = s.rfactor(C, outer ? ko : ki, axis);
+    r.Note("C.split(k, " + std::to_string(factor) + "); CF = rfactor(C, " +
+           (outer ? "k.outer" : "k.inner") + ", " + std::to_string(axis) + ")");
+    r.Transform(s[C]);
+    r.Transform(s[CF]);
+    r.Place(s[CF], s[C]);
+    r.Annotate(s[C]);
+    r.Annotate(s[CF]);
+    *schedule_text = r.Description();
+    return testing::CheckAgainstReference(s, {A, B, C}, "matmul", seed, FastC());
+  }
   Tensor CL, AA;
   bool cache_write = r.Chance(0.4), cache_read = r.Chance(0.4);
   if (cache_write) {

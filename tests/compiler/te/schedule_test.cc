@@ -165,6 +165,32 @@ TEST(ScheduleTest, CacheReadAndWriteInsertStages) {
             "cache_write of 'D' must come before other primitives on its stage");
 }
 
+TEST(ScheduleTest, RfactorMisuse) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  EXPECT_EQ(UserErrorOf([&] { s.rfactor(m.D, m.D.axis(0)); }),
+            "rfactor of 'D': it is not a reduction");
+  EXPECT_EQ(UserErrorOf([&] { s.rfactor(m.C, m.C.axis(0)); }),
+            "rfactor of 'C': the axis must be a reduction loop");
+  EXPECT_EQ(UserErrorOf([&] { s.rfactor(m.C, m.k, 3); }),
+            "rfactor of 'C': factor_axis 3 is out of range [0, 2]");
+  s[m.C].split(m.C.axis(0), 4);
+  EXPECT_EQ(UserErrorOf([&] { s.rfactor(m.C, m.k); }),
+            "rfactor of 'C' must come before its spatial axes are split or fused");
+}
+
+TEST(ScheduleTest, RfactorAddsAFactoredStage) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  auto [ko, ki] = s[m.C].split(m.k, 4);
+  Tensor CF = s.rfactor(m.C, ki, 2);
+  EXPECT_EQ(CF.ndim(), 3u);
+  EXPECT_EQ(CF.name(), "C.rf");
+  ASSERT_EQ(s->stages.size(), 3u);
+  EXPECT_EQ(s->stages[0].name(), "C.rf");
+  EXPECT_EQ(s[m.C]->leaf_iter_vars.size(), 3u);  // i, j and the reduction over the factored axis
+}
+
 }  // namespace
 }  // namespace te
 }  // namespace tessera

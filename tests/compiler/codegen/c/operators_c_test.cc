@@ -132,3 +132,41 @@ TEST(OperatorsCTest, LargeIntermediateUsesWorkspace) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(OperatorsCTest, RfactorSumVectorizedOverTheFactoredAxis) {
+  const int n = 5, len = 37;
+  Tensor A = placeholder({n, len}, kF32, "A");
+  IterVar k = reduce_axis(len, "k");
+  Tensor S = compute(
+      {n}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
+  Schedule s = create_schedule({S});
+  auto [ko, ki] = s[S].split(k, 8);
+  Tensor SF = s.rfactor(S, ki, 1);
+  EXPECT_EQ(SF.ndim(), 2u);
+  s[SF].vectorize(s[SF].axis(1));
+  s[SF].parallel(s[SF].axis(0));
+  s[S].vectorize(S.axis(0));
+  EXPECT_EQ(testing::CheckAgainstReference(s, {A, S}, "rfactor_sum", 17), "");
+}
+
+TEST(OperatorsCTest, RfactorOfAnOuterLoopAndMax) {
+  Tensor A = placeholder({3, 20, 6}, kF32, "A");
+  IterVar r1 = reduce_axis(20, "r1"), r2 = reduce_axis(6, "r2");
+  Tensor M = compute(
+      {3},
+      [&](Var i) {
+        return max(A(i, r1, r2), {r1, r2});
+      },
+      "M");
+  Schedule s = create_schedule({M});
+  auto [ro, ri] = s[M].split_nparts(r1, 3);
+  Tensor MF = s.rfactor(M, ro);
+  s[MF].compute_at(s[M], M.axis(0));
+  EXPECT_EQ(testing::CheckAgainstReference(s, {A, M}, "rfactor_max", 18), "");
+}
+
+}  // namespace
+}  // namespace tessera
