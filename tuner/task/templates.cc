@@ -1,6 +1,7 @@
 #include <sstream>
 
 #include "compiler/support/error.h"
+#include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/dense_x86.h"
 #include "tuner/task/task.h"
@@ -104,10 +105,49 @@ TemplateDef Conv2dNCHWcX86Template() {
   return d;
 }
 
+topi::BatchMatmulShape BatchShapeOf(const TaskArgs& args) {
+  return {args.ints[0], args.ints[1], args.ints[2], args.ints[3]};
+}
+
+TemplateDef BatchMatmulX86Template() {
+  TemplateDef d;
+  d.name = "batch_matmul.x86";
+  d.args_help = "(B,M,N,K,float32)";
+  d.validate = [](const TaskArgs& args) {
+    TESSERA_USER_CHECK(args.ints.size() == 4 && args.dtype == "float32")
+        << "batch_matmul.x86 takes (B,M,N,K,float32)";
+    topi::BatchMatmulX86Space(BatchShapeOf(args));
+  };
+  d.space = [](const TaskArgs& args) { return topi::BatchMatmulX86Space(BatchShapeOf(args)); };
+  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
+    return topi::BatchMatmulX86(BatchShapeOf(args), config);
+  };
+  d.baseline = [](const TaskArgs& args) { return topi::BatchMatmulDefault(BatchShapeOf(args)); };
+  d.reference = [](const TaskArgs& args, const std::vector<std::vector<float>>& inputs) {
+    topi::BatchMatmulShape s = BatchShapeOf(args);
+    std::vector<float> c(static_cast<size_t>(s.b * s.m * s.n));
+    for (int64_t b = 0; b < s.b; ++b) {
+      for (int64_t i = 0; i < s.m; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          double sum = 0;
+          for (int64_t l = 0; l < s.k; ++l) {
+            sum += double(inputs[0][(b * s.m + i) * s.k + l]) *
+                   double(inputs[1][(b * s.n + j) * s.k + l]);
+          }
+          c[(b * s.m + i) * s.n + j] = static_cast<float>(sum);
+        }
+      }
+    }
+    return c;
+  };
+  return d;
+}
+
 }  // namespace
 
 const std::vector<TemplateDef>& Templates() {
-  static const std::vector<TemplateDef> templates = {DenseX86Template(), Conv2dNCHWcX86Template()};
+  static const std::vector<TemplateDef> templates = {DenseX86Template(), Conv2dNCHWcX86Template(),
+                                                     BatchMatmulX86Template()};
   return templates;
 }
 

@@ -50,11 +50,18 @@ TEST(TaskTest, Conv2dTaskAndItsReference) {
               HasSubstr("conv2d_NCHWc.x86 takes (N,C,H,W,K,R,S,stride,pad,float32)"));
 }
 
+TEST(TaskTest, BatchMatmulReference) {
+  Task task("batch_matmul.x86(2,1,2,2,float32)", "llvm");
+  std::vector<float> c =
+      task.templ().reference(task.args(), {{1, 2, 3, 4}, {1, 0, 0, 1, 2, 0, 0, 2}});
+  EXPECT_EQ(c, (std::vector<float>{1, 2, 6, 8}));
+}
+
 TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
   EXPECT_THAT(ErrorOf("conv9d.x86(1,2)"),
               HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
                         "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
-                        "float32))"));
+                        "float32) batch_matmul.x86(B,M,N,K,float32))"));
   EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));
   EXPECT_THAT(ErrorOf("dense.x86(4,4,float32)"),
               HasSubstr("workload 'dense.x86(4,4,float32)': dense.x86 takes (M,N,K,float32)"));
