@@ -22,6 +22,7 @@ Fleet::Fleet(FleetConfig config) : config_(std::move(config)) {
   tracker_ = std::make_unique<Daemon>(config_.tracker_binary, args);
   tracker_args_ = args;
   tracker_args_[1] = tracker_->address();
+  status_client_ = Client();
 }
 
 void Fleet::RestartTracker() {
@@ -49,7 +50,7 @@ std::shared_ptr<fleet::TrackerClient> Fleet::Client() const {
   fleet::TrackerOptions options;
   options.address = tracker_->address();
   options.token = config_.token;
-  options.retry_window_ms = 3000;
+  options.retry_window_ms = 15000;  // a loaded machine can be slow to accept connections
   return std::make_shared<fleet::TrackerClient>(options);
 }
 
@@ -68,7 +69,7 @@ std::string Fleet::WorkdirOf(const std::string& address) const {
 }
 
 std::string Fleet::StateOf(const std::string& address) const {
-  tracker::v1::FleetStatus status = Client()->Status();
+  tracker::v1::FleetStatus status = status_client_->Status();
   for (const auto& server : status.servers()) {
     if (server.address() == address) return server.state();
   }

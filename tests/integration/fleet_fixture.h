@@ -32,7 +32,7 @@ class Fleet {
   /// Starts a device server for `key` and waits until the tracker lists it as free. `workdir`
   /// empty gives it a fresh one.
   Daemon& AddServer(const std::string& key, const std::string& workdir = "");
-  /// A client of the tracker (with the token, if any).
+  /// A new client of the tracker (with the token, if any).
   std::shared_ptr<fleet::TrackerClient> Client() const;
   /// Kills the tracker (SIGKILL) and starts it again on the same port with the same flags.
   void RestartTracker();
@@ -50,6 +50,7 @@ class Fleet {
   std::string dir_;
   std::string token_file_;
   std::vector<std::string> tracker_args_;
+  std::shared_ptr<fleet::TrackerClient> status_client_;  ///< one connection for all polling
   std::unique_ptr<Daemon> tracker_;
   std::vector<std::unique_ptr<Daemon>> servers_;
   std::vector<std::string> workdirs_;
