@@ -149,3 +149,22 @@ TEST(LowerTest, VectorizedTailIsPartitioned) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerTest, StorageAlignPadsTheRowStride) {
+  Tensor A = placeholder({8, 10}, DataType::Float(32), "A");
+  Tensor B = compute(
+      {8, 10}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+  Tensor C = compute(
+      {8, 10}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
+  Schedule s = create_schedule({C});
+  s[B].storage_align(B.axis(0), 16, 1);  // row stride 10 -> 17
+  std::string text = Text(lower::Lower(s, {A, C}, "f"));
+  EXPECT_NE(text.find("allocate B: float32[136], stack"), std::string::npos) << text;
+  EXPECT_NE(text.find("B[((B.i*17) + B.j)]"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace tessera

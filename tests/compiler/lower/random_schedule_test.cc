@@ -179,6 +179,13 @@ std::string RunMatmul(uint64_t seed, std::string* schedule_text) {
   r.Annotate(s[C]);
   if (cache_write) r.Annotate(main);
   if (cache_read) r.Annotate(s[AA]);
+  for (const Tensor& t : {CL, AA}) {
+    if (!t.defined() || !r.Chance(0.3)) continue;
+    int factor = r.Uniform(1, 8), offset = r.Uniform(0, factor - 1);
+    s[t].storage_align(s[t].axis(0), factor, offset);
+    r.Note(t.name() + ".storage_align(axis 0, " + std::to_string(factor) + ", " +
+           std::to_string(offset) + ")");
+  }
   *schedule_text = r.Description();
   if (std::getenv("TESSERA_RANDOM_SCHEDULE_VERBOSE"))
     std::fprintf(stderr, "%s", schedule_text->c_str());
