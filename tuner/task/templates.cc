@@ -4,6 +4,7 @@
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/dense_x86.h"
+#include "compiler/topi/depthwise_conv2d_x86.h"
 #include "tuner/task/task.h"
 
 namespace tessera {
@@ -143,11 +144,62 @@ TemplateDef BatchMatmulX86Template() {
   return d;
 }
 
+topi::Conv2dShape DepthwiseShapeOf(const TaskArgs& args) {
+  const auto& v = args.ints;
+  return {v[0], v[1], v[2], v[3], v[1], v[4], v[5], v[6], v[7]};
+}
+
+TemplateDef DepthwiseConv2dX86Template() {
+  TemplateDef d;
+  d.name = "depthwise_conv2d.x86";
+  d.args_help = "(N,C,H,W,R,S,stride,pad,float32)";
+  d.validate = [](const TaskArgs& args) {
+    TESSERA_USER_CHECK(args.ints.size() == 8 && args.dtype == "float32")
+        << "depthwise_conv2d.x86 takes (N,C,H,W,R,S,stride,pad,float32)";
+    topi::DepthwiseConv2dX86Space(DepthwiseShapeOf(args));
+  };
+  d.space = [](const TaskArgs& args) {
+    return topi::DepthwiseConv2dX86Space(DepthwiseShapeOf(args));
+  };
+  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
+    return topi::DepthwiseConv2dX86(DepthwiseShapeOf(args), config);
+  };
+  d.baseline = [](const TaskArgs& args) {
+    return topi::DepthwiseConv2dDefault(DepthwiseShapeOf(args));
+  };
+  d.reference = [](const TaskArgs& args, const std::vector<std::vector<float>>& inputs) {
+    topi::Conv2dShape s = DepthwiseShapeOf(args);
+    const int64_t oh = s.oh(), ow = s.ow();
+    std::vector<float> out(static_cast<size_t>(s.n * s.c * oh * ow));
+    for (int64_t n = 0; n < s.n; ++n) {
+      for (int64_t c = 0; c < s.c; ++c) {
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t x = 0; x < ow; ++x) {
+            double sum = 0;
+            for (int64_t r = 0; r < s.r; ++r) {
+              for (int64_t q = 0; q < s.s; ++q) {
+                int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + q - s.pad;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                sum += double(inputs[0][((n * s.c + c) * s.h + iy) * s.w + ix]) *
+                       double(inputs[1][(c * s.r + r) * s.s + q]);
+              }
+            }
+            out[((n * s.c + c) * oh + y) * ow + x] = static_cast<float>(sum);
+          }
+        }
+      }
+    }
+    return out;
+  };
+  return d;
+}
+
 }  // namespace
 
 const std::vector<TemplateDef>& Templates() {
   static const std::vector<TemplateDef> templates = {DenseX86Template(), Conv2dNCHWcX86Template(),
-                                                     BatchMatmulX86Template()};
+                                                     BatchMatmulX86Template(),
+                                                     DepthwiseConv2dX86Template()};
   return templates;
 }
 

@@ -57,11 +57,19 @@ TEST(TaskTest, BatchMatmulReference) {
   EXPECT_EQ(c, (std::vector<float>{1, 2, 6, 8}));
 }
 
+TEST(TaskTest, DepthwiseReference) {
+  Task task("depthwise_conv2d.x86(1,2,2,2,1,1,1,0,float32)", "llvm");
+  std::vector<float> out = task.templ().reference(task.args(), {{1, 2, 3, 4, 5, 6, 7, 8}, {2, 10}});
+  EXPECT_EQ(out, (std::vector<float>{2, 4, 6, 8, 50, 60, 70, 80}));
+}
+
 TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
-  EXPECT_THAT(ErrorOf("conv9d.x86(1,2)"),
-              HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
-                        "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
-                        "float32) batch_matmul.x86(B,M,N,K,float32))"));
+  EXPECT_THAT(
+      ErrorOf("conv9d.x86(1,2)"),
+      HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
+                "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
+                "float32) batch_matmul.x86(B,M,N,K,float32) depthwise_conv2d.x86(N,C,H,W,R,S,"
+                "stride,pad,float32))"));
   EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));
   EXPECT_THAT(ErrorOf("dense.x86(4,4,float32)"),
               HasSubstr("workload 'dense.x86(4,4,float32)': dense.x86 takes (M,N,K,float32)"));

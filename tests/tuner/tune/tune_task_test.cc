@@ -67,6 +67,19 @@ TEST(TuneTaskTest, Conv2dCandidatesBuildRunAndMatchTheReference) {
   }
 }
 
+TEST(TuneTaskTest, EveryTemplateMeasuresCorrectlyThroughTheTaskFunctions) {
+  for (const char* key :
+       {"batch_matmul.x86(2,8,16,8,float32)", "depthwise_conv2d.x86(1,4,6,6,3,3,1,1,float32)"}) {
+    Task task(key, "llvm");
+    LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
+    std::mt19937_64 rng(5);
+    for (const MeasureOutcome& o : measurer.Measure(
+             {task.config_space().Fallback(), space::RandomConfig(task.config_space(), rng)})) {
+      EXPECT_TRUE(o.ok()) << key << ": " << tuning::ErrorKind_Name(o.error) << " " << o.message;
+    }
+  }
+}
+
 TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
   auto log = TuningLog::Open(TempPath("tune.db"));
   Task task("dense.x86(16,32,8,float32)", "llvm");
