@@ -6,17 +6,13 @@
 
 namespace tessera {
 namespace tracker {
-namespace {
-
 bool IsLoopbackPeer(const std::string& peer) {
-  for (const char* prefix : {"ipv4:127.", "ipv6:[::1]", "ipv6:%5B::1%5D", "ipv6:[::ffff:127.",
+  for (const char* prefix : {"ipv4:127.", "ipv6:[::1]:", "ipv6:%5B::1%5D:", "ipv6:[::ffff:127.",
                              "ipv6:%5B::ffff:127.", "unix:"}) {
     if (peer.rfind(prefix, 0) == 0) return true;
   }
   return false;
 }
-
-}  // namespace
 
 TrackerService::TrackerService(FleetSettings settings, std::string token,
                                std::unique_ptr<StateStore> store)
