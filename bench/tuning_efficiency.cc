@@ -191,8 +191,10 @@ int main(int argc, char** argv) {
     accuracy = PairwiseRankingAccuracy(model.Predict(test), test_costs);
   }
 
+  // Another seed than the random search: the xgb tuner's first plan is random too, and the same
+  // seed would replay the random search's first picks.
   Note("xgb without transfer, up to " + std::to_string(o.max_trials) + " trials...");
-  ModelBasedTuner xgb(task->config_space(), o.seed, FeaturesOf(*task));
+  ModelBasedTuner xgb(task->config_space(), o.seed + 1000, FeaturesOf(*task));
   TuneResult xgb_run = xgb.Tune({o.max_trials, 16, -1}, AsFn(&measure));
   int64_t xgb_reach = TrialsToReach(xgb_run.history, target_cost);
 
@@ -221,7 +223,7 @@ int main(int argc, char** argv) {
           CandidateFeatures(task->config_space().Fallback(), task->workload_key()).size());
       auto base = PretrainFromLog(*log, task->workload_key(), o.target, width, {}, 1);
       Note("xgb with transfer, up to " + std::to_string(o.max_trials) + " trials...");
-      ModelBasedTuner with_transfer(task->config_space(), o.seed, FeaturesOf(*task));
+      ModelBasedTuner with_transfer(task->config_space(), o.seed + 1000, FeaturesOf(*task));
       if (base) with_transfer.SetBaseModel(base);
       TuneResult t = with_transfer.Tune({o.max_trials, 16, -1}, AsFn(&measure));
       transfer_reach = TrialsToReach(t.history, target_cost);
