@@ -331,33 +331,76 @@ std::shared_ptr<SharedArray> DeviceService::FindArray(Session& session, int64_t 
   return it->second;
 }
 
-grpc::Status DeviceService::CopyIn(grpc::ServerContext*,
-                                   grpc::ServerReader<device::v1::ArrayChunk>* reader,
-                                   device::v1::CopyReply* reply) {
-  device::v1::ArrayChunk chunk;
-  if (!reader->Read(&chunk)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty copy");
-  grpc::Status status;
-  std::shared_ptr<Session> session = Find(chunk.session_id(), &status);
-  if (!session) return status;
-  std::shared_ptr<SharedArray> found = FindArray(*session, chunk.array_id(), &status);
-  if (!found) return status;
-  // Unlocked: several streams may fill one array in parallel (disjoint ranges).
-  SharedArray& array = *found;
-  int64_t copied = 0;
-  do {
-    int64_t size = static_cast<int64_t>(chunk.data().size());
-    if (chunk.offset() < 0 || chunk.offset() + size > static_cast<int64_t>(array.nbytes())) {
-      return grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
-                          "bytes " + std::to_string(chunk.offset()) + ".." +
-                              std::to_string(chunk.offset() + size) + " are outside array " +
-                              std::to_string(chunk.array_id()) + " of " +
-                              std::to_string(array.nbytes()) + " bytes");
+std::shared_ptr<SharedArray> DeviceService::ArrayOfSession(const std::string& session_id,
+                                                           int64_t array_id, grpc::Status* status) {
+  std::shared_ptr<Session> session = Find(session_id, status);
+  if (!session) return nullptr;
+  return FindArray(*session, array_id, status);
+}
+
+// Receives chunks and copies their data from the received slices straight into the array's
+// shared memory. Several streams may fill disjoint ranges of one array in parallel.
+class ArrayFiller : public grpc::ServerReadReactor<grpc::ByteBuffer> {
+ public:
+  ArrayFiller(DeviceService* service, grpc::ByteBuffer* response)
+      : service_(service), response_(response) {
+    StartRead(&buffer_);
+  }
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // the client has sent everything
+      if (!array_) {
+        Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty copy"));
+        return;
+      }
+      device::v1::CopyReply reply;
+      reply.set_bytes(copied_);
+      grpc::Slice slice(reply.SerializeAsString());
+      *response_ = grpc::ByteBuffer(&slice, 1);
+      Finish(grpc::Status::OK);
+      return;
     }
-    std::memcpy(array.data() + chunk.offset(), chunk.data().data(), chunk.data().size());
-    copied += size;
-  } while (reader->Read(&chunk));
-  reply->set_bytes(copied);
-  return grpc::Status::OK;
+    ChunkView view;
+    std::string error = DecodeChunk(buffer_, &view);
+    buffer_.Clear();
+    if (!error.empty()) {
+      Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "CopyIn: " + error));
+      return;
+    }
+    if (!array_) {
+      grpc::Status status;
+      array_ = service_->ArrayOfSession(view.session_id, view.array_id, &status);
+      array_id_ = view.array_id;
+      if (!array_) {
+        Finish(status);
+        return;
+      }
+    }
+    if (view.offset > array_->nbytes() || view.size > array_->nbytes() - view.offset) {
+      Finish(grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                          "bytes " + std::to_string(view.offset) + ".." +
+                              std::to_string(view.offset + view.size) + " are outside array " +
+                              std::to_string(array_id_) + " of " +
+                              std::to_string(array_->nbytes()) + " bytes"));
+      return;
+    }
+    CopyPieces(view, array_->data() + view.offset);
+    copied_ += static_cast<int64_t>(view.size);
+    StartRead(&buffer_);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  DeviceService* service_;
+  grpc::ByteBuffer* response_;
+  grpc::ByteBuffer buffer_;
+  std::shared_ptr<SharedArray> array_;
+  int64_t array_id_ = 0;
+  int64_t copied_ = 0;
+};
+
+grpc::ServerReadReactor<grpc::ByteBuffer>* DeviceService::CopyIn(grpc::CallbackServerContext*,
+                                                                 grpc::ByteBuffer* response) {
+  return new ArrayFiller(this, response);
 }
 
 namespace {

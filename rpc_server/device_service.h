@@ -32,7 +32,8 @@ class SharedArray;
 
 /// The device server's RPC service; thread-safe.
 class DeviceService final
-    : public device::v1::Device::WithRawCallbackMethod_CopyOut<device::v1::Device::Service> {
+    : public device::v1::Device::WithRawCallbackMethod_CopyIn<
+          device::v1::Device::WithRawCallbackMethod_CopyOut<device::v1::Device::Service>> {
  public:
   /// A service with `options`; grants are checked with `grant_key` (see `SetGrantKey`).
   explicit DeviceService(DeviceOptions options);
@@ -68,10 +69,9 @@ class DeviceService final
   /// Frees an array.
   grpc::Status FreeArray(grpc::ServerContext* context, const device::v1::ArrayRef* request,
                          device::v1::Empty* reply) override;
-  /// Receives an array's bytes in chunks.
-  grpc::Status CopyIn(grpc::ServerContext* context,
-                      grpc::ServerReader<device::v1::ArrayChunk>* reader,
-                      device::v1::CopyReply* reply) override;
+  /// Receives an array's bytes in chunks straight into its memory (a `CopyReply` goes out raw).
+  grpc::ServerReadReactor<grpc::ByteBuffer>* CopyIn(grpc::CallbackServerContext* context,
+                                                    grpc::ByteBuffer* response) override;
   /// Sends an array's bytes in chunks straight from its memory (an `ArrayRef` comes in raw).
   grpc::ServerWriteReactor<grpc::ByteBuffer>* CopyOut(grpc::CallbackServerContext* context,
                                                       const grpc::ByteBuffer* request) override;
@@ -83,6 +83,9 @@ class DeviceService final
                     device::v1::TimeReply* reply) override;
 
  private:
+  friend class ArrayFiller;
+  std::shared_ptr<SharedArray> ArrayOfSession(const std::string& session_id, int64_t array_id,
+                                              grpc::Status* status);
   std::shared_ptr<Session> Find(const std::string& session_id, grpc::Status* status);
   grpc::Status RunInWorker(Session& session, const device::v1::WorkerRequest& request,
                            const std::string& what, device::v1::WorkerReply* reply);

@@ -23,7 +23,7 @@ void PutVarint(uint64_t value, std::string* out) {
 // Reads a message spread over several slices.
 class SliceReader {
  public:
-  explicit SliceReader(std::vector<Slice> slices) : slices_(std::move(slices)) {}
+  explicit SliceReader(const std::vector<Slice>& slices) : slices_(slices) {}
 
   bool AtEnd() {
     while (index_ < slices_.size() && pos_ == slices_[index_].size()) {
@@ -32,38 +32,31 @@ class SliceReader {
     }
     return index_ == slices_.size();
   }
-  bool Byte(uint8_t* out) {
-    if (AtEnd()) return false;
-    *out = slices_[index_].begin()[pos_++];
-    return true;
-  }
   bool Varint(uint64_t* out) {
     *out = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-      uint8_t byte;
-      if (!Byte(&byte)) return false;
+      if (AtEnd()) return false;
+      uint8_t byte = slices_[index_].begin()[pos_++];
       *out |= static_cast<uint64_t>(byte & 0x7f) << shift;
       if ((byte & 0x80) == 0) return true;
     }
     return false;
   }
-  // Copies `n` bytes to `dest` (or skips them when `dest` is null).
-  bool Bytes(uint64_t n, char* dest) {
+  // Passes the next `n` bytes, piece by piece, to `take` (which may be null to skip them).
+  template <typename Take>
+  bool Bytes(uint64_t n, Take take) {
     while (n > 0) {
       if (AtEnd()) return false;
-      size_t take = std::min<uint64_t>(n, slices_[index_].size() - pos_);
-      if (dest != nullptr) {
-        std::memcpy(dest, slices_[index_].begin() + pos_, take);
-        dest += take;
-      }
-      pos_ += take;
-      n -= take;
+      size_t size = std::min<uint64_t>(n, slices_[index_].size() - pos_);
+      take(slices_[index_].begin() + pos_, size);
+      pos_ += size;
+      n -= size;
     }
     return true;
   }
 
  private:
-  std::vector<Slice> slices_;
+  const std::vector<Slice>& slices_;
   size_t index_ = 0;
   size_t pos_ = 0;
 };
@@ -105,48 +98,76 @@ Status SerializationTraits<tessera::fleet::IncomingChunk, void>::Serialize(
 
 Status SerializationTraits<tessera::fleet::IncomingChunk, void>::Deserialize(
     ByteBuffer* buffer, tessera::fleet::IncomingChunk* chunk) {
-  std::vector<Slice> slices;
-  Status dumped = buffer->Dump(&slices);
+  tessera::fleet::ChunkView view;
+  std::string error = tessera::fleet::DecodeChunk(*buffer, &view);
   buffer->Clear();
-  if (!dumped.ok()) return Malformed(chunk, "cannot read a chunk: " + dumped.error_message());
-  SliceReader reader(std::move(slices));
-  uint64_t offset = 0;  // proto3 leaves out a zero offset; fields arrive in number order
-  while (!reader.AtEnd()) {
-    uint64_t tag, value;
-    if (!reader.Varint(&tag)) return Malformed(chunk, "truncated chunk");
-    switch (tag & 7) {
-      case 0:  // varint
-        if (!reader.Varint(&value)) return Malformed(chunk, "truncated chunk");
-        if (tag == kOffsetTag) offset = value;
-        break;
-      case 2: {  // length-delimited
-        if (!reader.Varint(&value)) return Malformed(chunk, "truncated chunk");
-        char* dest = nullptr;
-        if (tag == kDataTag) {
-          if (offset < chunk->begin || value > chunk->end - chunk->begin ||
-              offset - chunk->begin > chunk->end - chunk->begin - value) {
-            return Malformed(chunk, "the server sent bytes " + std::to_string(offset) + ".." +
-                                        std::to_string(offset + value) + " outside " +
-                                        std::to_string(chunk->begin) + ".." +
-                                        std::to_string(chunk->end));
-          }
-          dest = chunk->base + offset;
-          chunk->received += value;
-        }
-        if (!reader.Bytes(value, dest)) return Malformed(chunk, "truncated chunk");
-        break;
-      }
-      case 1:
-        if (!reader.Bytes(8, nullptr)) return Malformed(chunk, "truncated chunk");
-        break;
-      case 5:
-        if (!reader.Bytes(4, nullptr)) return Malformed(chunk, "truncated chunk");
-        break;
-      default:
-        return Malformed(chunk, "unknown wire type in a chunk");
-    }
+  if (!error.empty()) return Malformed(chunk, error);
+  if (view.offset < chunk->begin || view.size > chunk->end - chunk->begin ||
+      view.offset - chunk->begin > chunk->end - chunk->begin - view.size) {
+    return Malformed(chunk, "the server sent bytes " + std::to_string(view.offset) + ".." +
+                                std::to_string(view.offset + view.size) + " outside " +
+                                std::to_string(chunk->begin) + ".." + std::to_string(chunk->end));
   }
+  tessera::fleet::CopyPieces(view, chunk->base + view.offset);
+  chunk->received += view.size;
   return Status::OK;
 }
 
 }  // namespace grpc
+
+namespace tessera {
+namespace fleet {
+
+std::string DecodeChunk(const grpc::ByteBuffer& buffer, ChunkView* view) {
+  grpc::Status dumped = buffer.Dump(&view->slices);
+  if (!dumped.ok()) return "cannot read a chunk: " + dumped.error_message();
+  grpc::SliceReader reader(view->slices);
+  while (!reader.AtEnd()) {
+    uint64_t tag, value;
+    if (!reader.Varint(&tag)) return "truncated chunk";
+    switch (tag & 7) {
+      case 0:  // varint
+        if (!reader.Varint(&value)) return "truncated chunk";
+        if (tag == grpc::kArrayIdTag) view->array_id = static_cast<int64_t>(value);
+        if (tag == grpc::kOffsetTag) view->offset = value;  // absent means 0 (proto3)
+        break;
+      case 2: {  // length-delimited
+        if (!reader.Varint(&value)) return "truncated chunk";
+        bool ok = true;
+        if (tag == grpc::kDataTag) {
+          view->size += value;
+          ok = reader.Bytes(value, [view](const uint8_t* p, size_t n) {
+            view->pieces.push_back({p, n});
+          });
+        } else if (tag == grpc::kSessionIdTag) {
+          ok = reader.Bytes(value, [view](const uint8_t* p, size_t n) {
+            view->session_id.append(reinterpret_cast<const char*>(p), n);
+          });
+        } else {
+          ok = reader.Bytes(value, [](const uint8_t*, size_t) {});
+        }
+        if (!ok) return "truncated chunk";
+        break;
+      }
+      case 1:
+        if (!reader.Bytes(8, [](const uint8_t*, size_t) {})) return "truncated chunk";
+        break;
+      case 5:
+        if (!reader.Bytes(4, [](const uint8_t*, size_t) {})) return "truncated chunk";
+        break;
+      default:
+        return "unknown wire type in a chunk";
+    }
+  }
+  return "";
+}
+
+void CopyPieces(const ChunkView& view, char* dest) {
+  for (const auto& [data, size] : view.pieces) {
+    std::memcpy(dest, data, size);
+    dest += size;
+  }
+}
+
+}  // namespace fleet
+}  // namespace tessera

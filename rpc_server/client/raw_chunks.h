@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tessera {
 namespace fleet {
@@ -31,6 +33,22 @@ struct IncomingChunk {
   size_t received = 0;  ///< bytes written so far
   std::string error;    ///< set when a chunk was malformed or out of range
 };
+
+/// A decoded ArrayChunk whose data still lies in the received slices (kept in `slices`).
+struct ChunkView {
+  std::vector<grpc::Slice> slices;  ///< owns the bytes `pieces` point into
+  std::string session_id;
+  int64_t array_id = 0;
+  uint64_t offset = 0;
+  size_t size = 0;                                        ///< bytes of data
+  std::vector<std::pair<const uint8_t*, size_t>> pieces;  ///< the data, in order
+};
+
+/// Decodes an ArrayChunk from `buffer` without copying its data. Returns "" or what is wrong.
+std::string DecodeChunk(const grpc::ByteBuffer& buffer, ChunkView* view);
+
+/// Copies a decoded chunk's data to `dest`.
+void CopyPieces(const ChunkView& view, char* dest);
 
 }  // namespace fleet
 }  // namespace tessera

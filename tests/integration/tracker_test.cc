@@ -377,9 +377,10 @@ TEST(TrackerTest, FleetStatusCommandPrintsJson) {
   EXPECT_NE(out.find("cpu"), std::string::npos) << out;
   EXPECT_EQ(testing::RunCommand("cli/tessera fleet 2>&1", &out), 2);
   EXPECT_NE(out.find("usage: tessera fleet status --tracker HOST:PORT"), std::string::npos) << out;
-  EXPECT_EQ(testing::RunCommand(
-                "cli/tessera fleet status --tracker " + tracker.address() + " --colour=red 2>&1", &out),
-            2);
+  EXPECT_EQ(
+      testing::RunCommand(
+          "cli/tessera fleet status --tracker " + tracker.address() + " --colour=red 2>&1", &out),
+      2);
   EXPECT_NE(out.find("unknown flag --colour"), std::string::npos) << out;
   EXPECT_EQ(testing::RunCommand("cli/tessera fleet status --tracker nohost 2>&1", &out), 2);
   EXPECT_NE(out.find("--tracker 'nohost': expected HOST:PORT"), std::string::npos) << out;
