@@ -1,16 +1,76 @@
 #!/usr/bin/env bash
-# Sets everything up (Debian packages only), builds, and runs the main job end to end.
+# Sets everything up (Debian packages only), builds, and runs the main job end to end:
+# a local device fleet (tracker + two rpc_servers on loopback), tuning of a dense and a conv2d
+# task through it into a SQLite tuning log, the best records, tuned vs untuned builds against
+# OpenBLAS, and the runtime on its own.
+#   TRIALS=N ./demo.sh    more trials per task (default 32)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 ./tools/setup.sh
-bazel build //runtime:libtessera_runtime.so //deploy:runtime_demo
+bazel build //runtime:libtessera_runtime.so //deploy:runtime_demo //cli:tessera \
+  //tracker:tessera-tracker //rpc_server:tessera-rpc-server //bench:tuned_ops
 
+bin=bazel-bin
+trials=${TRIALS:-32}
+target="llvm -mcpu=native"
+dense='dense.x86(512,512,512,float32)'
+conv='conv2d_NCHWc.x86(1,64,28,28,64,3,3,1,1,float32)'
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
-echo "== runtime: load a kernel library, run and time it, save and load parameters"
+# Starts a daemon and waits for its "listening on HOST:PORT" line; prints the address.
+start_daemon() {
+  local log=$1; shift
+  "$@" >"$log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    if grep -q '^listening on ' "$log"; then
+      sed -n 's/^listening on //p' "$log" | head -1
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "demo: $1 did not start; its log:" >&2
+  cat "$log" >&2
+  return 1
+}
+
+echo "== fleet: a tracker and two rpc_servers on loopback"
+tracker=$(start_daemon "$work/tracker.log" $bin/tracker/tessera-tracker \
+  --listen 127.0.0.1:0 --state "$work/tracker-state")
+for i in 1 2; do
+  start_daemon "$work/server$i.log" $bin/rpc_server/tessera-rpc-server --tracker "$tracker" \
+    --key demo-cpu --listen 127.0.0.1:0 --workdir "$work/server$i" >/dev/null
+done
+sleep 1
+$bin/cli/tessera fleet status --tracker "$tracker"
+
+for task in "$dense" "$conv"; do
+  echo
+  echo "== tune $task on the fleet ($trials trials, xgb)"
+  $bin/cli/tessera tune --task "$task" --target "$target" --trials "$trials" --tuner xgb \
+    --db "$work/tuning.db" --rpc-tracker "$tracker" --rpc-key demo-cpu
+done
+
+echo
+echo "== the tuning log"
+$bin/cli/tessera log stats --db "$work/tuning.db"
+$bin/cli/tessera log best --db "$work/tuning.db"
+
+echo
+echo "== build with the best records vs the untuned default, against OpenBLAS"
+$bin/bench/tuned_ops --db "$work/tuning.db" --task "$dense" --target "$target" --threads 1,2
+
+echo
+echo "== runtime alone: load a kernel library, run and time it, save and load parameters"
 cc -O2 -shared -fPIC -I. -o "$work/saxpy.so" deploy/demo/saxpy.c
-./bazel-bin/deploy/runtime_demo "$work/saxpy.so" "$work"
-size=$(strip -o "$work/rt.so" bazel-bin/runtime/libtessera_runtime.so && stat -c %s "$work/rt.so")
+$bin/deploy/runtime_demo "$work/saxpy.so" "$work"
+size=$(strip -o "$work/rt.so" $bin/runtime/libtessera_runtime.so && stat -c %s "$work/rt.so")
 echo "stripped runtime library: $size bytes"
