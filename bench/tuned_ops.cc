@@ -1,6 +1,6 @@
 // Tuned operators against vendor libraries in the same process: for each dense task, the best
 // configuration in the tuning log (and the untuned fallback) against OpenBLAS cblas_sgemm, at
-// each thread count.
+// each thread count; other tasks (conv2d, ...) against their fallback and plain default schedule.
 //
 //   bazel run -c opt //bench:tuned_ops -- --db tuning.db [--task
 //   'dense.x86(1024,1024,1024,float32)']
@@ -23,6 +23,7 @@
 #include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
 #include "tuner/log/tuning_log.h"
+#include "tuner/measure/task_measure.h"
 #include "tuner/tune/apply_history.h"
 
 extern "C" void openblas_set_num_threads(int num_threads);
@@ -106,6 +107,65 @@ runtime::PackedFunc Compile(const tuner::Task& task, const space::ConfigEntity& 
   return (*keep)["op"];
 }
 
+// Operators without a vendor baseline here yet (conv2d against oneDNN is still to come): the
+// log's best config against the fallback and the plain untuned compute.
+bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, const Options& o) {
+  auto fixture = tuner::MakeTaskFixture(task, 1);
+  std::vector<runtime::NDArray> arrays;
+  for (size_t i = 0; i < fixture->shapes.size(); ++i) {
+    arrays.push_back(runtime::NDArray::Empty(fixture->shapes[i], DLDataType{kDLFloat, 32, 1},
+                                             DLDevice{kDLCPU, 0}));
+    if (i < fixture->inputs.size()) {
+      arrays.back().CopyFromBytes(fixture->inputs[i].data(),
+                                  fixture->inputs[i].size() * sizeof(float));
+    }
+  }
+  std::vector<TesseraValue> values(arrays.size());
+  std::vector<int32_t> codes(arrays.size());
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    runtime::PackedFunc::SetArg(&values[i], &codes[i], arrays[i]);
+  }
+  runtime::PackedArgs args(values.data(), codes.data(), static_cast<int>(arrays.size()));
+  tuner::ChosenConfig tuned = tuner::ChooseConfig(task, &log, std::cerr);
+  runtime::Module tuned_module, fallback_module;
+  runtime::PackedFunc tuned_fn = Compile(task, tuned.config, &tuned_module);
+  runtime::PackedFunc fallback_fn = Compile(task, task.config_space().Fallback(), &fallback_module);
+  topi::ScheduledOp plain = task.templ().baseline(task.args());
+  runtime::Module plain_module = build(plain.schedule, plain.args, Target(task.target()), "op");
+  runtime::PackedFunc plain_fn = plain_module["op"];
+  auto call = [&](const runtime::PackedFunc& f) {
+    runtime::RetValue ret;
+    f.CallPacked(args, &ret);
+  };
+  call(tuned_fn);
+  std::string mismatch = tuner::CompareOutput(*fixture, arrays.back().Data<float>(), 1e-3, 1e-3);
+  bool correct = mismatch.empty();
+  for (int threads : o.threads) {
+    runtime::SetNumThreads(threads);
+    double tuned_s = BestSeconds(o.repeat, [&] { call(tuned_fn); });
+    double fallback_s = BestSeconds(o.repeat, [&] { call(fallback_fn); });
+    double plain_s = BestSeconds(std::min(o.repeat, 3), [&] { call(plain_fn); });
+    double gf = plain.flops / 1e9;
+    if (o.json) {
+      std::printf(
+          "{\"benchmark\":\"tuned_ops\",\"task\":\"%s\",\"target\":\"%s\",\"threads\":%d,"
+          "\"tuned_from_log\":%s,\"tuned_gflops\":%.2f,\"fallback_gflops\":%.2f,"
+          "\"untuned_default_gflops\":%.2f,\"correct\":%s}\n",
+          task.workload_key().c_str(), o.target.c_str(), threads, tuned.record ? "true" : "false",
+          gf / tuned_s, gf / fallback_s, gf / plain_s, correct ? "true" : "false");
+    } else {
+      std::printf("%s, target '%s', %d thread%s\n", task.workload_key().c_str(), o.target.c_str(),
+                  threads, threads == 1 ? "" : "s");
+      std::printf("  tuned     %8.2f GFLOP/s  %s\n", gf / tuned_s,
+                  tuned.record ? tuned.config.ToString().c_str() : "(no record: fallback)");
+      std::printf("  fallback  %8.2f GFLOP/s\n", gf / fallback_s);
+      std::printf("  untuned   %8.2f GFLOP/s  (plain compute, default schedule)%s%s\n",
+                  gf / plain_s, correct ? "" : "  WRONG: ", mismatch.c_str());
+    }
+  }
+  return correct;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,7 +184,10 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       Usage(e.what());
     }
-    if (task->templ().name != "dense.x86") Usage("only dense.x86 tasks are benchmarked so far");
+    if (task->templ().name != "dense.x86") {
+      all_correct &= RunWithoutVendor(*task, *log, o);
+      continue;
+    }
     const auto& ints = task->args().ints;
     const int m = static_cast<int>(ints[0]), n = static_cast<int>(ints[1]),
               k = static_cast<int>(ints[2]);
