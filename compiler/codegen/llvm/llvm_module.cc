@@ -47,7 +47,24 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::MangleAndInterner& mangle) {
   return symbols;
 }
 
-void Optimize(llvm::Module* module, llvm::TargetMachine* machine) {
+// LLVM's loop passes are quadratic in the number of loops of a function (dominator tree
+// updates, scalar evolution walking guards back through the function), so schedules that unroll
+// into thousands of small loops would take minutes at -O3. Optimization is scaled down by size:
+// the full pipeline for normal kernels, no extra unrolling for big ones, and for huge ones only
+// the cleanups that matter most (registers for stack buffers, CSE, folding).
+constexpr unsigned kMaxInstructionsForLoopUnrolling = 4000;
+constexpr unsigned kMaxInstructionsForFullPipeline = 12000;
+
+// How much optimization a module of `instructions` instructions gets.
+enum class OptimizationEffort { kFull, kNoUnrolling, kLight };
+
+OptimizationEffort EffortFor(unsigned instructions) {
+  if (instructions <= kMaxInstructionsForLoopUnrolling) return OptimizationEffort::kFull;
+  if (instructions <= kMaxInstructionsForFullPipeline) return OptimizationEffort::kNoUnrolling;
+  return OptimizationEffort::kLight;
+}
+
+void Optimize(llvm::Module* module, llvm::TargetMachine* machine, OptimizationEffort effort) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;
@@ -55,14 +72,20 @@ void Optimize(llvm::Module* module, llvm::TargetMachine* machine) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = effort == OptimizationEffort::kFull;
   llvm::PassBuilder builder(machine, tuning);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
-  llvm::ModulePassManager pipeline =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::ModulePassManager pipeline;
+  if (effort == OptimizationEffort::kLight) {
+    llvm::cantFail(
+        builder.parsePassPipeline(pipeline, "function(sroa,early-cse,instcombine,simplifycfg)"));
+  } else {
+    pipeline = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  }
   pipeline.run(*module, modules);
 }
 
@@ -89,7 +112,8 @@ class LLVMModuleNode final : public runtime::ModuleNode {
     TESSERA_INTERNAL_CHECK(!llvm::verifyModule(*module_, &problem_stream))
         << "the LLVM code generator produced an invalid module:\n"
         << problem_stream.str();
-    Optimize(module_.get(), machine.get());
+    effort_ = EffortFor(module_->getInstructionCount());
+    Optimize(module_.get(), machine.get(), effort_);
   }
 
   std::string type_key() const override { return "llvm"; }
@@ -151,12 +175,18 @@ class LLVMModuleNode final : public runtime::ModuleNode {
 
   // Code generation passes rewrite the IR they run on, so they get a copy.
   void EmitLocked(llvm::raw_pwrite_stream& stream, llvm::CodeGenFileType type) {
-    std::unique_ptr<llvm::TargetMachine> machine = CreateTargetMachine(target_);
+    std::unique_ptr<llvm::TargetMachine> machine = CreateTargetMachine(target_, CodeGenLevel());
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module_);
     llvm::legacy::PassManager passes;
     TESSERA_INTERNAL_CHECK(!machine->addPassesToEmitFile(passes, stream, nullptr, type))
         << "LLVM cannot emit this file type for " << target_.triple;
     passes.run(*copy);
+  }
+
+  // Instruction selection and scheduling of huge functions are slow too; they get less effort.
+  llvm::CodeGenOpt::Level CodeGenLevel() const {
+    return effort_ == OptimizationEffort::kLight ? llvm::CodeGenOpt::Less
+                                                 : llvm::CodeGenOpt::Aggressive;
   }
 
   std::shared_ptr<JitSession> Session() {
@@ -175,7 +205,7 @@ class LLVMModuleNode final : public runtime::ModuleNode {
     llvm::orc::JITTargetMachineBuilder machine_builder{llvm::Triple(target_.triple)};
     machine_builder.setCPU(target_.cpu);
     machine_builder.addFeatures({target_.features});
-    machine_builder.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+    machine_builder.setCodeGenOptLevel(CodeGenLevel());
     machine_builder.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine_builder).create();
     TESSERA_INTERNAL_CHECK(bool(jit)) << "cannot start the JIT: " << ErrorText(jit.takeError());
@@ -211,6 +241,7 @@ class LLVMModuleNode final : public runtime::ModuleNode {
   ResolvedLLVMTarget target_;
   std::vector<std::string> function_names_;
   std::shared_ptr<JitSession> session_;
+  OptimizationEffort effort_ = OptimizationEffort::kFull;
 };
 
 }  // namespace

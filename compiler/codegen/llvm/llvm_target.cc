@@ -90,7 +90,8 @@ ResolvedLLVMTarget ResolveLLVMTarget(const LLVMTargetSpec& spec) {
   return out;
 }
 
-std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const ResolvedLLVMTarget& target) {
+std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const ResolvedLLVMTarget& target,
+                                                         int level) {
   InitializeTargetsOnce();
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
@@ -100,7 +101,7 @@ std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const ResolvedLLVMTarge
   options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   std::unique_ptr<llvm::TargetMachine> machine(llvm_target->createTargetMachine(
       target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, llvm::None,
-      llvm::CodeGenOpt::Aggressive));
+      static_cast<llvm::CodeGenOpt::Level>(level)));
   TESSERA_INTERNAL_CHECK(machine != nullptr) << "no target machine for " << target.triple;
   return machine;
 }

@@ -36,9 +36,11 @@ struct ResolvedLLVMTarget {
 /// the CPU, naming the value and the target.
 ResolvedLLVMTarget ResolveLLVMTarget(const LLVMTargetSpec& spec);
 
-/// A target machine for `target` at the highest optimization level, position-independent code,
-/// floating-point multiply-add contraction allowed (fused multiply-add where the CPU has it).
-std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const ResolvedLLVMTarget& target);
+/// A target machine for `target` emitting position-independent code with floating-point
+/// multiply-add contraction allowed (fused multiply-add where the CPU has it), at code generation
+/// level `level` (an `llvm::CodeGenOpt::Level`; default: aggressive).
+std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const ResolvedLLVMTarget& target,
+                                                         int level = 3);
 
 }  // namespace codegen
 }  // namespace tessera
