@@ -241,6 +241,25 @@ TEST(CodeGenLLVMTest, JitAndSharedLibraryAgree) {
   }
 }
 
+// Thousands of unrolled statements with small loops in between: the module is optimized with
+// the light pipeline (LLVM's loop passes would take minutes) and must still compute correctly.
+TEST(CodeGenLLVMTest, HugeUnrolledFunctionsStillCompileCorrectly) {
+  PackedFunction f("huge", 2);
+  std::vector<Stmt> steps;
+  const int n = 1500;
+  for (int i = 0; i < n; ++i) {
+    ir::Var k("k" + std::to_string(i), kI32);
+    Expr x = ir::Load(kF32, f.data(0), Expr(i));
+    steps.push_back(ir::For(k, 0, 2, ir::ForKind::kSerial,
+                            ir::Store(f.data(1), ir::Load(kF32, f.data(1), Expr(i)) + x, Expr(i))));
+  }
+  runtime::Module mod = Build({f.Make(ir::SeqStmt(steps))});
+  runtime::NDArray x = Array(n, kF32, [](int i) { return i * 0.25; });
+  runtime::NDArray y = Array(n, kF32, [](int i) { return 1; });
+  mod["huge"](x.get(), y.get());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(y.Data<float>()[i], 1 + 2 * (i * 0.25f)) << i;
+}
+
 TEST(CodeGenLLVMTest, UnloweredIRIsAnInternalError) {
   PackedFunction f("bad", 1);
   Stmt body = ir::ProducerStore(ir::ObjectRef(), Expr(1.0f), {Expr(0)});
