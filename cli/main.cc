@@ -1,4 +1,5 @@
 // tessera: the command-line entry point. Subcommands register themselves (see command.h).
+#include <algorithm>
 #include <iostream>
 
 #include "cli/command.h"
@@ -29,8 +30,19 @@ int main(int argc, char** argv) {
     PrintUsage(std::cerr);
     return 2;
   }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() ||
+      std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
+    // Every subcommand answers missing arguments with its usage text: show that.
+    try {
+      it->second.run({}, std::cout);
+    } catch (const tessera::fleet::ConfigError& e) {
+      std::cout << e.what() << std::endl;
+    }
+    return 0;
+  }
   try {
-    return it->second.run(std::vector<std::string>(args.begin() + 1, args.end()), std::cout);
+    return it->second.run(rest, std::cout);
   } catch (const tessera::fleet::ConfigError& e) {
     std::cerr << "error: " << e.what() << std::endl;
     return 2;

@@ -58,5 +58,9 @@ err=$($tessera log frobnicate --db "$dir/t.db" 2>&1); rc=$?
 check "unknown verb exits 2" test $rc -eq 2
 check "unknown verb is named" grep -q "unknown log command 'frobnicate'" <<<"$err"
 
+out=$($tessera log --help); rc=$?
+check "--help exits 0" test $rc -eq 0
+check "--help prints the usage" grep -q "usage: tessera log best|list|stats|export|import" <<<"$out"
+
 echo "$failures failures"
 exit $((failures > 0))
