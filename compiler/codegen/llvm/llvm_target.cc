@@ -51,7 +51,24 @@ std::string Describe(const LLVMTargetSpec& spec) {
   std::string out = "llvm";
   if (!spec.mtriple.empty()) out += " -mtriple=" + spec.mtriple;
   if (!spec.mcpu.empty()) out += " -mcpu=" + spec.mcpu;
+  for (size_t i = 0; i < spec.mattrs.size(); ++i) {
+    out += (i == 0 ? " -mattr=" : ",") + spec.mattrs[i];
+  }
   return out;
+}
+
+// LLVM only warns about feature names it does not know and ignores them, which would silently
+// compile for another CPU than asked. A known feature changes the feature bits when enabled (if
+// off by default) or when disabled (if on).
+bool IsKnownFeature(const llvm::Target& target, const std::string& triple,
+                    const std::string& name) {
+  auto bits = [&](const std::string& features) {
+    std::unique_ptr<llvm::MCSubtargetInfo> info(
+        target.createMCSubtargetInfo(triple, "generic", features));
+    return info ? info->getFeatureBits() : llvm::FeatureBitset();
+  };
+  llvm::FeatureBitset base = bits("");
+  return bits("+" + name) != base || bits("-" + name) != base;
 }
 
 }  // namespace
@@ -87,6 +104,12 @@ ResolvedLLVMTarget ResolveLLVMTarget(const LLVMTargetSpec& spec) {
   TESSERA_USER_CHECK(out.cpu == "generic" || (subtarget && subtarget->isCPUStringValid(out.cpu)))
       << "target '" << Describe(spec) << "': CPU '" << out.cpu << "' is not known to LLVM for '"
       << out.triple << "'";
+  for (const std::string& attr : spec.mattrs) {
+    std::string name = attr.substr(1);
+    TESSERA_USER_CHECK(IsKnownFeature(*target, out.triple, name))
+        << "target '" << Describe(spec) << "': CPU feature '" << name
+        << "' is not known to LLVM for '" << out.triple << "'";
+  }
   return out;
 }
 

@@ -185,6 +185,14 @@ TEST(LLVMModuleTest, UnknownTripleAndCpuAreUserErrors) {
     EXPECT_THAT(e.what(), HasSubstr("CPU 'pentium-9000' is not known to LLVM"));
   }
   try {
+    ResolveLLVMTarget({"x86_64-linux-gnu", "", {"+avx2", "+warp-drive"}});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("target 'llvm -mtriple=x86_64-linux-gnu -mattr=+avx2,"
+                                    "+warp-drive': CPU feature 'warp-drive' is not known to LLVM"));
+  }
+  EXPECT_NO_THROW(ResolveLLVMTarget({"aarch64-linux-gnu", "", {"-neon", "+sve"}}));
+  try {
     ResolveLLVMTarget({"aarch64-linux-gnu", "native", {}});
     FAIL();
   } catch (const UserError& e) {
