@@ -29,7 +29,7 @@ struct Session {
 
 namespace {
 
-constexpr size_t kChunkBytes = 256 << 10;
+constexpr size_t kChunkBytes = 1 << 20;
 
 grpc::Status Refuse(const std::string& why) {
   return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "grant refused: " + why);

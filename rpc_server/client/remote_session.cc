@@ -11,7 +11,7 @@ namespace tessera {
 namespace fleet {
 namespace {
 
-constexpr size_t kChunkBytes = 256 << 10;
+constexpr size_t kChunkBytes = 1 << 20;
 constexpr int kCopyStreams = 4;
 
 }  // namespace
