@@ -170,6 +170,12 @@ llvm::Value* CodeGenLLVM::CallLibm(const std::string& name, ir::DataType t, llvm
   return out;
 }
 
+llvm::Value* CodeGenLLVM::Exp(ir::DataType t, llvm::Value* x) {
+  // LLVM turns a vector llvm.exp into one expf call per lane.
+  if (t.is_float() && t.bits() == 32 && t.lanes() > 1) return VectorExpF32(x);
+  return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
+}
+
 llvm::Value* CodeGenLLVM::MakeMath(const ir::CallNode* op) {
   const std::string& name = op->name;
   ir::DataType t = op->dtype;
@@ -179,7 +185,7 @@ llvm::Value* CodeGenLLVM::MakeMath(const ir::CallNode* op) {
   auto unary = [&](llvm::Intrinsic::ID id) {
     return builder_.CreateUnaryIntrinsic(id, args.at(0));
   };
-  if (name == "exp") return unary(llvm::Intrinsic::exp);
+  if (name == "exp") return Exp(t, args.at(0));
   if (name == "log") return unary(llvm::Intrinsic::log);
   if (name == "sqrt") return unary(llvm::Intrinsic::sqrt);
   if (name == "fabs") return unary(llvm::Intrinsic::fabs);
@@ -193,8 +199,7 @@ llvm::Value* CodeGenLLVM::MakeMath(const ir::CallNode* op) {
   }
   if (name == "sigmoid") {
     llvm::Value* one = llvm::ConstantFP::get(args.at(0)->getType(), 1.0);
-    llvm::Value* e =
-        builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(args.at(0)));
+    llvm::Value* e = Exp(t, builder_.CreateFNeg(args.at(0)));
     return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
   }
   if (name == "tanh" || name == "erf") return CallLibm(name, t, args.at(0));

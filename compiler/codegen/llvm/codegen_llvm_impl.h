@@ -72,6 +72,10 @@ class CodeGenLLVM {
   llvm::Value* MakeTensorField(const ir::CallNode* op);
   llvm::Value* MakeIfThenElse(const ir::CallNode* op);
   llvm::Value* CallLibm(const std::string& name, ir::DataType t, llvm::Value* x);
+  llvm::Value* Exp(ir::DataType t, llvm::Value* x);
+
+  // Vector math (codegen_llvm_math.cc).
+  llvm::Value* VectorExpF32(llvm::Value* x);
 
   // Parallel loops (codegen_llvm_parallel.cc).
   void EmitParallelFor(const ir::ForNode* op);
