@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <unordered_set>
 
 #include "compiler/ir/printer.h"
@@ -60,6 +61,12 @@ std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector
                             << "' has a symbolic shape (only constant shapes are supported)";
       b.shape.push_back(*v);
     }
+    int64_t elements = 1;
+    for (int64_t d : b.shape) elements = elements > (int64_t{1} << 40) ? elements : elements * d;
+    // Indices are int32 throughout the lowered code; larger tensors would wrap silently.
+    TESSERA_USER_CHECK(elements <= std::numeric_limits<int32_t>::max())
+        << name << ": argument '" << args[i].name() << "' has " << elements
+        << " elements; tensors of more than 2^31-1 elements are not supported yet";
     b.data = ir::Var(args[i].name(), ir::DataType::Handle());
     buffers.push_back(b);
   }

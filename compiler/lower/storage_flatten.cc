@@ -1,5 +1,7 @@
 #include "compiler/lower/storage_flatten.h"
 
+#include <limits>
+
 #include "compiler/ir/functor.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
@@ -74,6 +76,9 @@ class Flattener : public ir::StmtExprMutator {
     }
     for (int64_t s : strides) b.strides.push_back(ir::IntImm(ir::DataType::Int(32), s));
     int64_t elements = nd == 0 ? 1 : stride;
+    TESSERA_USER_CHECK(elements <= std::numeric_limits<int32_t>::max())
+        << "intermediate tensor '" << t.name() << "' needs " << elements
+        << " elements; buffers of more than 2^31-1 elements are not supported yet";
     buffers_[t.op().get()] = b;
     Stmt body = VisitStmt(op->body);
     buffers_.erase(t.op().get());

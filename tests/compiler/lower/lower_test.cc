@@ -168,3 +168,24 @@ TEST(LowerTest, StorageAlignPadsTheRowStride) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerTest, TensorsBeyondInt32IndexingAreUserErrors) {
+  Tensor A = placeholder({65536, 65536}, DataType::Float(32), "A");
+  Tensor B = compute(
+      {65536, 65536}, [&](Var i, Var j) { return A(i, j); }, "B");
+  Schedule s = create_schedule({B});
+  try {
+    lower::Lower(s, {A, B}, "big");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("big: argument 'A' has 4294967296 elements"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessera
