@@ -85,7 +85,15 @@ class ThreadPool {
     }
     wake_.notify_all();
     RunTasks(0);
-    while (pending_.load(std::memory_order_acquire) != 0) CpuRelax();
+    // Spin briefly (workers usually finish together), then yield: on an oversubscribed machine
+    // a pure spin would burn the time slice the remaining workers need.
+    for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+      if (spin < 2000) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
     return first_error_.load();
   }
 
