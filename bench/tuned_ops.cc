@@ -1,6 +1,7 @@
 // Tuned operators against vendor libraries in the same process: for each dense task, the best
 // configuration in the tuning log (and the untuned fallback) against OpenBLAS cblas_sgemm, at
-// each thread count; other tasks (conv2d, ...) against their fallback and plain default schedule.
+// each thread count; conv2d_NCHWc.x86 tasks against oneDNN (primitive time); every other task
+// against its fallback and plain default schedule.
 //
 //   bazel run -c opt //bench:tuned_ops -- --db tuning.db [--task
 //   'dense.x86(1024,1024,1024,float32)']
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/onednn_conv.h"
 #include "compiler/driver/build.h"
 #include "compiler/lower/lower.h"
 #include "runtime/ndarray.h"
@@ -107,8 +109,16 @@ runtime::PackedFunc Compile(const tuner::Task& task, const space::ConfigEntity& 
   return (*keep)["op"];
 }
 
-// Operators without a vendor baseline here yet (conv2d against oneDNN is still to come): the
-// log's best config against the fallback and the plain untuned compute.
+// oneDNN's time for a conv2d_NCHWc.x86 task, or 0 for other templates (no vendor baseline here).
+double VendorSeconds(const tuner::Task& task, int threads, int repeat) {
+  if (task.templ().name != "conv2d_NCHWc.x86") return 0;
+  const auto& a = task.args().ints;  // (N,C,H,W,K,R,S,stride,pad)
+  return bench::OneDnnConv2dSeconds({a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]}, threads,
+                                    repeat);
+}
+
+// Operators other than dense: the log's best config against the fallback, the plain untuned
+// compute, and oneDNN for conv2d.
 bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, const Options& o) {
   auto fixture = tuner::MakeTaskFixture(task, 1);
   std::vector<runtime::NDArray> arrays;
@@ -145,14 +155,17 @@ bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, cons
     double tuned_s = BestSeconds(o.repeat, [&] { call(tuned_fn); });
     double fallback_s = BestSeconds(o.repeat, [&] { call(fallback_fn); });
     double plain_s = BestSeconds(std::min(o.repeat, 3), [&] { call(plain_fn); });
+    double vendor_s = VendorSeconds(task, threads, o.repeat);
     double gf = plain.flops / 1e9;
     if (o.json) {
       std::printf(
           "{\"benchmark\":\"tuned_ops\",\"task\":\"%s\",\"target\":\"%s\",\"threads\":%d,"
           "\"tuned_from_log\":%s,\"tuned_gflops\":%.2f,\"fallback_gflops\":%.2f,"
-          "\"untuned_default_gflops\":%.2f,\"correct\":%s}\n",
+          "\"untuned_default_gflops\":%.2f,\"onednn_gflops\":%.2f,\"ratio_vs_onednn\":%.3f,"
+          "\"correct\":%s}\n",
           task.workload_key().c_str(), o.target.c_str(), threads, tuned.record ? "true" : "false",
-          gf / tuned_s, gf / fallback_s, gf / plain_s, correct ? "true" : "false");
+          gf / tuned_s, gf / fallback_s, gf / plain_s, vendor_s > 0 ? gf / vendor_s : 0.0,
+          vendor_s > 0 ? vendor_s / tuned_s : 0.0, correct ? "true" : "false");
     } else {
       std::printf("%s, target '%s', %d thread%s\n", task.workload_key().c_str(), o.target.c_str(),
                   threads, threads == 1 ? "" : "s");
@@ -161,6 +174,11 @@ bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, cons
       std::printf("  fallback  %8.2f GFLOP/s\n", gf / fallback_s);
       std::printf("  untuned   %8.2f GFLOP/s  (plain compute, default schedule)%s%s\n",
                   gf / plain_s, correct ? "" : "  WRONG: ", mismatch.c_str());
+      if (vendor_s > 0) {
+        std::printf("  onednn    %8.2f GFLOP/s  (primitive time, oneDNN's blocked layouts)\n",
+                    gf / vendor_s);
+        std::printf("  ratio     %8.3f  (tuned / oneDNN)\n", vendor_s / tuned_s);
+      }
     }
   }
   return correct;

@@ -1,0 +1,22 @@
+// Private to bench/: oneDNN's conv2d as a baseline (blocked layouts chosen by oneDNN).
+#ifndef TESSERA_BENCH_ONEDNN_CONV_H_
+#define TESSERA_BENCH_ONEDNN_CONV_H_
+
+#include <cstdint>
+
+namespace tessera {
+namespace bench {
+
+/// A conv2d in NCHW terms: batch, channels, height, width, filters, kernel, stride, padding.
+struct Conv2dShape {
+  int64_t n, c, h, w, k, r, s, stride, pad;
+};
+
+/// Best seconds of one oneDNN forward-inference convolution (primitive time only: layouts are
+/// oneDNN's preferred blocked ones, reorders excluded) on `threads` OpenMP threads.
+double OneDnnConv2dSeconds(const Conv2dShape& shape, int threads, int repeat);
+
+}  // namespace bench
+}  // namespace tessera
+
+#endif  // TESSERA_BENCH_ONEDNN_CONV_H_
