@@ -13,6 +13,7 @@
 
 #include "compiler/space/mutation.h"
 #include "tests/tuner/testing/measure.h"
+#include "tests/tuner/testing/synthetic_models.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/ranking_metrics.h"
 #include "tuner/cost_model/transfer.h"
@@ -24,29 +25,6 @@ namespace {
 
 using namespace tessera;
 using namespace tessera::tuner;
-
-FeatureFn FeaturesOf(const testing::SyntheticDense& dense) {
-  std::string key = dense.WorkloadKey();
-  return [key](const space::ConfigEntity& c) { return CandidateFeatures(c, key); };
-}
-
-std::shared_ptr<XGBoostCostModel> BaseFromOtherShapes() {
-  TrainingSet history;
-  for (auto shape : {testing::SyntheticDense{256, 256, 256}, testing::SyntheticDense{512, 256, 128},
-                     testing::SyntheticDense{128, 512, 512}}) {
-    space::ConfigSpace s = shape.Space();
-    std::mt19937_64 rng(static_cast<uint64_t>(shape.m));
-    for (int i = 0; i < 200; ++i) {
-      auto c = space::RandomConfig(s, rng);
-      history.features.AddRow(CandidateFeatures(c, shape.WorkloadKey()));
-      history.costs.push_back(shape.Cost(c));
-    }
-    history.group_sizes.push_back(200);
-  }
-  auto base = std::make_shared<XGBoostCostModel>();
-  base->Fit(history.features, history.costs, history.group_sizes);
-  return base;
-}
 
 }  // namespace
 
@@ -70,7 +48,7 @@ int main(int argc, char** argv) {
   }
   testing::SyntheticDense dense{1024, 1024, 1024};
   double target = testing::OptimalCost(dense) * 1.05;
-  auto base = BaseFromOtherShapes();
+  auto base = testing::BaseFromOtherShapes();
   auto show = [](int64_t n) { return n == 0 ? std::string("not reached") : std::to_string(n); };
   for (int seed = 1; seed <= seeds; ++seed) {
     RandomTuner random(dense.Space(), seed);

@@ -8,6 +8,7 @@
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "tests/tuner/testing/measure.h"
+#include "tests/tuner/testing/synthetic_models.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/transfer.h"
 #include "tuner/search/random_tuner.h"
@@ -15,30 +16,6 @@
 namespace tessera {
 namespace tuner {
 namespace {
-
-FeatureFn FeaturesOf(const testing::SyntheticDense& dense) {
-  std::string key = dense.WorkloadKey();
-  return [key](const space::ConfigEntity& c) { return CandidateFeatures(c, key); };
-}
-
-// A base model trained on random measurements of three other shapes of the template.
-std::shared_ptr<XGBoostCostModel> BaseFromOtherShapes() {
-  TrainingSet history;
-  for (auto shape : {testing::SyntheticDense{256, 256, 256}, testing::SyntheticDense{512, 256, 128},
-                     testing::SyntheticDense{128, 512, 512}}) {
-    space::ConfigSpace s = shape.Space();
-    std::mt19937_64 rng(static_cast<uint64_t>(shape.m));
-    for (int i = 0; i < 200; ++i) {
-      auto c = space::RandomConfig(s, rng);
-      history.features.AddRow(CandidateFeatures(c, shape.WorkloadKey()));
-      history.costs.push_back(shape.Cost(c));
-    }
-    history.group_sizes.push_back(200);
-  }
-  auto base = std::make_shared<XGBoostCostModel>();
-  base->Fit(history.features, history.costs, history.group_sizes);
-  return base;
-}
 
 // The optimum of this 69,828-point space is sharp: 5000 random trials do not get within 5%.
 TEST(ModelBasedTunerTest, FindsTheOptimumInFarFewerTrialsThanRandom) {
@@ -63,7 +40,7 @@ TEST(ModelBasedTunerTest, TransferFromOtherShapesFindsTheOptimumSooner) {
   testing::SyntheticDense dense{1024, 1024, 1024};
   double target = testing::OptimalCost(dense) * 1.05;
   ModelBasedTuner with_transfer(dense.Space(), 1, FeaturesOf(dense));
-  with_transfer.SetBaseModel(BaseFromOtherShapes());
+  with_transfer.SetBaseModel(testing::BaseFromOtherShapes());
   TuneResult t = with_transfer.Tune({64, 64, -1}, testing::SyntheticMeasure(dense));
   int64_t reached = testing::TrialsToReach(t.history, target);
   EXPECT_GT(reached, 0);
