@@ -164,14 +164,13 @@ std::optional<tuning::MeasureRecord> TuningLog::Best(const std::string& workload
 
 std::vector<tuning::MeasureRecord> TuningLog::List(const RecordFilter& filter) const {
   Where w = BuildWhere(filter);
-  std::string sql = std::string("SELECT ") + kColumns + " FROM records" + w.sql;
-  if (filter.limit >= 0) {
-    // The newest `limit` rows, returned in insertion order.
-    sql = std::string("SELECT ") + kColumns + " FROM (SELECT id, " + kColumns + " FROM records" +
-          w.sql + " ORDER BY id DESC LIMIT " + std::to_string(filter.limit) + ") ORDER BY id ASC";
-  } else {
-    sql += " ORDER BY id ASC";
-  }
+  const std::string from = std::string(" FROM records") + w.sql;
+  // With a limit: the newest `limit` rows, still returned in insertion order.
+  const std::string sql = filter.limit < 0
+                              ? std::string("SELECT ") + kColumns + from + " ORDER BY id ASC"
+                              : std::string("SELECT ") + kColumns + " FROM (SELECT id, " +
+                                    kColumns + from + " ORDER BY id DESC LIMIT " +
+                                    std::to_string(filter.limit) + ") ORDER BY id ASC";
   Statement q(db_->get(), sql, db_->path());
   BindWhere(&q, w);
   std::vector<tuning::MeasureRecord> out;
