@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "usage: tessera tune --task WORKLOAD --target TARGET --db FILE [--trials N]\n"
     "           [--tuner xgb|ga|random|grid] [--features knob|loop] [--no-transfer] [--batch N]\n"
     "           [--early-stopping N]\n"
-    "           [--number N] [--repeat N] [--min-repeat-ms MS] [--flush-cache]\n"
+    "           [--number N] [--repeat N] [--min-repeat-ms MS] [--flush-cache] [--time-budget S]\n"
     "           [--build-parallel N] [--build-timeout S] [--run-timeout S] [--seed N]\n"
     "           [--rpc-tracker HOST:PORT --rpc-key KEY [--rpc-token-file F]] [--json]\n"
     "  e.g. tessera tune --task 'dense.x86(1024,1024,1024,float32)' --target 'llvm -mcpu=native'"
@@ -55,26 +55,13 @@ double Seconds(const fleet::Flags& flags, const std::string& name, double fallba
 
 int Run(const std::vector<std::string>& args, std::ostream& out) {
   fleet::Flags flags("tessera tune", args, {"no-transfer", "flush-cache", "json"});
-  flags.CheckKnown({"task",
-                    "target",
-                    "db",
-                    "trials",
-                    "tuner",
-                    "no-transfer",
-                    "batch",
-                    "early-stopping",
-                    "number",
-                    "repeat",
-                    "min-repeat-ms",
-                    "flush-cache",
-                    "build-parallel",
-                    "build-timeout",
-                    "run-timeout",
-                    "seed",
-                    "rpc-tracker",
-                    "rpc-key",
-                    "rpc-token-file",
-                    "json"});
+  flags.CheckKnown({"task",        "target",         "db",
+                    "trials",      "tuner",          "no-transfer",
+                    "batch",       "early-stopping", "number",
+                    "repeat",      "min-repeat-ms",  "flush-cache",
+                    "time-budget", "build-parallel", "build-timeout",
+                    "run-timeout", "seed",           "rpc-tracker",
+                    "rpc-key",     "rpc-token-file", "json"});
   if (!flags.Has("task") || !flags.Has("target") || !flags.Has("db")) {
     throw fleet::ConfigError(kUsage);
   }
@@ -94,6 +81,11 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   options.run.repeat = static_cast<int>(flags.GetInt("repeat", 3));
   options.run.min_repeat_ms = static_cast<int>(flags.GetInt("min-repeat-ms", 0));
   options.run.flush_cache = flags.Has("flush-cache");
+  if (flags.Has("time-budget")) {
+    // 0 is allowed: it turns the budget off.
+    options.run.time_budget_s =
+        flags.Get("time-budget") == "0" ? 0 : Seconds(flags, "time-budget", 1);
+  }
   options.measure.build_parallel = static_cast<int>(flags.GetInt("build-parallel", 2));
   options.measure.build_timeout_s = Seconds(flags, "build-timeout", 60);
   options.measure.run_timeout_s = Seconds(flags, "run-timeout", 30);

@@ -37,6 +37,8 @@ void FillSplits(int64_t extent, const SplitOptions& options, const std::vector<i
     int64_t next = product * f;
     if (next > extent) break;
     if (options.policy == SplitPolicy::kFactors && extent % next != 0) continue;
+    bool innermost = static_cast<int>(sizes->size()) + 1 == options.num_outputs;
+    if (innermost && f % options.innermost_multiple != 0) continue;
     sizes->push_back(f);
     FillSplits(extent, options, candidates, sizes, next, out);
     sizes->pop_back();
@@ -106,10 +108,18 @@ std::vector<std::vector<int64_t>> EnumerateSplits(const std::string& knob_name, 
   TESSERA_USER_CHECK(options.max_factor >= 0)
       << "define_split '" << knob_name << "': max_factor must be 0 (no limit) or positive, got "
       << options.max_factor;
+  TESSERA_USER_CHECK(options.innermost_multiple >= 1)
+      << "define_split '" << knob_name << "': innermost_multiple must be positive, got "
+      << options.innermost_multiple;
   std::vector<int64_t> candidates = SplitCandidates(extent, options);
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> sizes = {-1};
   FillSplits(extent, options, candidates, &sizes, 1, &out);
+  if (out.empty() && options.innermost_multiple > 1) {
+    SplitOptions unconstrained = options;
+    unconstrained.innermost_multiple = 1;
+    FillSplits(extent, unconstrained, candidates, &sizes, 1, &out);
+  }
   return out;
 }
 

@@ -47,6 +47,9 @@ struct SplitOptions {
   SplitPolicy policy = SplitPolicy::kFactors;
   int num_outputs = 2;     ///< number of loops the axis is split into (≥ 1)
   int64_t max_factor = 0;  ///< every inner factor is at most this; 0: no limit
+  /// The innermost factor is a multiple of this (e.g. the vector lanes of a vectorized loop);
+  /// ignored for an extent that has no split satisfying it.
+  int64_t innermost_multiple = 1;
 };
 
 /// How a reorder knob enumerates permutations.

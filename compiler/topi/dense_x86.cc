@@ -13,6 +13,7 @@ using ir::Expr;
 using ir::Var;
 
 constexpr int64_t kMaxTile = 64;
+constexpr int64_t kVectorLanes = 8;
 
 void CheckShape(const DenseShape& shape) {
   TESSERA_USER_CHECK(shape.m > 0 && shape.n > 0 && shape.k > 0)
@@ -35,7 +36,9 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape) {
   CheckShape(shape);
   space::ConfigSpace s;
   s.DefineSplit("tile_y", shape.m, {space::SplitPolicy::kFactors, 3, kMaxTile});
-  s.DefineSplit("tile_x", shape.n, {space::SplitPolicy::kFactors, 3, kMaxTile});
+  // The innermost x factor is the vectorized loop: whole vectors (8 lanes of AVX2, half of
+  // AVX-512) only; narrower ones waste most of every FMA and are never competitive.
+  s.DefineSplit("tile_x", shape.n, {space::SplitPolicy::kFactors, 3, kMaxTile, kVectorLanes});
   s.DefineSplit("tile_k", shape.k, {space::SplitPolicy::kFactors, 2, kMaxTile});
   s.DefineKnob("unroll_k", {0, 1});
   // 4 rows × 16 columns of accumulators fill the AVX2 registers without spilling.

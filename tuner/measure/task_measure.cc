@@ -1,5 +1,7 @@
 #include "tuner/measure/task_measure.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -37,6 +39,23 @@ runtime::NDArray Array(const std::vector<int64_t>& shape, const std::vector<floa
 }
 
 }  // namespace
+
+TimingPlan PlanTiming(const RunOptions& options, double first_call_s) {
+  TimingPlan plan{options.number, options.repeat, options.min_repeat_ms, false};
+  double budget = options.time_budget_s;
+  if (budget <= 0 || first_call_s * options.number * options.repeat <= budget) return plan;
+  plan.min_repeat_ms = 0;  // growing `number` again would defeat the budget
+  if (first_call_s >= budget) {
+    plan.first_call_only = true;
+    plan.number = plan.repeat = 1;
+    return plan;
+  }
+  plan.number = std::max(1, static_cast<int>(budget / (first_call_s * options.repeat)));
+  if (plan.number == 1) {
+    plan.repeat = std::max(1, std::min(options.repeat, static_cast<int>(budget / first_call_s)));
+  }
+  return plan;
+}
 
 std::shared_ptr<const TaskFixture> MakeTaskFixture(const Task& task, uint64_t seed) {
   auto fixture = std::make_shared<TaskFixture>();
@@ -106,17 +125,23 @@ RunFn TaskRunFn(const Task& task, const RunOptions& options) {
       runtime::PackedFunc::SetArg(&values[i], &codes[i], arrays[i]);
     }
     runtime::PackedArgs args(values.data(), codes.data(), static_cast<int>(arrays.size()));
+    // The first call checks the answer (when asked) and tells how long timing would take.
+    auto start = std::chrono::steady_clock::now();
+    runtime::RetValue ret;
+    func.CallPacked(args, &ret);
+    double first_call_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (check) {
-      runtime::RetValue ret;
-      func.CallPacked(args, &ret);
       std::string mismatch =
           CompareOutput(*fixture, arrays.back().Data<float>(), options.rtol, options.atol);
       if (!mismatch.empty()) throw WrongAnswerError(mismatch);
     }
+    TimingPlan plan = PlanTiming(options, first_call_s);
+    if (plan.first_call_only) return std::vector<double>{first_call_s};
     runtime::TimeEvaluatorOptions timing;
-    timing.number = options.number;
-    timing.repeat = options.repeat;
-    timing.min_repeat_ms = options.min_repeat_ms;
+    timing.number = plan.number;
+    timing.repeat = plan.repeat;
+    timing.min_repeat_ms = plan.min_repeat_ms;
     timing.flush_cache = options.flush_cache;
     return runtime::TimeFunction(func, kCpu, timing, args);
   };

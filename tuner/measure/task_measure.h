@@ -25,7 +25,24 @@ struct RunOptions {
   double rtol = 1e-3;  ///< relative tolerance of the check
   double atol = 1e-3;  ///< absolute tolerance of the check
   uint64_t seed = 1;   ///< of the random inputs
+  /// Seconds of timing a candidate may take, judged by its first call: a slower candidate is
+  /// timed with fewer calls (it cannot be the best, and timing it fully would only cost tuning
+  /// time or end in a timeout). 0: always time `number` × `repeat` calls.
+  double time_budget_s = 1.0;
 };
+
+/// How many calls to time a candidate with.
+struct TimingPlan {
+  int number = 0;
+  int repeat = 0;
+  int min_repeat_ms = 0;
+  /// The first call alone already took the whole budget: its duration is the one cost.
+  bool first_call_only = false;
+};
+
+/// The options' number and repeat, reduced (fewest first: number, then repeat) so that timing a
+/// candidate whose call took `first_call_s` seconds stays within `options.time_budget_s`.
+TimingPlan PlanTiming(const RunOptions& options, double first_call_s);
 
 /// Inputs, expected output and argument shapes of one task (float32, row-major), computed once.
 struct TaskFixture {

@@ -1,5 +1,6 @@
 #include "tuner/search/model_based_tuner.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "compiler/support/error.h"
@@ -24,6 +25,10 @@ ModelBasedTuner::ModelBasedTuner(space::ConfigSpace space, uint64_t seed, Featur
       << "model-based tuner: plan size must be at least 1, got " << options_.plan_size;
   TESSERA_USER_CHECK(options_.epsilon >= 0 && options_.epsilon <= 1)
       << "model-based tuner: epsilon must be in [0, 1], got " << options_.epsilon;
+  TESSERA_USER_CHECK(options_.first_fit >= 1)
+      << "model-based tuner: first fit must come after at least 1 measurement, got "
+      << options_.first_fit;
+  next_fit_ = std::min(options_.first_fit, options_.plan_size);
 }
 
 void ModelBasedTuner::SetBaseModel(std::shared_ptr<const XGBoostCostModel> base) {
@@ -73,12 +78,12 @@ void ModelBasedTuner::Update(const std::vector<Trial>& trials) {
                                              : std::numeric_limits<double>::infinity());
     any_success_ |= t.outcome.ok();
   }
-  int64_t due = static_cast<int64_t>(options_.plan_size) * (planned_rounds_ + 1);
-  if (measured_features_.rows() < due || !any_success_ || unvisited() == 0) return;
+  int64_t rows = measured_features_.rows();
+  if (rows < next_fit_ || !any_success_ || unvisited() == 0) return;
   model_.Fit(measured_features_, measured_costs_);
   ++refits_;
   // A resumed run may bring several plans' worth of history at once: one fit covers them all.
-  planned_rounds_ = measured_features_.rows() / options_.plan_size;
+  next_fit_ = rows + std::min<int64_t>(options_.plan_size, rows);
   Replan();
 }
 

@@ -27,6 +27,9 @@ struct ModelBasedOptions {
   double epsilon = 0.05;  ///< share of each plan replaced by random configurations
   AnnealingOptions annealing;
   XGBoostOptions model;
+  /// The first fit comes after this many measurements, and the gap doubles up to plan_size: a
+  /// model of 16 random trials already steers better than 48 more random ones.
+  int first_fit = 16;
 };
 
 /// XGBoost + simulated annealing.
@@ -66,7 +69,7 @@ class ModelBasedTuner : public Tuner {
   std::vector<space::ConfigEntity> plan_;
   size_t plan_position_ = 0;
   int refits_ = 0;
-  int64_t planned_rounds_ = 0;  // plan_size batches of measurements already fit
+  int64_t next_fit_ = 0;  // measurements at which the model is fit next
 };
 
 }  // namespace tuner

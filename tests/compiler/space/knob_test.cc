@@ -40,6 +40,15 @@ TEST(KnobTest, MaxFactorBoundsEveryInnerFactor) {
   }
 }
 
+TEST(KnobTest, InnermostMultipleKeepsWholeVectorsOnly) {
+  auto splits = EnumerateSplits("t", 64, {SplitPolicy::kFactors, 3, 0, 8});
+  EXPECT_EQ(splits.size(), 10u);  // innermost 8 (4 outer choices), 16 (3), 32 (2), 64 (1)
+  for (const auto& s : splits) EXPECT_EQ(s[2] % 8, 0);
+  // No factor of 12 is a multiple of 8: the constraint gives way rather than empty the knob.
+  EXPECT_EQ(EnumerateSplits("t", 12, {SplitPolicy::kFactors, 2, 0, 8}).size(), 6u);
+  EXPECT_THROW(EnumerateSplits("t", 12, {SplitPolicy::kFactors, 2, 0, 0}), UserError);
+}
+
 TEST(KnobTest, PowerOfTwoSplitsAllowTails) {
   auto splits = EnumerateSplits("t", 100, {SplitPolicy::kPowerOfTwo, 2, 0});
   ASSERT_EQ(splits.size(), 7u);  // 1..64

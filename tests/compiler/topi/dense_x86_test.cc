@@ -20,7 +20,10 @@ testing::Backend LLVMBackend() {
 
 TEST(DenseX86Test, SpaceAndFallback) {
   space::ConfigSpace s = DenseX86Space({1024, 1024, 1024});
-  EXPECT_EQ(s.size(), 46 * 46 * 7 * 2);
+  // tile_y: 46 two-factor choices of 2^10 with both ≤ 64; tile_x: the 25 of them whose innermost
+  // factor is a whole number of 8-lane vectors; tile_k: 7; unroll_k: 2.
+  EXPECT_EQ(s.size(), 46 * 25 * 7 * 2);
+  for (int64_t i = 0; i < s.size(); i += 97) EXPECT_EQ(s.Get(i).Split("tile_x")[2] % 8, 0);
   space::ConfigEntity fallback = s.Fallback();
   EXPECT_TRUE(fallback.is_fallback());
   EXPECT_EQ(fallback.Split("tile_y"), (std::vector<int64_t>{-1, 8, 4}));

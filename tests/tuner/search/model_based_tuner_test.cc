@@ -51,6 +51,18 @@ TEST(ModelBasedTunerTest, TransferFromOtherShapesFindsTheOptimumSooner) {
   EXPECT_EQ(testing::TrialsToReach(w.history, target), 0);  // its first plan is random
 }
 
+TEST(ModelBasedTunerTest, TheFirstFitsComeSoonerThenEveryPlan) {
+  testing::SyntheticDense dense{1024, 1024, 1024};
+  ModelBasedTuner xgb(dense.Space(), 1, FeaturesOf(dense));
+  std::vector<int> refits_after_batch;
+  xgb.Tune({160, 16, -1}, testing::SyntheticMeasure(dense),
+           [&](const TuneProgress&, const std::vector<Trial>&) {
+             refits_after_batch.push_back(xgb.refits());
+           });
+  // Fits after 16, 32, 64 and 128 measurements.
+  EXPECT_EQ(refits_after_batch, (std::vector<int>{1, 2, 2, 3, 3, 3, 3, 4, 4, 4}));
+}
+
 TEST(ModelBasedTunerTest, ResumedHistoryTrainsTheModelAndIsNotMeasuredAgain) {
   testing::SyntheticDense dense{256, 512, 128};
   space::ConfigSpace s = dense.Space();
@@ -77,6 +89,8 @@ TEST(ModelBasedTunerTest, BadOptionsAreUserErrors) {
   testing::SyntheticDense dense;
   EXPECT_THROW(ModelBasedTuner(dense.Space(), 1, FeaturesOf(dense), {0, 0.05, {}, {}}), UserError);
   EXPECT_THROW(ModelBasedTuner(dense.Space(), 1, FeaturesOf(dense), {64, 1.5, {}, {}}), UserError);
+  EXPECT_THROW(ModelBasedTuner(dense.Space(), 1, FeaturesOf(dense), {64, 0.05, {}, {}, 0}),
+               UserError);
 }
 
 }  // namespace
