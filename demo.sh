@@ -65,8 +65,9 @@ $bin/cli/tessera log stats --db "$work/tuning.db"
 $bin/cli/tessera log best --db "$work/tuning.db"
 
 echo
-echo "== build with the best records vs the untuned default, against OpenBLAS"
-$bin/bench/tuned_ops --db "$work/tuning.db" --task "$dense" --target "$target" --threads 1,2
+echo "== build with the best records vs the untuned default, against OpenBLAS, oneDNN and PyTorch"
+$bin/bench/tuned_ops --db "$work/tuning.db" --task "$dense" --task "$conv" --target "$target" \
+  --threads 1,2
 
 echo
 echo "== runtime alone: load a kernel library, run and time it, save and load parameters"

@@ -1,7 +1,9 @@
 // Tuned operators against vendor libraries in the same process: for each dense task, the best
 // configuration in the tuning log (and the untuned fallback) against OpenBLAS cblas_sgemm, at
-// each thread count; conv2d_NCHWc.x86 tasks against oneDNN (primitive time); every other task
-// against its fallback and plain default schedule.
+// each thread count; conv2d_NCHWc.x86 tasks (the blocked kernel on pre-packed tensors) against
+// oneDNN (primitive time on its blocked layouts) and PyTorch (at::conv2d on NCHW tensors), with
+// the cost of Tessera's own layout transforms; every other task against its fallback and plain
+// default schedule.
 //
 //   bazel run -c opt //bench:tuned_ops -- --db tuning.db [--task
 //   'dense.x86(1024,1024,1024,float32)']
@@ -20,8 +22,11 @@
 #include <vector>
 
 #include "bench/onednn_conv.h"
+#include "bench/torch_conv.h"
 #include "compiler/driver/build.h"
 #include "compiler/lower/lower.h"
+#include "compiler/topi/conv2d_nchwc_x86.h"
+#include "compiler/topi/nchwc_layout.h"
 #include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
 #include "tuner/log/tuning_log.h"
@@ -109,75 +114,188 @@ runtime::PackedFunc Compile(const tuner::Task& task, const space::ConfigEntity& 
   return (*keep)["op"];
 }
 
-// oneDNN's time for a conv2d_NCHWc.x86 task, or 0 for other templates (no vendor baseline here).
-double VendorSeconds(const tuner::Task& task, int threads, int repeat) {
-  if (task.templ().name != "conv2d_NCHWc.x86") return 0;
+// Arrays bound as the packed arguments of one call.
+struct BoundArgs {
+  std::vector<runtime::NDArray> arrays;
+  std::vector<TesseraValue> values;
+  std::vector<int32_t> codes;
+
+  BoundArgs(const std::vector<std::vector<int64_t>>& shapes,
+            const std::vector<std::vector<float>>& inputs) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      arrays.push_back(
+          runtime::NDArray::Empty(shapes[i], DLDataType{kDLFloat, 32, 1}, DLDevice{kDLCPU, 0}));
+      if (i < inputs.size()) {
+        arrays.back().CopyFromBytes(inputs[i].data(), inputs[i].size() * sizeof(float));
+      }
+    }
+    values.resize(arrays.size());
+    codes.resize(arrays.size());
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      runtime::PackedFunc::SetArg(&values[i], &codes[i], arrays[i]);
+    }
+  }
+  void Call(const runtime::PackedFunc& f) {
+    runtime::PackedArgs args(values.data(), codes.data(), static_cast<int>(values.size()));
+    runtime::RetValue ret;
+    f.CallPacked(args, &ret);
+  }
+  const float* output() const { return arrays.back().Data<float>(); }
+};
+
+std::vector<float> Contents(const runtime::NDArray& a) {
+  int64_t count = 1;
+  for (int64_t d : a.Shape()) count *= d;
+  return std::vector<float>(a.Data<float>(), a.Data<float>() + count);
+}
+
+// The layout transforms a graph runs around a blocked conv2d, compiled by Tessera: data
+// NCHW → NCHW[ic_bn]c and output NCHW[oc_bn]c → NCHW where the layout changes, weights once.
+struct Conv2dTransforms {
+  double pack_data_s = 0, unpack_output_s = 0, pack_weights_s = 0;
+  std::string mismatch;  // "" when they produce what the measurer's host-side packing does
+};
+
+Conv2dTransforms TimeConv2dTransforms(const tuner::Task& task, const space::ConfigEntity& config,
+                                      const tuner::TaskFixture& fixture,
+                                      const tuner::CandidateArgs& candidate,
+                                      const std::vector<float>& candidate_output, int repeat) {
   const auto& a = task.args().ints;  // (N,C,H,W,K,R,S,stride,pad)
-  return bench::OneDnnConv2dSeconds({a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]}, threads,
-                                    repeat);
+  const topi::Conv2dShape shape{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]};
+  const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(config);
+  Target target(task.target());
+  auto compile = [&](const topi::ScheduledOp& op, runtime::Module* keep) {
+    *keep = build(op.schedule, op.args, target, "transform");
+    return (*keep)["transform"];
+  };
+  runtime::Module m_data, m_weights, m_out;
+  runtime::PackedFunc pack_data =
+      compile(topi::PackNCHWc(shape.n, shape.c, shape.h, shape.w, b.ic_bn), &m_data);
+  runtime::PackedFunc pack_weights =
+      compile(topi::PackOIHWio(shape.k, shape.c, shape.r, shape.s, b.ic_bn, b.oc_bn), &m_weights);
+  runtime::PackedFunc unpack =
+      compile(topi::UnpackNCHWc(shape.n, shape.k, shape.oh(), shape.ow(), b.oc_bn), &m_out);
+  BoundArgs data_args({fixture.shapes[0], candidate.shapes[0]}, {fixture.inputs[0]});
+  BoundArgs weight_args({fixture.shapes[1], candidate.shapes[1]}, {fixture.inputs[1]});
+  BoundArgs out_args({candidate.shapes[2], fixture.shapes[2]}, {candidate_output});
+  Conv2dTransforms t;
+  t.pack_data_s = BestSeconds(repeat, [&] { data_args.Call(pack_data); });
+  t.pack_weights_s = BestSeconds(repeat, [&] { weight_args.Call(pack_weights); });
+  t.unpack_output_s = BestSeconds(repeat, [&] { out_args.Call(unpack); });
+  if (Contents(data_args.arrays[1]) != candidate.inputs[0]) {
+    t.mismatch = "compiled data packing differs from the measurer's";
+  } else if (Contents(weight_args.arrays[1]) != candidate.inputs[1]) {
+    t.mismatch = "compiled weight packing differs from the measurer's";
+  } else {
+    t.mismatch = tuner::CompareOutput(fixture, out_args.output(), 1e-3, 1e-3);
+  }
+  return t;
 }
 
 // Operators other than dense: the log's best config against the fallback, the plain untuned
-// compute, and oneDNN for conv2d.
+// compute, and for conv2d oneDNN, plus the cost of Tessera's own layout transforms.
 bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, const Options& o) {
   auto fixture = tuner::MakeTaskFixture(task, 1);
-  std::vector<runtime::NDArray> arrays;
-  for (size_t i = 0; i < fixture->shapes.size(); ++i) {
-    arrays.push_back(runtime::NDArray::Empty(fixture->shapes[i], DLDataType{kDLFloat, 32, 1},
-                                             DLDevice{kDLCPU, 0}));
-    if (i < fixture->inputs.size()) {
-      arrays.back().CopyFromBytes(fixture->inputs[i].data(),
-                                  fixture->inputs[i].size() * sizeof(float));
-    }
-  }
-  std::vector<TesseraValue> values(arrays.size());
-  std::vector<int32_t> codes(arrays.size());
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    runtime::PackedFunc::SetArg(&values[i], &codes[i], arrays[i]);
-  }
-  runtime::PackedArgs args(values.data(), codes.data(), static_cast<int>(arrays.size()));
   tuner::ChosenConfig tuned = tuner::ChooseConfig(task, &log, std::cerr);
+  const space::ConfigEntity fallback = task.config_space().Fallback();
+  tuner::CandidateArgs tuned_args = tuner::PrepareCandidateArgs(task, *fixture, tuned.config);
+  tuner::CandidateArgs fallback_args = tuner::PrepareCandidateArgs(task, *fixture, fallback);
+  BoundArgs tuned_bound(tuned_args.shapes, tuned_args.inputs);
+  BoundArgs fallback_bound(fallback_args.shapes, fallback_args.inputs);
+  BoundArgs plain_bound(fixture->shapes, fixture->inputs);
   runtime::Module tuned_module, fallback_module;
   runtime::PackedFunc tuned_fn = Compile(task, tuned.config, &tuned_module);
-  runtime::PackedFunc fallback_fn = Compile(task, task.config_space().Fallback(), &fallback_module);
+  runtime::PackedFunc fallback_fn = Compile(task, fallback, &fallback_module);
   topi::ScheduledOp plain = task.templ().baseline(task.args());
   runtime::Module plain_module = build(plain.schedule, plain.args, Target(task.target()), "op");
   runtime::PackedFunc plain_fn = plain_module["op"];
-  auto call = [&](const runtime::PackedFunc& f) {
-    runtime::RetValue ret;
-    f.CallPacked(args, &ret);
-  };
-  call(tuned_fn);
-  std::string mismatch = tuner::CompareOutput(*fixture, arrays.back().Data<float>(), 1e-3, 1e-3);
-  bool correct = mismatch.empty();
+
+  tuned_bound.Call(tuned_fn);
+  std::vector<float> tuned_out = tuned_args.output_as_reference(tuned_bound.output());
+  std::string mismatch = tuner::CompareOutput(*fixture, tuned_out.data(), 1e-3, 1e-3);
+  fallback_bound.Call(fallback_fn);
+  std::vector<float> fallback_out = fallback_args.output_as_reference(fallback_bound.output());
+  if (mismatch.empty()) {
+    mismatch = tuner::CompareOutput(*fixture, fallback_out.data(), 1e-3, 1e-3);
+    if (!mismatch.empty()) mismatch = "fallback: " + mismatch;
+  }
+  const bool conv = task.templ().name == "conv2d_NCHWc.x86";
+  const auto& a = task.args().ints;
+  const bench::Conv2dShape conv_shape =
+      conv ? bench::Conv2dShape{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]}
+           : bench::Conv2dShape{};
+  Conv2dTransforms transforms;
+  if (conv) {
+    transforms = TimeConv2dTransforms(task, tuned.config, *fixture, tuned_args,
+                                      Contents(tuned_bound.arrays.back()), o.repeat);
+    if (mismatch.empty() && !transforms.mismatch.empty()) {
+      mismatch = "layout transforms: " + transforms.mismatch;
+    }
+  }
+  const bool correct = mismatch.empty();
+  const double gf = plain.flops / 1e9;
   for (int threads : o.threads) {
     runtime::SetNumThreads(threads);
-    double tuned_s = BestSeconds(o.repeat, [&] { call(tuned_fn); });
-    double fallback_s = BestSeconds(o.repeat, [&] { call(fallback_fn); });
-    double plain_s = BestSeconds(std::min(o.repeat, 3), [&] { call(plain_fn); });
-    double vendor_s = VendorSeconds(task, threads, o.repeat);
-    double gf = plain.flops / 1e9;
+    double tuned_s = BestSeconds(o.repeat, [&] { tuned_bound.Call(tuned_fn); });
+    double fallback_s = BestSeconds(o.repeat, [&] { fallback_bound.Call(fallback_fn); });
+    double plain_s = BestSeconds(std::min(o.repeat, 3), [&] { plain_bound.Call(plain_fn); });
+    double onednn_s = conv ? bench::OneDnnConv2dSeconds(conv_shape, threads, o.repeat) : 0;
+    double torch_s = conv ? bench::TorchConv2dSeconds(conv_shape, threads, o.repeat) : 0;
+    if (conv) {
+      runtime::SetNumThreads(threads);  // oneDNN's OpenMP setting does not reach our pool
+      transforms = TimeConv2dTransforms(task, tuned.config, *fixture, tuned_args,
+                                        Contents(tuned_bound.arrays.back()), o.repeat);
+    }
+    // A graph that stays in NCHW between layers pays the data transforms around every conv2d.
+    const double nchw_s = tuned_s + transforms.pack_data_s + transforms.unpack_output_s;
     if (o.json) {
       std::printf(
           "{\"benchmark\":\"tuned_ops\",\"task\":\"%s\",\"target\":\"%s\",\"threads\":%d,"
           "\"tuned_from_log\":%s,\"tuned_gflops\":%.2f,\"fallback_gflops\":%.2f,"
-          "\"untuned_default_gflops\":%.2f,\"onednn_gflops\":%.2f,\"ratio_vs_onednn\":%.3f,"
-          "\"correct\":%s}\n",
+          "\"untuned_default_gflops\":%.2f",
           task.workload_key().c_str(), o.target.c_str(), threads, tuned.record ? "true" : "false",
-          gf / tuned_s, gf / fallback_s, gf / plain_s, vendor_s > 0 ? gf / vendor_s : 0.0,
-          vendor_s > 0 ? vendor_s / tuned_s : 0.0, correct ? "true" : "false");
+          gf / tuned_s, gf / fallback_s, gf / plain_s);
+      if (conv) {
+        std::printf(
+            ",\"tuned_timed\":\"blocked kernel on NCHW%lldc data and pre-packed weights\","
+            "\"onednn_timed\":\"primitive on its blocked layouts\",\"onednn_gflops\":%.2f,"
+            "\"ratio_vs_onednn\":%.3f,\"pytorch_timed\":\"at::conv2d on NCHW tensors, eager\","
+            "\"pytorch_gflops\":%.2f,\"ratio_vs_pytorch\":%.3f,\"pack_data_us\":%.1f,"
+            "\"unpack_output_us\":%.1f,\"pack_weights_us\":%.1f,"
+            "\"tuned_with_nchw_transforms_gflops\":%.2f",
+            static_cast<long long>(topi::Conv2dNCHWcBlocks(tuned.config).ic_bn), gf / onednn_s,
+            onednn_s / tuned_s, gf / torch_s, torch_s / tuned_s, transforms.pack_data_s * 1e6,
+            transforms.unpack_output_s * 1e6, transforms.pack_weights_s * 1e6, gf / nchw_s);
+      }
+      std::printf(",\"correct\":%s}\n", correct ? "true" : "false");
     } else {
       std::printf("%s, target '%s', %d thread%s\n", task.workload_key().c_str(), o.target.c_str(),
                   threads, threads == 1 ? "" : "s");
       std::printf("  tuned     %8.2f GFLOP/s  %s\n", gf / tuned_s,
                   tuned.record ? tuned.config.ToString().c_str() : "(no record: fallback)");
       std::printf("  fallback  %8.2f GFLOP/s\n", gf / fallback_s);
-      std::printf("  untuned   %8.2f GFLOP/s  (plain compute, default schedule)%s%s\n",
+      std::printf("  untuned   %8.2f GFLOP/s  (plain NCHW compute, default schedule)%s%s\n",
                   gf / plain_s, correct ? "" : "  WRONG: ", mismatch.c_str());
-      if (vendor_s > 0) {
-        std::printf("  onednn    %8.2f GFLOP/s  (primitive time, oneDNN's blocked layouts)\n",
-                    gf / vendor_s);
-        std::printf("  ratio     %8.3f  (tuned / oneDNN)\n", vendor_s / tuned_s);
+      if (conv) {
+        const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(tuned.config);
+        std::printf(
+            "  timed: tuned/fallback = the blocked kernel alone (data NCHW%lldc, weights "
+            "packed once, output NCHW%lldc);\n         oneDNN = its primitive alone on its "
+            "own blocked layouts (reorders excluded)\n",
+            static_cast<long long>(b.ic_bn), static_cast<long long>(b.oc_bn));
+        std::printf("  onednn    %8.2f GFLOP/s  ratio %.3f (tuned / oneDNN)\n", gf / onednn_s,
+                    onednn_s / tuned_s);
+        std::printf(
+            "  pytorch   %8.2f GFLOP/s  ratio %.3f (tuned / PyTorch; at::conv2d on NCHW "
+            "tensors, eager, %s)\n",
+            gf / torch_s, torch_s / tuned_s, bench::TorchVersion().c_str());
+        std::printf(
+            "  layout    data NCHW->NCHWc %.1f us, output NCHWc->NCHW %.1f us per call; "
+            "weights %.1f us once\n",
+            transforms.pack_data_s * 1e6, transforms.unpack_output_s * 1e6,
+            transforms.pack_weights_s * 1e6);
+        std::printf("  tuned+    %8.2f GFLOP/s  (with both data transforms, for a graph in NCHW)\n",
+                    gf / nchw_s);
       }
     }
   }

@@ -13,7 +13,7 @@ PACKAGES=(
   # cross compilation (aarch64) and its emulator for tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # benchmarks' baselines
-  libopenblas-dev libdnnl-dev
+  libopenblas-dev libdnnl-dev libtorch-dev
   # TLS certificates in the fleet's tests
   openssl
   # formatting

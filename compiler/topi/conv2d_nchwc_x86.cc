@@ -36,44 +36,47 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape) {
   space::ConfigSpace sp;
   sp.DefineSplit("tile_ic", shape.c, {space::SplitPolicy::kFactors, 2, 64});
   sp.DefineSplit("tile_oc", shape.k, {space::SplitPolicy::kFactors, 2, 64});
+  sp.DefineSplit("tile_oh", shape.oh(), {space::SplitPolicy::kFactors, 2, 4});
   sp.DefineSplit("tile_ow", shape.ow(), {space::SplitPolicy::kFactors, 2, 32});
   sp.DefineKnob("unroll_kw", {0, 1});
-  // 16 channels = two AVX2 vectors; a few output columns keep the accumulators in registers.
+  // 16 channels: one AVX-512 vector or two AVX2 ones; up to 8 output columns keep the
+  // accumulators in registers on both.
   sp.FallbackSplit("tile_ic", {-1, 16});
   sp.FallbackSplit("tile_oc", {-1, 16});
-  sp.FallbackSplit("tile_ow", {-1, 4});
+  sp.FallbackSplit("tile_oh", {-1, 1});
+  sp.FallbackSplit("tile_ow", {-1, 8});
   return sp;
+}
+
+Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config) {
+  return {config.Split("tile_ic")[1], config.Split("tile_oc")[1]};
 }
 
 ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config) {
   CheckShape(sh);
-  const int64_t ic_bn = config.Split("tile_ic")[1];
-  const int64_t oc_bn = config.Split("tile_oc")[1];
+  const auto [ic_bn, oc_bn] = Conv2dNCHWcBlocks(config);
+  const int64_t reg_h = config.Split("tile_oh")[1];
   const int64_t reg_n = config.Split("tile_ow")[1];
-  TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && sh.ow() % reg_n == 0)
+  const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad, stride = sh.stride;
+  TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && oh % reg_h == 0 && ow % reg_n == 0)
       << "conv2d_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
-  const int64_t oh = sh.oh(), ow = sh.ow(), hp = sh.h + 2 * sh.pad, wp = sh.w + 2 * sh.pad;
-  const int64_t pad = sh.pad, stride = sh.stride;
 
-  te::Tensor data =
-      te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
+  te::Tensor data = te::placeholder({I(sh.n), I(sh.c / ic_bn), I(sh.h), I(sh.w), I(ic_bn)},
+                                    DataType::Float(32), "data");
   te::Tensor kernel =
-      te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
-  te::Tensor data_vec = te::compute(
-      {I(sh.n), I(sh.c / ic_bn), I(hp), I(wp), I(ic_bn)},
-      [&](const std::vector<Var>& i) {
-        Expr y = i[2], x = i[3];
-        Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
-        return ir::if_then_else(inside, data(i[0], i[1] * I(ic_bn) + i[4], y - I(pad), x - I(pad)),
-                                0.0f);
-      },
-      "data_vec");
-  te::Tensor kernel_vec = te::compute(
-      {I(sh.k / oc_bn), I(sh.c / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
-      [&](const std::vector<Var>& i) {
-        return kernel(i[0] * I(oc_bn) + i[5], i[1] * I(ic_bn) + i[4], i[2], i[3]);
-      },
-      "kernel_vec");
+      te::placeholder({I(sh.k / oc_bn), I(sh.c / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
+                      DataType::Float(32), "kernel");
+  te::Tensor padded = data;
+  if (pad > 0) {
+    padded = te::compute(
+        {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(ic_bn)},
+        [&](const std::vector<Var>& i) {
+          Expr y = i[2], x = i[3];
+          Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
+          return ir::if_then_else(inside, data(i[0], i[1], y - I(pad), x - I(pad), i[4]), 0.0f);
+        },
+        "data_pad");
+  }
   ir::IterVar icc = te::reduce_axis(I(sh.c / ic_bn), "icc");
   ir::IterVar ici = te::reduce_axis(I(ic_bn), "ici");
   ir::IterVar kh = te::reduce_axis(I(sh.r), "kh");
@@ -81,49 +84,41 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   te::Tensor conv = te::compute(
       {I(sh.n), I(sh.k / oc_bn), I(oh), I(ow), I(oc_bn)},
       [&](const std::vector<Var>& i) {
-        return te::sum(data_vec(i[0], icc, i[2] * I(stride) + kh, i[3] * I(stride) + kw, ici) *
-                           kernel_vec(i[1], icc, kh, kw, ici, i[4]),
+        return te::sum(padded(i[0], icc, i[2] * I(stride) + kh, i[3] * I(stride) + kw, ici) *
+                           kernel(i[1], icc, kh, kw, ici, i[4]),
                        {icc, ici, kh, kw});
       },
       "conv_NCHWc");
-  te::Tensor out = te::compute(
-      {I(sh.n), I(sh.k), I(oh), I(ow)},
-      [&](Var n, Var k, Var y, Var x) {
-        return conv(n, ir::floordiv(k, I(oc_bn)), y, x, ir::floormod(k, I(oc_bn)));
-      },
-      "output");
 
-  te::Schedule s = te::create_schedule({out});
-  te::Stage pack = s[data_vec];
-  pack.parallel(pack.fuse(pack.fuse(pack.axis(0), pack.axis(1)), pack.axis(2)));
-  te::Stage kpack = s[kernel_vec];
-  kpack.parallel(kpack.axis(0));
-  kpack.vectorize(kpack.axis(5));
-
+  te::Schedule s = te::create_schedule({conv});
+  if (pad > 0) {
+    te::Stage p = s[padded];
+    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+  }
   te::Tensor acc = s.cache_write(conv, "local");
   te::Stage c = s[conv];
+  auto [oh_chunk, oh_block] = c.split(c.axis(2), I(reg_h));
   auto [ow_chunk, ow_block] = c.split(c.axis(3), I(reg_n));
-  c.reorder({c.axis(0), c.axis(1), c.axis(2), ow_chunk, ow_block, c.axis(4)});
-  c.parallel(c.fuse(c.fuse(c.axis(0), c.axis(1)), c.axis(2)));
+  c.reorder({c.axis(0), c.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, c.axis(4)});
+  c.parallel(c.fuse(c.fuse(c.axis(0), c.axis(1)), oh_chunk));
   c.vectorize(c.axis(4));
 
+  // The reduction runs inside the register tile so its accumulators never leave registers.
   te::Stage a = s[acc];
   a.compute_at(c, ow_chunk);
-  ir::IterVar a_ow = a.axis(3), a_oc = a.axis(4);
+  ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_oc = a.axis(4);
   ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
               r_kw = a.reduce_axis(3);
   if (config.Value("unroll_kw")) {
-    a.reorder({r_icc, r_kh, r_ici, r_kw, a_ow, a_oc});
+    a.reorder({r_icc, r_kh, r_ici, r_kw, a_oh, a_ow, a_oc});
     a.unroll(r_kw);
   } else {
-    a.reorder({r_icc, r_kh, r_kw, r_ici, a_ow, a_oc});
+    a.reorder({r_icc, r_kh, r_kw, r_ici, a_oh, a_ow, a_oc});
   }
+  a.unroll(a_oh);
   a.unroll(a_ow);
   a.vectorize(a_oc);
-
-  te::Stage o = s[out];
-  o.parallel(o.fuse(o.axis(0), o.axis(1)));
-  return {s, {data, kernel, out}, Conv2dFlops(sh)};
+  return {s, {data, kernel, conv}, Conv2dFlops(sh)};
 }
 
 ScheduledOp Conv2dDefault(const Conv2dShape& sh) {

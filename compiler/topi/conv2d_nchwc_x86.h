@@ -1,12 +1,13 @@
 /// \file
-/// 2-D convolution for x86 in the blocked NCHWc layout, with the layout transforms inside the
-/// operator for now: NCHW data and OIHW weights go in, NCHW comes out.
+/// 2-D convolution for x86 in the blocked NCHWc layout, on data and weights already blocked.
 ///
-/// The tunable template `conv2d_NCHWc.x86` packs the padded input into
-/// `data_vec[n, c / ic_bn, h, w, c % ic_bn]` and the kernel into
-/// `kernel_vec[k / oc_bn, c / ic_bn, r, s, c % ic_bn, k % oc_bn]`, computes
-/// `conv[n, k / oc_bn, oh, ow, k % oc_bn]` with a register tile of `reg_n` output columns × oc_bn
-/// channels kept in a local cache, vectorized along oc_bn, and unpacks to NCHW.
+/// The tunable template `conv2d_NCHWc.x86` takes data as `NCHW[ic_bn]c`
+/// (`data[n, c / ic_bn, h, w, c % ic_bn]`) and weights pre-packed once as
+/// `OIHW[ic_bn]i[oc_bn]o` (`kernel[k / oc_bn, c / ic_bn, r, s, c % ic_bn, k % oc_bn]`, see
+/// `compiler/topi/nchwc_layout.h`), pads the data inside, and produces `NCHW[oc_bn]c`
+/// (`out[n, k / oc_bn, oh, ow, k % oc_bn]`) with a register tile of reg_h output rows × reg_n
+/// output columns × oc_bn channels kept in a local cache, vectorized along oc_bn. The block sizes
+/// come from the config, so a caller packs its tensors for the config it builds.
 #ifndef TESSERA_COMPILER_TOPI_CONV2D_NCHWC_X86_H_
 #define TESSERA_COMPILER_TOPI_CONV2D_NCHWC_X86_H_
 
@@ -29,12 +30,23 @@ struct Conv2dShape {
   int64_t ow() const { return (w + 2 * pad - s) / stride + 1; }
 };
 
+/// The channel blocks a config of `conv2d_NCHWc.x86` lays its tensors out with.
+struct Conv2dBlocks {
+  int64_t ic_bn = 1;  ///< input channels per block (data and weights)
+  int64_t oc_bn = 1;  ///< output channels per block (weights and output)
+};
+
 /// The configuration space of `conv2d_NCHWc.x86`: tile_ic and tile_oc (2-way splits of the
-/// channels, inner ≤ 64), tile_ow (2-way split of the output width, inner ≤ 32), unroll_kw (0/1).
-/// Throws `UserError` for an impossible shape.
+/// channels, inner ≤ 64), tile_oh (output rows of the register tile, ≤ 4), tile_ow (output
+/// columns of the register tile, ≤ 32), unroll_kw (0/1). Throws `UserError` for an impossible
+/// shape.
 space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape);
 
-/// The blocked convolution for `config` (a point of `Conv2dNCHWcX86Space(shape)`).
+/// The channel blocks of `config`.
+Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config);
+
+/// The blocked convolution for `config` (a point of `Conv2dNCHWcX86Space(shape)`); args: data
+/// `NCHW[ic_bn]c`, kernel `OIHW[ic_bn]i[oc_bn]o`, output `NCHW[oc_bn]c`.
 ScheduledOp Conv2dNCHWcX86(const Conv2dShape& shape, const space::ConfigEntity& config);
 
 /// The plain NCHW convolution (padding stage + one loop nest): the untuned baseline.

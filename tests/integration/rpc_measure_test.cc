@@ -51,6 +51,25 @@ TEST(RpcMeasureTest, CandidatesAreCheckedAndTimedOnAFleetDevice) {
   EXPECT_EQ(measurer.requeued(), 0);
 }
 
+// Blocked conv2d candidates get inputs packed for their own config and their output unpacked
+// before the check, on the device as locally.
+TEST(RpcMeasureTest, Conv2dCandidatesOfDifferentBlocksAreCheckedOnADevice) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  tuner::Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  RpcMeasurer measurer(task, Options(fleet));
+  auto config = [&](int64_t ic_bn, int64_t oc_bn) {
+    return task.config_space().FromValues({{"tile_ic", {-1, ic_bn}},
+                                           {"tile_oc", {-1, oc_bn}},
+                                           {"tile_oh", {-1, 2}},
+                                           {"tile_ow", {-1, 3}},
+                                           {"unroll_kw", {0}}});
+  };
+  for (const MeasureOutcome& o : measurer.Measure({config(2, 8), config(8, 4)})) {
+    EXPECT_TRUE(o.ok()) << tuning::ErrorKind_Name(o.error) << " " << o.message;
+  }
+}
+
 TEST(RpcMeasureTest, ACandidateWhoseDeviceIsLostIsRequeuedOnAnother) {
   Fleet fleet;
   fleet.AddServer("cpu");

@@ -52,7 +52,8 @@ std::string RpcMeasurer::current_device() const {
   return session_ ? session_->grant().server_address() : "";
 }
 
-MeasureOutcome RpcMeasurer::RunRemote(const std::string& library, int64_t serial) {
+MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const std::string& library,
+                                      int64_t serial) {
   MeasureOutcome out;
   if (!session_) {
     fleet::SessionOptions request;
@@ -66,12 +67,13 @@ MeasureOutcome RpcMeasurer::RunRemote(const std::string& library, int64_t serial
   int64_t module = session_->LoadModule(name);
   std::vector<fleet::RemoteArg> args;
   std::vector<int64_t> arrays;
-  for (size_t i = 0; i < fixture_->shapes.size(); ++i) {
-    int64_t id = session_->AllocArray(fixture_->shapes[i], "float32");
+  CandidateArgs candidate = PrepareCandidateArgs(task_, *fixture_, config);
+  for (size_t i = 0; i < candidate.shapes.size(); ++i) {
+    int64_t id = session_->AllocArray(candidate.shapes[i], "float32");
     arrays.push_back(id);
     args.push_back(fleet::RemoteArg::Array(id));
-    if (i < fixture_->inputs.size()) {
-      session_->CopyIn(id, fixture_->inputs[i].data(), fixture_->inputs[i].size() * sizeof(float));
+    if (i < candidate.inputs.size()) {
+      session_->CopyIn(id, candidate.inputs[i].data(), candidate.inputs[i].size() * sizeof(float));
     }
   }
   // The first call checks the answer (when asked) and tells how long timing would take; its
@@ -81,8 +83,11 @@ MeasureOutcome RpcMeasurer::RunRemote(const std::string& library, int64_t serial
   double first_call_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options_.check_correctness) {
-    std::vector<float> got(fixture_->expected.size());
-    session_->CopyOut(arrays.back(), got.data(), got.size() * sizeof(float));
+    int64_t count = 1;
+    for (int64_t d : candidate.shapes.back()) count *= d;
+    std::vector<float> raw(static_cast<size_t>(count));
+    session_->CopyOut(arrays.back(), raw.data(), raw.size() * sizeof(float));
+    std::vector<float> got = candidate.output_as_reference(raw.data());
     std::string mismatch =
         CompareOutput(*fixture_, got.data(), options_.run.rtol, options_.run.atol);
     if (!mismatch.empty()) {
@@ -129,7 +134,7 @@ std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::Config
     for (int attempt = 1;; ++attempt) {
       auto start = std::chrono::steady_clock::now();
       try {
-        out = RunRemote(paths[i], counter_ + static_cast<int64_t>(i));
+        out = RunRemote(batch[i], paths[i], counter_ + static_cast<int64_t>(i));
         out.all_cost =
             built[i].seconds +
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -53,7 +53,8 @@ class RpcMeasurer {
   int64_t requeued() const { return requeued_; }
 
  private:
-  MeasureOutcome RunRemote(const std::string& library, int64_t serial);
+  MeasureOutcome RunRemote(const space::ConfigEntity& config, const std::string& library,
+                           int64_t serial);
 
   Task task_;
   RpcMeasureOptions options_;

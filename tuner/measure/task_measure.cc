@@ -75,6 +75,29 @@ std::shared_ptr<const TaskFixture> MakeTaskFixture(const Task& task, uint64_t se
   return fixture;
 }
 
+CandidateArgs PrepareCandidateArgs(const Task& task, const TaskFixture& fixture,
+                                   const space::ConfigEntity& config) {
+  CandidateArgs out;
+  if (!task.templ().layout) {
+    out.shapes = fixture.shapes;
+    out.inputs = fixture.inputs;
+    const size_t count = fixture.expected.size();
+    out.output_as_reference = [count](const float* output) {
+      return std::vector<float>(output, output + count);
+    };
+    return out;
+  }
+  CandidateLayout layout = task.templ().layout(task.args(), config);
+  out.shapes = layout.shapes;
+  out.inputs = layout.pack_inputs(fixture.inputs);
+  int64_t count = 1;
+  for (int64_t d : out.shapes.back()) count *= d;
+  out.output_as_reference = [count, unpack = layout.unpack_output](const float* output) {
+    return unpack(std::vector<float>(output, output + count));
+  };
+  return out;
+}
+
 std::string CompareOutput(const TaskFixture& fixture, const float* got, double rtol, double atol) {
   for (size_t i = 0; i < fixture.expected.size(); ++i) {
     double want = fixture.expected[i];
@@ -111,13 +134,15 @@ BuildFn TaskBuildFn(const Task& task) {
 
 RunFn TaskRunFn(const Task& task, const RunOptions& options) {
   std::shared_ptr<const TaskFixture> fixture = MakeTaskFixture(task, options.seed);
-  return [fixture, options](const space::ConfigEntity&, const std::string& path, bool check) {
+  return [task, fixture, options](const space::ConfigEntity& config, const std::string& path,
+                                  bool check) {
     runtime::Module module = runtime::Module::LoadFromFile(path);
     runtime::PackedFunc func = module[kCandidateFunction];
+    CandidateArgs candidate = PrepareCandidateArgs(task, *fixture, config);
     std::vector<runtime::NDArray> arrays;
-    for (size_t i = 0; i < fixture->shapes.size(); ++i) {
+    for (size_t i = 0; i < candidate.shapes.size(); ++i) {
       arrays.push_back(
-          Array(fixture->shapes[i], i < fixture->inputs.size() ? &fixture->inputs[i] : nullptr));
+          Array(candidate.shapes[i], i < candidate.inputs.size() ? &candidate.inputs[i] : nullptr));
     }
     std::vector<TesseraValue> values(arrays.size());
     std::vector<int32_t> codes(arrays.size());
@@ -132,8 +157,8 @@ RunFn TaskRunFn(const Task& task, const RunOptions& options) {
     double first_call_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (check) {
-      std::string mismatch =
-          CompareOutput(*fixture, arrays.back().Data<float>(), options.rtol, options.atol);
+      std::vector<float> got = candidate.output_as_reference(arrays.back().Data<float>());
+      std::string mismatch = CompareOutput(*fixture, got.data(), options.rtol, options.atol);
       if (!mismatch.empty()) throw WrongAnswerError(mismatch);
     }
     TimingPlan plan = PlanTiming(options, first_call_s);

@@ -5,6 +5,7 @@
 #ifndef TESSERA_TUNER_MEASURE_TASK_MEASURE_H_
 #define TESSERA_TUNER_MEASURE_TASK_MEASURE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +54,19 @@ struct TaskFixture {
 
 /// Seeded random inputs for `task` and the template's reference output for them.
 std::shared_ptr<const TaskFixture> MakeTaskFixture(const Task& task, uint64_t seed);
+
+/// The arguments of one config's candidate: the fixture's inputs converted by the template's
+/// layout (for example packed into blocked layouts), prepared outside any timed call.
+struct CandidateArgs {
+  std::vector<std::vector<int64_t>> shapes;  ///< every argument of the candidate, output last
+  std::vector<std::vector<float>> inputs;    ///< one per input argument
+  /// The candidate's output (`shapes.back()` values) in the reference's layout.
+  std::function<std::vector<float>(const float* output)> output_as_reference;
+};
+
+/// The arguments for candidates of `config` of `task`, from `fixture` (made for `task`).
+CandidateArgs PrepareCandidateArgs(const Task& task, const TaskFixture& fixture,
+                                   const space::ConfigEntity& config);
 
 /// "" when `got` (the output, `fixture.expected.size()` values) matches within tolerances, else
 /// a description of the first mismatch.

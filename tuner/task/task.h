@@ -23,6 +23,17 @@ struct TaskArgs {
   std::string dtype;
 };
 
+/// How the candidates of one config take their arguments when these differ from the reference's
+/// (blocked layouts, pre-packed weights): the caller converts outside any timed call.
+struct CandidateLayout {
+  std::vector<std::vector<int64_t>> shapes;  ///< every argument of the candidate, output last
+  /// The candidate's inputs from the reference's inputs (row-major float32).
+  std::function<std::vector<std::vector<float>>(const std::vector<std::vector<float>>& inputs)>
+      pack_inputs;
+  /// The output in the reference's layout from the candidate's output.
+  std::function<std::vector<float>(const std::vector<float>& output)> unpack_output;
+};
+
 /// One operator template the tuner can tune.
 struct TemplateDef {
   std::string name;       ///< e.g. "dense.x86"
@@ -38,6 +49,9 @@ struct TemplateDef {
   std::function<std::vector<float>(const TaskArgs& args,
                                    const std::vector<std::vector<float>>& inputs)>
       reference;
+  /// The arguments of a config's candidates; empty when they are the reference's (`baseline`'s)
+  /// arguments as they are.
+  std::function<CandidateLayout(const TaskArgs& args, const space::ConfigEntity& config)> layout;
 };
 
 /// The templates known to the tuner, by name.

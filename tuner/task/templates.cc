@@ -5,6 +5,7 @@
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/dense_x86.h"
 #include "compiler/topi/depthwise_conv2d_x86.h"
+#include "tuner/task/blocked_layout.h"
 #include "tuner/task/task.h"
 
 namespace tessera {
@@ -88,6 +89,26 @@ std::vector<float> Conv2dReference(const TaskArgs& args,
   return out;
 }
 
+// Candidates take NCHW[ic_bn]c data and OIHW[ic_bn]i[oc_bn]o weights and give NCHW[oc_bn]c.
+CandidateLayout Conv2dNCHWcLayout(const TaskArgs& args, const space::ConfigEntity& config) {
+  const topi::Conv2dShape s = ConvShapeOf(args);
+  const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(config);
+  const NCHWDims data{s.n, s.c, s.h, s.w}, weights{s.k, s.c, s.r, s.s},
+      out{s.n, s.k, s.oh(), s.ow()};
+  CandidateLayout layout;
+  layout.shapes = {{s.n, s.c / b.ic_bn, s.h, s.w, b.ic_bn},
+                   {s.k / b.oc_bn, s.c / b.ic_bn, s.r, s.s, b.ic_bn, b.oc_bn},
+                   {s.n, s.k / b.oc_bn, s.oh(), s.ow(), b.oc_bn}};
+  layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
+    return std::vector<std::vector<float>>{ToNCHWc(inputs[0], data, b.ic_bn),
+                                           ToOIHWio(inputs[1], weights, b.ic_bn, b.oc_bn)};
+  };
+  layout.unpack_output = [=](const std::vector<float>& output) {
+    return FromNCHWc(output, out, b.oc_bn);
+  };
+  return layout;
+}
+
 TemplateDef Conv2dNCHWcX86Template() {
   TemplateDef d;
   d.name = "conv2d_NCHWc.x86";
@@ -103,6 +124,7 @@ TemplateDef Conv2dNCHWcX86Template() {
   };
   d.baseline = [](const TaskArgs& args) { return topi::Conv2dDefault(ConvShapeOf(args)); };
   d.reference = Conv2dReference;
+  d.layout = Conv2dNCHWcLayout;
   return d;
 }
 

@@ -1,9 +1,13 @@
 #include "tuner/measure/task_measure.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
+#include "compiler/driver/build.h"
+#include "compiler/topi/conv2d_nchwc_x86.h"
+#include "runtime/ndarray.h"
 #include "tuner/measure/local_measurer.h"
 
 namespace tessera {
@@ -73,6 +77,70 @@ TEST(TaskRunFnTest, ATinyBudgetTimesEachCandidateOnce) {
   for (const MeasureOutcome& o : full.Measure({task.config_space().Fallback()})) {
     ASSERT_TRUE(o.ok()) << o.message;
     EXPECT_EQ(o.costs.size(), 3u);
+  }
+}
+
+using ::testing::HasSubstr;
+
+space::ConfigEntity ConvConfig(const Task& task, int64_t ic_bn, int64_t oc_bn, int64_t reg_n) {
+  return task.config_space().FromValues({{"tile_ic", {-1, ic_bn}},
+                                         {"tile_oc", {-1, oc_bn}},
+                                         {"tile_oh", {-1, 1}},
+                                         {"tile_ow", {-1, reg_n}},
+                                         {"unroll_kw", {1}}});
+}
+
+TEST(TaskMeasureTest, PlainTemplatesTakeTheFixtureAsItIs) {
+  Task task("dense.x86(4,8,2,float32)", "llvm");
+  auto fixture = MakeTaskFixture(task, 1);
+  CandidateArgs args = PrepareCandidateArgs(task, *fixture, task.config_space().Fallback());
+  EXPECT_EQ(args.shapes, fixture->shapes);
+  EXPECT_EQ(args.inputs, fixture->inputs);
+  std::vector<float> out(32, 2.f);
+  EXPECT_EQ(args.output_as_reference(out.data()), out);
+}
+
+TEST(TaskMeasureTest, Conv2dCandidatesGetInputsPackedForTheirConfig) {
+  Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  auto fixture = MakeTaskFixture(task, 1);
+  CandidateArgs args = PrepareCandidateArgs(task, *fixture, ConvConfig(task, 2, 4, 3));
+  ASSERT_EQ(args.shapes.size(), 3u);
+  EXPECT_EQ(args.shapes[0], (std::vector<int64_t>{1, 4, 6, 6, 2}));
+  EXPECT_EQ(args.shapes[1], (std::vector<int64_t>{2, 4, 3, 3, 2, 4}));
+  EXPECT_EQ(args.shapes[2], (std::vector<int64_t>{1, 2, 6, 6, 4}));
+  // data[0, c=1, 0, 0] is element 1 of NCHW[2]c (block 0, lane 1) and element 36 of NCHW.
+  EXPECT_EQ(args.inputs[0][1], fixture->inputs[0][36]);
+}
+
+// The check reads the candidate's blocked output through the layout: read raw, it is wrong.
+TEST(TaskMeasureTest, TheCheckUnpacksTheBlockedOutput) {
+  Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  auto fixture = MakeTaskFixture(task, 1);
+  space::ConfigEntity config = ConvConfig(task, 4, 4, 2);
+  CandidateArgs args = PrepareCandidateArgs(task, *fixture, config);
+  runtime::Module module = build({LowerCandidate(task, config)}, Target("llvm"));
+  std::vector<runtime::NDArray> arrays;
+  for (size_t i = 0; i < args.shapes.size(); ++i) {
+    arrays.push_back(runtime::NDArray::Empty(args.shapes[i], {kDLFloat, 32, 1}, {kDLCPU, 0}));
+    if (i < args.inputs.size()) {
+      arrays[i].CopyFromBytes(args.inputs[i].data(), args.inputs[i].size() * sizeof(float));
+    }
+  }
+  module[kCandidateFunction](arrays[0], arrays[1], arrays[2]);
+  std::vector<float> got = args.output_as_reference(arrays[2].Data<float>());
+  EXPECT_EQ(CompareOutput(*fixture, got.data(), 1e-4, 1e-4), "");
+  EXPECT_THAT(CompareOutput(*fixture, arrays[2].Data<float>(), 1e-4, 1e-4),
+              HasSubstr("output element"));
+}
+
+TEST(TaskMeasureTest, Conv2dConfigsOfDifferentBlocksMeasureCorrectly) {
+  Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
+  std::vector<space::ConfigEntity> batch = {ConvConfig(task, 1, 8, 6), ConvConfig(task, 8, 2, 1),
+                                            ConvConfig(task, 2, 4, 3),
+                                            task.config_space().Fallback()};
+  for (const MeasureOutcome& o : measurer.Measure(batch)) {
+    EXPECT_TRUE(o.ok()) << tuning::ErrorKind_Name(o.error) << " " << o.message;
   }
 }
 

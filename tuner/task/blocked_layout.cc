@@ -1,0 +1,73 @@
+#include "tuner/task/blocked_layout.h"
+
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+void Check(const std::vector<float>& values, const NCHWDims& d, int64_t bn) {
+  TESSERA_INTERNAL_CHECK(bn > 0 && d.c % bn == 0) << "block " << bn << " does not divide " << d.c;
+  TESSERA_INTERNAL_CHECK(static_cast<int64_t>(values.size()) == d.n * d.c * d.h * d.w)
+      << "array of " << values.size() << " values for " << d.n << "x" << d.c << "x" << d.h << "x"
+      << d.w;
+}
+
+// Index of element (b, ch, y, x) in NCHW[bn]c.
+int64_t BlockedIndex(const NCHWDims& d, int64_t bn, int64_t b, int64_t ch, int64_t y, int64_t x) {
+  return ((((b * (d.c / bn) + ch / bn) * d.h + y) * d.w + x) * bn) + ch % bn;
+}
+
+}  // namespace
+
+std::vector<float> ToNCHWc(const std::vector<float>& plain, const NCHWDims& d, int64_t bn) {
+  Check(plain, d, bn);
+  std::vector<float> out(plain.size());
+  for (int64_t b = 0, i = 0; b < d.n; ++b) {
+    for (int64_t ch = 0; ch < d.c; ++ch) {
+      for (int64_t y = 0; y < d.h; ++y) {
+        for (int64_t x = 0; x < d.w; ++x) out[BlockedIndex(d, bn, b, ch, y, x)] = plain[i++];
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<float> FromNCHWc(const std::vector<float>& blocked, const NCHWDims& d, int64_t bn) {
+  Check(blocked, d, bn);
+  std::vector<float> out(blocked.size());
+  for (int64_t b = 0, i = 0; b < d.n; ++b) {
+    for (int64_t ch = 0; ch < d.c; ++ch) {
+      for (int64_t y = 0; y < d.h; ++y) {
+        for (int64_t x = 0; x < d.w; ++x) out[i++] = blocked[BlockedIndex(d, bn, b, ch, y, x)];
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<float> ToOIHWio(const std::vector<float>& kernel, const NCHWDims& d, int64_t ic_bn,
+                            int64_t oc_bn) {
+  Check(kernel, d, ic_bn);
+  TESSERA_INTERNAL_CHECK(oc_bn > 0 && d.n % oc_bn == 0)
+      << "block " << oc_bn << " does not divide " << d.n;
+  std::vector<float> out(kernel.size());
+  const int64_t k = d.n, c = d.c, r = d.h, s = d.w;
+  for (int64_t o = 0, i = 0; o < k; ++o) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t y = 0; y < r; ++y) {
+        for (int64_t x = 0; x < s; ++x) {
+          int64_t to =
+              ((((o / oc_bn * (c / ic_bn) + ch / ic_bn) * r + y) * s + x) * ic_bn + ch % ic_bn) *
+                  oc_bn +
+              o % oc_bn;
+          out[to] = kernel[i++];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tuner
+}  // namespace tessera

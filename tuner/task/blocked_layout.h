@@ -1,0 +1,33 @@
+/// \file
+/// Host-side conversions between plain and channel-blocked float32 arrays: how the measurer
+/// prepares inputs for a blocked candidate and reads its output back, outside any timed call.
+/// They mirror the compiled transforms of `compiler/topi/nchwc_layout.h` (tests compare both).
+#ifndef TESSERA_TUNER_TASK_BLOCKED_LAYOUT_H_
+#define TESSERA_TUNER_TASK_BLOCKED_LAYOUT_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera {
+namespace tuner {
+
+/// Dimensions of an NCHW tensor.
+struct NCHWDims {
+  int64_t n = 1, c = 1, h = 1, w = 1;
+};
+
+/// `plain[n, c, h, w]` → `blocked[n, c / bn, h, w, c % bn]`; `bn` must divide `c`.
+std::vector<float> ToNCHWc(const std::vector<float>& plain, const NCHWDims& dims, int64_t bn);
+
+/// `blocked[n, c / bn, h, w, c % bn]` → `plain[n, c, h, w]`; `bn` must divide `c`.
+std::vector<float> FromNCHWc(const std::vector<float>& blocked, const NCHWDims& dims, int64_t bn);
+
+/// Weights `kernel[k, c, r, s]` (`dims` = {k, c, r, s}) →
+/// `packed[k / oc_bn, c / ic_bn, r, s, c % ic_bn, k % oc_bn]`.
+std::vector<float> ToOIHWio(const std::vector<float>& kernel, const NCHWDims& dims, int64_t ic_bn,
+                            int64_t oc_bn);
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_TASK_BLOCKED_LAYOUT_H_
