@@ -1,5 +1,7 @@
 #include "tuner/cost_model/transfer.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
 
 #include "compiler/space/config_json.h"
@@ -8,6 +10,15 @@
 
 namespace tessera {
 namespace tuner {
+
+double BestRepeatCost(const tuning::MeasureRecord& record) {
+  double best = std::numeric_limits<double>::infinity();
+  if (record.error_kind() != tuning::OK) return best;
+  for (double c : record.costs()) {
+    if (c > 0) best = std::min(best, c);
+  }
+  return best;
+}
 
 TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records,
                                const std::string& skip_workload, int64_t width) {
@@ -24,7 +35,7 @@ TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records
     }
     std::vector<float> row = CandidateFeatures(settings, record.workload_key());
     if (static_cast<int64_t>(row.size()) != width) continue;
-    by_workload[record.workload_key()].emplace_back(std::move(row), MeanCost(record));
+    by_workload[record.workload_key()].emplace_back(std::move(row), BestRepeatCost(record));
   }
   TrainingSet set;
   for (auto& entry : by_workload) {

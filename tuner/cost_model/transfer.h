@@ -19,10 +19,14 @@ namespace tuner {
 /// Rows, costs and per-workload groups built from history records.
 struct TrainingSet {
   FeatureMatrix features;
-  std::vector<double> costs;           ///< mean seconds; +infinity for failed records
+  std::vector<double> costs;           ///< `BestRepeatCost` of each record
   std::vector<unsigned> group_sizes;   ///< one group per workload, rows contiguous
   std::vector<std::string> workloads;  ///< the workload of each group
 };
+
+/// The cost a model learns from for `record`: the fastest of its repeats (seconds), +infinity for
+/// a failed record. Slower repeats measure interference from other work more than the candidate.
+double BestRepeatCost(const tuning::MeasureRecord& record);
 
 /// Turns `records` into `CandidateFeatures` rows grouped by workload, skipping records of
 /// `skip_workload`, records whose config JSON does not parse, and rows whose width is not `width`.

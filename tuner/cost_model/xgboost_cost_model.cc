@@ -2,6 +2,7 @@
 
 #include <xgboost/c_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -12,8 +13,7 @@ namespace tessera {
 namespace tuner {
 namespace {
 
-// TVM's schedule: the prior fades as the task's own measurements accumulate.
-constexpr double kDiscountHalfLife = 64.0;
+// The prior fades as the task's own measurements accumulate.
 constexpr double kMinDiscount = 0.05;
 
 void Check(int status, const char* call) {
@@ -77,6 +77,31 @@ std::vector<float> RelativeThroughputLabels(const std::vector<double>& costs,
   return labels;
 }
 
+std::vector<float> LogThroughputLabels(const std::vector<double>& costs,
+                                       const std::vector<unsigned>& group_sizes) {
+  std::vector<float> labels = RelativeThroughputLabels(costs, group_sizes);
+  std::vector<unsigned> groups = group_sizes;
+  if (groups.empty()) groups.push_back(static_cast<unsigned>(costs.size()));
+  size_t begin = 0;
+  for (unsigned size : groups) {
+    float worst = 0;
+    for (size_t i = begin; i < begin + size; ++i) {
+      if (labels[i] > 0) {
+        labels[i] = std::log2(labels[i]);
+        worst = std::min(worst, labels[i]);
+      } else {
+        labels[i] = std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+    // Below every success but not by a margin that would dominate a squared error.
+    for (size_t i = begin; i < begin + size; ++i) {
+      if (std::isnan(labels[i])) labels[i] = worst - 1;
+    }
+    begin += size;
+  }
+  return labels;
+}
+
 XGBoostCostModel::XGBoostCostModel(XGBoostOptions options) : options_(std::move(options)) {
   QuietXGBoost();
 }
@@ -107,12 +132,14 @@ void XGBoostCostModel::Fit(const FeatureMatrix& features, const std::vector<doub
       << "cost model: group sizes add up to " << grouped << ", not to the " << features.rows()
       << " rows";
   if (base_) {
-    base_discount_ = std::pow(2.0, -static_cast<double>(features.rows()) / kDiscountHalfLife);
+    base_discount_ = std::pow(2.0, -static_cast<double>(features.rows()) / options_.base_half_life);
     if (base_discount_ < kMinDiscount) base_.reset();
   }
 
   DMatrix train(features);
-  train.SetFloats("label", RelativeThroughputLabels(costs, group_sizes));
+  train.SetFloats("label", options_.label == CostLabel::kLogThroughput
+                               ? LogThroughputLabels(costs, group_sizes)
+                               : RelativeThroughputLabels(costs, group_sizes));
   if (!group_sizes.empty()) train.SetGroups(group_sizes);
   if (base_) train.SetFloats("base_margin", ToFloats(BaseMargin(features)));
 

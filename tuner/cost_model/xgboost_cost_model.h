@@ -15,22 +15,40 @@
 namespace tessera {
 namespace tuner {
 
+/// How measured costs become training labels (within each group).
+enum class CostLabel {
+  kRelativeThroughput,  ///< best cost / cost, in (0, 1]; failures 0
+  kLogThroughput,       ///< log2(best cost / cost), <= 0; failures one below the worst success
+};
+
 /// Training parameters.
 struct XGBoostOptions {
   std::string objective = "rank:pairwise";  ///< or "reg:squarederror"
-  int rounds = 100;                         ///< boosting rounds per fit
-  int max_depth = 4;
-  double eta = 0.3;
+  /// Only a regression objective sees the labels' scale; a ranking one sees their order.
+  CostLabel label = CostLabel::kRelativeThroughput;
+  // Deeper trees with more, smaller steps ranked held-out measured dense configs better than
+  // depth 4, eta 0.3, 100 rounds (//bench:cost_model_eval; README "Cost model").
+  int rounds = 300;  ///< boosting rounds per fit
+  int max_depth = 6;
+  double eta = 0.1;
   double gamma = 1e-4;
   double min_child_weight = 1;
   int num_threads = 1;
   uint64_t seed = 0;
+  /// Rows of the task's own measurements after which a base model's weight halves.
+  double base_half_life = 256;
 };
 
 /// Labels for measured costs: throughput relative to the best of each group (best cost / cost,
 /// in (0, 1]); failed measurements (non-finite cost) get 0. `group_sizes` empty: one group.
 std::vector<float> RelativeThroughputLabels(const std::vector<double>& costs,
                                             const std::vector<unsigned>& group_sizes = {});
+
+/// `RelativeThroughputLabels` on a log2 scale: log2(best cost / cost), so that a regression
+/// objective weighs a 2x gap alike among slow and fast candidates; failed measurements get one
+/// less than the group's worst success (-1 when none succeeded).
+std::vector<float> LogThroughputLabels(const std::vector<double>& costs,
+                                       const std::vector<unsigned>& group_sizes = {});
 
 /// An XGBoost ranking model. Not copyable; `Predict` may be called from one thread at a time.
 class XGBoostCostModel {
@@ -53,8 +71,8 @@ class XGBoostCostModel {
   std::vector<double> Predict(const FeatureMatrix& features) const;
 
   /// Uses `base` (trained on other workloads) as a prior: its scores times `base_discount()` are
-  /// added to this model's. The discount is 2^(-n/64) for n rows in the latest `Fit` (1 before
-  /// any), and the base is dropped once it falls below 0.05.
+  /// added to this model's. The discount is 2^(-n/h) for n rows in the latest `Fit` (1 before
+  /// any) and h = `XGBoostOptions::base_half_life`; the base is dropped below 0.05.
   void SetBaseModel(std::shared_ptr<const XGBoostCostModel> base);
 
   /// True after a successful `Fit`.

@@ -90,7 +90,9 @@ TEST(TransferTest, ABaseModelFromOtherShapesRanksANewShape) {
   testing::SyntheticDense task{1024, 1024, 1024};
   auto base = PretrainFromLog(*log, task.WorkloadKey(), kTarget, Width(task), {}, 64);
   ASSERT_NE(base, nullptr);
-  XGBoostCostModel model;
+  XGBoostOptions quick_fade;
+  quick_fade.base_half_life = 64;
+  XGBoostCostModel model(quick_fade);
   model.SetBaseModel(base);
   // Before any measurement of the task, the prior alone already ranks it well.
   EXPECT_GE(Accuracy(model, task, 9), 0.8);
@@ -120,6 +122,58 @@ TEST(TransferTest, ABaseModelFromOtherShapesRanksANewShape) {
   }
   model.Fit(rows, costs);
   EXPECT_FALSE(model.has_base_model());
+}
+
+TEST(TransferTest, HistoryCostsAreTheFastestRepeat) {
+  testing::SyntheticDense a{256, 256, 256}, task{512, 512, 512};
+  tuning::MeasureRecord steady = a.Record(a.Space().Get(0), kTarget);
+  steady.clear_costs();
+  steady.add_costs(2e-3);
+  steady.add_costs(2e-3);
+  tuning::MeasureRecord disturbed = a.Record(a.Space().Get(1), kTarget);
+  disturbed.clear_costs();
+  disturbed.add_costs(1e-3);
+  disturbed.add_costs(9e-3);  // mean 5e-3: slower than `steady` by the mean, faster at best
+  tuning::MeasureRecord failed = disturbed;
+  failed.set_error_kind(tuning::RUNTIME_ERROR);
+  EXPECT_EQ(BestRepeatCost(steady), 2e-3);
+  EXPECT_EQ(BestRepeatCost(disturbed), 1e-3);
+  EXPECT_TRUE(std::isinf(BestRepeatCost(failed)));
+  TrainingSet set = HistoryTrainingSet({steady, disturbed}, task.WorkloadKey(), Width(task));
+  EXPECT_EQ(set.costs, (std::vector<double>{2e-3, 1e-3}));
+}
+
+TEST(TransferTest, TheBaseModelFadesWithTheConfiguredHalfLife) {
+  auto log = TuningLog::Open(TempDb("half_life.db"));
+  testing::SyntheticDense other{256, 256, 256}, task{512, 512, 512};
+  AddHistory(log.get(), other, 100, 1);
+  auto base = PretrainFromLog(*log, task.WorkloadKey(), kTarget, Width(task), {}, 64);
+  ASSERT_NE(base, nullptr);
+  space::ConfigSpace s = task.Space();
+  std::mt19937_64 rng(3);
+  FeatureMatrix rows;
+  std::vector<double> costs;
+  for (int i = 0; i < 32; ++i) {
+    space::ConfigEntity c = space::RandomConfig(s, rng);
+    rows.AddRow(CandidateFeatures(c, task.WorkloadKey()));
+    costs.push_back(task.Cost(c));
+  }
+  XGBoostCostModel by_default;
+  by_default.SetBaseModel(base);
+  by_default.Fit(rows, costs);
+  EXPECT_NEAR(by_default.base_discount(), std::pow(2.0, -32.0 / 256), 1e-12);
+  XGBoostOptions fast;
+  fast.base_half_life = 8;  // 32 rows: 1/16 left
+  XGBoostCostModel faded(fast);
+  faded.SetBaseModel(base);
+  faded.Fit(rows, costs);
+  EXPECT_NEAR(faded.base_discount(), 1.0 / 16, 1e-12);
+  EXPECT_TRUE(faded.has_base_model());
+  fast.base_half_life = 4;  // 1/256 left: below 0.05, dropped
+  XGBoostCostModel dropped(fast);
+  dropped.SetBaseModel(base);
+  dropped.Fit(rows, costs);
+  EXPECT_FALSE(dropped.has_base_model());
 }
 
 }  // namespace

@@ -56,6 +56,25 @@ TEST(XGBoostCostModelTest, LabelsAreThroughputRelativeToTheGroupBest) {
   EXPECT_EQ(RelativeThroughputLabels({inf, inf}), (std::vector<float>{0, 0}));
 }
 
+TEST(XGBoostCostModelTest, LogLabelsPutFailuresBelowTheWorstSuccess) {
+  double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(LogThroughputLabels({2, 1, inf, 4}), (std::vector<float>{-1, 0, -3, -2}));
+  EXPECT_EQ(LogThroughputLabels({2, 1, 10, 80}, {2, 2}), (std::vector<float>{-1, 0, 0, -3}));
+  EXPECT_EQ(LogThroughputLabels({inf, inf}), (std::vector<float>{-1, -1}));
+}
+
+TEST(XGBoostCostModelTest, RegressionOnLogThroughputRanksHeldOutConfigs) {
+  testing::SyntheticDense dense{512, 512, 512};
+  Sample train = Draw(dense, 256, 1);
+  Sample test = Draw(dense, 200, 2);
+  XGBoostOptions options;
+  options.objective = "reg:squarederror";
+  options.label = CostLabel::kLogThroughput;
+  XGBoostCostModel model(options);
+  model.Fit(train.features, train.costs);
+  EXPECT_GE(HeldOutAccuracy(model, test), 0.85);
+}
+
 TEST(XGBoostCostModelTest, RanksHeldOutConfigsOfASmoothCost) {
   testing::SyntheticDense dense{512, 512, 512};
   Sample train = Draw(dense, 256, 1);

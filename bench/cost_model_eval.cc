@@ -1,0 +1,358 @@
+// Offline evaluation of cost-model variants on measurements already in a tuning log: no
+// measuring, so variants (features, labels, objective, parameters) can be compared on the same
+// data in seconds.
+//
+//   bazel run //bench:cost_model_eval -- --db LOG --task K [--target T] [--splits 10]
+//       [--train N] [--seed 1] [--json]
+//
+// For each of `--splits` random splits of the task's records, a model is fit on `--train` of
+// them (default: half) and scores the rest; reported are the mean, min and max pairwise ranking
+// accuracy over the splits and the mean recall of the true top 10% among the predicted top 10%.
+// Also reported: the measurement noise ceiling (ranking the records by the even repeats, judged
+// by the odd repeats) and, when the log holds other workloads of the template on the target,
+// the accuracy of a model trained on those alone (zero-shot transfer).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compiler/space/config_json.h"
+#include "compiler/support/error.h"
+#include "tuner/cost_model/knob_features.h"
+#include "tuner/cost_model/loop_nest_features.h"
+#include "tuner/cost_model/ranking_metrics.h"
+#include "tuner/cost_model/transfer.h"
+#include "tuner/cost_model/xgboost_cost_model.h"
+#include "tuner/log/tuning_log.h"
+#include "tuner/measure/task_measure.h"
+#include "tuner/task/task.h"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::tuner;
+
+struct Options {
+  std::string db;
+  std::string task;
+  std::string target = "llvm -mcpu=native";
+  int splits = 10;
+  int64_t train = -1;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+[[noreturn]] void Usage(const std::string& why) {
+  std::fprintf(stderr,
+               "cost_model_eval: %s\nusage: cost_model_eval --db LOG --task K [--target T] "
+               "[--splits N] [--train N] [--seed S] [--json]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+Options ParseOptions(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Usage("missing value after " + arg);
+      return argv[++i];
+    };
+    if (arg == "--db") {
+      o.db = value();
+    } else if (arg == "--task") {
+      o.task = value();
+    } else if (arg == "--target") {
+      o.target = value();
+    } else if (arg == "--splits") {
+      o.splits = std::atoi(value().c_str());
+    } else if (arg == "--train") {
+      o.train = std::atoll(value().c_str());
+    } else if (arg == "--seed") {
+      o.seed = std::strtoull(value().c_str(), nullptr, 10);
+    } else if (arg == "--json") {
+      o.json = true;
+    } else {
+      Usage("unknown option " + arg);
+    }
+  }
+  if (o.db.empty() || o.task.empty()) Usage("--db and --task are required");
+  if (o.splits < 1) Usage("--splits must be positive");
+  return o;
+}
+
+// One measured configuration of the task.
+struct Sample {
+  const Task* task;
+  space::ConfigEntity config;
+  std::vector<double> repeats;  // empty for a failed measurement
+};
+
+double Mean(const std::vector<double>& v) {
+  if (v.empty()) return std::numeric_limits<double>::infinity();
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+double Min(const std::vector<double>& v) {
+  if (v.empty()) return std::numeric_limits<double>::infinity();
+  return *std::min_element(v.begin(), v.end());
+}
+
+using CostOf = std::function<double(const Sample&)>;
+using RowOf = std::function<std::vector<float>(const Sample&)>;
+
+struct Variant {
+  std::string name;
+  RowOf row;
+  CostOf cost;
+  XGBoostOptions model;
+};
+
+struct Score {
+  double mean_accuracy = 0, min_accuracy = 1, max_accuracy = 0, mean_recall = 0;
+  double zero_shot = -1;          // a model of the other workloads alone, on every sample
+  double transfer_accuracy = -1;  // the splits again, with that model as the base
+};
+
+// A model of the other workloads' samples (one group per workload), or null without any.
+std::shared_ptr<XGBoostCostModel> OtherWorkloadsModel(const Variant& v,
+                                                      const std::vector<Sample>& others) {
+  if (others.empty()) return nullptr;
+  std::map<std::string, std::vector<const Sample*>> by_workload;
+  for (const Sample& s : others) by_workload[s.task->workload_key()].push_back(&s);
+  FeatureMatrix rows;
+  std::vector<double> costs;
+  std::vector<unsigned> groups;
+  for (const auto& entry : by_workload) {
+    for (const Sample* s : entry.second) {
+      rows.AddRow(v.row(*s));
+      costs.push_back(v.cost(*s));
+    }
+    groups.push_back(static_cast<unsigned>(entry.second.size()));
+  }
+  auto model = std::make_shared<XGBoostCostModel>(v.model);
+  model->Fit(rows, costs, groups);
+  return model;
+}
+
+Score Evaluate(const Variant& v, const std::vector<Sample>& samples,
+               const std::vector<Sample>& others, const Options& o) {
+  std::vector<std::vector<float>> rows;
+  std::vector<double> costs;
+  for (const Sample& s : samples) {
+    rows.push_back(v.row(s));
+    costs.push_back(v.cost(s));
+  }
+  size_t train = o.train > 0 ? static_cast<size_t>(o.train) : samples.size() / 2;
+  train = std::min(train, samples.size() - 1);
+  Score score;
+  std::shared_ptr<XGBoostCostModel> base = OtherWorkloadsModel(v, others);
+  if (base) {
+    FeatureMatrix all;
+    std::vector<double> all_costs;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!std::isfinite(costs[i])) continue;
+      all.AddRow(rows[i]);
+      all_costs.push_back(costs[i]);
+    }
+    score.zero_shot = PairwiseRankingAccuracy(base->Predict(all), all_costs);
+    score.transfer_accuracy = 0;
+  }
+  std::mt19937_64 rng(o.seed);
+  for (int split = 0; split < o.splits; ++split) {
+    std::vector<size_t> order(samples.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    FeatureMatrix fit, held;
+    std::vector<double> fit_costs, held_costs;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (i < train) {
+        fit.AddRow(rows[order[i]]);
+        fit_costs.push_back(costs[order[i]]);
+      } else if (std::isfinite(costs[order[i]])) {
+        held.AddRow(rows[order[i]]);
+        held_costs.push_back(costs[order[i]]);
+      }
+    }
+    XGBoostOptions model = v.model;
+    model.seed = o.seed + static_cast<uint64_t>(split);
+    XGBoostCostModel m(model);
+    m.Fit(fit, fit_costs);
+    std::vector<double> predicted = m.Predict(held);
+    double accuracy = PairwiseRankingAccuracy(predicted, held_costs);
+    int k = std::max<int>(1, static_cast<int>(held_costs.size() / 10));
+    score.mean_accuracy += accuracy / o.splits;
+    score.min_accuracy = std::min(score.min_accuracy, accuracy);
+    score.max_accuracy = std::max(score.max_accuracy, accuracy);
+    score.mean_recall += RecallAtK(predicted, held_costs, k) / o.splits;
+    if (base) {
+      XGBoostCostModel with_base(model);
+      with_base.SetBaseModel(base);
+      with_base.Fit(fit, fit_costs);
+      score.transfer_accuracy +=
+          PairwiseRankingAccuracy(with_base.Predict(held), held_costs) / o.splits;
+    }
+  }
+  return score;
+}
+
+// How well one half of each record's repeats ranks the records by the other half: the accuracy
+// no model can beat on this data.
+double NoiseCeiling(const std::vector<Sample>& samples) {
+  std::vector<double> even, odd;
+  for (const Sample& s : samples) {
+    if (s.repeats.size() < 2) continue;
+    std::vector<double> a, b;
+    for (size_t i = 0; i < s.repeats.size(); ++i) (i % 2 ? b : a).push_back(s.repeats[i]);
+    even.push_back(-Mean(a));
+    odd.push_back(Mean(b));
+  }
+  return even.size() < 2 ? -1 : PairwiseRankingAccuracy(even, odd);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = ParseOptions(argc, argv);
+  std::unique_ptr<Task> task;
+  std::unique_ptr<TuningLog> log;
+  std::vector<Sample> samples;
+  std::vector<Sample> others;
+  std::map<std::string, std::unique_ptr<Task>> other_tasks;
+  try {
+    task = std::make_unique<Task>(o.task, o.target);
+    log = TuningLog::Open(o.db);
+    RecordFilter filter;
+    filter.template_name = TemplateOfWorkload(task->workload_key());
+    filter.target = o.target;
+    for (const tuning::MeasureRecord& r : log->List(filter)) {
+      const Task* owner = task.get();
+      if (r.workload_key() != task->workload_key()) {
+        std::unique_ptr<Task>& other = other_tasks[r.workload_key()];
+        if (!other) other = std::make_unique<Task>(r.workload_key(), o.target);
+        owner = other.get();
+      }
+      Sample s{owner, space::ConfigFromJson(owner->config_space(), r.config_json()), {}};
+      if (r.error_kind() == tuning::OK) s.repeats.assign(r.costs().begin(), r.costs().end());
+      (owner == task.get() ? samples : others).push_back(std::move(s));
+    }
+  } catch (const std::exception& e) {
+    Usage(e.what());
+  }
+  if (samples.size() < 10) Usage("fewer than 10 records of " + o.task + " in " + o.db);
+
+  const std::string key = task->workload_key();
+  RowOf knob = [](const Sample& s) { return CandidateFeatures(s.config, s.task->workload_key()); };
+  RowOf loop = [](const Sample& s) {
+    try {
+      return LoopNestFeatures(LowerCandidate(*s.task, s.config)->body);
+    } catch (const UserError&) {
+      return std::vector<float>(LoopNestFeatureCount(), -1.f);
+    }
+  };
+  RowOf knob_loop = [knob, loop](const Sample& s) {
+    std::vector<float> row = knob(s);
+    std::vector<float> more = loop(s);
+    row.insert(row.end(), more.begin(), more.end());
+    return row;
+  };
+  // Shape-normalised and cross-knob features of the splits.
+  RowOf derived = [knob](const Sample& s) {
+    std::vector<float> row = knob(s);
+    std::vector<double> inner, tile;
+    double outer_all = 1;
+    for (size_t i = 0; i < s.config.knobs().size(); ++i) {
+      const space::Knob& k = s.config.knobs()[i];
+      if (k.kind != space::KnobKind::kSplit) continue;
+      const std::vector<int64_t>& v = k.choices[s.config.choices()[i]];
+      double product = 1;
+      for (size_t j = 1; j < v.size(); ++j) product *= static_cast<double>(v[j]);
+      double outer = static_cast<double>(k.extent) / product;
+      row.push_back(static_cast<float>(std::log2(outer)));
+      outer_all *= outer;
+      inner.push_back(static_cast<double>(v.back()));
+      tile.push_back(product);
+    }
+    for (size_t a = 0; a < inner.size(); ++a) {
+      for (size_t b = a + 1; b < inner.size(); ++b) {
+        row.push_back(static_cast<float>(std::log2(inner[a] * inner[b])));
+        row.push_back(static_cast<float>(std::log2(tile[a] * tile[b])));
+      }
+    }
+    row.push_back(static_cast<float>(std::log2(outer_all)));
+    return row;
+  };
+  CostOf mean = [](const Sample& s) { return Mean(s.repeats); };
+  CostOf best = [](const Sample& s) { return Min(s.repeats); };
+
+  XGBoostOptions pairwise;
+  XGBoostOptions deeper = pairwise;
+  deeper.max_depth = 6;
+  deeper.eta = 0.1;
+  deeper.rounds = 300;
+  XGBoostOptions regression;
+  regression.objective = "reg:squarederror";
+  regression.label = CostLabel::kLogThroughput;
+  XGBoostOptions regression_linear = regression;
+  regression_linear.label = CostLabel::kRelativeThroughput;
+
+  XGBoostOptions deeper_slow = deeper;
+  deeper_slow.base_half_life = 256;
+  XGBoostOptions deeper_slower = deeper;
+  deeper_slower.base_half_life = 1024;
+  XGBoostOptions pairwise_slow = pairwise;
+  pairwise_slow.base_half_life = 256;
+
+  std::vector<Variant> variants = {
+      {"knob/mean/pairwise (old default)", knob, mean, pairwise},
+      {"knob/best/pairwise", knob, best, pairwise},
+      {"knob/best/pairwise-deeper", knob, best, deeper},
+      {"knob/best/pairwise-deeper-hl256", knob, best, deeper_slow},
+      {"knob/best/pairwise-deeper-hl1024", knob, best, deeper_slower},
+      {"knob/best/pairwise-hl256", knob, best, pairwise_slow},
+      {"knob/best/reg-log", knob, best, regression},
+      {"knob/best/reg-relative", knob, best, regression_linear},
+      {"derived/best/pairwise", derived, best, pairwise},
+      {"derived/best/pairwise-deeper", derived, best, deeper},
+      {"derived/best/reg-log", derived, best, regression},
+      {"loop/best/pairwise", loop, best, pairwise},
+      {"loop/best/reg-log", loop, best, regression},
+      {"knob+loop/best/pairwise", knob_loop, best, pairwise},
+      {"knob+loop/best/reg-log", knob_loop, best, regression},
+  };
+
+  int64_t failed = 0;
+  for (const Sample& s : samples) failed += s.repeats.empty() ? 1 : 0;
+  std::printf("%s on '%s': %zu records (%lld failed), %zu of other workloads\n", key.c_str(),
+              o.target.c_str(), samples.size(), static_cast<long long>(failed), others.size());
+  std::printf("noise ceiling (even vs odd repeats): %.3f\n", NoiseCeiling(samples));
+  for (const Variant& v : variants) {
+    Score s = Evaluate(v, samples, others, o);
+    if (o.json) {
+      std::printf(
+          "{\"benchmark\":\"cost_model_eval\",\"task\":\"%s\",\"variant\":\"%s\","
+          "\"accuracy\":%.4f,\"min\":%.4f,\"max\":%.4f,\"recall_top10\":%.4f,"
+          "\"zero_shot_accuracy\":%.4f,\"transfer_accuracy\":%.4f}\n",
+          key.c_str(), v.name.c_str(), s.mean_accuracy, s.min_accuracy, s.max_accuracy,
+          s.mean_recall, s.zero_shot, s.transfer_accuracy);
+    } else {
+      std::printf("  %-32s accuracy %.3f [%.3f, %.3f]  top-10%% recall %.3f", v.name.c_str(),
+                  s.mean_accuracy, s.min_accuracy, s.max_accuracy, s.mean_recall);
+      if (s.zero_shot >= 0) {
+        std::printf("  zero-shot %.3f  with base %.3f", s.zero_shot, s.transfer_accuracy);
+      }
+      std::printf("\n");
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
