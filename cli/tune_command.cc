@@ -11,6 +11,7 @@
 #include "proto/grant.h"
 #include "rpc_server/client/flags.h"
 #include "tuner/log/log_error.h"
+#include "tuner/measure/task_measure.h"
 #include "tuner/tune/tune_task.h"
 
 namespace tessera {
@@ -97,6 +98,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
 
   try {
     tuner::Task task(flags.Require("task"), flags.Require("target"));
+    tuner::CheckTarget(task.target());  // before the header: a bad -mcpu ends the run at once
     auto log = tuner::TuningLog::Open(flags.Require("db"));
     double flops = task.flops();
     auto start = std::chrono::steady_clock::now();

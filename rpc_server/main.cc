@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -54,7 +55,20 @@ void RemoveStaleSessions(const std::string& workdir) {
   }
 }
 
+constexpr const char* kUsage =
+    "usage: tessera-rpc-server --tracker HOST:PORT --key DEVICE_KEY [--listen HOST:PORT "
+    "(0.0.0.0:9091)]\n"
+    "           [--advertise HOST:PORT] [--token-file FILE] [--workdir DIR] [--target TARGET]\n"
+    "           [--call-timeout-ms 10000] [--max-upload-bytes N] [--max-array-bytes N] [--tls-ca "
+    "PEM]\n"
+    "  Registers this device with the tracker and runs uploaded kernels; see README.md (\"Device "
+    "fleet\").\n";
+
 int Run(const std::vector<std::string>& args) {
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    std::cout << kUsage;
+    return 0;
+  }
   tessera::fleet::Flags flags("tessera-rpc-server", args);
   flags.CheckKnown({"tracker", "key", "listen", "advertise", "token-file", "workdir", "target",
                     "call-timeout-ms", "max-upload-bytes", "max-array-bytes", "tls-ca"});

@@ -2,6 +2,7 @@
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -20,8 +21,18 @@ std::string ReadFile(const std::string& flag, const std::string& path) {
   return buffer.str();
 }
 
+constexpr const char* kUsage =
+    "usage: tessera-tracker [--listen HOST:PORT (0.0.0.0:9190)] [--state FILE.db]\n"
+    "           [--token-file FILE] [--tls-cert PEM --tls-key PEM] [--heartbeat-ms 2000]\n"
+    "           [--lease-timeout-ms 10000] [--max-session-ms 600000]\n"
+    "  Brokers sessions on registered rpc_servers; see README.md (\"Device fleet\").\n";
+
 int Run(const std::vector<std::string>& args) {
   using tessera::fleet::ConfigError;
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    std::cout << kUsage;
+    return 0;
+  }
   tessera::fleet::Flags flags("tessera-tracker", args);
   flags.CheckKnown({"listen", "state", "token-file", "tls-cert", "tls-key", "heartbeat-ms",
                     "lease-timeout-ms", "max-session-ms"});

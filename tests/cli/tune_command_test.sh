@@ -32,6 +32,10 @@ check "bad tuner lists tuners" grep -q "unknown tuner 'annealing' (expected xgb,
 err=$($tessera tune --task "$task" --target 'llvm -mcpu=nosuchcpu' --db "$dir/t.db" --trials 2 2>&1); rc=$?
 check "unknown cpu exits 2" test $rc -eq 2
 check "unknown cpu is named" grep -q "error: .*nosuchcpu" <<<"$err"
+check "unknown cpu fails before tuning starts" bash -c '! grep -q "^tuning " <<<"$1"' _ "$err"
+err=$($tessera tune "${common[@]}" --time-budget -1 2>&1); rc=$?
+check "negative time budget exits 2" test $rc -eq 2
+check "time budget must be seconds" grep -q "\-\-time-budget must be a positive number of seconds, got '-1'" <<<"$err"
 err=$($tessera tune --task "$task" --target 'llvm -foo' --db "$dir/t.db" --trials 2 2>&1); rc=$?
 check "malformed target exits 2" test $rc -eq 2
 err=$($tessera tune "${common[@]}" --rpc-tracker 127.0.0.1:9 2>&1); rc=$?

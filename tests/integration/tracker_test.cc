@@ -386,5 +386,15 @@ TEST(TrackerTest, FleetStatusCommandPrintsJson) {
   EXPECT_NE(out.find("--tracker 'nohost': expected HOST:PORT"), std::string::npos) << out;
 }
 
+TEST(TrackerTest, DaemonsAnswerHelpWithTheirUsage) {
+  std::string out;
+  EXPECT_EQ(testing::RunCommand(std::string(kTracker) + " --help", &out), 0);
+  EXPECT_NE(out.find("usage: tessera-tracker [--listen HOST:PORT"), std::string::npos) << out;
+  EXPECT_EQ(testing::RunCommand("rpc_server/tessera-rpc-server --help", &out), 0);
+  EXPECT_NE(out.find("usage: tessera-rpc-server --tracker HOST:PORT --key DEVICE_KEY"),
+            std::string::npos)
+      << out;
+}
+
 }  // namespace
 }  // namespace tessera
