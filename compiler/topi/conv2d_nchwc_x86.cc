@@ -1,5 +1,10 @@
 #include "compiler/topi/conv2d_nchwc_x86.h"
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "compiler/ir/op.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
@@ -29,6 +34,75 @@ double Conv2dFlops(const Conv2dShape& s) {
   return 2.0 * s.n * s.k * s.oh() * s.ow() * s.c * s.r * s.s;
 }
 
+// Output rows whose window reaches into the zero padding: the first `top` and the last
+// `bottom`. Computing them apart lets each run only its in-bounds kernel rows, as oneDNN does.
+struct BorderRows {
+  int64_t top = 0, bottom = 0;
+};
+
+BorderRows BorderRowsOf(const Conv2dShape& s) {
+  BorderRows b;
+  if (s.pad == 0) return b;
+  const int64_t oh = s.oh();
+  while (b.top < oh && b.top * s.stride < s.pad) ++b.top;
+  while (b.bottom < oh - b.top && (oh - 1 - b.bottom) * s.stride - s.pad + s.r > s.h) ++b.bottom;
+  return b;
+}
+
+// In-bounds kernel rows [first, end) of output row y.
+std::pair<int64_t, int64_t> KernelRowsOf(const Conv2dShape& s, int64_t y) {
+  const int64_t top = y * s.stride - s.pad;  // input row of kernel row 0
+  return {std::max<int64_t>(0, -top), std::min<int64_t>(s.r, s.h - top)};
+}
+
+// Tessera computes borders apart only when every border row has kernel rows to run and some
+// rows stay in the middle.
+bool CanSplitBorders(const Conv2dShape& s) {
+  BorderRows b = BorderRowsOf(s);
+  if (b.top + b.bottom == 0 || b.top + b.bottom >= s.oh()) return false;
+  for (int64_t y = 0; y < s.oh(); ++y) {
+    if (y >= b.top && y < s.oh() - b.bottom) continue;
+    auto [first, end] = KernelRowsOf(s, y);
+    if (end <= first) return false;
+  }
+  return true;
+}
+
+int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, limit); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
+// Register tile of one blocked convolution stage: reg_h rows x reg_n columns x oc_bn channels
+// accumulated in a local cache, the reduction inside so its accumulators stay in registers.
+void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, int64_t reg_h, int64_t reg_n,
+                          bool unroll_kw) {
+  te::Tensor acc = s.cache_write(conv, "local");
+  te::Stage c = s[conv];
+  auto [oh_chunk, oh_block] = c.split(c.axis(2), I(reg_h));
+  auto [ow_chunk, ow_block] = c.split(c.axis(3), I(reg_n));
+  c.reorder({c.axis(0), c.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, c.axis(4)});
+  c.parallel(c.fuse(c.fuse(c.axis(0), c.axis(1)), oh_chunk));
+  c.vectorize(c.axis(4));
+
+  te::Stage a = s[acc];
+  a.compute_at(c, ow_chunk);
+  ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_oc = a.axis(4);
+  ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
+              r_kw = a.reduce_axis(3);
+  if (unroll_kw) {
+    a.reorder({r_icc, r_kh, r_ici, r_kw, a_oh, a_ow, a_oc});
+    a.unroll(r_kw);
+  } else {
+    a.reorder({r_icc, r_kh, r_kw, r_ici, a_oh, a_ow, a_oc});
+  }
+  a.unroll(a_oh);
+  a.unroll(a_ow);
+  a.vectorize(a_oc);
+}
+
 }  // namespace
 
 space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape) {
@@ -39,12 +113,16 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape) {
   sp.DefineSplit("tile_oh", shape.oh(), {space::SplitPolicy::kFactors, 2, 4});
   sp.DefineSplit("tile_ow", shape.ow(), {space::SplitPolicy::kFactors, 2, 32});
   sp.DefineKnob("unroll_kw", {0, 1});
+  const bool borders = CanSplitBorders(shape);
+  sp.DefineKnob("border_rows", borders ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0});
   // 16 channels: one AVX-512 vector or two AVX2 ones; up to 8 output columns keep the
   // accumulators in registers on both.
   sp.FallbackSplit("tile_ic", {-1, 16});
   sp.FallbackSplit("tile_oc", {-1, 16});
   sp.FallbackSplit("tile_oh", {-1, 1});
   sp.FallbackSplit("tile_ow", {-1, 8});
+  // Skipping the padding's kernel rows pays once they are a noticeable share of the work.
+  if (borders && shape.oh() <= 16) sp.SetFallback("border_rows", {1});
   return sp;
 }
 
@@ -57,9 +135,13 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   const auto [ic_bn, oc_bn] = Conv2dNCHWcBlocks(config);
   const int64_t reg_h = config.Split("tile_oh")[1];
   const int64_t reg_n = config.Split("tile_ow")[1];
+  const bool unroll_kw = config.Value("unroll_kw") != 0;
   const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad, stride = sh.stride;
   TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && oh % reg_h == 0 && ow % reg_n == 0)
       << "conv2d_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
+  const bool split_borders = config.Value("border_rows") != 0;
+  TESSERA_USER_CHECK(!split_borders || CanSplitBorders(sh))
+      << "conv2d_NCHWc.x86: config " << config.ToString() << " splits border rows the shape lacks";
 
   te::Tensor data = te::placeholder({I(sh.n), I(sh.c / ic_bn), I(sh.h), I(sh.w), I(ic_bn)},
                                     DataType::Float(32), "data");
@@ -77,48 +159,67 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
         },
         "data_pad");
   }
-  ir::IterVar icc = te::reduce_axis(I(sh.c / ic_bn), "icc");
-  ir::IterVar ici = te::reduce_axis(I(ic_bn), "ici");
-  ir::IterVar kh = te::reduce_axis(I(sh.r), "kh");
-  ir::IterVar kw = te::reduce_axis(I(sh.s), "kw");
-  te::Tensor conv = te::compute(
+  // Output rows [row0, row0 + rows) over kernel rows [kh0, kh1).
+  auto conv_rows = [&](int64_t row0, int64_t rows, int64_t kh0, int64_t kh1,
+                       const std::string& name) {
+    ir::IterVar icc = te::reduce_axis(I(sh.c / ic_bn), "icc");
+    ir::IterVar ici = te::reduce_axis(I(ic_bn), "ici");
+    ir::IterVar kh = te::reduce_axis(I(kh1 - kh0), "kh");
+    ir::IterVar kw = te::reduce_axis(I(sh.s), "kw");
+    return te::compute(
+        {I(sh.n), I(sh.k / oc_bn), I(rows), I(ow), I(oc_bn)},
+        [&](const std::vector<Var>& i) {
+          Expr y = (i[2] + I(row0)) * I(stride) + kh + I(kh0);
+          return te::sum(padded(i[0], icc, y, i[3] * I(stride) + kw, ici) *
+                             kernel(i[1], icc, kh + I(kh0), kw, ici, i[4]),
+                         {icc, ici, kh, kw});
+        },
+        name);
+  };
+
+  if (!split_borders) {
+    te::Tensor conv = conv_rows(0, oh, 0, sh.r, "conv_NCHWc");
+    te::Schedule s = te::create_schedule({conv});
+    if (pad > 0) {
+      te::Stage p = s[padded];
+      p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+    }
+    ScheduleRegisterTile(s, conv, reg_h, reg_n, unroll_kw);
+    return {s, {data, kernel, conv}, Conv2dFlops(sh)};
+  }
+
+  // Each border row in a stage of its own running only its in-bounds kernel rows, the middle
+  // rows in one stage, then one pass gathers the rows into the output.
+  const BorderRows b = BorderRowsOf(sh);
+  const int64_t middle_rows = oh - b.top - b.bottom;
+  std::vector<std::pair<int64_t, te::Tensor>> border;  // (output row, its stage)
+  for (int64_t y = 0; y < oh; ++y) {
+    if (y >= b.top && y < oh - b.bottom) continue;
+    auto [kh0, kh1] = KernelRowsOf(sh, y);
+    border.emplace_back(y, conv_rows(y, 1, kh0, kh1, "conv_row" + std::to_string(y)));
+  }
+  te::Tensor middle = conv_rows(b.top, middle_rows, 0, sh.r, "conv_middle");
+  te::Tensor out = te::compute(
       {I(sh.n), I(sh.k / oc_bn), I(oh), I(ow), I(oc_bn)},
       [&](const std::vector<Var>& i) {
-        return te::sum(padded(i[0], icc, i[2] * I(stride) + kh, i[3] * I(stride) + kw, ici) *
-                           kernel(i[1], icc, kh, kw, ici, i[4]),
-                       {icc, ici, kh, kw});
+        // Indices are clamped so that the rows not chosen are still read in bounds.
+        Expr row = ir::min(ir::max(i[2] - I(b.top), I(0)), I(middle_rows - 1));
+        Expr value = middle(i[0], i[1], row, i[3], i[4]);
+        for (const auto& [y, stage] : border) {
+          value = ir::select(i[2] == I(y), stage(i[0], i[1], I(0), i[3], i[4]), value);
+        }
+        return value;
       },
       "conv_NCHWc");
-
-  te::Schedule s = te::create_schedule({conv});
-  if (pad > 0) {
-    te::Stage p = s[padded];
-    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
-  }
-  te::Tensor acc = s.cache_write(conv, "local");
-  te::Stage c = s[conv];
-  auto [oh_chunk, oh_block] = c.split(c.axis(2), I(reg_h));
-  auto [ow_chunk, ow_block] = c.split(c.axis(3), I(reg_n));
-  c.reorder({c.axis(0), c.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, c.axis(4)});
-  c.parallel(c.fuse(c.fuse(c.axis(0), c.axis(1)), oh_chunk));
-  c.vectorize(c.axis(4));
-
-  // The reduction runs inside the register tile so its accumulators never leave registers.
-  te::Stage a = s[acc];
-  a.compute_at(c, ow_chunk);
-  ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_oc = a.axis(4);
-  ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
-              r_kw = a.reduce_axis(3);
-  if (config.Value("unroll_kw")) {
-    a.reorder({r_icc, r_kh, r_ici, r_kw, a_oh, a_ow, a_oc});
-    a.unroll(r_kw);
-  } else {
-    a.reorder({r_icc, r_kh, r_kw, r_ici, a_oh, a_ow, a_oc});
-  }
-  a.unroll(a_oh);
-  a.unroll(a_ow);
-  a.vectorize(a_oc);
-  return {s, {data, kernel, conv}, Conv2dFlops(sh)};
+  te::Schedule s = te::create_schedule({out});
+  te::Stage p = s[padded];
+  p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+  for (const auto& entry : border) ScheduleRegisterTile(s, entry.second, 1, reg_n, unroll_kw);
+  ScheduleRegisterTile(s, middle, LargestDivisorAtMost(middle_rows, reg_h), reg_n, unroll_kw);
+  te::Stage o = s[out];
+  o.parallel(o.fuse(o.axis(0), o.axis(1)));
+  o.vectorize(o.axis(4));
+  return {s, {data, kernel, out}, Conv2dFlops(sh)};
 }
 
 ScheduledOp Conv2dDefault(const Conv2dShape& sh) {

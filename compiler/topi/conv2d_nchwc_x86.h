@@ -38,8 +38,9 @@ struct Conv2dBlocks {
 
 /// The configuration space of `conv2d_NCHWc.x86`: tile_ic and tile_oc (2-way splits of the
 /// channels, inner ≤ 64), tile_oh (output rows of the register tile, ≤ 4), tile_ow (output
-/// columns of the register tile, ≤ 32), unroll_kw (0/1). Throws `UserError` for an impossible
-/// shape.
+/// columns of the register tile, ≤ 32), unroll_kw (0/1) and border_rows (0/1: output rows whose
+/// window reaches into the padding get stages of their own that skip the padding's kernel rows;
+/// only 0 when the shape has none). Throws `UserError` for an impossible shape.
 space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape);
 
 /// The channel blocks of `config`.

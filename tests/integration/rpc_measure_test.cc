@@ -63,7 +63,8 @@ TEST(RpcMeasureTest, Conv2dCandidatesOfDifferentBlocksAreCheckedOnADevice) {
                                            {"tile_oc", {-1, oc_bn}},
                                            {"tile_oh", {-1, 2}},
                                            {"tile_ow", {-1, 3}},
-                                           {"unroll_kw", {0}}});
+                                           {"unroll_kw", {0}},
+                                           {"border_rows", {1}}});
   };
   for (const MeasureOutcome& o : measurer.Measure({config(2, 8), config(8, 4)})) {
     EXPECT_TRUE(o.ok()) << tuning::ErrorKind_Name(o.error) << " " << o.message;

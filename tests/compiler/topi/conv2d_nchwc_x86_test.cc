@@ -22,24 +22,31 @@ TEST(Conv2dNCHWcX86Test, SpaceOfAResNetLayer) {
   Conv2dShape shape{1, 64, 56, 56, 64, 3, 3, 1, 1};
   EXPECT_EQ(shape.oh(), 56);
   space::ConfigSpace s = Conv2dNCHWcX86Space(shape);
-  EXPECT_EQ(s.size(), 7 * 7 * 3 * 7 * 2);  // divisors of 64, of 56 up to 4 and up to 32
+  // divisors of 64, of 56 up to 4 and up to 32; unroll_kw; border_rows
+  EXPECT_EQ(s.size(), 7 * 7 * 3 * 7 * 2 * 2);
   space::ConfigEntity f = s.Fallback();
   EXPECT_EQ(f.Split("tile_ic"), (std::vector<int64_t>{-1, 16}));
   EXPECT_EQ(f.Split("tile_oh"), (std::vector<int64_t>{-1, 1}));
   EXPECT_EQ(f.Split("tile_ow"), (std::vector<int64_t>{-1, 8}));
   EXPECT_EQ(Conv2dNCHWcBlocks(f).ic_bn, 16);
   EXPECT_EQ(Conv2dNCHWcBlocks(f).oc_bn, 16);
+  EXPECT_EQ(f.Value("border_rows"), 0);  // 1 of 56 rows: not worth another pass
+  EXPECT_EQ(Conv2dNCHWcX86Space({1, 512, 7, 7, 512, 3, 3, 1, 1}).Fallback().Value("border_rows"),
+            1);
+  // Without padding there are no border rows to split.
+  EXPECT_EQ(Conv2dNCHWcX86Space({1, 8, 6, 6, 8, 3, 3, 1, 0}).knob("border_rows").choices.size(),
+            1u);
   EXPECT_THROW(Conv2dNCHWcX86Space({1, 4, 2, 2, 4, 5, 5, 1, 0}), UserError);
 }
 
 TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
   for (Conv2dShape shape :
        {Conv2dShape{1, 8, 6, 6, 8, 3, 3, 1, 1}, Conv2dShape{2, 4, 7, 7, 6, 3, 3, 2, 1},
-        Conv2dShape{1, 6, 5, 5, 4, 1, 1, 2, 0}}) {
+        Conv2dShape{1, 6, 5, 5, 4, 1, 1, 2, 0}, Conv2dShape{1, 4, 9, 5, 4, 5, 3, 1, 2}}) {
     space::ConfigSpace s = Conv2dNCHWcX86Space(shape);
     std::mt19937_64 rng(11);
     std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(0), s.Get(s.size() - 1)};
-    for (int i = 0; i < 4; ++i) configs.push_back(space::RandomConfig(s, rng));
+    for (int i = 0; i < 6; ++i) configs.push_back(space::RandomConfig(s, rng));
     for (const auto& config : configs) {
       ScheduledOp op = Conv2dNCHWcX86(shape, config);
       const Conv2dBlocks b = Conv2dNCHWcBlocks(config);

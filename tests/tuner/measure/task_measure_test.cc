@@ -87,7 +87,8 @@ space::ConfigEntity ConvConfig(const Task& task, int64_t ic_bn, int64_t oc_bn, i
                                          {"tile_oc", {-1, oc_bn}},
                                          {"tile_oh", {-1, 1}},
                                          {"tile_ow", {-1, reg_n}},
-                                         {"unroll_kw", {1}}});
+                                         {"unroll_kw", {1}},
+                                         {"border_rows", {1}}});
 }
 
 TEST(TaskMeasureTest, PlainTemplatesTakeTheFixtureAsItIs) {
