@@ -19,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -228,6 +229,7 @@ int main(int argc, char** argv) {
   std::vector<Sample> samples;
   std::vector<Sample> others;
   std::map<std::string, std::unique_ptr<Task>> other_tasks;
+  int64_t outside_space = 0;
   try {
     task = std::make_unique<Task>(o.task, o.target);
     log = TuningLog::Open(o.db);
@@ -241,7 +243,14 @@ int main(int argc, char** argv) {
         if (!other) other = std::make_unique<Task>(r.workload_key(), o.target);
         owner = other.get();
       }
-      Sample s{owner, space::ConfigFromJson(owner->config_space(), r.config_json()), {}};
+      std::optional<space::ConfigEntity> config;
+      try {
+        config = space::ConfigFromJson(owner->config_space(), r.config_json());
+      } catch (const UserError&) {
+        ++outside_space;  // measured before the template's space changed
+        continue;
+      }
+      Sample s{owner, *config, {}};
       if (r.error_kind() == tuning::OK) s.repeats.assign(r.costs().begin(), r.costs().end());
       (owner == task.get() ? samples : others).push_back(std::move(s));
     }
@@ -294,12 +303,17 @@ int main(int argc, char** argv) {
   CostOf mean = [](const Sample& s) { return Mean(s.repeats); };
   CostOf best = [](const Sample& s) { return Min(s.repeats); };
 
+  // The defaults before this tool: depth 4, eta 0.3, 100 rounds, base half-life 64.
   XGBoostOptions pairwise;
+  pairwise.max_depth = 4;
+  pairwise.eta = 0.3;
+  pairwise.rounds = 100;
+  pairwise.base_half_life = 64;
   XGBoostOptions deeper = pairwise;
   deeper.max_depth = 6;
   deeper.eta = 0.1;
   deeper.rounds = 300;
-  XGBoostOptions regression;
+  XGBoostOptions regression = deeper;
   regression.objective = "reg:squarederror";
   regression.label = CostLabel::kLogThroughput;
   XGBoostOptions regression_linear = regression;
@@ -316,24 +330,26 @@ int main(int argc, char** argv) {
       {"knob/mean/pairwise (old default)", knob, mean, pairwise},
       {"knob/best/pairwise", knob, best, pairwise},
       {"knob/best/pairwise-deeper", knob, best, deeper},
-      {"knob/best/pairwise-deeper-hl256", knob, best, deeper_slow},
+      {"knob/best/pairwise-deeper-hl256 (default)", knob, best, deeper_slow},
       {"knob/best/pairwise-deeper-hl1024", knob, best, deeper_slower},
       {"knob/best/pairwise-hl256", knob, best, pairwise_slow},
       {"knob/best/reg-log", knob, best, regression},
       {"knob/best/reg-relative", knob, best, regression_linear},
-      {"derived/best/pairwise", derived, best, pairwise},
+
       {"derived/best/pairwise-deeper", derived, best, deeper},
       {"derived/best/reg-log", derived, best, regression},
-      {"loop/best/pairwise", loop, best, pairwise},
+      {"loop/best/pairwise-deeper", loop, best, deeper},
       {"loop/best/reg-log", loop, best, regression},
-      {"knob+loop/best/pairwise", knob_loop, best, pairwise},
+      {"knob+loop/best/pairwise-deeper", knob_loop, best, deeper},
       {"knob+loop/best/reg-log", knob_loop, best, regression},
   };
 
   int64_t failed = 0;
   for (const Sample& s : samples) failed += s.repeats.empty() ? 1 : 0;
-  std::printf("%s on '%s': %zu records (%lld failed), %zu of other workloads\n", key.c_str(),
-              o.target.c_str(), samples.size(), static_cast<long long>(failed), others.size());
+  std::printf(
+      "%s on '%s': %zu records (%lld failed), %zu of other workloads, %lld outside the space\n",
+      key.c_str(), o.target.c_str(), samples.size(), static_cast<long long>(failed), others.size(),
+      static_cast<long long>(outside_space));
   std::printf("noise ceiling (even vs odd repeats): %.3f\n", NoiseCeiling(samples));
   for (const Variant& v : variants) {
     Score s = Evaluate(v, samples, others, o);
@@ -345,7 +361,7 @@ int main(int argc, char** argv) {
           key.c_str(), v.name.c_str(), s.mean_accuracy, s.min_accuracy, s.max_accuracy,
           s.mean_recall, s.zero_shot, s.transfer_accuracy);
     } else {
-      std::printf("  %-32s accuracy %.3f [%.3f, %.3f]  top-10%% recall %.3f", v.name.c_str(),
+      std::printf("  %-42s accuracy %.3f [%.3f, %.3f]  top-10%% recall %.3f", v.name.c_str(),
                   s.mean_accuracy, s.min_accuracy, s.max_accuracy, s.mean_recall);
       if (s.zero_shot >= 0) {
         std::printf("  zero-shot %.3f  with base %.3f", s.zero_shot, s.transfer_accuracy);

@@ -4,12 +4,18 @@
 // pairwise ranking accuracy on held-out measured configs of the task.
 //
 //   bazel run -c opt //bench:tuning_efficiency -- [--task K] [--target T] [--random-trials 1000]
-//       [--max-trials 400] [--transfer-task K]... [--transfer-trials 200] [--seed 1] [--json]
+//       [--max-trials 400] [--transfer-task K]... [--transfer-trials 200] [--history-db LOG]
+//       [--xgb-seeds 1] [--seed 1] [--json]
+//
+// With --history-db the transfer prior is trained on that log's records of other shapes of the
+// template on the target (e.g. written by `tessera tune`) instead of measuring --transfer-task
+// shapes first. --xgb-seeds N repeats both xgb searches with N seeds (trials to target per seed).
 //
 // Each configuration is measured at most once per run (results are memoized), so the searches
 // share measurements; all trial counts are counts of distinct configurations a search asked for.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +49,8 @@ struct Options {
                                              "dense.x86(512,256,256,float32)",
                                              "dense.x86(128,1024,256,float32)"};
   int64_t transfer_trials = 200;
+  std::string history_db;  // transfer from this log instead of measuring transfer tasks
+  int xgb_seeds = 1;
   uint64_t seed = 1;
   bool json = false;
 };
@@ -51,7 +59,7 @@ struct Options {
   std::fprintf(stderr,
                "tuning_efficiency: %s\nusage: tuning_efficiency [--task K] [--target T] "
                "[--random-trials N] [--max-trials N] [--transfer-task K]... "
-               "[--transfer-trials N] [--seed S] [--json]\n",
+               "[--transfer-trials N] [--history-db LOG] [--xgb-seeds N] [--seed S] [--json]\n",
                why.c_str());
   std::exit(2);
 }
@@ -79,6 +87,10 @@ Options ParseOptions(int argc, char** argv) {
       o.transfer_tasks.push_back(value());
     } else if (arg == "--transfer-trials") {
       o.transfer_trials = std::atoll(value().c_str());
+    } else if (arg == "--history-db") {
+      o.history_db = value();
+    } else if (arg == "--xgb-seeds") {
+      o.xgb_seeds = std::atoi(value().c_str());
     } else if (arg == "--seed") {
       o.seed = std::strtoull(value().c_str(), nullptr, 10);
     } else if (arg == "--json") {
@@ -87,7 +99,9 @@ Options ParseOptions(int argc, char** argv) {
       Usage("unknown option " + arg);
     }
   }
-  if (o.random_trials < 1 || o.max_trials < 1) Usage("trial counts must be positive");
+  if (o.random_trials < 1 || o.max_trials < 1 || o.xgb_seeds < 1) {
+    Usage("trial and seed counts must be positive");
+  }
   return o;
 }
 
@@ -121,6 +135,11 @@ class MemoMeasure {
   std::unique_ptr<LocalMeasurer> measurer_;
   std::map<int64_t, MeasureOutcome> memo_;
 };
+
+double FastestRepeat(const MeasureOutcome& outcome) {
+  if (outcome.costs.empty()) return outcome.cost;
+  return *std::min_element(outcome.costs.begin(), outcome.costs.end());
+}
 
 int64_t TrialsToReach(const std::vector<Trial>& history, double target_cost) {
   for (size_t i = 0; i < history.size(); ++i) {
@@ -167,40 +186,50 @@ int main(int argc, char** argv) {
   double target_cost = best_random / 0.95;  // 95% of the best random throughput
   int64_t random_reach = TrialsToReach(random_run.history, target_cost);
 
-  // Ranking accuracy: fit on the first half of the random trials, score the second half.
+  // Ranking accuracy: fit on the first half of the random trials, score the second half; costs
+  // are each trial's fastest repeat, as the transfer history's are.
   std::vector<Trial> ok;
   for (const Trial& t : random_run.history) {
     if (t.outcome.ok()) ok.push_back(t);
   }
+  FeatureMatrix ok_rows;
+  std::vector<double> ok_costs;
+  for (const Trial& t : ok) {
+    ok_rows.AddRow(CandidateFeatures(t.config, task->workload_key()));
+    ok_costs.push_back(FastestRepeat(t.outcome));
+  }
   double accuracy = -1;
   if (ok.size() >= 20) {
-    FeatureMatrix train, test;
-    std::vector<double> train_costs, test_costs;
-    for (size_t i = 0; i < ok.size(); ++i) {
-      auto row = CandidateFeatures(ok[i].config, task->workload_key());
-      if (i < ok.size() / 2) {
-        train.AddRow(row);
-        train_costs.push_back(ok[i].outcome.cost);
-      } else {
-        test.AddRow(row);
-        test_costs.push_back(ok[i].outcome.cost);
-      }
-    }
+    std::vector<int64_t> first, second;
+    for (size_t i = 0; i < ok.size(); ++i) (i < ok.size() / 2 ? first : second).push_back(i);
+    auto pick = [&](const std::vector<int64_t>& rows) {
+      std::vector<double> out;
+      for (int64_t i : rows) out.push_back(ok_costs[i]);
+      return out;
+    };
     XGBoostCostModel model;
-    model.Fit(train, train_costs);
-    accuracy = PairwiseRankingAccuracy(model.Predict(test), test_costs);
+    model.Fit(ok_rows.Select(first), pick(first));
+    accuracy = PairwiseRankingAccuracy(model.Predict(ok_rows.Select(second)), pick(second));
   }
 
-  // Another seed than the random search: the xgb tuner's first plan is random too, and the same
-  // seed would replay the random search's first picks.
-  Note("xgb without transfer, up to " + std::to_string(o.max_trials) + " trials...");
-  ModelBasedTuner xgb(task->config_space(), o.seed + 1000, FeaturesOf(*task));
-  TuneResult xgb_run = xgb.Tune({o.max_trials, 16, -1}, AsFn(&measure));
-  int64_t xgb_reach = TrialsToReach(xgb_run.history, target_cost);
-
-  int64_t transfer_reach = -1;
+  // The transfer prior: from an existing log, or from random trials of other shapes measured now.
+  std::shared_ptr<XGBoostCostModel> base;
   int64_t history_records = 0;
-  if (!o.transfer_tasks.empty() && o.transfer_trials > 0) {
+  const int64_t width = static_cast<int64_t>(
+      CandidateFeatures(task->config_space().Fallback(), task->workload_key()).size());
+  auto pretrain = [&](const TuningLog& log) {
+    RecordFilter filter;
+    filter.template_name = TemplateOfWorkload(task->workload_key());
+    filter.target = o.target;
+    TrainingSet set = HistoryTrainingSet(log.List(filter), task->workload_key(), width);
+    history_records = set.features.rows();
+    if (history_records == 0) return;
+    base = std::make_shared<XGBoostCostModel>();
+    base->Fit(set.features, set.costs, set.group_sizes);
+  };
+  if (!o.history_db.empty()) {
+    pretrain(*TuningLog::Open(o.history_db));
+  } else if (!o.transfer_tasks.empty() && o.transfer_trials > 0) {
     const char* tmp = std::getenv("TMPDIR");
     std::string db = std::string(tmp && *tmp ? tmp : "/tmp") + "/tuning_efficiency_" +
                      std::to_string(getpid()) + ".db";
@@ -217,46 +246,71 @@ int main(int argc, char** argv) {
           records.push_back(RecordOfTrial(t, other.workload_key(), o.target, "local", "bench"));
         }
         log->AppendBatch(records);
-        history_records += static_cast<int64_t>(records.size());
       }
-      int64_t width = static_cast<int64_t>(
-          CandidateFeatures(task->config_space().Fallback(), task->workload_key()).size());
-      auto base = PretrainFromLog(*log, task->workload_key(), o.target, width, {}, 1);
-      Note("xgb with transfer, up to " + std::to_string(o.max_trials) + " trials...");
-      ModelBasedTuner with_transfer(task->config_space(), o.seed + 1000, FeaturesOf(*task));
-      if (base) with_transfer.SetBaseModel(base);
-      TuneResult t = with_transfer.Tune({o.max_trials, 16, -1}, AsFn(&measure));
-      transfer_reach = TrialsToReach(t.history, target_cost);
+      pretrain(*log);
     }
     std::remove(db.c_str());
     std::remove((db + "-wal").c_str());
     std::remove((db + "-shm").c_str());
   }
+  double zero_shot = base ? PairwiseRankingAccuracy(base->Predict(ok_rows), ok_costs) : -1;
+
+  // Another seed than the random search: the xgb tuner's first plan is random too, and the same
+  // seed would replay the random search's first picks.
+  std::vector<int64_t> xgb_reach, transfer_reach;
+  for (int run = 0; run < o.xgb_seeds; ++run) {
+    uint64_t seed = o.seed + 1000 + static_cast<uint64_t>(run);
+    Note("xgb without transfer (seed " + std::to_string(seed) + "), up to " +
+         std::to_string(o.max_trials) + " trials...");
+    ModelBasedTuner xgb(task->config_space(), seed, FeaturesOf(*task));
+    xgb_reach.push_back(
+        TrialsToReach(xgb.Tune({o.max_trials, 16, -1}, AsFn(&measure)).history, target_cost));
+    if (!base) continue;
+    Note("xgb with transfer (seed " + std::to_string(seed) + "), up to " +
+         std::to_string(o.max_trials) + " trials...");
+    ModelBasedTuner with_transfer(task->config_space(), seed, FeaturesOf(*task));
+    with_transfer.SetBaseModel(base);
+    transfer_reach.push_back(TrialsToReach(
+        with_transfer.Tune({o.max_trials, 16, -1}, AsFn(&measure)).history, target_cost));
+  }
 
   double best_gflops = flops / best_random / 1e9;
+  auto show = [&](int64_t n) { return n < 0 ? std::string("-") : std::to_string(n); };
+  auto list = [&](const std::vector<int64_t>& runs) {
+    std::string text;
+    for (int64_t n : runs) text += (text.empty() ? "" : ",") + std::to_string(n);
+    return "[" + text + "]";
+  };
   if (o.json) {
     std::printf(
         "{\"benchmark\":\"tuning_efficiency\",\"task\":\"%s\",\"target\":\"%s\","
         "\"random_trials\":%lld,\"best_random_gflops\":%.2f,\"target_gflops\":%.2f,"
-        "\"random_trials_to_target\":%lld,\"xgb_trials_to_target\":%lld,"
-        "\"xgb_transfer_trials_to_target\":%lld,\"history_records\":%lld,"
-        "\"ranking_accuracy\":%.3f,\"distinct_configs_measured\":%zu}\n",
+        "\"random_trials_to_target\":%lld,\"max_trials\":%lld,\"xgb_trials_to_target\":%s,"
+        "\"xgb_transfer_trials_to_target\":%s,\"history_records\":%lld,"
+        "\"ranking_accuracy\":%.3f,\"zero_shot_accuracy\":%.3f,"
+        "\"distinct_configs_measured\":%zu}\n",
         task->workload_key().c_str(), o.target.c_str(), static_cast<long long>(o.random_trials),
         best_gflops, best_gflops * 0.95, static_cast<long long>(random_reach),
-        static_cast<long long>(xgb_reach), static_cast<long long>(transfer_reach),
-        static_cast<long long>(history_records), accuracy, measure.measured());
+        static_cast<long long>(o.max_trials), list(xgb_reach).c_str(), list(transfer_reach).c_str(),
+        static_cast<long long>(history_records), accuracy, zero_shot, measure.measured());
   } else {
-    auto show = [&](int64_t n) { return n < 0 ? std::string("not reached") : std::to_string(n); };
+    auto runs = [&](const std::vector<int64_t>& r) {
+      std::string text;
+      for (int64_t n : r) text += (text.empty() ? "" : " ") + show(n);
+      return text.empty() ? std::string("(not run)") : text;
+    };
     std::printf("%s on '%s'\n", task->workload_key().c_str(), o.target.c_str());
     std::printf("  best of %lld random trials: %.2f GFLOP/s; target (95%%): %.2f GFLOP/s\n",
                 static_cast<long long>(o.random_trials), best_gflops, best_gflops * 0.95);
     std::printf(
-        "  trials to target: random %s, xgb %s (max %lld), xgb + transfer %s (%lld "
-        "history records)\n",
-        show(random_reach).c_str(), show(xgb_reach).c_str(), static_cast<long long>(o.max_trials),
-        show(transfer_reach).c_str(), static_cast<long long>(history_records));
-    std::printf("  cost model pairwise ranking accuracy on held-out random trials: %.3f\n",
-                accuracy);
+        "  trials to target (- = not within %lld): random %s; xgb per seed: %s; xgb + "
+        "transfer per seed: %s (%lld history records)\n",
+        static_cast<long long>(o.max_trials), show(random_reach).c_str(), runs(xgb_reach).c_str(),
+        runs(transfer_reach).c_str(), static_cast<long long>(history_records));
+    std::printf(
+        "  pairwise ranking accuracy on held-out random trials: %.3f (fit on the other "
+        "half); %.3f (prior from other shapes alone)\n",
+        accuracy, zero_shot);
   }
   return 0;
 }
