@@ -48,6 +48,23 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape) {
   return s;
 }
 
+int64_t DenseWeightBlock(const space::ConfigEntity& config) { return config.Split("tile_x")[2]; }
+
+ScheduledOp DensePackWeights(const DenseShape& shape, int64_t bn) {
+  CheckShape(shape);
+  TESSERA_USER_CHECK(bn > 0 && shape.n % bn == 0)
+      << "dense weight packing: block " << bn << " does not divide n=" << shape.n;
+  te::Tensor w = te::placeholder({I(shape.n), I(shape.k)}, DataType::Float(32), "W");
+  te::Tensor packed = te::compute(
+      {I(shape.n / bn), I(shape.k), I(bn)},
+      [&](Var z, Var k, Var x) { return w(z * I(bn) + x, k); }, "packed_W", "dense_pack");
+  te::Schedule s = te::create_schedule({packed});
+  te::Stage pack = s[packed];
+  pack.parallel(pack.axis(0));
+  pack.vectorize(pack.axis(2));
+  return {s, {w, packed}, 0};
+}
+
 ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config) {
   CheckShape(shape);
   std::vector<int64_t> ty = config.Split("tile_y");
@@ -59,10 +76,8 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config)
       << " n=" << shape.n << " k=" << shape.k;
   int64_t bn = tx[2];
   te::Tensor a = te::placeholder({I(shape.m), I(shape.k)}, DataType::Float(32), "A");
-  te::Tensor w = te::placeholder({I(shape.n), I(shape.k)}, DataType::Float(32), "W");
-  te::Tensor packed = te::compute(
-      {I(shape.n / bn), I(shape.k), I(bn)},
-      [&](Var z, Var k, Var x) { return w(z * I(bn) + x, k); }, "packed_W", "dense_pack");
+  te::Tensor packed =
+      te::placeholder({I(shape.n / bn), I(shape.k), I(bn)}, DataType::Float(32), "packed_W");
   ir::IterVar k = te::reduce_axis(I(shape.k), "k");
   te::Tensor c = te::compute(
       {I(shape.m), I(shape.n)},
@@ -91,10 +106,7 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config)
   acc.vectorize(acc_x);
   if (config.Value("unroll_k")) acc.unroll(ki);
 
-  te::Stage pack = s[packed];
-  pack.parallel(pack.axis(0));
-  pack.vectorize(pack.axis(2));
-  return {s, {a, w, c}, DenseFlops(shape)};
+  return {s, {a, packed, c}, DenseFlops(shape)};
 }
 
 ScheduledOp DenseDefault(const DenseShape& shape) {

@@ -1,9 +1,11 @@
 /// \file
 /// Dense (fully connected) for x86: `C[m, n] = sum_k A[m, k] * W[n, k]`.
 ///
-/// The tunable template `dense.x86` packs W into blocks of `bn` columns (`packed_W[n / bn, k,
-/// n % bn]`, bn = the innermost x tile) so that the inner loop reads it contiguously, keeps a
-/// register tile of C in a local cache, vectorizes along n and runs the outer tiles in parallel.
+/// The tunable template `dense.x86` reads W packed into blocks of `bn` columns (`packed_W[n / bn,
+/// k, n % bn]`, bn = the innermost x tile) so that the inner loop reads it contiguously. Weights
+/// are constants of a model: `DensePackWeights` packs them once (a graph compiler runs it at
+/// build time), and the kernel keeps a register tile of C in a local cache, vectorizes along n
+/// and runs the outer tiles in parallel.
 #ifndef TESSERA_COMPILER_TOPI_DENSE_X86_H_
 #define TESSERA_COMPILER_TOPI_DENSE_X86_H_
 
@@ -27,8 +29,16 @@ struct DenseShape {
 /// Throws `UserError` for non-positive dimensions.
 space::ConfigSpace DenseX86Space(const DenseShape& shape);
 
-/// The packed, tiled dense for `config` (a point of `DenseX86Space(shape)`).
+/// The column block `bn` of the packed weights that `config` reads.
+int64_t DenseWeightBlock(const space::ConfigEntity& config);
+
+/// The tiled dense for `config` (a point of `DenseX86Space(shape)`); args: A[m, k],
+/// packed_W[n / bn, k, bn] (bn = `DenseWeightBlock(config)`), C[m, n].
 ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config);
+
+/// The weight packing of `DenseX86`; args: W[n, k], packed_W[n / bn, k, bn]. Throws `UserError`
+/// unless `bn` divides n.
+ScheduledOp DensePackWeights(const DenseShape& shape, int64_t bn);
 
 /// The plain compute with its default schedule (one loop nest, no packing): the untuned
 /// baseline.

@@ -69,5 +69,17 @@ std::vector<float> ToOIHWio(const std::vector<float>& kernel, const NCHWDims& d,
   return out;
 }
 
+std::vector<float> ToColumnBlocks(const std::vector<float>& w, int64_t n, int64_t k, int64_t bn) {
+  TESSERA_INTERNAL_CHECK(bn > 0 && n % bn == 0 && static_cast<int64_t>(w.size()) == n * k)
+      << "cannot pack " << w.size() << " weights as " << n << "x" << k << " in blocks of " << bn;
+  std::vector<float> out(w.size());
+  for (int64_t row = 0; row < n; ++row) {
+    for (int64_t col = 0; col < k; ++col) {
+      out[(row / bn * k + col) * bn + row % bn] = w[row * k + col];
+    }
+  }
+  return out;
+}
+
 }  // namespace tuner
 }  // namespace tessera

@@ -1,5 +1,5 @@
 /// \file
-/// Host-side conversions between plain and channel-blocked float32 arrays: how the measurer
+/// Host-side conversions between plain and blocked float32 arrays: how the measurer
 /// prepares inputs for a blocked candidate and reads its output back, outside any timed call.
 /// They mirror the compiled transforms of `compiler/topi/nchwc_layout.h` (tests compare both).
 #ifndef TESSERA_TUNER_TASK_BLOCKED_LAYOUT_H_
@@ -26,6 +26,10 @@ std::vector<float> FromNCHWc(const std::vector<float>& blocked, const NCHWDims& 
 /// `packed[k / oc_bn, c / ic_bn, r, s, c % ic_bn, k % oc_bn]`.
 std::vector<float> ToOIHWio(const std::vector<float>& kernel, const NCHWDims& dims, int64_t ic_bn,
                             int64_t oc_bn);
+
+/// Dense weights `w[n, k]` → `packed[n / bn, k, n % bn]` (`topi::DensePackWeights`); `bn` must
+/// divide `n`.
+std::vector<float> ToColumnBlocks(const std::vector<float>& w, int64_t n, int64_t k, int64_t bn);
 
 }  // namespace tuner
 }  // namespace tessera

@@ -33,6 +33,19 @@ std::vector<float> DenseReference(const TaskArgs& args,
   return c;
 }
 
+// Candidates read the weights packed in column blocks (a constant of the model, packed once).
+CandidateLayout DenseX86Layout(const TaskArgs& args, const space::ConfigEntity& config) {
+  const topi::DenseShape s = DenseShapeOf(args);
+  const int64_t bn = topi::DenseWeightBlock(config);
+  CandidateLayout layout;
+  layout.shapes = {{s.m, s.k}, {s.n / bn, s.k, bn}, {s.m, s.n}};
+  layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
+    return std::vector<std::vector<float>>{inputs[0], ToColumnBlocks(inputs[1], s.n, s.k, bn)};
+  };
+  layout.unpack_output = [](const std::vector<float>& output) { return output; };
+  return layout;
+}
+
 TemplateDef DenseX86Template() {
   TemplateDef d;
   d.name = "dense.x86";
@@ -48,6 +61,7 @@ TemplateDef DenseX86Template() {
   };
   d.baseline = [](const TaskArgs& args) { return topi::DenseDefault(DenseShapeOf(args)); };
   d.reference = DenseReference;
+  d.layout = DenseX86Layout;
   return d;
 }
 

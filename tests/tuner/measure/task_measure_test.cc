@@ -92,13 +92,33 @@ space::ConfigEntity ConvConfig(const Task& task, int64_t ic_bn, int64_t oc_bn, i
 }
 
 TEST(TaskMeasureTest, PlainTemplatesTakeTheFixtureAsItIs) {
-  Task task("dense.x86(4,8,2,float32)", "llvm");
+  Task task("batch_matmul.x86(1,4,8,2,float32)", "llvm");
   auto fixture = MakeTaskFixture(task, 1);
   CandidateArgs args = PrepareCandidateArgs(task, *fixture, task.config_space().Fallback());
   EXPECT_EQ(args.shapes, fixture->shapes);
   EXPECT_EQ(args.inputs, fixture->inputs);
   std::vector<float> out(32, 2.f);
   EXPECT_EQ(args.output_as_reference(out.data()), out);
+}
+
+TEST(TaskMeasureTest, DenseCandidatesGetWeightsPackedInTheirColumnBlock) {
+  Task task("dense.x86(4,16,2,float32)", "llvm");
+  auto fixture = MakeTaskFixture(task, 1);
+  space::ConfigEntity config = task.config_space().FromValues(
+      {{"tile_y", {-1, 1, 4}}, {"tile_x", {-1, 1, 8}}, {"tile_k", {-1, 2}}, {"unroll_k", {0}}});
+  CandidateArgs args = PrepareCandidateArgs(task, *fixture, config);
+  EXPECT_EQ(args.shapes, (std::vector<std::vector<int64_t>>{{4, 2}, {2, 2, 8}, {4, 16}}));
+  EXPECT_EQ(args.inputs[0], fixture->inputs[0]);
+  const std::vector<float>& w = fixture->inputs[1];  // 16x2
+  EXPECT_EQ(args.inputs[1][0], w[0]);                // packed[0][0][0] = w[0][0]
+  EXPECT_EQ(args.inputs[1][1], w[2]);                // packed[0][0][1] = w[1][0]
+  EXPECT_EQ(args.inputs[1][8], w[1]);                // packed[0][1][0] = w[0][1]
+  EXPECT_EQ(args.inputs[1][16], w[16]);              // packed[1][0][0] = w[8][0]
+  // Measured end to end, the first result is checked against the plain reference.
+  LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
+  for (const MeasureOutcome& o : measurer.Measure({config, task.config_space().Fallback()})) {
+    EXPECT_TRUE(o.ok()) << o.message;
+  }
 }
 
 TEST(TaskMeasureTest, Conv2dCandidatesGetInputsPackedForTheirConfig) {

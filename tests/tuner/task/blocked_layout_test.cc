@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "compiler/driver/build.h"
+#include "compiler/topi/dense_x86.h"
 #include "compiler/topi/nchwc_layout.h"
 #include "runtime/ndarray.h"
 
@@ -52,6 +53,17 @@ TEST(BlockedLayoutTest, HostConversionsMatchTheCompiledTransforms) {
   std::vector<float> kernel = Iota(8 * 6 * 3 * 3);
   EXPECT_EQ(ToOIHWio(kernel, w, 2, 4), RunCompiled(topi::PackOIHWio(8, 6, 3, 3, 2, 4), kernel));
   EXPECT_EQ(ToOIHWio(kernel, w, 6, 8), RunCompiled(topi::PackOIHWio(8, 6, 3, 3, 6, 8), kernel));
+}
+
+TEST(BlockedLayoutTest, DenseWeightsPackInColumnBlocks) {
+  // w is 4x3 (rows n, columns k), blocks of 2 rows: packed [z][k][x] = w[z * 2 + x][k].
+  std::vector<float> packed = ToColumnBlocks(Iota(12), 4, 3, 2);
+  EXPECT_EQ(packed, (std::vector<float>{0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11}));
+  std::vector<float> w = Iota(16 * 5);
+  for (int64_t bn : {1, 8, 16}) {
+    EXPECT_EQ(ToColumnBlocks(w, 16, 5, bn), RunCompiled(topi::DensePackWeights({3, 16, 5}, bn), w))
+        << bn;
+  }
 }
 
 }  // namespace
