@@ -10,6 +10,7 @@
 #include "tests/tuner/testing/measure.h"
 #include "tests/tuner/testing/synthetic_models.h"
 #include "tuner/cost_model/knob_features.h"
+#include "tuner/cost_model/ranking_metrics.h"
 #include "tuner/cost_model/transfer.h"
 #include "tuner/search/random_tuner.h"
 
@@ -83,6 +84,35 @@ TEST(ModelBasedTunerTest, ResumedHistoryTrainsTheModelAndIsNotMeasuredAgain) {
   EXPECT_EQ(xgb.refits(), 3);  // once 128 and 160 records are reached
   for (int64_t index : measured) EXPECT_EQ(old.count(index), 0u) << index;
   EXPECT_EQ(std::set<int64_t>(measured.begin(), measured.end()).size(), measured.size());
+}
+
+// Each trial's mean says the opposite of its fastest repeat (a noisy repeat inflated it): the
+// model must rank by the fastest repeat.
+TEST(ModelBasedTunerTest, TheModelLearnsFromTheFastestRepeat) {
+  testing::SyntheticDense dense{256, 512, 128};
+  space::ConfigSpace s = dense.Space();
+  std::mt19937_64 rng(5);
+  std::vector<Trial> history;
+  std::set<int64_t> seen;
+  while (history.size() < 64) {
+    auto c = space::RandomConfig(s, rng);
+    if (!seen.insert(c.index()).second) continue;
+    MeasureOutcome o = testing::SyntheticMeasure(dense)({c})[0];
+    double fastest = o.cost;
+    o.costs = {fastest, 1.0 / fastest};  // slow configs got the quiet repeat, fast ones a noisy one
+    o.cost = (o.costs[0] + o.costs[1]) / 2;
+    history.push_back({c, o});
+  }
+  ModelBasedTuner xgb(s, 1, FeaturesOf(dense));
+  xgb.LoadHistory(history);
+  ASSERT_EQ(xgb.refits(), 1);
+  FeatureMatrix rows;
+  std::vector<double> fastest;
+  for (const Trial& t : history) {
+    rows.AddRow(FeaturesOf(dense)(t.config));
+    fastest.push_back(t.outcome.costs[0]);
+  }
+  EXPECT_GT(PairwiseRankingAccuracy(xgb.model().Predict(rows), fastest), 0.9);
 }
 
 TEST(ModelBasedTunerTest, BadOptionsAreUserErrors) {
