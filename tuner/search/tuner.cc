@@ -73,7 +73,7 @@ TuneResult Tuner::Tune(const TuneOptions& options, const MeasureBatchFn& measure
       break;
     }
     int64_t want = std::min<int64_t>(options.batch_size, options.trials - result.trials);
-    std::vector<space::ConfigEntity> batch = NextBatch(static_cast<int>(want));
+    std::vector<space::ConfigEntity> batch = BatchWithFirsts(static_cast<int>(want));
     std::unordered_set<int64_t> in_batch;
     for (const auto& config : batch) {
       TESSERA_INTERNAL_CHECK(IsVisited(config.index()) && in_batch.insert(config.index()).second)
@@ -112,6 +112,25 @@ TuneResult Tuner::Tune(const TuneOptions& options, const MeasureBatchFn& measure
   }
   result.best = best_;
   return result;
+}
+
+void Tuner::MeasureFirst(const std::vector<space::ConfigEntity>& configs) {
+  firsts_.insert(firsts_.end(), configs.begin(), configs.end());
+}
+
+std::vector<space::ConfigEntity> Tuner::BatchWithFirsts(int count) {
+  std::vector<space::ConfigEntity> batch;
+  while (!firsts_.empty() && static_cast<int>(batch.size()) < count) {
+    space::ConfigEntity config = firsts_.front();
+    firsts_.erase(firsts_.begin());
+    if (Claim(config.index())) batch.push_back(config);
+  }
+  int rest = count - static_cast<int>(batch.size());
+  if (rest > 0 && unvisited() > 0) {
+    std::vector<space::ConfigEntity> proposed = NextBatch(rest);
+    batch.insert(batch.end(), proposed.begin(), proposed.end());
+  }
+  return batch;
 }
 
 }  // namespace tuner

@@ -81,6 +81,10 @@ class Tuner {
   /// count for the best, and the strategy learns from them.
   void LoadHistory(const std::vector<Trial>& trials);
 
+  /// Measures `configs` first, before the strategy's own proposals (those already measured are
+  /// skipped): e.g. the template's fallback, so a tuned record is never slower than the default.
+  void MeasureFirst(const std::vector<space::ConfigEntity>& configs);
+
   /// Runs up to `options.trials` new measurements through `measure`. Throws `UserError` on bad
   /// options or when `measure` returns the wrong number of outcomes.
   TuneResult Tune(const TuneOptions& options, const MeasureBatchFn& measure,
@@ -111,7 +115,10 @@ class Tuner {
   std::mt19937_64 rng_;
 
  private:
+  std::vector<space::ConfigEntity> BatchWithFirsts(int count);
+
   std::unordered_set<int64_t> visited_;
+  std::vector<space::ConfigEntity> firsts_;
   std::optional<Trial> best_;
 };
 

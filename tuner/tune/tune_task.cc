@@ -82,6 +82,7 @@ TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions&
     tuner = MakeTuner(options.tuner, task, options.seed);
   }
   tuner->LoadHistory(history.trials);
+  if (options.fallback_first) tuner->MeasureFirst({task.config_space().Fallback()});
 
   std::string device_key = options.device_key;
   MeasureBatchFn measure;

@@ -29,6 +29,9 @@ struct TuneTaskOptions {
   int batch_size = 8;           ///< candidates built in parallel per batch
   int64_t early_stopping = -1;  ///< trials without improvement; -1: never
   bool transfer = true;         ///< pre-train the xgb model on the log's other shapes
+  /// Measure the template's fallback config first (unless the log has it), so that the best
+  /// record is never slower than what an untuned build would use.
+  bool fallback_first = true;
   /// xgb features: "knob" (knob values and shape, fast) or "loop" (also the lowered loop nest of
   /// every candidate: slower, so the annealing is shortened).
   std::string features = "knob";

@@ -84,6 +84,17 @@ TEST(TunerTest, GridWalksIndicesInOrderAndResumesPastHistory) {
   EXPECT_EQ(order, (std::vector<int64_t>{0, 2, 3, 4, 5}));
 }
 
+TEST(TunerTest, ConfigsToMeasureFirstLeadTheFirstBatchOnceEach) {
+  space::ConfigSpace s = SmallSpace();
+  GridTuner tuner(s);
+  tuner.LoadHistory({{s.Get(9), Measure({s.Get(9)})[0]}});
+  tuner.MeasureFirst({s.Get(7), s.Get(9), s.Get(7), s.Get(12)});  // 9 was measured already
+  TuneResult r = tuner.Tune({5, 2, -1}, Measure);
+  std::vector<int64_t> order;
+  for (const Trial& t : r.history) order.push_back(t.config.index());
+  EXPECT_EQ(order, (std::vector<int64_t>{7, 12, 0, 1, 2}));
+}
+
 TEST(TunerTest, EarlyStoppingEndsARunWithoutProgress) {
   // Every config costs the same: only the first trial is an improvement.
   MeasureBatchFn flat = [](const std::vector<space::ConfigEntity>& batch) {

@@ -90,6 +90,8 @@ TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
   EXPECT_EQ(first.resumed, 0);
   EXPECT_EQ(first.search.trials, 8);
   EXPECT_EQ(first.search.failures, 0);
+  // The fallback leads, so the best record is never slower than an untuned build's config.
+  EXPECT_EQ(first.search.history[0].config, task.config_space().Fallback());
   ASSERT_TRUE(first.search.best.has_value());
   EXPECT_EQ(log->Count(), 8);
   auto best = log->Best(task.workload_key(), "llvm");
@@ -102,6 +104,9 @@ TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
 
   TuneTaskResult second = TuneTask(task, log.get(), SmallRun("random", 8));
   EXPECT_EQ(second.resumed, 8);
+  for (const Trial& t : second.search.history) {
+    EXPECT_FALSE(t.config == task.config_space().Fallback());  // measured in the first run
+  }
   EXPECT_EQ(log->Count(), 16);
   EXPECT_EQ(log->MeasuredConfigs(task.workload_key(), "llvm").size(), 16u);
   EXPECT_LE(second.search.best->outcome.cost, first.search.best->outcome.cost);
