@@ -3,6 +3,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "compiler/topi/index_constant.h"
 
 namespace tessera {
 namespace topi {
@@ -11,8 +12,6 @@ namespace {
 using ir::DataType;
 using ir::Expr;
 using ir::Var;
-
-Expr I(int64_t v) { return ir::IntImm(DataType::Int(32), v); }
 
 void CheckShape(const BatchMatmulShape& s) {
   TESSERA_USER_CHECK(s.b > 0 && s.m > 0 && s.n > 0 && s.k > 0)

@@ -8,6 +8,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "compiler/topi/index_constant.h"
 
 namespace tessera {
 namespace topi {
@@ -16,8 +17,6 @@ namespace {
 using ir::DataType;
 using ir::Expr;
 using ir::Var;
-
-Expr I(int64_t v) { return ir::IntImm(DataType::Int(32), v); }
 
 void CheckShape(const Conv2dShape& s) {
   TESSERA_USER_CHECK(s.n > 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.k > 0 && s.r > 0 && s.s > 0)

@@ -3,6 +3,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "compiler/topi/index_constant.h"
 
 namespace tessera {
 namespace topi {
@@ -22,8 +23,6 @@ void CheckShape(const DenseShape& shape) {
   TESSERA_USER_CHECK(shape.m < (1 << 30) && shape.n < (1 << 30) && shape.k < (1 << 30))
       << "dense: dimensions must be below 2^30";
 }
-
-Expr I(int64_t v) { return ir::IntImm(DataType::Int(32), v); }
 
 double DenseFlops(const DenseShape& shape) {
   return 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *

@@ -3,6 +3,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "compiler/topi/index_constant.h"
 
 namespace tessera {
 namespace topi {
@@ -11,8 +12,6 @@ namespace {
 using ir::DataType;
 using ir::Expr;
 using ir::Var;
-
-Expr I(int64_t v) { return ir::IntImm(DataType::Int(32), v); }
 
 void CheckBlock(const char* what, int64_t channels, int64_t bn) {
   TESSERA_USER_CHECK(channels > 0 && bn > 0 && channels % bn == 0)
