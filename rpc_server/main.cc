@@ -16,6 +16,7 @@
 #include "proto/grant.h"
 #include "rpc_server/client/flags.h"
 #include "rpc_server/client/fleet_error.h"
+#include "rpc_server/client/shutdown_signals.h"
 #include "rpc_server/device_service.h"
 #include "rpc_server/tracker_link.h"
 #include "rpc_server/worker.h"
@@ -134,12 +135,7 @@ int Run(const std::vector<std::string>& args) {
   };
   tessera::fleet::TrackerLink tracker_link(link, callbacks);
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  int received = 0;
-  sigwait(&signals, &received);
+  tessera::fleet::WaitForShutdownSignal();
   std::cerr << "tessera-rpc-server: shutting down" << std::endl;
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
@@ -159,11 +155,7 @@ int main(int argc, char** argv) {
   // each chunk does not pay fresh page faults.
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  tessera::fleet::BlockShutdownSignals();
   try {
     return Run(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const ConfigError& e) {

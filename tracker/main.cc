@@ -1,6 +1,5 @@
 // tessera-tracker: the device fleet's broker. See README.md ("Device fleet") for the flags.
 #include <grpcpp/grpcpp.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <fstream>
@@ -9,6 +8,7 @@
 
 #include "proto/grant.h"
 #include "rpc_server/client/flags.h"
+#include "rpc_server/client/shutdown_signals.h"
 #include "tracker/tracker_service.h"
 
 namespace {
@@ -81,12 +81,7 @@ int Run(const std::vector<std::string>& args) {
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
 
   // Shut down cleanly on SIGINT/SIGTERM so the state database is closed properly.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  int received = 0;
-  sigwait(&signals, &received);
+  tessera::fleet::WaitForShutdownSignal();
   std::cerr << "tessera-tracker: shutting down" << std::endl;
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
@@ -95,12 +90,7 @@ int Run(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Blocked before any thread starts so that only sigwait sees them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  tessera::fleet::BlockShutdownSignals();
   try {
     return Run(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const tessera::fleet::ConfigError& e) {
