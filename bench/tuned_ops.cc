@@ -108,11 +108,16 @@ double BestSeconds(int repeat, F&& run) {
   return best;
 }
 
+// Builds `op` for `target`; `keep` holds the module for as long as its function is used.
+runtime::PackedFunc CompileOp(const topi::ScheduledOp& op, const std::string& target,
+                              runtime::Module* keep) {
+  *keep = build(op.schedule, op.args, Target(target), "op");
+  return (*keep)["op"];
+}
+
 runtime::PackedFunc Compile(const tuner::Task& task, const space::ConfigEntity& config,
                             runtime::Module* keep) {
-  topi::ScheduledOp op = task.Instantiate(config);
-  *keep = build(op.schedule, op.args, Target(task.target()), "op");
-  return (*keep)["op"];
+  return CompileOp(task.Instantiate(config), task.target(), keep);
 }
 
 // Arrays bound as the packed arguments of one call.
@@ -164,10 +169,8 @@ Conv2dTransforms TimeConv2dTransforms(const tuner::Task& task, const space::Conf
   const auto& a = task.args().ints;  // (N,C,H,W,K,R,S,stride,pad)
   const topi::Conv2dShape shape{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]};
   const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(config);
-  Target target(task.target());
   auto compile = [&](const topi::ScheduledOp& op, runtime::Module* keep) {
-    *keep = build(op.schedule, op.args, target, "transform");
-    return (*keep)["transform"];
+    return CompileOp(op, task.target(), keep);
   };
   runtime::Module m_data, m_weights, m_out;
   runtime::PackedFunc pack_data =
@@ -207,9 +210,9 @@ bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, cons
   runtime::Module tuned_module, fallback_module;
   runtime::PackedFunc tuned_fn = Compile(task, tuned.config, &tuned_module);
   runtime::PackedFunc fallback_fn = Compile(task, fallback, &fallback_module);
-  topi::ScheduledOp plain = task.templ().baseline(task.args());
-  runtime::Module plain_module = build(plain.schedule, plain.args, Target(task.target()), "op");
-  runtime::PackedFunc plain_fn = plain_module["op"];
+  const topi::ScheduledOp plain = task.templ().baseline(task.args());
+  runtime::Module plain_module;
+  runtime::PackedFunc plain_fn = CompileOp(plain, task.target(), &plain_module);
 
   tuned_bound.Call(tuned_fn);
   std::vector<float> tuned_out = tuned_args.output_as_reference(tuned_bound.output());
@@ -323,9 +326,7 @@ bool RunDense(const tuner::Task& task, const tuner::TuningLog& log, const Option
   runtime::PackedFunc fallback_fn = Compile(task, fallback, &fallback_module);
   const topi::DenseShape shape{m, n, k};
   auto compile_pack = [&](int64_t bn, runtime::Module* keep) {
-    topi::ScheduledOp op = topi::DensePackWeights(shape, bn);
-    *keep = build(op.schedule, op.args, Target(task.target()), "pack");
-    return (*keep)["pack"];
+    return CompileOp(topi::DensePackWeights(shape, bn), task.target(), keep);
   };
   const int64_t tuned_bn = topi::DenseWeightBlock(tuned.config),
                 fallback_bn = topi::DenseWeightBlock(fallback);
