@@ -3,14 +3,17 @@
 // data in seconds.
 //
 //   bazel run //bench:cost_model_eval -- --db LOG --task K [--target T] [--splits 10]
-//       [--train N] [--seed 1] [--json]
+//       [--train N] [--seed 1] [--variant SUBSTR] [--zero-shot-only] [--json]
 //
 // For each of `--splits` random splits of the task's records, a model is fit on `--train` of
 // them (default: half) and scores the rest; reported are the mean, min and max pairwise ranking
 // accuracy over the splits and the mean recall of the true top 10% among the predicted top 10%.
 // Also reported: the measurement noise ceiling (ranking the records by the even repeats, judged
 // by the odd repeats) and, when the log holds other workloads of the template on the target,
-// the accuracy of a model trained on those alone (zero-shot transfer).
+// the accuracy of a model trained on those alone (zero-shot transfer), how many of the task's
+// records one would measure in that model's order to reach 95% of their best, and, per split,
+// the same trials-to-target for the model fit on the split alone, with the other workloads'
+// model as its base margin, and fit jointly with the other workloads (`FitWithHistory`).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -48,13 +51,16 @@ struct Options {
   int64_t train = -1;
   uint64_t seed = 1;
   bool json = false;
+  bool zero_shot_only = false;
+  std::string variant;  // only variants whose name contains this
 };
 
 [[noreturn]] void Usage(const std::string& why) {
-  std::fprintf(stderr,
-               "cost_model_eval: %s\nusage: cost_model_eval --db LOG --task K [--target T] "
-               "[--splits N] [--train N] [--seed S] [--json]\n",
-               why.c_str());
+  std::fprintf(
+      stderr,
+      "cost_model_eval: %s\nusage: cost_model_eval --db LOG --task K [--target T] "
+      "[--splits N] [--train N] [--seed S] [--variant SUBSTR] [--zero-shot-only] [--json]\n",
+      why.c_str());
   std::exit(2);
 }
 
@@ -80,6 +86,10 @@ Options ParseOptions(int argc, char** argv) {
       o.seed = std::strtoull(value().c_str(), nullptr, 10);
     } else if (arg == "--json") {
       o.json = true;
+    } else if (arg == "--variant") {
+      o.variant = value();
+    } else if (arg == "--zero-shot-only") {
+      o.zero_shot_only = true;
     } else {
       Usage("unknown option " + arg);
     }
@@ -118,30 +128,43 @@ struct Variant {
   XGBoostOptions model;
 };
 
+// Own-group weight shares tried for the joint fit.
+const std::vector<double> kOwnShares = {0.0, 0.1, 1.0};
+
 struct Score {
   double mean_accuracy = 0, min_accuracy = 1, max_accuracy = 0, mean_recall = 0;
   double zero_shot = -1;          // a model of the other workloads alone, on every sample
   double transfer_accuracy = -1;  // the splits again, with that model as the base
+  int64_t zero_shot_trials = -1;  // following that model's order: trials to 95% of the best
+  double zero_shot_top16 = -1;    // best throughput among its top 16, relative to the best
+  // Fit on the split's rows jointly with the other workloads (FitWithHistory), per own share.
+  std::vector<double> joint_accuracy = std::vector<double>(kOwnShares.size(), 0.0);
+  // Mean trials to 95% of the held-out best, following each model's order.
+  std::vector<double> joint_trials = std::vector<double>(kOwnShares.size(), 0.0);
+  double base_trials = 0, own_trials = 0;
 };
 
-// A model of the other workloads' samples (one group per workload), or null without any.
-std::shared_ptr<XGBoostCostModel> OtherWorkloadsModel(const Variant& v,
-                                                      const std::vector<Sample>& others) {
-  if (others.empty()) return nullptr;
+// The other workloads' samples, one group per workload.
+TrainingSet OtherWorkloads(const Variant& v, const std::vector<Sample>& others) {
   std::map<std::string, std::vector<const Sample*>> by_workload;
   for (const Sample& s : others) by_workload[s.task->workload_key()].push_back(&s);
-  FeatureMatrix rows;
-  std::vector<double> costs;
-  std::vector<unsigned> groups;
+  TrainingSet set;
   for (const auto& entry : by_workload) {
     for (const Sample* s : entry.second) {
-      rows.AddRow(v.row(*s));
-      costs.push_back(v.cost(*s));
+      set.features.AddRow(v.row(*s));
+      set.costs.push_back(v.cost(*s));
     }
-    groups.push_back(static_cast<unsigned>(entry.second.size()));
+    set.group_sizes.push_back(static_cast<unsigned>(entry.second.size()));
+    set.workloads.push_back(entry.first);
   }
+  return set;
+}
+
+// A model of the other workloads' samples, or null without any.
+std::shared_ptr<XGBoostCostModel> OtherWorkloadsModel(const Variant& v, const TrainingSet& set) {
+  if (set.features.rows() == 0) return nullptr;
   auto model = std::make_shared<XGBoostCostModel>(v.model);
-  model->Fit(rows, costs, groups);
+  model->Fit(set.features, set.costs, set.group_sizes);
   return model;
 }
 
@@ -156,7 +179,8 @@ Score Evaluate(const Variant& v, const std::vector<Sample>& samples,
   size_t train = o.train > 0 ? static_cast<size_t>(o.train) : samples.size() / 2;
   train = std::min(train, samples.size() - 1);
   Score score;
-  std::shared_ptr<XGBoostCostModel> base = OtherWorkloadsModel(v, others);
+  TrainingSet history = OtherWorkloads(v, others);
+  std::shared_ptr<XGBoostCostModel> base = OtherWorkloadsModel(v, history);
   if (base) {
     FeatureMatrix all;
     std::vector<double> all_costs;
@@ -165,9 +189,20 @@ Score Evaluate(const Variant& v, const std::vector<Sample>& samples,
       all.AddRow(rows[i]);
       all_costs.push_back(costs[i]);
     }
-    score.zero_shot = PairwiseRankingAccuracy(base->Predict(all), all_costs);
+    std::vector<double> predicted = base->Predict(all);
+    score.zero_shot = PairwiseRankingAccuracy(predicted, all_costs);
+    score.zero_shot_trials = TrialsToFraction(predicted, all_costs, 0.95);
+    std::vector<size_t> order(predicted.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return predicted[a] > predicted[b]; });
+    double best = *std::min_element(all_costs.begin(), all_costs.end());
+    double top = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < order.size() && i < 16; ++i) top = std::min(top, all_costs[order[i]]);
+    score.zero_shot_top16 = best / top;
     score.transfer_accuracy = 0;
   }
+  if (o.zero_shot_only) return score;
   std::mt19937_64 rng(o.seed);
   for (int split = 0; split < o.splits; ++split) {
     std::vector<size_t> order(samples.size());
@@ -201,6 +236,19 @@ Score Evaluate(const Variant& v, const std::vector<Sample>& samples,
       with_base.Fit(fit, fit_costs);
       score.transfer_accuracy +=
           PairwiseRankingAccuracy(with_base.Predict(held), held_costs) / o.splits;
+      for (size_t j = 0; j < kOwnShares.size(); ++j) {
+        XGBoostCostModel joint(model);
+        FitWithHistory(joint, history, fit, fit_costs, kOwnShares[j]);
+        std::vector<double> scores = joint.Predict(held);
+        score.joint_accuracy[j] += PairwiseRankingAccuracy(scores, held_costs) / o.splits;
+        score.joint_trials[j] +=
+            static_cast<double>(TrialsToFraction(scores, held_costs, 0.95)) / o.splits;
+      }
+      score.base_trials +=
+          static_cast<double>(TrialsToFraction(with_base.Predict(held), held_costs, 0.95)) /
+          o.splits;
+      score.own_trials +=
+          static_cast<double>(TrialsToFraction(predicted, held_costs, 0.95)) / o.splits;
     }
   }
   return score;
@@ -352,19 +400,31 @@ int main(int argc, char** argv) {
       static_cast<long long>(outside_space));
   std::printf("noise ceiling (even vs odd repeats): %.3f\n", NoiseCeiling(samples));
   for (const Variant& v : variants) {
+    if (v.name.find(o.variant) == std::string::npos) continue;
     Score s = Evaluate(v, samples, others, o);
     if (o.json) {
       std::printf(
           "{\"benchmark\":\"cost_model_eval\",\"task\":\"%s\",\"variant\":\"%s\","
           "\"accuracy\":%.4f,\"min\":%.4f,\"max\":%.4f,\"recall_top10\":%.4f,"
-          "\"zero_shot_accuracy\":%.4f,\"transfer_accuracy\":%.4f}\n",
+          "\"zero_shot_accuracy\":%.4f,\"transfer_accuracy\":%.4f,"
+          "\"zero_shot_trials_to_95\":%lld,\"zero_shot_top16\":%.4f}\n",
           key.c_str(), v.name.c_str(), s.mean_accuracy, s.min_accuracy, s.max_accuracy,
-          s.mean_recall, s.zero_shot, s.transfer_accuracy);
+          s.mean_recall, s.zero_shot, s.transfer_accuracy,
+          static_cast<long long>(s.zero_shot_trials), s.zero_shot_top16);
     } else {
       std::printf("  %-42s accuracy %.3f [%.3f, %.3f]  top-10%% recall %.3f", v.name.c_str(),
                   s.mean_accuracy, s.min_accuracy, s.max_accuracy, s.mean_recall);
       if (s.zero_shot >= 0) {
-        std::printf("  zero-shot %.3f  with base %.3f", s.zero_shot, s.transfer_accuracy);
+        std::printf("  zero-shot %.3f (trials to 95%% %lld, top-16 best %.3f)  with base %.3f",
+                    s.zero_shot, static_cast<long long>(s.zero_shot_trials), s.zero_shot_top16,
+                    s.transfer_accuracy);
+        if (!o.zero_shot_only) {
+          std::printf("\n      trials to 95%%: own %.1f, base %.1f", s.own_trials, s.base_trials);
+          for (size_t j = 0; j < kOwnShares.size(); ++j) {
+            std::printf("; joint(share %.1f) acc %.3f trials %.1f", kOwnShares[j],
+                        s.joint_accuracy[j], s.joint_trials[j]);
+          }
+        }
       }
       std::printf("\n");
     }

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -136,14 +137,17 @@ class MemoMeasure {
   std::map<int64_t, MeasureOutcome> memo_;
 };
 
+// Trials are judged by their fastest repeat: interference from other work only ever adds time,
+// and the best of 1000 noisy means is a lucky draw that a search can only match by luck again.
 double FastestRepeat(const MeasureOutcome& outcome) {
+  if (!outcome.ok()) return std::numeric_limits<double>::infinity();
   if (outcome.costs.empty()) return outcome.cost;
   return *std::min_element(outcome.costs.begin(), outcome.costs.end());
 }
 
 int64_t TrialsToReach(const std::vector<Trial>& history, double target_cost) {
   for (size_t i = 0; i < history.size(); ++i) {
-    if (history[i].outcome.ok() && history[i].outcome.cost <= target_cost) {
+    if (history[i].outcome.ok() && FastestRepeat(history[i].outcome) <= target_cost) {
       return static_cast<int64_t>(i + 1);
     }
   }
@@ -182,7 +186,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tuning_efficiency: every random trial failed\n");
     return 1;
   }
-  double best_random = random_run.best->outcome.cost;
+  double best_random = std::numeric_limits<double>::infinity();
+  for (const Trial& t : random_run.history) {
+    best_random = std::min(best_random, FastestRepeat(t.outcome));
+  }
   double target_cost = best_random / 0.95;  // 95% of the best random throughput
   int64_t random_reach = TrialsToReach(random_run.history, target_cost);
 
@@ -274,6 +281,17 @@ int main(int argc, char** argv) {
         with_transfer.Tune({o.max_trials, 16, -1}, AsFn(&measure)).history, target_cost));
   }
 
+  // Medians over seeds; a search that never reached the target counts as max-trials + 1.
+  auto median = [&](std::vector<int64_t> runs) -> double {
+    if (runs.empty()) return -1;
+    for (int64_t& n : runs) n = n < 0 ? o.max_trials + 1 : n;
+    std::sort(runs.begin(), runs.end());
+    size_t mid = runs.size() / 2;
+    return runs.size() % 2 ? static_cast<double>(runs[mid]) : (runs[mid - 1] + runs[mid]) / 2.0;
+  };
+  const double xgb_median = median(xgb_reach), transfer_median = median(transfer_reach);
+  const double transfer_gain =
+      transfer_median > 0 && xgb_median > 0 ? xgb_median / transfer_median : -1;
   double best_gflops = flops / best_random / 1e9;
   auto show = [&](int64_t n) { return n < 0 ? std::string("-") : std::to_string(n); };
   auto list = [&](const std::vector<int64_t>& runs) {
@@ -286,13 +304,15 @@ int main(int argc, char** argv) {
         "{\"benchmark\":\"tuning_efficiency\",\"task\":\"%s\",\"target\":\"%s\","
         "\"random_trials\":%lld,\"best_random_gflops\":%.2f,\"target_gflops\":%.2f,"
         "\"random_trials_to_target\":%lld,\"max_trials\":%lld,\"xgb_trials_to_target\":%s,"
-        "\"xgb_transfer_trials_to_target\":%s,\"history_records\":%lld,"
+        "\"xgb_transfer_trials_to_target\":%s,\"xgb_median\":%.1f,"
+        "\"xgb_transfer_median\":%.1f,\"transfer_gain\":%.2f,\"history_records\":%lld,"
         "\"ranking_accuracy\":%.3f,\"zero_shot_accuracy\":%.3f,"
         "\"distinct_configs_measured\":%zu}\n",
         task->workload_key().c_str(), o.target.c_str(), static_cast<long long>(o.random_trials),
         best_gflops, best_gflops * 0.95, static_cast<long long>(random_reach),
         static_cast<long long>(o.max_trials), list(xgb_reach).c_str(), list(transfer_reach).c_str(),
-        static_cast<long long>(history_records), accuracy, zero_shot, measure.measured());
+        xgb_median, transfer_median, transfer_gain, static_cast<long long>(history_records),
+        accuracy, zero_shot, measure.measured());
   } else {
     auto runs = [&](const std::vector<int64_t>& r) {
       std::string text;
@@ -300,13 +320,20 @@ int main(int argc, char** argv) {
       return text.empty() ? std::string("(not run)") : text;
     };
     std::printf("%s on '%s'\n", task->workload_key().c_str(), o.target.c_str());
-    std::printf("  best of %lld random trials: %.2f GFLOP/s; target (95%%): %.2f GFLOP/s\n",
-                static_cast<long long>(o.random_trials), best_gflops, best_gflops * 0.95);
+    std::printf(
+        "  best of %lld random trials (fastest repeat): %.2f GFLOP/s; target (95%%): %.2f "
+        "GFLOP/s\n",
+        static_cast<long long>(o.random_trials), best_gflops, best_gflops * 0.95);
     std::printf(
         "  trials to target (- = not within %lld): random %s; xgb per seed: %s; xgb + "
         "transfer per seed: %s (%lld history records)\n",
         static_cast<long long>(o.max_trials), show(random_reach).c_str(), runs(xgb_reach).c_str(),
         runs(transfer_reach).c_str(), static_cast<long long>(history_records));
+    if (transfer_gain > 0) {
+      std::printf(
+          "  median trials to target: xgb %.1f, xgb + transfer %.1f: %.2fx fewer with transfer\n",
+          xgb_median, transfer_median, transfer_gain);
+    }
     std::printf(
         "  pairwise ranking accuracy on held-out random trials: %.3f (fit on the other "
         "half); %.3f (prior from other shapes alone)\n",

@@ -14,6 +14,14 @@ void FeatureMatrix::AddRow(const std::vector<float>& row) {
   data_.insert(data_.end(), row.begin(), row.end());
 }
 
+void FeatureMatrix::Append(const FeatureMatrix& other) {
+  if (other.rows() == 0) return;
+  if (cols_ == 0) cols_ = other.cols_;
+  TESSERA_USER_CHECK(other.cols_ == cols_)
+      << "cannot append rows of " << other.cols_ << " features to rows of " << cols_;
+  data_.insert(data_.end(), other.data_.begin(), other.data_.end());
+}
+
 FeatureMatrix FeatureMatrix::Select(const std::vector<int64_t>& indices) const {
   FeatureMatrix out;
   for (int64_t i : indices) {

@@ -22,6 +22,8 @@ class FeatureMatrix {
   int64_t cols() const { return cols_; }
   /// The row-major values.
   const std::vector<float>& data() const { return data_; }
+  /// Appends every row of `other`; throws `UserError` when the widths differ.
+  void Append(const FeatureMatrix& other);
   /// The rows listed in `indices`, in that order.
   FeatureMatrix Select(const std::vector<int64_t>& indices) const;
 

@@ -1,6 +1,8 @@
 #include "tuner/cost_model/ranking_metrics.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -45,6 +47,28 @@ double RecallAtK(const std::vector<double>& scores, const std::vector<double>& c
   int hits = 0;
   for (int i = 0; i < k; ++i) hits += best.count(by_score[i]) ? 1 : 0;
   return static_cast<double>(hits) / k;
+}
+
+int64_t TrialsToFraction(const std::vector<double>& scores, const std::vector<double>& costs,
+                         double fraction) {
+  TESSERA_USER_CHECK(scores.size() == costs.size())
+      << "trials to target: " << scores.size() << " scores for " << costs.size() << " costs";
+  TESSERA_USER_CHECK(fraction > 0 && fraction <= 1)
+      << "trials to target: fraction " << fraction << " is not in (0, 1]";
+  double best = std::numeric_limits<double>::infinity();
+  for (double c : costs) {
+    if (std::isfinite(c) && c > 0) best = std::min(best, c);
+  }
+  if (!std::isfinite(best)) return -1;
+  std::vector<size_t> by_score(scores.size());
+  std::iota(by_score.begin(), by_score.end(), 0);
+  std::stable_sort(by_score.begin(), by_score.end(),
+                   [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  for (size_t i = 0; i < by_score.size(); ++i) {
+    double c = costs[by_score[i]];
+    if (std::isfinite(c) && c > 0 && c <= best / fraction) return static_cast<int64_t>(i + 1);
+  }
+  return -1;  // unreachable: the best itself qualifies
 }
 
 }  // namespace tuner

@@ -3,6 +3,7 @@
 #ifndef TESSERA_TUNER_COST_MODEL_RANKING_METRICS_H_
 #define TESSERA_TUNER_COST_MODEL_RANKING_METRICS_H_
 
+#include <cstdint>
 #include <vector>
 
 namespace tessera {
@@ -16,6 +17,14 @@ double PairwiseRankingAccuracy(const std::vector<double>& scores, const std::vec
 /// Of the `k` candidates with the highest scores, the fraction that are among the `k` with the
 /// lowest costs. Throws `UserError` when the lengths differ or `k` is not in [1, size].
 double RecallAtK(const std::vector<double>& scores, const std::vector<double>& costs, int k);
+
+/// How many candidates a search that measures them in order of decreasing score needs until one
+/// reaches `fraction` of the best throughput among them (cost <= best cost / fraction): the
+/// trials-to-target of following the scores blindly. Non-finite costs are failed candidates.
+/// -1 when no candidate succeeded. Throws `UserError` when the lengths differ or `fraction` is
+/// not in (0, 1].
+int64_t TrialsToFraction(const std::vector<double>& scores, const std::vector<double>& costs,
+                         double fraction);
 
 }  // namespace tuner
 }  // namespace tessera

@@ -49,15 +49,40 @@ TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records
   return set;
 }
 
+void FitWithHistory(XGBoostCostModel& model, const TrainingSet& history, const FeatureMatrix& own,
+                    const std::vector<double>& own_costs, double own_share) {
+  if (history.features.rows() == 0) {
+    model.Fit(own, own_costs);
+    return;
+  }
+  FeatureMatrix rows = history.features;
+  rows.Append(own);
+  std::vector<double> costs = history.costs;
+  costs.insert(costs.end(), own_costs.begin(), own_costs.end());
+  std::vector<unsigned> groups = history.group_sizes;
+  std::vector<float> weights(groups.size(), 1.f);
+  if (own.rows() > 0) {
+    groups.push_back(static_cast<unsigned>(own.rows()));
+    weights.push_back(static_cast<float>(
+        std::max(1.0, own_share * static_cast<double>(history.features.rows()) / own.rows())));
+  }
+  model.Fit(rows, costs, groups, weights);
+}
+
+TrainingSet HistoryFromLog(const TuningLog& log, const std::string& workload_key,
+                           const std::string& target, int64_t width) {
+  RecordFilter filter;
+  filter.template_name = TemplateOfWorkload(workload_key);
+  filter.target = target;
+  return HistoryTrainingSet(log.List(filter), workload_key, width);
+}
+
 std::shared_ptr<XGBoostCostModel> PretrainFromLog(const TuningLog& log,
                                                   const std::string& workload_key,
                                                   const std::string& target, int64_t width,
                                                   const XGBoostOptions& options,
                                                   int64_t min_records) {
-  RecordFilter filter;
-  filter.template_name = TemplateOfWorkload(workload_key);
-  filter.target = target;
-  TrainingSet set = HistoryTrainingSet(log.List(filter), workload_key, width);
+  TrainingSet set = HistoryFromLog(log, workload_key, target, width);
   if (set.features.rows() == 0 || set.features.rows() < min_records) return nullptr;
   auto model = std::make_shared<XGBoostCostModel>(options);
   model->Fit(set.features, set.costs, set.group_sizes);

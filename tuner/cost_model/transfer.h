@@ -33,6 +33,20 @@ double BestRepeatCost(const tuning::MeasureRecord& record);
 TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records,
                                const std::string& skip_workload, int64_t width);
 
+/// Fits `model` on the task's own measured rows (`own`, `own_costs`) together with `history`
+/// (rows of other workloads, one ranking group each): one model learns what the shapes share
+/// and what is particular to this one, and the history never fades out of what generalises.
+/// The own rows are one more group, weighted so that together they count `own_share` times as
+/// much as the whole history, and each at least as much as a row of it (0: a group like any
+/// other). `history` may be empty.
+void FitWithHistory(XGBoostCostModel& model, const TrainingSet& history, const FeatureMatrix& own,
+                    const std::vector<double>& own_costs, double own_share = 1.0);
+
+/// The log's records of the template of `workload_key` on exactly `target` (other workloads
+/// only), as a training set of rows `width` wide.
+TrainingSet HistoryFromLog(const TuningLog& log, const std::string& workload_key,
+                           const std::string& target, int64_t width);
+
 /// A base model trained on the log's records of the template of `workload_key` on exactly
 /// `target` (other workloads only), or null when fewer than `min_records` are usable.
 std::shared_ptr<XGBoostCostModel> PretrainFromLog(const TuningLog& log,

@@ -121,8 +121,22 @@ std::vector<double> XGBoostCostModel::BaseMargin(const FeatureMatrix& features) 
   return margin;
 }
 
+// A ranking objective compares rows within groups and takes one weight per group; any other
+// objective (whose labels are already relative to their group) takes one weight per row.
+bool XGBoostCostModel::Ranking() const { return options_.objective.rfind("rank:", 0) == 0; }
+
+std::vector<float> XGBoostCostModel::WeightsFor(const std::vector<float>& group_weights,
+                                                const std::vector<unsigned>& group_sizes) const {
+  if (Ranking()) return group_weights;
+  std::vector<float> rows;
+  for (size_t g = 0; g < group_sizes.size(); ++g)
+    rows.insert(rows.end(), group_sizes[g], group_weights[g]);
+  return rows;
+}
+
 void XGBoostCostModel::Fit(const FeatureMatrix& features, const std::vector<double>& costs,
-                           const std::vector<unsigned>& group_sizes) {
+                           const std::vector<unsigned>& group_sizes,
+                           const std::vector<float>& group_weights) {
   TESSERA_USER_CHECK(features.rows() > 0) << "cost model: cannot fit on zero rows";
   TESSERA_USER_CHECK(static_cast<int64_t>(costs.size()) == features.rows())
       << "cost model: " << features.rows() << " feature rows but " << costs.size() << " costs";
@@ -131,6 +145,9 @@ void XGBoostCostModel::Fit(const FeatureMatrix& features, const std::vector<doub
   TESSERA_USER_CHECK(group_sizes.empty() || grouped == features.rows())
       << "cost model: group sizes add up to " << grouped << ", not to the " << features.rows()
       << " rows";
+  TESSERA_USER_CHECK(group_weights.empty() || group_weights.size() == group_sizes.size())
+      << "cost model: " << group_weights.size() << " group weights for " << group_sizes.size()
+      << " groups";
   if (base_) {
     base_discount_ = std::pow(2.0, -static_cast<double>(features.rows()) / options_.base_half_life);
     if (base_discount_ < kMinDiscount) base_.reset();
@@ -140,7 +157,8 @@ void XGBoostCostModel::Fit(const FeatureMatrix& features, const std::vector<doub
   train.SetFloats("label", options_.label == CostLabel::kLogThroughput
                                ? LogThroughputLabels(costs, group_sizes)
                                : RelativeThroughputLabels(costs, group_sizes));
-  if (!group_sizes.empty()) train.SetGroups(group_sizes);
+  if (!group_sizes.empty() && Ranking()) train.SetGroups(group_sizes);
+  if (!group_weights.empty()) train.SetFloats("weight", WeightsFor(group_weights, group_sizes));
   if (base_) train.SetFloats("base_margin", ToFloats(BaseMargin(features)));
 
   if (booster_) {

@@ -63,8 +63,10 @@ class XGBoostCostModel {
   /// Rows are compared only within their group (`group_sizes`, contiguous; empty: one group).
   /// With a base model, its discounted scores are the starting margin. Throws `UserError` on
   /// mismatched sizes or an empty matrix.
+  /// `group_weights` (one per group, or empty for all 1) scale how much each group's pairs count.
   void Fit(const FeatureMatrix& features, const std::vector<double>& costs,
-           const std::vector<unsigned>& group_sizes = {});
+           const std::vector<unsigned>& group_sizes = {},
+           const std::vector<float>& group_weights = {});
 
   /// Scores of the rows: higher means predicted faster. Needs a trained model or a base model;
   /// throws `UserError` when the row width differs from the training data's.
@@ -86,6 +88,9 @@ class XGBoostCostModel {
 
  private:
   std::vector<double> BaseMargin(const FeatureMatrix& features) const;
+  bool Ranking() const;
+  std::vector<float> WeightsFor(const std::vector<float>& group_weights,
+                                const std::vector<unsigned>& group_sizes) const;
 
   XGBoostOptions options_;
   void* booster_ = nullptr;  // BoosterHandle

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <vector>
+
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -28,6 +31,22 @@ TEST(RankingMetricsTest, RecallAtK) {
     FAIL();
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("recall@k: k = 5 is not in [1, 4]"));
+  }
+}
+
+TEST(RankingMetricsTest, TrialsToFraction) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> costs = {4, inf, 1.0, 1.02, 2};
+  // Order by score: 0 (cost 4), 1 (failed), 3 (1.02, within 95% of the best), ...
+  EXPECT_EQ(TrialsToFraction({9, 8, 1, 7, 5}, costs, 0.95), 3);
+  EXPECT_EQ(TrialsToFraction({9, 8, 1, 7, 5}, costs, 1.0), 5);
+  EXPECT_EQ(TrialsToFraction({0, 0, 9, 0, 0}, costs, 1.0), 1);
+  EXPECT_EQ(TrialsToFraction({1, 2}, {inf, inf}, 0.95), -1);
+  try {
+    TrialsToFraction({1}, {1}, 1.5);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("trials to target: fraction 1.5 is not in (0, 1]"));
   }
 }
 

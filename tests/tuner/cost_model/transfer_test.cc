@@ -8,6 +8,7 @@
 #include <random>
 
 #include "compiler/space/mutation.h"
+#include "compiler/support/error.h"
 #include "tests/tuner/testing/synthetic_dense.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/ranking_metrics.h"
@@ -174,6 +175,63 @@ TEST(TransferTest, TheBaseModelFadesWithTheConfiguredHalfLife) {
   dropped.SetBaseModel(base);
   dropped.Fit(rows, costs);
   EXPECT_FALSE(dropped.has_base_model());
+}
+
+TEST(TransferTest, FeatureMatricesAppendRowsOfTheSameWidth) {
+  FeatureMatrix a, b, empty;
+  a.AddRow({1.f, 2.f});
+  b.AddRow({3.f, 4.f});
+  b.AddRow({5.f, 6.f});
+  a.Append(b);
+  a.Append(empty);
+  EXPECT_EQ(a.rows(), 3);
+  EXPECT_EQ(a.data(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  empty.Append(b);
+  EXPECT_EQ(empty.cols(), 2);
+  FeatureMatrix wide;
+  wide.AddRow({1.f, 2.f, 3.f});
+  try {
+    a.Append(wide);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("cannot append rows of 3 features to rows of 2"));
+  }
+}
+
+// History (many rows) says small x is fast; the task's own few rows say large x is.
+TEST(TransferTest, AJointFitFollowsTheTasksOwnRowsOverALargerHistory) {
+  TrainingSet history;
+  for (int group = 0; group < 4; ++group) {
+    for (int x = 0; x < 20; ++x) {
+      history.features.AddRow({static_cast<float>(x), 1.f});
+      history.costs.push_back(1.0 + x);
+    }
+    history.group_sizes.push_back(20);
+  }
+  FeatureMatrix own;
+  std::vector<double> own_costs;
+  for (int x = 0; x < 20; x += 2) {
+    own.AddRow({static_cast<float>(x), 1.f});
+    own_costs.push_back(21.0 - x);
+  }
+  FeatureMatrix probe;
+  probe.AddRow({4.f, 1.f});  // where both disagree
+  probe.AddRow({14.f, 1.f});
+
+  XGBoostCostModel joint;
+  FitWithHistory(joint, history, own, own_costs, /*own_share=*/4);
+  std::vector<double> scores = joint.Predict(probe);
+  EXPECT_LT(scores[0], scores[1]) << "the own rows count 4 times as much as the whole history";
+
+  XGBoostCostModel one_of_many;
+  FitWithHistory(one_of_many, history, own, own_costs, /*own_share=*/0);
+  scores = one_of_many.Predict(probe);
+  EXPECT_GT(scores[0], scores[1]) << "as one group among five, the history outvotes them";
+
+  XGBoostCostModel no_history, alone;
+  FitWithHistory(no_history, TrainingSet{}, own, own_costs);
+  alone.Fit(own, own_costs);
+  EXPECT_EQ(no_history.Predict(probe), alone.Predict(probe));
 }
 
 }  // namespace

@@ -128,6 +128,50 @@ TEST(XGBoostCostModelTest, BadInputIsAUserError) {
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("feature row 1 has 1 values, the earlier rows have 2"));
   }
+  try {
+    model.Fit(train.features, train.costs, {5, 5}, {1.f});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("1 group weights for 2 groups"));
+  }
+}
+
+// Two groups of the same rows whose costs disagree: x faster when small, x faster when large.
+struct DisagreeingGroups {
+  FeatureMatrix features;
+  std::vector<double> costs;
+  std::vector<unsigned> groups{20, 20};
+  DisagreeingGroups() {
+    for (int group = 0; group < 2; ++group) {
+      for (int x = 0; x < 20; ++x) {
+        features.AddRow({static_cast<float>(x), 1.f});
+        costs.push_back(group == 0 ? 1.0 + x : 21.0 - x);
+      }
+    }
+  }
+};
+
+// +1 when the model prefers small x (group 0's order), -1 when large x (group 1's).
+int PreferredOrder(const XGBoostCostModel& model) {
+  FeatureMatrix probe;
+  probe.AddRow({2.f, 1.f});
+  probe.AddRow({17.f, 1.f});
+  std::vector<double> scores = model.Predict(probe);
+  return scores[0] > scores[1] ? 1 : -1;
+}
+
+TEST(XGBoostCostModelTest, GroupWeightsDecideBetweenDisagreeingGroups) {
+  DisagreeingGroups data;
+  for (const char* objective : {"rank:pairwise", "reg:squarederror"}) {
+    SCOPED_TRACE(objective);
+    XGBoostOptions options;
+    options.objective = objective;
+    XGBoostCostModel first(options), second(options);
+    first.Fit(data.features, data.costs, data.groups, {10.f, 1.f});
+    second.Fit(data.features, data.costs, data.groups, {1.f, 10.f});
+    EXPECT_EQ(PreferredOrder(first), 1);
+    EXPECT_EQ(PreferredOrder(second), -1);
+  }
 }
 
 }  // namespace
