@@ -5,11 +5,13 @@
 //
 //   bazel run -c opt //bench:tuning_efficiency -- [--task K] [--target T] [--random-trials 1000]
 //       [--max-trials 400] [--transfer-task K]... [--transfer-trials 200] [--history-db LOG]
-//       [--xgb-seeds 1] [--seed 1] [--json]
+//       [--xgb-seeds 1] [--transfer joint|base|both] [--seed 1] [--json]
 //
 // With --history-db the transfer prior is trained on that log's records of other shapes of the
 // template on the target (e.g. written by `tessera tune`) instead of measuring --transfer-task
 // shapes first. --xgb-seeds N repeats both xgb searches with N seeds (trials to target per seed).
+// --transfer picks how the history is used: joint fits of history and own rows (what `tessera
+// tune` does), a fading base model trained on the history alone, or both side by side.
 //
 // Each configuration is measured at most once per run (results are memoized), so the searches
 // share measurements; all trial counts are counts of distinct configurations a search asked for.
@@ -52,6 +54,7 @@ struct Options {
   int64_t transfer_trials = 200;
   std::string history_db;  // transfer from this log instead of measuring transfer tasks
   int xgb_seeds = 1;
+  std::vector<std::string> transfer_modes = {"joint"};
   uint64_t seed = 1;
   bool json = false;
 };
@@ -60,7 +63,8 @@ struct Options {
   std::fprintf(stderr,
                "tuning_efficiency: %s\nusage: tuning_efficiency [--task K] [--target T] "
                "[--random-trials N] [--max-trials N] [--transfer-task K]... "
-               "[--transfer-trials N] [--history-db LOG] [--xgb-seeds N] [--seed S] [--json]\n",
+               "[--transfer-trials N] [--history-db LOG] [--xgb-seeds N] "
+               "[--transfer joint|base|both] [--seed S] [--json]\n",
                why.c_str());
   std::exit(2);
 }
@@ -92,6 +96,15 @@ Options ParseOptions(int argc, char** argv) {
       o.history_db = value();
     } else if (arg == "--xgb-seeds") {
       o.xgb_seeds = std::atoi(value().c_str());
+    } else if (arg == "--transfer") {
+      std::string mode = value();
+      if (mode == "both") {
+        o.transfer_modes = {"joint", "base"};
+      } else if (mode == "joint" || mode == "base") {
+        o.transfer_modes = {mode};
+      } else {
+        Usage("--transfer takes joint, base or both, not '" + mode + "'");
+      }
     } else if (arg == "--seed") {
       o.seed = std::strtoull(value().c_str(), nullptr, 10);
     } else if (arg == "--json") {
@@ -221,6 +234,7 @@ int main(int argc, char** argv) {
 
   // The transfer prior: from an existing log, or from random trials of other shapes measured now.
   std::shared_ptr<XGBoostCostModel> base;
+  TrainingSet history_set;
   int64_t history_records = 0;
   const int64_t width = static_cast<int64_t>(
       CandidateFeatures(task->config_space().Fallback(), task->workload_key()).size());
@@ -228,11 +242,11 @@ int main(int argc, char** argv) {
     RecordFilter filter;
     filter.template_name = TemplateOfWorkload(task->workload_key());
     filter.target = o.target;
-    TrainingSet set = HistoryTrainingSet(log.List(filter), task->workload_key(), width);
-    history_records = set.features.rows();
+    history_set = HistoryTrainingSet(log.List(filter), task->workload_key(), width);
+    history_records = history_set.features.rows();
     if (history_records == 0) return;
     base = std::make_shared<XGBoostCostModel>();
-    base->Fit(set.features, set.costs, set.group_sizes);
+    base->Fit(history_set.features, history_set.costs, history_set.group_sizes);
   };
   if (!o.history_db.empty()) {
     pretrain(*TuningLog::Open(o.history_db));
@@ -264,7 +278,8 @@ int main(int argc, char** argv) {
 
   // Another seed than the random search: the xgb tuner's first plan is random too, and the same
   // seed would replay the random search's first picks.
-  std::vector<int64_t> xgb_reach, transfer_reach;
+  std::vector<int64_t> xgb_reach;
+  std::map<std::string, std::vector<int64_t>> mode_reach;
   for (int run = 0; run < o.xgb_seeds; ++run) {
     uint64_t seed = o.seed + 1000 + static_cast<uint64_t>(run);
     Note("xgb without transfer (seed " + std::to_string(seed) + "), up to " +
@@ -273,13 +288,20 @@ int main(int argc, char** argv) {
     xgb_reach.push_back(
         TrialsToReach(xgb.Tune({o.max_trials, 16, -1}, AsFn(&measure)).history, target_cost));
     if (!base) continue;
-    Note("xgb with transfer (seed " + std::to_string(seed) + "), up to " +
-         std::to_string(o.max_trials) + " trials...");
-    ModelBasedTuner with_transfer(task->config_space(), seed, FeaturesOf(*task));
-    with_transfer.SetBaseModel(base);
-    transfer_reach.push_back(TrialsToReach(
-        with_transfer.Tune({o.max_trials, 16, -1}, AsFn(&measure)).history, target_cost));
+    for (const std::string& mode : o.transfer_modes) {
+      Note("xgb with transfer (" + mode + ", seed " + std::to_string(seed) + "), up to " +
+           std::to_string(o.max_trials) + " trials...");
+      ModelBasedTuner with_transfer(task->config_space(), seed, FeaturesOf(*task));
+      if (mode == "joint") {
+        with_transfer.SetTransferHistory(history_set);
+      } else {
+        with_transfer.SetBaseModel(base);
+      }
+      mode_reach[mode].push_back(TrialsToReach(
+          with_transfer.Tune({o.max_trials, 16, -1}, AsFn(&measure)).history, target_cost));
+    }
   }
+  const std::vector<int64_t> transfer_reach = mode_reach[o.transfer_modes.front()];
 
   // Medians over seeds; a search that never reached the target counts as max-trials + 1.
   auto median = [&](std::vector<int64_t> runs) -> double {
@@ -304,15 +326,16 @@ int main(int argc, char** argv) {
         "{\"benchmark\":\"tuning_efficiency\",\"task\":\"%s\",\"target\":\"%s\","
         "\"random_trials\":%lld,\"best_random_gflops\":%.2f,\"target_gflops\":%.2f,"
         "\"random_trials_to_target\":%lld,\"max_trials\":%lld,\"xgb_trials_to_target\":%s,"
-        "\"xgb_transfer_trials_to_target\":%s,\"xgb_median\":%.1f,"
+        "\"transfer_mode\":\"%s\",\"xgb_transfer_trials_to_target\":%s,\"xgb_median\":%.1f,"
         "\"xgb_transfer_median\":%.1f,\"transfer_gain\":%.2f,\"history_records\":%lld,"
         "\"ranking_accuracy\":%.3f,\"zero_shot_accuracy\":%.3f,"
         "\"distinct_configs_measured\":%zu}\n",
         task->workload_key().c_str(), o.target.c_str(), static_cast<long long>(o.random_trials),
         best_gflops, best_gflops * 0.95, static_cast<long long>(random_reach),
-        static_cast<long long>(o.max_trials), list(xgb_reach).c_str(), list(transfer_reach).c_str(),
-        xgb_median, transfer_median, transfer_gain, static_cast<long long>(history_records),
-        accuracy, zero_shot, measure.measured());
+        static_cast<long long>(o.max_trials), list(xgb_reach).c_str(),
+        o.transfer_modes.front().c_str(), list(transfer_reach).c_str(), xgb_median, transfer_median,
+        transfer_gain, static_cast<long long>(history_records), accuracy, zero_shot,
+        measure.measured());
   } else {
     auto runs = [&](const std::vector<int64_t>& r) {
       std::string text;
@@ -329,10 +352,16 @@ int main(int argc, char** argv) {
         "transfer per seed: %s (%lld history records)\n",
         static_cast<long long>(o.max_trials), show(random_reach).c_str(), runs(xgb_reach).c_str(),
         runs(transfer_reach).c_str(), static_cast<long long>(history_records));
+    for (size_t m = 1; m < o.transfer_modes.size(); ++m) {
+      const std::string& mode = o.transfer_modes[m];
+      std::printf("  xgb + transfer (%s) per seed: %s; median %.1f\n", mode.c_str(),
+                  runs(mode_reach[mode]).c_str(), median(mode_reach[mode]));
+    }
     if (transfer_gain > 0) {
       std::printf(
-          "  median trials to target: xgb %.1f, xgb + transfer %.1f: %.2fx fewer with transfer\n",
-          xgb_median, transfer_median, transfer_gain);
+          "  median trials to target: xgb %.1f, xgb + transfer (%s) %.1f: %.2fx fewer with "
+          "transfer\n",
+          xgb_median, o.transfer_modes.front().c_str(), transfer_median, transfer_gain);
     }
     std::printf(
         "  pairwise ranking accuracy on held-out random trials: %.3f (fit on the other "

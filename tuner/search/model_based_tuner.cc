@@ -45,6 +45,19 @@ void ModelBasedTuner::SetBaseModel(std::shared_ptr<const XGBoostCostModel> base)
   if (plan_.empty() && refits_ == 0) Replan();
 }
 
+void ModelBasedTuner::SetTransferHistory(TrainingSet history, double own_share) {
+  if (history.features.rows() == 0) return;
+  int64_t width = static_cast<int64_t>(Features(space_.Fallback()).size());
+  TESSERA_USER_CHECK(history.features.cols() == width)
+      << "model-based tuner: transfer history rows have " << history.features.cols()
+      << " features, the task's have " << width;
+  history_ = std::move(history);
+  own_share_ = own_share;
+  if (measured_features_.rows() > 0) return;  // the next refit uses it
+  model_.Fit(history_.features, history_.costs, history_.group_sizes);
+  if (plan_.empty() && refits_ == 0) Replan();
+}
+
 const std::vector<float>& ModelBasedTuner::Features(const space::ConfigEntity& config) {
   auto it = feature_cache_.find(config.index());
   if (it != feature_cache_.end()) return it->second;
@@ -88,7 +101,11 @@ void ModelBasedTuner::Update(const std::vector<Trial>& trials) {
   }
   int64_t rows = measured_features_.rows();
   if (rows < next_fit_ || !any_success_ || unvisited() == 0) return;
-  model_.Fit(measured_features_, measured_costs_);
+  if (history_.features.rows() > 0) {
+    FitWithHistory(model_, history_, measured_features_, measured_costs_, own_share_);
+  } else {
+    model_.Fit(measured_features_, measured_costs_);
+  }
   ++refits_;
   // A resumed run may bring several plans' worth of history at once: one fit covers them all.
   next_fit_ = rows + std::min<int64_t>(options_.plan_size, rows);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tuner/cost_model/feature_matrix.h"
+#include "tuner/cost_model/transfer.h"
 #include "tuner/cost_model/xgboost_cost_model.h"
 #include "tuner/search/simulated_annealing.h"
 #include "tuner/search/tuner.h"
@@ -44,6 +45,13 @@ class ModelBasedTuner : public Tuner {
   /// plan comes from it instead of random sampling.
   void SetBaseModel(std::shared_ptr<const XGBoostCostModel> base);
 
+  /// Transfer learning by joint fits: the first plan comes from a model of `history` (rows of
+  /// other workloads, see `HistoryTrainingSet`), and every refit trains on the history and the
+  /// task's own measurements together (`FitWithHistory` with `own_share`). Unlike a fading base
+  /// model, what the shapes share is never forgotten. Throws `UserError` when the rows' width
+  /// differs from the tuner's features.
+  void SetTransferHistory(TrainingSet history, double own_share = 0.1);
+
   /// How many times the model has been fit.
   int refits() const { return refits_; }
   /// The model (for inspection).
@@ -60,6 +68,8 @@ class ModelBasedTuner : public Tuner {
 
   FeatureFn features_;
   ModelBasedOptions options_;
+  TrainingSet history_;
+  double own_share_ = 0;
   XGBoostCostModel model_;
   SimulatedAnnealing annealing_;
   std::unordered_map<int64_t, std::vector<float>> feature_cache_;

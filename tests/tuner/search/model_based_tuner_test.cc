@@ -52,6 +52,31 @@ TEST(ModelBasedTunerTest, TransferFromOtherShapesFindsTheOptimumSooner) {
   EXPECT_EQ(testing::TrialsToReach(w.history, target), 0);  // its first plan is random
 }
 
+TEST(ModelBasedTunerTest, JointFitsWithTheHistoryFindTheOptimumSooner) {
+  testing::SyntheticDense dense{1024, 1024, 1024};
+  double target = testing::OptimalCost(dense) * 1.05;
+  ModelBasedTuner joint(dense.Space(), 1, FeaturesOf(dense));
+  joint.SetTransferHistory(testing::HistoryOfOtherShapes());
+  EXPECT_EQ(joint.refits(), 0);  // the history alone plans the first batch
+  TuneResult t = joint.Tune({64, 16, -1}, testing::SyntheticMeasure(dense));
+  int64_t reached = testing::TrialsToReach(t.history, target);
+  EXPECT_GT(reached, 0);
+  EXPECT_LE(reached, 64);
+  EXPECT_EQ(joint.refits(), 3);  // after 16, 32 and 64 measurements, each with the history
+
+  TrainingSet narrow;
+  narrow.features.AddRow({1.f, 2.f});
+  narrow.costs.push_back(1.0);
+  narrow.group_sizes.push_back(1);
+  ModelBasedTuner mismatched(dense.Space(), 1, FeaturesOf(dense));
+  try {
+    mismatched.SetTransferHistory(narrow);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("transfer history rows have 2 features"));
+  }
+}
+
 TEST(ModelBasedTunerTest, TheFirstFitsComeSoonerThenEveryPlan) {
   testing::SyntheticDense dense{1024, 1024, 1024};
   ModelBasedTuner xgb(dense.Space(), 1, FeaturesOf(dense));

@@ -15,7 +15,7 @@ tuner::FeatureFn FeaturesOf(const SyntheticDense& dense) {
   return [key](const space::ConfigEntity& c) { return tuner::CandidateFeatures(c, key); };
 }
 
-std::shared_ptr<tuner::XGBoostCostModel> BaseFromOtherShapes() {
+tuner::TrainingSet HistoryOfOtherShapes() {
   tuner::TrainingSet history;
   for (auto shape : {SyntheticDense{256, 256, 256}, SyntheticDense{512, 256, 128},
                      SyntheticDense{128, 512, 512}}) {
@@ -28,6 +28,11 @@ std::shared_ptr<tuner::XGBoostCostModel> BaseFromOtherShapes() {
     }
     history.group_sizes.push_back(200);
   }
+  return history;
+}
+
+std::shared_ptr<tuner::XGBoostCostModel> BaseFromOtherShapes() {
+  tuner::TrainingSet history = HistoryOfOtherShapes();
   auto base = std::make_shared<tuner::XGBoostCostModel>();
   base->Fit(history.features, history.costs, history.group_sizes);
   return base;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "tests/tuner/testing/synthetic_dense.h"
+#include "tuner/cost_model/transfer.h"
 #include "tuner/cost_model/xgboost_cost_model.h"
 #include "tuner/search/model_based_tuner.h"
 
@@ -16,8 +17,11 @@ namespace testing {
 /// Knob and shape features of a candidate of `dense`.
 tuner::FeatureFn FeaturesOf(const SyntheticDense& dense);
 
-/// A base model trained on 200 random measurements of each of three other shapes of the
-/// synthetic template (for transfer learning).
+/// 200 random measurements of each of three other shapes of the synthetic template, one ranking
+/// group per shape (for transfer learning).
+tuner::TrainingSet HistoryOfOtherShapes();
+
+/// A base model trained on `HistoryOfOtherShapes()`.
 std::shared_ptr<tuner::XGBoostCostModel> BaseFromOtherShapes();
 
 }  // namespace testing
