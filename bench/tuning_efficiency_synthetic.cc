@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   }
   testing::SyntheticDense dense{1024, 1024, 1024};
   double target = testing::OptimalCost(dense) * 1.05;
-  auto base = testing::BaseFromOtherShapes();
+  tuner::TrainingSet history = testing::HistoryOfOtherShapes();
   auto show = [](int64_t n) { return n == 0 ? std::string("not reached") : std::to_string(n); };
   for (int seed = 1; seed <= seeds; ++seed) {
     RandomTuner random(dense.Space(), seed);
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     int64_t x = testing::TrialsToReach(
         xgb.Tune({max_trials, 64, -1}, testing::SyntheticMeasure(dense)).history, target);
     ModelBasedTuner transfer(dense.Space(), seed, FeaturesOf(dense));
-    transfer.SetBaseModel(base);
+    transfer.SetTransferHistory(history);  // as `tessera tune` does
     int64_t t = testing::TrialsToReach(
         transfer.Tune({max_trials, 64, -1}, testing::SyntheticMeasure(dense)).history, target);
     if (json) {

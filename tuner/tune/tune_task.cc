@@ -70,10 +70,9 @@ TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions&
     if (options.transfer && options.features == "knob") {
       int64_t width = static_cast<int64_t>(
           CandidateFeatures(task.config_space().Fallback(), task.workload_key()).size());
-      auto base = PretrainFromLog(*log, task.workload_key(), task.target(), width, {},
-                                  options.transfer_min_records);
-      if (base) {
-        model_based->SetBaseModel(base);
+      TrainingSet history = HistoryFromLog(*log, task.workload_key(), task.target(), width);
+      if (history.features.rows() > 0 && history.features.rows() >= options.transfer_min_records) {
+        model_based->SetTransferHistory(std::move(history));
         result.transferred = true;
       }
     }

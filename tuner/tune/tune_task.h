@@ -1,6 +1,6 @@
 /// \file
-/// The tuning loop of one task: resume from the tuning log, pre-train the cost model on the log's
-/// other shapes of the template (transfer), search with the chosen tuner, measure locally in
+/// The tuning loop of one task: resume from the tuning log, let the cost model learn from the
+/// log's other shapes of the template (transfer), search with the chosen tuner, measure locally in
 /// worker processes, and append every measurement to the log as it happens.
 #ifndef TESSERA_TUNER_TUNE_TUNE_TASK_H_
 #define TESSERA_TUNER_TUNE_TUNE_TASK_H_
@@ -28,14 +28,14 @@ struct TuneTaskOptions {
   std::string tuner = "xgb";    ///< xgb, ga, random or grid
   int batch_size = 8;           ///< candidates built in parallel per batch
   int64_t early_stopping = -1;  ///< trials without improvement; -1: never
-  bool transfer = true;         ///< pre-train the xgb model on the log's other shapes
+  bool transfer = true;         ///< fit the xgb model on the log's other shapes too
   /// Measure the template's fallback config first (unless the log has it), so that the best
   /// record is never slower than what an untuned build would use.
   bool fallback_first = true;
   /// xgb features: "knob" (knob values and shape, fast) or "loop" (also the lowered loop nest of
   /// every candidate: slower, so the annealing is shortened).
   std::string features = "knob";
-  int64_t transfer_min_records = 64;
+  int64_t transfer_min_records = 64;  ///< fewer records of other shapes: no transfer
   uint64_t seed = 1;
   std::string device_key = "local";
   LocalMeasureOptions measure;
@@ -51,7 +51,7 @@ struct TuneTaskOptions {
 struct TuneTaskResult {
   TuneResult search;         ///< trials of this run; `best` includes resumed history
   int64_t resumed = 0;       ///< records of this task and target loaded from the log
-  bool transferred = false;  ///< a base model from other shapes was used
+  bool transferred = false;  ///< the model learned from other shapes too
   int64_t requeued = 0;      ///< candidates moved to another device after a device loss
 };
 

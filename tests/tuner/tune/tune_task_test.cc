@@ -127,6 +127,10 @@ TEST(TuneTaskTest, XgbTransfersFromOtherShapesInTheLog) {
   EXPECT_EQ(r.search.trials, 4);
   options.transfer = false;
   EXPECT_FALSE(TuneTask(task, log.get(), options).transferred);
+  // Too few records of other shapes: the task learns from its own trials only.
+  options.transfer = true;
+  options.transfer_min_records = 64;
+  EXPECT_FALSE(TuneTask(Task("dense.x86(8,16,8,float32)", "c"), log.get(), options).transferred);
 }
 
 TEST(TuneTaskTest, LoopNestFeaturesHaveOneWidthAndTellSchedulesApart) {
