@@ -239,10 +239,7 @@ int main(int argc, char** argv) {
   const int64_t width = static_cast<int64_t>(
       CandidateFeatures(task->config_space().Fallback(), task->workload_key()).size());
   auto pretrain = [&](const TuningLog& log) {
-    RecordFilter filter;
-    filter.template_name = TemplateOfWorkload(task->workload_key());
-    filter.target = o.target;
-    history_set = HistoryTrainingSet(log.List(filter), task->workload_key(), width);
+    history_set = HistoryFromLog(log, task->workload_key(), o.target, width);
     history_records = history_set.features.rows();
     if (history_records == 0) return;
     base = std::make_shared<XGBoostCostModel>();

@@ -101,11 +101,8 @@ void ModelBasedTuner::Update(const std::vector<Trial>& trials) {
   }
   int64_t rows = measured_features_.rows();
   if (rows < next_fit_ || !any_success_ || unvisited() == 0) return;
-  if (history_.features.rows() > 0) {
-    FitWithHistory(model_, history_, measured_features_, measured_costs_, own_share_);
-  } else {
-    model_.Fit(measured_features_, measured_costs_);
-  }
+  // Without transfer history this is a plain fit on the measurements.
+  FitWithHistory(model_, history_, measured_features_, measured_costs_, own_share_);
   ++refits_;
   // A resumed run may bring several plans' worth of history at once: one fit covers them all.
   next_fit_ = rows + std::min<int64_t>(options_.plan_size, rows);
