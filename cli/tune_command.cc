@@ -142,8 +142,6 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
     return r.best ? 0 : 1;
   } catch (const UserError& e) {
     throw fleet::ConfigError(e.what());
-  } catch (const tuner::LogError& e) {
-    throw fleet::ConfigError(e.what());
   }
 }
 

@@ -2,21 +2,19 @@
 #include <grpcpp/grpcpp.h>
 #include <malloc.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
+#include "common/file.h"
+#include "common/shutdown_signals.h"
 #include "proto/grant.h"
 #include "rpc_server/client/flags.h"
 #include "rpc_server/client/fleet_error.h"
-#include "rpc_server/client/shutdown_signals.h"
 #include "rpc_server/device_service.h"
 #include "rpc_server/tracker_link.h"
 #include "rpc_server/worker.h"
@@ -33,17 +31,6 @@ tessera::tracker::v1::DeviceInfo DescribeDevice(const std::string& target) {
   info.set_memory_bytes(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
   info.set_target(target.empty() ? "llvm -mtriple=" + info.arch() + "-linux-gnu" : target);
   return info;
-}
-
-void MakeDirectories(const std::string& path) {
-  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    std::string prefix = path.substr(0, slash);
-    if (mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      throw ConfigError("--workdir '" + path + "': cannot create '" + prefix +
-                        "': " + std::strerror(errno));
-    }
-    if (slash == std::string::npos) return;
-  }
 }
 
 // Session directories left by a server that was killed are removed before serving again.
@@ -92,7 +79,7 @@ int Run(const std::vector<std::string>& args) {
   if (device.call_timeout_ms <= 0 || device.max_upload_bytes <= 0 || device.max_array_bytes <= 0) {
     throw ConfigError("tessera-rpc-server: timeouts and limits must be positive");
   }
-  MakeDirectories(device.workdir);
+  tessera::MakeDirectories(device.workdir, "--workdir");
   RemoveStaleSessions(device.workdir);
 
   std::string token;
@@ -135,7 +122,7 @@ int Run(const std::vector<std::string>& args) {
   };
   tessera::fleet::TrackerLink tracker_link(link, callbacks);
 
-  tessera::fleet::WaitForShutdownSignal();
+  tessera::WaitForShutdownSignal();
   std::cerr << "tessera-rpc-server: shutting down" << std::endl;
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
@@ -155,7 +142,7 @@ int main(int argc, char** argv) {
   // each chunk does not pay fresh page faults.
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  tessera::fleet::BlockShutdownSignals();
+  tessera::BlockShutdownSignals();
   try {
     return Run(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const ConfigError& e) {

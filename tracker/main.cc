@@ -2,24 +2,15 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "common/file.h"
+#include "common/shutdown_signals.h"
 #include "proto/grant.h"
 #include "rpc_server/client/flags.h"
-#include "rpc_server/client/shutdown_signals.h"
 #include "tracker/tracker_service.h"
 
 namespace {
-
-std::string ReadFile(const std::string& flag, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw tessera::fleet::ConfigError("--" + flag + " '" + path + "': cannot read file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 constexpr const char* kUsage =
     "usage: tessera-tracker [--listen HOST:PORT (0.0.0.0:9190)] [--state FILE.db]\n"
@@ -61,8 +52,8 @@ int Run(const std::vector<std::string>& args) {
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (flags.Has("tls-cert") || flags.Has("tls-key")) {
     grpc::SslServerCredentialsOptions tls;
-    tls.pem_key_cert_pairs.push_back({ReadFile("tls-key", flags.Require("tls-key")),
-                                      ReadFile("tls-cert", flags.Require("tls-cert"))});
+    tls.pem_key_cert_pairs.push_back({tessera::ReadFile(flags.Require("tls-key"), "--tls-key"),
+                                      tessera::ReadFile(flags.Require("tls-cert"), "--tls-cert")});
     credentials = grpc::SslServerCredentials(tls);
   }
   std::unique_ptr<tessera::tracker::StateStore> store;
@@ -81,7 +72,7 @@ int Run(const std::vector<std::string>& args) {
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
 
   // Shut down cleanly on SIGINT/SIGTERM so the state database is closed properly.
-  tessera::fleet::WaitForShutdownSignal();
+  tessera::WaitForShutdownSignal();
   std::cerr << "tessera-tracker: shutting down" << std::endl;
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
@@ -90,7 +81,7 @@ int Run(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tessera::fleet::BlockShutdownSignals();
+  tessera::BlockShutdownSignals();
   try {
     return Run(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const tessera::fleet::ConfigError& e) {

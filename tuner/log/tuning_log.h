@@ -18,9 +18,10 @@
 #include "proto/tuning.pb.h"
 
 namespace tessera {
-namespace tuner {
 
 class Database;
+
+namespace tuner {
 
 /// Schema version this build writes; older logs are migrated on open, newer ones refused.
 constexpr int kTuningLogSchemaVersion = 1;
