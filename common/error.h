@@ -6,8 +6,10 @@
 ///   flag or file); the message says what and where. Programs exit 2 on it.
 /// - `ConfigError`: a `UserError` in a program's configuration (flags, token files, state
 ///   directories).
+/// - `ExternalError`: something outside the program failed (a server unreachable, a device lost,
+///   a request refused); trying again later may work. Programs exit 1 on it.
 /// - `InternalError`: a broken invariant inside Tessera, always a bug; its message starts with
-///   "internal error: ".
+///   "internal error: ". Programs exit 70 on it (and on any other exception).
 #ifndef TESSERA_COMMON_ERROR_H_
 #define TESSERA_COMMON_ERROR_H_
 
@@ -30,6 +32,13 @@ class ConfigError : public UserError {
  public:
   /// Creates an error with a complete, user-readable message.
   explicit ConfigError(const std::string& msg) : UserError(msg) {}
+};
+
+/// Something outside the program failed: a server unreachable, a device lost, a request refused.
+class ExternalError : public std::runtime_error {
+ public:
+  /// Creates an error with a complete, user-readable message.
+  explicit ExternalError(const std::string& msg) : std::runtime_error(msg) {}
 };
 
 /// A bug in Tessera; the message is prefixed with "internal error: ".

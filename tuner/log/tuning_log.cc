@@ -223,16 +223,20 @@ int64_t TuningLog::Count() const {
   return q.Int(0);
 }
 
-int64_t TuningLog::ExportJsonLines(std::ostream& out, const RecordFilter& filter) const {
+std::string RecordToJson(const tuning::MeasureRecord& record) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
+  std::string line;
+  auto status = google::protobuf::util::MessageToJsonString(record, &line, options);
+  if (!status.ok()) throw LogError("cannot print a record as JSON: " + status.ToString());
+  return line;
+}
+
+int64_t TuningLog::ExportJsonLines(std::ostream& out, const RecordFilter& filter) const {
   int64_t n = 0;
   for (const auto& r : List(filter)) {
-    std::string line;
-    auto status = google::protobuf::util::MessageToJsonString(r, &line, options);
-    if (!status.ok()) throw LogError("cannot export a record: " + status.ToString());
-    out << line << '\n';
+    out << RecordToJson(r) << '\n';
     ++n;
   }
   return n;
