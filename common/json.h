@@ -5,6 +5,7 @@
 #ifndef TESSERA_COMMON_JSON_H_
 #define TESSERA_COMMON_JSON_H_
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -18,6 +19,12 @@ using Json = nlohmann::ordered_json;
 inline void PrintJsonLine(const Json& value, std::ostream& out) {
   // Invalid UTF-8 in a string (a key typed in another encoding) is replaced, never thrown.
   out << value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+/// `value` rounded to `digits` decimals, for figures printed with the precision they have.
+inline double Round(double value, int digits) {
+  double scale = std::pow(10.0, digits);
+  return std::round(value * scale) / scale;
 }
 
 /// Parses JSON text written by another Tessera writer; throws `UserError` naming `what` when it
