@@ -30,7 +30,7 @@
 
 #include "common/command_line.h"
 #include "common/json.h"
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/loop_nest_features.h"
@@ -249,7 +249,7 @@ int Run(const Options& o) {
       }
       std::optional<space::ConfigEntity> config;
       try {
-        config = space::ConfigFromJson(owner->config_space(), r.config_json());
+        config = space::ConfigFromProto(owner->config_space(), r.config());
       } catch (const UserError&) {
         ++outside_space;  // measured before the template's space changed
         continue;

@@ -10,7 +10,7 @@
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "proto/grant.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/tune/tune_task.h"
@@ -41,6 +41,19 @@ std::string Gflops(double flops, double seconds) {
   return buf;
 }
 
+// The config as its knobs' values, as the tuning log stores it.
+Json ConfigJson(const space::ConfigEntity& config) {
+  Json knobs = Json::array();
+  const tuning::Config message = space::ConfigToProto(config);
+  for (const tuning::KnobValue& knob : message.knobs()) {
+    Json value = knob.names_size() > 0
+                     ? Json(std::vector<std::string>(knob.names().begin(), knob.names().end()))
+                     : Json(std::vector<int64_t>(knob.ints().begin(), knob.ints().end()));
+    knobs.push_back({{"name", knob.name()}, {"kind", knob.kind()}, {"value", value}});
+  }
+  return {{"index", config.index()}, {"knobs", knobs}};
+}
+
 void PrintSummary(const tuner::Task& task, const tuner::TuneTaskResult& result, double seconds,
                   bool json) {
   const tuner::TuneResult& r = result.search;
@@ -54,8 +67,7 @@ void PrintSummary(const tuner::Task& task, const tuner::TuneTaskResult& result, 
     out["transferred"] = result.transferred;
     out["seconds"] = seconds;
     out["best_gflops"] = r.best ? Json(flops / r.best->outcome.cost / 1e9) : Json();
-    out["best_config"] =
-        r.best ? ParseJson(space::ConfigToJson(r.best->config), "best config") : Json();
+    out["best_config"] = r.best ? ConfigJson(r.best->config) : Json();
     PrintJsonLine(out, std::cout);
     return;
   }

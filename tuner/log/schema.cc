@@ -36,6 +36,10 @@ const std::vector<const char*> kMigrations = {
     CREATE TABLE tessera_log (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     INSERT INTO tessera_log VALUES ('format', 'tessera tuning log');
     )sql",
+    // 2: the config as a serialized tessera.tuning.Config (config_json stays for older rows).
+    R"sql(
+    ALTER TABLE records ADD COLUMN config BLOB;
+    )sql",
 };
 
 int UserVersion(Database* db) {
@@ -54,7 +58,7 @@ bool IsEmpty(Database* db) {
 
 void MigrateSchema(Database* db) {
   const int latest = static_cast<int>(kMigrations.size());
-  static_assert(kTuningLogSchemaVersion == 1, "add a migration when bumping the version");
+  static_assert(kTuningLogSchemaVersion == 2, "add a migration when bumping the version");
   int version = UserVersion(db);
   if (version > latest) {
     throw LogError("tuning log '" + db->path() + "' has schema version " + std::to_string(version) +

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/sqlite.h"
+#include "tuner/log/legacy_config.h"
 #include "tuner/log/log_error.h"
 #include "tuner/log/schema.h"
 
@@ -19,7 +20,7 @@ namespace {
 
 constexpr const char* kColumns =
     "workload_key, target, device_key, config_index, config_json, costs, error_kind, "
-    "error_message, timestamp, tuner_version, all_cost";
+    "error_message, timestamp, tuner_version, all_cost, config";
 
 std::string CostsToText(const tuning::MeasureRecord& r) {
   std::string text = "[";
@@ -69,7 +70,8 @@ tuning::MeasureRecord RowToRecord(const Statement& q) {
   r.set_timestamp(q.Real(8));
   r.set_tuner_version(q.Text(9));
   r.set_all_cost(q.Real(10));
-  return r;
+  if (!q.IsNull(11)) r.mutable_config()->ParseFromString(q.Text(11));
+  return WithConfigMessage(std::move(r));  // rows written before the config column
 }
 
 // WHERE clause and its bindings for a filter.
@@ -130,19 +132,26 @@ std::unique_ptr<TuningLog> TuningLog::Open(const std::string& path, bool create)
 
 const std::string& TuningLog::path() const { return db_->path(); }
 
-void TuningLog::Insert(const tuning::MeasureRecord& r) {
+void TuningLog::Insert(const tuning::MeasureRecord& record) {
+  const tuning::MeasureRecord r = WithConfigMessage(record);
   Statement q(*db_, std::string("INSERT INTO records (") + kColumns +
-                        ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                        ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   q.Bind(1, r.workload_key()).Bind(2, r.target()).Bind(3, r.device_key());
   q.Bind(4, static_cast<int64_t>(r.config_index())).Bind(5, r.config_json());
   q.Bind(6, CostsToText(r)).Bind(7, static_cast<int64_t>(r.error_kind()));
   q.Bind(8, r.error_message()).Bind(9, r.timestamp()).Bind(10, r.tuner_version());
-  q.Bind(11, r.all_cost()).Bind(12, TemplateOfWorkload(r.workload_key()));
+  q.Bind(11, r.all_cost());
+  if (r.has_config()) {
+    q.BindBlob(12, r.config().SerializeAsString());
+  } else {
+    q.BindNull(12);
+  }
+  q.Bind(13, TemplateOfWorkload(r.workload_key()));
   double mean = MeanCost(r);
   if (std::isfinite(mean)) {
-    q.Bind(13, mean);
+    q.Bind(14, mean);
   } else {
-    q.BindNull(13);
+    q.BindNull(14);
   }
   q.Run();
 }

@@ -24,7 +24,7 @@ class Database;
 namespace tuner {
 
 /// Schema version this build writes; older logs are migrated on open, newer ones refused.
-constexpr int kTuningLogSchemaVersion = 1;
+constexpr int kTuningLogSchemaVersion = 2;
 
 /// The template name of a workload key: "dense.x86(1024,...)" → "dense.x86".
 std::string TemplateOfWorkload(const std::string& workload_key);
