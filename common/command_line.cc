@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "common/error.h"
+#include "common/log.h"
 
 namespace tessera {
 
@@ -45,6 +46,14 @@ void SplitHostPort(const std::string& flag, const std::string& address, std::str
   }
   *host = address.substr(0, colon);
   *port = static_cast<int>(value);
+}
+
+void AddLogLevelOption(CLI::App& app) {
+  app.add_option_function<std::string>(
+         "--log-level", [](const std::string& name) { SetLogLevel(ParseLogLevel(name)); },
+         "least important events logged")
+      ->check(CLI::IsMember({"debug", "info", "warning", "error"}))
+      ->default_str("info");
 }
 
 CLI::Validator HostPort() {

@@ -40,6 +40,10 @@ int RunCommandLine(CLI::App& app, int argc, const char* const* argv, std::ostrea
 void SplitHostPort(const std::string& flag, const std::string& address, std::string* host,
                    int* port);
 
+/// Adds `--log-level debug|info|warning|error` (default info) to `app`; parsing it sets the level
+/// of `common/log.h`.
+void AddLogLevelOption(CLI::App& app);
+
 /// A CLI11 validator for HOST:PORT values.
 CLI::Validator HostPort();
 

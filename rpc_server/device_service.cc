@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/log.h"
 #include "proto/grant.h"
 #include "rpc_server/client/raw_chunks.h"
 #include "rpc_server/sandbox.h"
@@ -32,6 +33,7 @@ namespace {
 constexpr size_t kChunkBytes = 1 << 20;
 
 grpc::Status Refuse(const std::string& why) {
+  TESSERA_LOG(kWarning) << "grant refused: " << why;
   return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "grant refused: " + why);
 }
 
@@ -57,7 +59,10 @@ void DeviceService::SetGrantKey(const std::string& key) {
 
 void DeviceService::EndSession(const std::string& session_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (session_ && session_->id == session_id) session_.reset();
+  if (!session_ || session_->id != session_id) return;
+  TESSERA_LOG(kInfo) << "session closed key=" << options_.key << " server=" << options_.server_id
+                     << " session=" << session_id;
+  session_.reset();
 }
 
 std::pair<std::string, int64_t> DeviceService::ActiveSession() {
@@ -118,6 +123,8 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
     return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
   }
   session_ = session;
+  TESSERA_LOG(kInfo) << "session opened key=" << grant.key() << " server=" << grant.server_id()
+                     << " session=" << session->id;
   reply->set_session_id(session->id);
   return grpc::Status::OK;
 }

@@ -158,6 +158,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-array-bytes", flags.device.max_array_bytes, "largest array")
       ->check(tessera::Positive());
   app.add_option("--tls-ca", flags.tls_ca, "PEM root certificate of a TLS tracker");
+  tessera::AddLogLevelOption(app);
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
                                  [&flags] { return Serve(flags); });
 }

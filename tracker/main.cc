@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   app.add_option("--lease-timeout-ms", flags.settings.lease_timeout_ms,
                  "a server or client silent this long is dead")
       ->check(tessera::Positive());
+  tessera::AddLogLevelOption(app);
   app.add_option("--max-session-ms", flags.settings.max_session_ms, "longest session")
       ->check(tessera::Positive());
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,

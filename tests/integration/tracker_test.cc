@@ -393,6 +393,9 @@ TEST(TrackerTest, DaemonsAnswerHelpWithTheirUsage) {
   // The state is a directory (the usage once said FILE.db while the code took a directory).
   EXPECT_NE(out.find("--state DIR "), std::string::npos) << out;
   EXPECT_NE(out.find("SQLite DIR/tracker.db"), std::string::npos) << out;
+  EXPECT_EQ(testing::RunCommand(std::string(kTracker) + " --log-level loud 2>&1", &out), 2);
+  EXPECT_NE(out.find("--log-level: loud not in {debug,info,warning,error}"), std::string::npos)
+      << out;
   EXPECT_EQ(testing::RunCommand(std::string(kTracker) + " --listen nohost 2>&1", &out), 2);
   EXPECT_NE(out.find("--listen: expected HOST:PORT"), std::string::npos) << out;
   EXPECT_EQ(testing::RunCommand("rpc_server/tessera-rpc-server --help", &out), 0);
