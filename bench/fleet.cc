@@ -17,8 +17,7 @@
 #include <vector>
 
 #include "common/command_line.h"
-#include "proto/grant.h"
-#include "rpc_server/client/remote_session.h"
+#include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 
 namespace {

@@ -8,8 +8,8 @@
 #include "cli/commands.h"
 #include "common/command_line.h"
 #include "common/error.h"
-#include "proto/grant.h"
-#include "rpc_server/client/tracker_client.h"
+#include "fleet/client/tracker_client.h"
+#include "fleet/secrets.h"
 
 namespace tessera {
 namespace cli {

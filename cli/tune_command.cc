@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "compiler/space/config_proto.h"
-#include "proto/grant.h"
+#include "fleet/secrets.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/tune/tune_task.h"
 

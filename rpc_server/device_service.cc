@@ -6,8 +6,9 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "fleet/client/raw_chunks.h"
+#include "fleet/secrets.h"
 #include "proto/grant.h"
-#include "rpc_server/client/raw_chunks.h"
 #include "rpc_server/sandbox.h"
 #include "rpc_server/worker.h"
 #include "runtime/data_type.h"

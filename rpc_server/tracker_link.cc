@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include "common/log.h"
-#include "rpc_server/client/fleet_error.h"
+#include "fleet/client/channel.h"
+#include "fleet/client/fleet_error.h"
 
 namespace tessera {
 namespace fleet {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/log.h"
-#include "proto/grant.h"
+#include "fleet/secrets.h"
 
 namespace tessera {
 namespace tracker {

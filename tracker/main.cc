@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/shutdown_signals.h"
-#include "proto/grant.h"
+#include "fleet/secrets.h"
 #include "tracker/tracker_service.h"
 
 namespace {

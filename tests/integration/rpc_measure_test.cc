@@ -7,7 +7,7 @@
 #include <random>
 
 #include "compiler/space/mutation.h"
-#include "rpc_server/client/remote_session.h"
+#include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 #include "tuner/measure/rpc_measurer.h"
 #include "tuner/tune/tune_task.h"

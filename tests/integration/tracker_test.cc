@@ -11,7 +11,7 @@
 #include <thread>
 #include <tuple>
 
-#include "rpc_server/client/tracker_client.h"
+#include "fleet/client/tracker_client.h"
 #include "rpc_server/tracker_link.h"
 #include "tests/integration/daemon.h"
 

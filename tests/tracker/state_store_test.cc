@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "proto/grant.h"
+#include "common/error.h"
 
 namespace tessera {
 namespace tracker {

@@ -8,9 +8,9 @@
 #include <numeric>
 
 #include "compiler/support/error.h"
-#include "rpc_server/client/fleet_error.h"
-#include "rpc_server/client/remote_session.h"
-#include "rpc_server/client/tracker_client.h"
+#include "fleet/client/fleet_error.h"
+#include "fleet/client/remote_session.h"
+#include "fleet/client/tracker_client.h"
 #include "tuner/measure/isolated_call.h"
 
 namespace tessera {

@@ -1,41 +1,9 @@
-#include "rpc_server/client/fleet_error.h"
-
-#include <sstream>
+#include "fleet/client/channel.h"
 
 #include "common/file.h"
-#include "proto/grant.h"
 
 namespace tessera {
 namespace fleet {
-
-void ThrowStatus(const grpc::Status& status, const std::string& where) {
-  const std::string msg = where + ": " + status.error_message();
-  switch (status.error_code()) {
-    case grpc::StatusCode::UNAVAILABLE:
-      throw FleetError(FleetErrorCode::kUnavailable, msg);
-    case grpc::StatusCode::ABORTED:
-      throw FleetError(FleetErrorCode::kDeviceLost, msg);
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      throw FleetError(FleetErrorCode::kQueueTimeout, msg);
-    case grpc::StatusCode::UNAUTHENTICATED:
-      throw FleetError(FleetErrorCode::kUnauthenticated, msg);
-    case grpc::StatusCode::PERMISSION_DENIED:
-      throw FleetError(FleetErrorCode::kPermissionDenied, msg);
-    case grpc::StatusCode::INVALID_ARGUMENT:
-    case grpc::StatusCode::OUT_OF_RANGE:
-      throw FleetError(FleetErrorCode::kInvalidArgument, msg);
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      throw FleetError(FleetErrorCode::kResourceExhausted, msg);
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      throw FleetError(FleetErrorCode::kSessionEnded, msg);
-    case grpc::StatusCode::UNKNOWN:
-      throw FleetError(FleetErrorCode::kCallFailed, msg);
-    case grpc::StatusCode::NOT_FOUND:
-      throw FleetError(FleetErrorCode::kNotFound, msg);
-    default:
-      throw FleetError(FleetErrorCode::kInternal, msg);
-  }
-}
 
 void ApplyBulkTransferArguments(grpc::ChannelArguments* args) {
   // Array chunks are megabytes: large HTTP/2 frames and write buffers cut per-frame overhead.

@@ -3,8 +3,8 @@
 /// header plus a slice that points at the caller's memory, and an incoming chunk is decoded
 /// straight into the caller's buffer. On the wire both are `tessera.device.v1.ArrayChunk`, so the
 /// other side sees ordinary messages. The device server sends its chunks the same way.
-#ifndef TESSERA_RPC_SERVER_CLIENT_RAW_CHUNKS_H_
-#define TESSERA_RPC_SERVER_CLIENT_RAW_CHUNKS_H_
+#ifndef TESSERA_FLEET_CLIENT_RAW_CHUNKS_H_
+#define TESSERA_FLEET_CLIENT_RAW_CHUNKS_H_
 
 #include <grpcpp/grpcpp.h>
 
@@ -79,4 +79,4 @@ class SerializationTraits<tessera::fleet::IncomingChunk, void> {
 
 }  // namespace grpc
 
-#endif  // TESSERA_RPC_SERVER_CLIENT_RAW_CHUNKS_H_
+#endif  // TESSERA_FLEET_CLIENT_RAW_CHUNKS_H_

@@ -3,8 +3,8 @@
 /// load modules, move arrays, call and time functions, then release. A keepalive thread renews
 /// the session with the tracker; when the tracker reports the device lost, calls in flight are
 /// cancelled and every call fails fast with `FleetErrorCode::kDeviceLost`.
-#ifndef TESSERA_RPC_SERVER_CLIENT_REMOTE_SESSION_H_
-#define TESSERA_RPC_SERVER_CLIENT_REMOTE_SESSION_H_
+#ifndef TESSERA_FLEET_CLIENT_REMOTE_SESSION_H_
+#define TESSERA_FLEET_CLIENT_REMOTE_SESSION_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "fleet/client/tracker_client.h"
 #include "proto/device.grpc.pb.h"
-#include "rpc_server/client/tracker_client.h"
 
 namespace tessera {
 namespace fleet {
@@ -99,4 +99,4 @@ class RemoteSession {
 }  // namespace fleet
 }  // namespace tessera
 
-#endif  // TESSERA_RPC_SERVER_CLIENT_REMOTE_SESSION_H_
+#endif  // TESSERA_FLEET_CLIENT_REMOTE_SESSION_H_

@@ -2,15 +2,15 @@
 /// `TrackerClient`: talks to a tessera-tracker for clients (the tuner's RPC runner, the
 /// `tessera fleet` command): request, renew and release sessions, read the fleet status.
 /// Transient failures (tracker restarting, connection reset) are retried.
-#ifndef TESSERA_RPC_SERVER_CLIENT_TRACKER_CLIENT_H_
-#define TESSERA_RPC_SERVER_CLIENT_TRACKER_CLIENT_H_
+#ifndef TESSERA_FLEET_CLIENT_TRACKER_CLIENT_H_
+#define TESSERA_FLEET_CLIENT_TRACKER_CLIENT_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "fleet/client/fleet_error.h"
 #include "proto/tracker.grpc.pb.h"
-#include "rpc_server/client/fleet_error.h"
 
 namespace tessera {
 namespace fleet {
@@ -63,4 +63,4 @@ class TrackerClient {
 }  // namespace fleet
 }  // namespace tessera
 
-#endif  // TESSERA_RPC_SERVER_CLIENT_TRACKER_CLIENT_H_
+#endif  // TESSERA_FLEET_CLIENT_TRACKER_CLIENT_H_

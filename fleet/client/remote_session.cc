@@ -1,10 +1,11 @@
-#include "rpc_server/client/remote_session.h"
+#include "fleet/client/remote_session.h"
 
 #include <algorithm>
 
+#include "common/error.h"
 #include "common/file.h"
-#include "proto/grant.h"
-#include "rpc_server/client/raw_chunks.h"
+#include "fleet/client/channel.h"
+#include "fleet/client/raw_chunks.h"
 
 namespace tessera {
 namespace fleet {

@@ -1,10 +1,11 @@
-#include "rpc_server/client/tracker_client.h"
+#include "fleet/client/tracker_client.h"
 
 #include <algorithm>
 #include <chrono>
 #include <thread>
 
-#include "proto/grant.h"
+#include "fleet/client/channel.h"
+#include "fleet/secrets.h"
 
 namespace tessera {
 namespace fleet {

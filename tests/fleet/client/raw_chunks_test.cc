@@ -1,4 +1,4 @@
-#include "rpc_server/client/raw_chunks.h"
+#include "fleet/client/raw_chunks.h"
 
 #include <gtest/gtest.h>
 

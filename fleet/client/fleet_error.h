@@ -1,8 +1,9 @@
 /// \file
 /// `FleetError`: what the fleet's client library throws. The code tells a program what to do
-/// (retry elsewhere, give up, fix the input); the message says what and where.
-#ifndef TESSERA_RPC_SERVER_CLIENT_FLEET_ERROR_H_
-#define TESSERA_RPC_SERVER_CLIENT_FLEET_ERROR_H_
+/// (retry elsewhere, give up, fix the input); the message says what and where. Channels are in
+/// `fleet/client/channel.h`.
+#ifndef TESSERA_FLEET_CLIENT_FLEET_ERROR_H_
+#define TESSERA_FLEET_CLIENT_FLEET_ERROR_H_
 
 #include <grpcpp/grpcpp.h>
 
@@ -43,18 +44,7 @@ class FleetError : public ExternalError {
 /// Throws the `FleetError` matching a failed gRPC `status` from `where` ("tracker HOST:PORT").
 [[noreturn]] void ThrowStatus(const grpc::Status& status, const std::string& where);
 
-/// A channel to `address` with short reconnect backoff and large message limits; TLS when
-/// `tls_ca_file` names a PEM root certificate (throws `ConfigError` when it cannot be read).
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
-                                           const std::string& tls_ca_file = "");
-
-/// Sets the HTTP/2 arguments that make bulk array transfers fast (both ends use them).
-void ApplyBulkTransferArguments(grpc::ChannelArguments* args);
-
-/// Largest gRPC message the fleet sends or accepts (array chunks are smaller).
-constexpr int kMaxMessageBytes = 64 << 20;
-
 }  // namespace fleet
 }  // namespace tessera
 
-#endif  // TESSERA_RPC_SERVER_CLIENT_FLEET_ERROR_H_
+#endif  // TESSERA_FLEET_CLIENT_FLEET_ERROR_H_
