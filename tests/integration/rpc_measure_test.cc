@@ -27,7 +27,7 @@ RpcMeasureOptions Options(const Fleet& fleet) {
   o.queue_timeout_ms = 5000;
   o.max_attempts = 6;
   const char* dir = std::getenv("TEST_TMPDIR");
-  o.work_dir = dir ? dir : "/tmp";
+  o.measure.work_dir = dir ? dir : "/tmp";
   o.run.number = 2;
   o.run.repeat = 2;
   return o;
