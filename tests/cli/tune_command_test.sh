@@ -58,6 +58,12 @@ err=$($tessera tune "${common[@]}" --frobnicate 2>&1); rc=$?
 check "unknown flag exits 2" test $rc -eq 2
 check "unknown flag is named" grep -q "not expected: \-\-frobnicate" <<<"$err"
 
+# A run whose every trial fails (builds cut off at once) ends with status 1, not an error.
+out=$($tessera tune --task "$task" --target llvm --db "$dir/fail.db" --trials 2 --tuner random \
+  --build-timeout 0.001 2>/dev/null); rc=$?
+check "every trial failed exits 1" test $rc -eq 1
+check "every trial failed says so" grep -q "best none (every trial failed)" <<<"$out"
+
 # The templates a newcomer can tune, with their workload keys.
 out=$($tessera tasks); rc=$?
 check "tasks exits 0" test $rc -eq 0
