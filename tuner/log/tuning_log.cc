@@ -2,10 +2,10 @@
 
 #include <google/protobuf/util/json_util.h>
 #include <sqlite3.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <sstream>
 
@@ -33,16 +33,12 @@ std::string CostsToText(const tuning::MeasureRecord& r) {
   return text + "]";
 }
 
+// The costs column is a JSON array of numbers (written with %.17g, so that it round-trips).
 void CostsFromText(const std::string& text, tuning::MeasureRecord* r) {
-  const char* p = text.c_str();
-  if (*p == '[') ++p;
-  while (*p && *p != ']') {
-    char* end = nullptr;
-    double v = std::strtod(p, &end);
-    if (end == p) break;
-    r->add_costs(v);
-    p = end;
-    if (*p == ',') ++p;
+  nlohmann::json costs = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!costs.is_array()) return;
+  for (const nlohmann::json& cost : costs) {
+    if (cost.is_number()) r->add_costs(cost.get<double>());
   }
 }
 
