@@ -6,7 +6,9 @@
 ///
 /// Semantics worth knowing: integer `Div`/`Mod` truncate toward zero (C semantics); `FloorDiv`/
 /// `FloorMod` round toward negative infinity; `Select` evaluates both branches (use the
-/// `tessera.if_then_else` intrinsic when a branch must not be evaluated); `Load` reads element
+/// `tessera.if_then_else` intrinsic when a branch must not be evaluated); scalar `And`/`Or`
+/// evaluate `b` only when `a` does not decide the result, as in C, so a guard written first
+/// protects the reads of what follows it (vector `And`/`Or` evaluate both); `Load` reads element
 /// `index` of a flat buffer (a vector index reads a vector); `ProducerLoad` reads a tensor element
 /// in TE bodies and before flattening; `Reduce` appears only in TE compute bodies.
 #ifndef TESSERA_COMPILER_IR_EXPR_H_

@@ -76,6 +76,12 @@ class Interpreter {
 
  private:
   double Binary(const ir::BinaryNode* b) {
+    // Like compiled code: `b` of a scalar && or || runs only when `a` does not decide.
+    if (b->kind() == ir::kAnd || b->kind() == ir::kOr) {
+      bool a = Eval(b->a) != 0;
+      if (a == (b->kind() == ir::kOr)) return a;
+      return Eval(b->b) != 0;
+    }
     double x = Eval(b->a), y = Eval(b->b);
     bool is_int = b->a.dtype().is_integer();
     switch (b->kind()) {
@@ -109,10 +115,6 @@ class Interpreter {
         return x > y;
       case ir::kGE:
         return x >= y;
-      case ir::kAnd:
-        return (x != 0) && (y != 0);
-      case ir::kOr:
-        return (x != 0) || (y != 0);
       default:
         TESSERA_INTERNAL_ERROR() << "unknown binary node";
     }
@@ -134,10 +136,10 @@ class Interpreter {
     if (n == "fabs") return std::fabs(a[0]);
     if (n == "floor") return std::floor(a[0]);
     if (n == "ceil") return std::ceil(a[0]);
-    if (n == "round") return std::nearbyint(a[0]);
+    if (n == "round") return std::nearbyint(a[0]);  // ties to even (op.h)
     if (n == "erf") return std::erf(a[0]);
     if (n == "pow") return std::pow(a[0], a[1]);
-    if (n == "fma") return a[0] * a[1] + a[2];
+    if (n == "fma") return std::fma(a[0], a[1], a[2]);
     TESSERA_USER_ERROR() << "reference evaluator: unsupported intrinsic '" << n << "'";
     return 0;
   }
