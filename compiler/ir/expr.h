@@ -24,55 +24,14 @@
 namespace tessera {
 namespace ir {
 
-/// Kinds of the IR's nodes. Other layers (te) use kinds from `kFirstExternalKind` on.
+/// Kinds of the IR's nodes, one per line of `compiler/ir/node_kinds.def` (expressions, then
+/// IterVar, statements and PrimFunc). Other layers (te) use kinds from `kFirstExternalKind` on.
 enum NodeKind : uint32_t {
-  // expressions
-  kIntImm,
-  kFloatImm,
-  kStringImm,
-  kVar,
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMod,
-  kFloorDiv,
-  kFloorMod,
-  kMin,
-  kMax,
-  kEQ,
-  kNE,
-  kLT,
-  kLE,
-  kGT,
-  kGE,
-  kAnd,
-  kOr,
-  kNot,
-  kSelect,
-  kCast,
-  kRamp,
-  kBroadcast,
-  kLoad,
-  kCall,
-  kLet,
-  kProducerLoad,
-  kReduce,
-  // other nodes
-  kIterVar,
-  // statements
-  kLetStmt,
-  kAttrStmt,
-  kAssertStmt,
-  kStore,
-  kAllocate,
-  kFor,
-  kIfThenElse,
-  kSeqStmt,
-  kEvaluate,
-  kProducerStore,
-  kProducerRealize,
-  kPrimFunc,
+#define TESSERA_EXPR_NODE(Name) k##Name,
+#define TESSERA_BINARY_NODE(Name) k##Name,
+#define TESSERA_STMT_NODE(Name) k##Name,
+#define TESSERA_OTHER_NODE(Name) k##Name,
+#include "compiler/ir/node_kinds.def"
   kFirstExternalKind = 1000,
 };
 
