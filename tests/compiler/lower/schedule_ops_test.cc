@@ -51,6 +51,26 @@ TEST(ScheduleOpsTest, ReductionHasInitAndUpdate) {
       "((k.outer*2) + k.inner)))\n        }\n      }\n    }\n  }\n}\n");
 }
 
+// rfactor of a conditional reduction over an uneven split: the factored stage checks that k is
+// in its domain before it evaluates the condition, which reads A (k = 8 would read A[2, 0]).
+TEST(ScheduleOpsTest, DomainCheckOfRfactorDominatesTheConditionsReads) {
+  Tensor A = placeholder({2, 8}, DataType::Float(32), "A");
+  IterVar k = reduce_axis(8, "k");
+  Tensor S = compute(
+      {2}, [&](Var i) { return sum(A(i, k), {k}, A(i, k) > 0.0f); }, "S");
+  Schedule s = create_schedule({S});
+  auto [ko, ki] = s[S].split(k, 3);
+  s.rfactor(S, ki);
+  EXPECT_EQ(Nest(s, {A, S}),
+            "realize S.rf[0:+3, 0:+2]\nattr compute_scope = \"S.rf\" on S.rf\nfor S.rf.i in [0, "
+            "+3) {\n  for S.rf.j in [0, +2) {\n    S.rf(S.rf.i, S.rf.j) = 0f\n    for k.outer.rf "
+            "in [0, +3) {\n      if (((k.outer.rf*3) + S.rf.i) < 8) {\n        if (A(S.rf.j, "
+            "((k.outer.rf*3) + S.rf.i)) > 0f) {\n          S.rf(S.rf.i, S.rf.j) = (S.rf(S.rf.i, "
+            "S.rf.j) + A(S.rf.j, ((k.outer.rf*3) + S.rf.i)))\n        }\n      }\n    }\n  "
+            "}\n}\nattr compute_scope = \"S\" on S\nfor S.i in [0, +2) {\n  S(S.i) = 0f\n  for "
+            "k.inner.v in [0, +3) {\n    S(S.i) = (S(S.i) + S.rf(k.inner.v, S.i))\n  }\n}\n");
+}
+
 }  // namespace
 }  // namespace lower
 }  // namespace tessera
