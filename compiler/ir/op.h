@@ -54,9 +54,9 @@ Expr truncdiv(Expr a, Expr b);
 Expr truncmod(Expr a, Expr b);
 /// (a + b - 1) / b for non-negative a and positive b.
 Expr ceildiv(Expr a, Expr b);
-/// Smaller of the two.
+/// Smaller of the two: `a < b ? a : b` on every backend (with a NaN operand, `b`).
 Expr min(Expr a, Expr b);
-/// Larger of the two.
+/// Larger of the two: `a > b ? a : b` on every backend (with a NaN operand, `b`).
 Expr max(Expr a, Expr b);
 /// `cond ? t : f`, both evaluated.
 Expr select(Expr cond, Expr t, Expr f);

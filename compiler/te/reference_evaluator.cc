@@ -24,6 +24,10 @@ double Round(DataType t, double v) {
 
 double FloorDiv(double a, double b) { return std::floor(a / b); }
 
+// As compiled code computes them (op.h): with a NaN operand the result is the second one.
+double Min(double a, double b) { return a < b ? a : b; }
+double Max(double a, double b) { return a > b ? a : b; }
+
 class Interpreter {
  public:
   Interpreter(ReferenceEvaluator* owner, std::unordered_map<const ir::Object*, double>* env)
@@ -100,9 +104,9 @@ class Interpreter {
       case ir::kFloorMod:
         return x - FloorDiv(x, y) * y;
       case ir::kMin:
-        return std::min(x, y);
+        return Min(x, y);
       case ir::kMax:
-        return std::max(x, y);
+        return Max(x, y);
       case ir::kEQ:
         return x == y;
       case ir::kNE:
@@ -159,10 +163,10 @@ class Interpreter {
             acc = Round(t, acc * v);
             break;
           case ir::ReduceKind::kMin:
-            acc = std::min(acc, v);
+            acc = Min(acc, v);
             break;
           case ir::ReduceKind::kMax:
-            acc = std::max(acc, v);
+            acc = Max(acc, v);
             break;
         }
         return;

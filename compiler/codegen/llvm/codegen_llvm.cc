@@ -300,9 +300,10 @@ void CodeGenLLVM::EmitSerialLoop(llvm::Value* begin, llvm::Value* end, const std
 }
 
 void CodeGenLLVM::EmitFor(const ir::ForNode* op) {
-  TESSERA_INTERNAL_CHECK(op->for_kind != ir::ForKind::kThreadBinding)
-      << "loop '" << op->loop_var.name() << "' in '" << function_name_
-      << "' is bound to GPU thread '" << op->thread_tag << "'; CPU targets cannot run it";
+  // build() refuses these first; this covers direct callers of the code generator.
+  TESSERA_USER_CHECK(op->for_kind != ir::ForKind::kThreadBinding)
+      << "the LLVM target cannot run loop '" << op->loop_var.name() << "' bound to "
+      << op->thread_tag << " (thread bindings need a GPU target)";
   if (op->for_kind == ir::ForKind::kParallel && !in_parallel_) {
     EmitParallelFor(op);
     return;

@@ -138,11 +138,13 @@ llvm::Value* CodeGenLLVM::MakeBinary(const ir::BinaryNode* op) {
       return is_signed ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
     case ir::kMin:
     case ir::kMax: {
+      // a < b ? a : b and a > b ? a : b (op.h): with a NaN operand, b, as in the C backend.
       bool min = op->kind() == ir::kMin;
-      llvm::Value* less = is_float    ? builder_.CreateFCmpOLT(a, b)
-                          : is_signed ? builder_.CreateICmpSLT(a, b)
-                                      : builder_.CreateICmpULT(a, b);
-      return min ? builder_.CreateSelect(less, a, b) : builder_.CreateSelect(less, b, a);
+      llvm::Value* take_a =
+          is_float    ? (min ? builder_.CreateFCmpOLT(a, b) : builder_.CreateFCmpOGT(a, b))
+          : is_signed ? (min ? builder_.CreateICmpSLT(a, b) : builder_.CreateICmpSGT(a, b))
+                      : (min ? builder_.CreateICmpULT(a, b) : builder_.CreateICmpUGT(a, b));
+      return builder_.CreateSelect(take_a, a, b);
     }
     case ir::kAnd:
       return builder_.CreateAnd(a, b);

@@ -1,8 +1,8 @@
-// Every math intrinsic on edge values (rounding ties, signed zeros, infinities, NaN, denormals,
-// huge and tiny values) through both CPU backends, scalar and vectorized, against the reference
-// evaluator. Exact operations (fabs, floor, ceil, round, sqrt) must agree bit for bit including
-// the sign of zero; the others within a few float ulps. Uses only the public header (the
-// reference evaluator is part of it).
+// Every math intrinsic (and min/max) on edge values (rounding ties, signed zeros, infinities, NaN,
+// denormals, huge and tiny values) through both CPU backends, scalar and vectorized, against the
+// reference evaluator. Exact operations (fabs, floor, ceil, round, sqrt, min, max) must agree bit
+// for bit including the sign of zero; the others within a few float ulps. Uses only the public
+// header (the reference evaluator is part of it).
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -53,6 +53,8 @@ std::vector<Intrinsic> Intrinsics() {
       {"erf", 1, false, [](Expr a, Expr, Expr) { return erf(a); }},
       {"pow", 2, false, [](Expr a, Expr b, Expr) { return pow(a, b); }},
       {"fma", 3, false, [](Expr a, Expr b, Expr c) { return fma(a, b, c); }},
+      {"min", 2, true, [](Expr a, Expr b, Expr) { return min(a, b); }},
+      {"max", 2, true, [](Expr a, Expr b, Expr) { return max(a, b); }},
   };
 }
 
