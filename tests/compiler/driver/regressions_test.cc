@@ -8,6 +8,7 @@
 
 #include "compiler/tessera.h"
 #include "tests/compiler/testing/reference_check.h"
+#include "tests/compiler/testing/user_error.h"
 
 namespace tessera {
 namespace {
@@ -17,16 +18,7 @@ std::vector<std::pair<std::string, testing::Backend>> Backends() {
           {"llvm", [](const ir::PrimFunc& f) { return build({f}, Target("llvm")); }}};
 }
 
-std::string UserErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<other exception> ") + e.what();
-  }
-  return "<no UserError>";
-}
+using testing::UserErrorOf;
 
 // out[i] = sum_k A[i,k] where A[i,k] > 0, k split by 3 (8 = 3 + 3 + 2), rfactor on k.inner: the
 // padding iteration k = 8 must not evaluate the condition, which would read A[16], the first

@@ -118,6 +118,25 @@ class RandomScheduler {
     }
   }
 
+  // Splits reduction `k` of `t` by a factor in [min_factor, max_factor], factors the reduction
+  // over the outer or inner loop into a new stage at a position in [0, max_axis], then
+  // transforms, places and annotates both stages.
+  void Rfactor(Schedule s, const Tensor& t, const IterVar& k, int min_factor, int max_factor,
+               int max_axis) {
+    int factor = Uniform(min_factor, max_factor), axis = Uniform(0, max_axis);
+    auto [ko, ki] = s[t].split(k, factor);
+    bool outer = Chance(0.5);
+    Tensor F = s.rfactor(t, outer ? ko : ki, axis);
+    Note(t.name() + ".split(" + k->var.name() + ", " + std::to_string(factor) + "); " + F.name() +
+         " = rfactor(" + t.name() + ", " + (outer ? "outer" : "inner") + ", " +
+         std::to_string(axis) + ")");
+    Transform(s[t]);
+    Transform(s[F]);
+    Place(s[F], s[t]);
+    Annotate(s[t]);
+    Annotate(s[F]);
+  }
+
   // Puts `producer` at a random loop of `consumer` (or leaves it at the root).
   void Place(Stage producer, Stage consumer) {
     if (Chance(0.25)) {
@@ -149,17 +168,7 @@ std::string RunMatmul(uint64_t seed, std::string* schedule_text) {
       {n, m}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   if (r.Chance(0.2)) {  // rfactor, then schedule both stages
-    int factor = r.Uniform(1, 8), axis = r.Uniform(0, 2);
-    auto [ko, ki] = s[C].split(k, factor);
-    bool outer = r.Chance(0.5);
-    Tensor CF = s.rfactor(C, outer ? ko : ki, axis);
-    r.Note("C.split(k, " + std::to_string(factor) + "); CF = rfactor(C, " +
-           (outer ? "k.outer" : "k.inner") + ", " + std::to_string(axis) + ")");
-    r.Transform(s[C]);
-    r.Transform(s[CF]);
-    r.Place(s[CF], s[C]);
-    r.Annotate(s[C]);
-    r.Annotate(s[CF]);
+    r.Rfactor(s, C, k, 1, 8, 2);
     *schedule_text = r.Description();
     return testing::CheckAgainstReference(s, {A, B, C}, "matmul", seed, FastC());
   }
@@ -377,17 +386,7 @@ std::string RunConditionalRfactor(uint64_t seed, std::string* schedule_text) {
       },
       "out");
   Schedule s = create_schedule({out});
-  int factor = r.Uniform(2, 7), axis = r.Uniform(0, 1);
-  auto [ko, ki] = s[out].split(k, factor);
-  bool outer = r.Chance(0.5);
-  Tensor F = s.rfactor(out, outer ? ko : ki, axis);
-  r.Note("out.split(k, " + std::to_string(factor) + "); F = rfactor(out, " +
-         (outer ? "k.outer" : "k.inner") + ", " + std::to_string(axis) + ")");
-  r.Transform(s[out]);
-  r.Transform(s[F]);
-  r.Place(s[F], s[out]);
-  r.Annotate(s[out]);
-  r.Annotate(s[F]);
+  r.Rfactor(s, out, k, 2, 7, 1);
   *schedule_text = r.Description();
   return testing::CheckAgainstReference(s, {A, out}, "cond_rfactor", seed, FastC());
 }
