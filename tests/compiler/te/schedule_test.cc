@@ -4,22 +4,13 @@
 
 #include "compiler/lower/lower.h"
 #include "compiler/support/error.h"
+#include "tests/compiler/testing/user_error.h"
 
 namespace tessera {
 namespace te {
 namespace {
 
-template <typename F>
-std::string UserErrorOf(F f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<other exception> ") + e.what();
-  }
-  return "<no UserError>";
-}
+using ::tessera::testing::UserErrorOf;
 
 struct Matmul {
   Tensor A, B, C, D;
