@@ -110,7 +110,10 @@ class ThreadPool {
       wake_.notify_all();
     }
     RunTasks(job);
-    auto finished = [&] { return done_.load(std::memory_order_acquire) == num_task; };
+    // seq_cst here and on the counters below: a thread that is about to sleep publishes that
+    // (launcher_waiting_, sleepers_) and then re-reads the state, while the other side changes
+    // the state and then reads the flag; at least one of them sees the other.
+    auto finished = [&] { return done_.load() == num_task; };
     if (!SpinUntil(finished)) {
       std::unique_lock<std::mutex> lock(mu_);
       launcher_waiting_.store(true);
@@ -137,8 +140,7 @@ class ThreadPool {
         int expected = 0;
         first_error_.compare_exchange_strong(expected, rc);
       }
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == num_task &&
-          launcher_waiting_.load()) {
+      if (done_.fetch_add(1) + 1 == num_task && launcher_waiting_.load()) {
         { std::lock_guard<std::mutex> lock(mu_); }
         finished_.notify_all();
       }
@@ -150,7 +152,7 @@ class ThreadPool {
   void WorkerLoop() {
     uint32_t seen = 0;
     while (true) {
-      auto new_job = [&] { return job_.load(std::memory_order_acquire) != seen; };
+      auto new_job = [&] { return job_.load() != seen; };
       if (!SpinUntil(new_job)) {
         std::unique_lock<std::mutex> lock(mu_);
         sleepers_.fetch_add(1);
