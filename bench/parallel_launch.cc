@@ -13,9 +13,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <iostream>
 #include <thread>
 #include <vector>
+
+#include "common/command_line.h"
 
 #include "compiler/tessera.h"
 #include "runtime/c_backend_api.h"
@@ -95,15 +97,7 @@ tessera::runtime::Module BuildNestedKernel() {
   return build(s, {A, out}, Target("llvm"), "nested");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int launches = 20000;
-  double seconds = 5;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--launches") == 0) launches = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atof(argv[i + 1]);
-  }
+int Run(int launches, double seconds) {
   const int cores = std::max(1u, std::thread::hardware_concurrency());
   const int counts[] = {1, 2, 2 * cores};
   tessera::runtime::Module kernel = BuildNestedKernel();
@@ -123,4 +117,17 @@ int main(int argc, char** argv) {
   kill(busy, SIGKILL);
   waitpid(busy, nullptr, 0);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int launches = 20000;
+  double seconds = 5;
+  CLI::App app{"Overhead of one parallel launch of the runtime thread pool.", "parallel_launch"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--launches", launches, "launches per configuration")->check(tessera::Positive());
+  app.add_option("--seconds", seconds, "time limit per configuration")->check(tessera::Positive());
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
+                                 [&] { return Run(launches, seconds); });
 }
