@@ -4,20 +4,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <iostream>
 #include <vector>
 
+#include "common/command_line.h"
 #include "runtime/c_backend_api.h"
 #include "runtime/thread_pool.h"
 
-int main(int argc, char** argv) {
-  int launches = 20000;
-  int threads = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--launches") == 0) launches = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
-  }
+namespace {
+
+int Run(int launches, int threads) {
   if (threads > 0) tessera::runtime::SetNumThreads(threads);
   auto body = [](int, TesseraParallelGroupEnv*, void*) -> int { return 0; };
   std::vector<double> micros;
@@ -35,4 +31,18 @@ int main(int argc, char** argv) {
       tessera::runtime::NumThreads(), micros[micros.size() / 2], micros[micros.size() * 99 / 100],
       micros.back(), launches);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int launches = 20000;
+  int threads = 0;
+  CLI::App app{"Overhead of one parallel launch of the runtime's thread pool.", "parallel_launch"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--launches", launches, "launches measured")->check(tessera::Positive());
+  app.add_option("--threads", threads, "pool size (0: TESSERA_NUM_THREADS or all cores)")
+      ->check(tessera::NonNegative());
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
+                                 [&] { return Run(launches, threads); });
 }

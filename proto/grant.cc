@@ -7,8 +7,9 @@
 #include <openssl/sha.h>
 
 #include <chrono>
-#include <fstream>
 #include <sstream>
+
+#include "common/file.h"
 
 namespace tessera {
 namespace fleet {
@@ -36,11 +37,7 @@ std::string Hmac(const std::string& key, const std::string& text) {
 }  // namespace
 
 std::string ReadTokenFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("cannot read token file '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string token = buffer.str();
+  std::string token = ReadFile(path, "token file");
   const char* space = " \t\r\n";
   size_t begin = token.find_first_not_of(space);
   if (begin == std::string::npos) throw ConfigError("token file '" + path + "' is empty");

@@ -5,21 +5,13 @@
 #define TESSERA_PROTO_GRANT_H_
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
+#include "common/error.h"
 #include "proto/tracker.pb.h"
 
 namespace tessera {
 namespace fleet {
-
-/// Bad configuration or input of the fleet (unreadable token file, malformed flag); the message
-/// names what and where.
-class ConfigError : public std::runtime_error {
- public:
-  /// Creates an error with a complete, user-readable message.
-  explicit ConfigError(const std::string& msg) : std::runtime_error(msg) {}
-};
 
 /// The shared secret in `path` (surrounding whitespace dropped). Throws `ConfigError` when the
 /// file cannot be read or is empty.

@@ -9,7 +9,7 @@ PACKAGES=(
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev
   libsqlite3-dev libxgboost-dev libdlpack-dev llvm-14-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   # cross compilation (aarch64) and its emulator for tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # benchmarks' baselines

@@ -1,8 +1,8 @@
 #include "rpc_server/client/fleet_error.h"
 
-#include <fstream>
 #include <sstream>
 
+#include "common/file.h"
 #include "proto/grant.h"
 
 namespace tessera {
@@ -58,12 +58,8 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!tls_ca_file.empty()) {
-    std::ifstream in(tls_ca_file);
-    if (!in) throw ConfigError("--tls-ca '" + tls_ca_file + "': cannot read file");
-    std::stringstream pem;
-    pem << in.rdbuf();
     grpc::SslCredentialsOptions tls;
-    tls.pem_root_certs = pem.str();
+    tls.pem_root_certs = ReadFile(tls_ca_file, "--tls-ca");
     credentials = grpc::SslCredentials(tls);
   }
   return grpc::CreateCustomChannel(address, credentials, args);

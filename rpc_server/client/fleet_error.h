@@ -6,8 +6,9 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <stdexcept>
 #include <string>
+
+#include "common/error.h"
 
 namespace tessera {
 namespace fleet {
@@ -27,11 +28,11 @@ enum class FleetErrorCode {
   kInternal,           ///< a bug in Tessera
 };
 
-/// An error from the fleet's client library.
-class FleetError : public std::runtime_error {
+/// An error from the fleet's client library: the outside world failed (programs exit 1).
+class FleetError : public ExternalError {
  public:
   /// Creates an error of kind `code` with a complete message.
-  FleetError(FleetErrorCode code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
+  FleetError(FleetErrorCode code, const std::string& msg) : ExternalError(msg), code_(code) {}
   /// The kind of failure.
   FleetErrorCode code() const { return code_; }
 

@@ -1,9 +1,8 @@
 #include "rpc_server/client/remote_session.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
+#include "common/file.h"
 #include "proto/grant.h"
 #include "rpc_server/client/raw_chunks.h"
 
@@ -155,11 +154,7 @@ void RemoteSession::Upload(const std::string& name, const std::string& bytes) {
 }
 
 void RemoteSession::UploadFile(const std::string& name, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError("cannot read '" + path + "' for upload");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  Upload(name, bytes.str());
+  Upload(name, ReadFile(path, "upload"));
 }
 
 int64_t RemoteSession::LoadModule(const std::string& name) {

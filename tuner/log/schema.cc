@@ -1,5 +1,7 @@
 #include "tuner/log/schema.h"
 
+#include <sqlite3.h>
+
 #include <string>
 #include <vector>
 
@@ -37,13 +39,13 @@ const std::vector<const char*> kMigrations = {
 };
 
 int UserVersion(Database* db) {
-  Statement q(db->get(), "PRAGMA user_version", db->path());
+  Statement q(*db, "PRAGMA user_version");
   q.Step();
   return static_cast<int>(q.Int(0));
 }
 
 bool IsEmpty(Database* db) {
-  Statement q(db->get(), "SELECT count(*) FROM sqlite_master", db->path());
+  Statement q(*db, "SELECT count(*) FROM sqlite_master");
   q.Step();
   return q.Int(0) == 0;
 }

@@ -18,9 +18,10 @@
 #include "proto/tuning.pb.h"
 
 namespace tessera {
-namespace tuner {
 
 class Database;
+
+namespace tuner {
 
 /// Schema version this build writes; older logs are migrated on open, newer ones refused.
 constexpr int kTuningLogSchemaVersion = 1;
@@ -30,6 +31,10 @@ std::string TemplateOfWorkload(const std::string& workload_key);
 
 /// Mean of a successful record's costs (seconds); +infinity for failed records.
 double MeanCost(const tuning::MeasureRecord& record);
+
+/// `record` as one line of JSON (protobuf's JSON mapping, field names as in the .proto, every
+/// field printed): the format of `tessera log export` and `--json`.
+std::string RecordToJson(const tuning::MeasureRecord& record);
 
 /// Which records a query returns. Empty strings match everything.
 struct RecordFilter {

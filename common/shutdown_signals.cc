@@ -1,10 +1,9 @@
-#include "rpc_server/client/shutdown_signals.h"
+#include "common/shutdown_signals.h"
 
 #include <pthread.h>
 #include <signal.h>
 
 namespace tessera {
-namespace fleet {
 namespace {
 
 sigset_t ShutdownSignals() {
@@ -29,5 +28,4 @@ int WaitForShutdownSignal() {
   return received;
 }
 
-}  // namespace fleet
 }  // namespace tessera
