@@ -3,10 +3,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
 
+#include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/codegen/llvm/link.h"
 #include "compiler/driver/build.h"
 #include "compiler/driver/memory_plan.h"
 #include "compiler/driver/op_compute.h"
@@ -119,13 +122,36 @@ class ModelBuilder {
     driver::MemoryPlan plan = driver::PlanMemory(exec_, tensor_buffer_, buffer_bytes_);
     result.planned_bytes = plan.planned_bytes;
     result.unplanned_bytes = plan.unplanned_bytes;
-    result.kernels = build(functions_, Target(options_.target));
+    BuildKernels(&result);
     result.graph = std::move(exec_);
     result.params = std::move(params_);
     return result;
   }
 
  private:
+  // LLVM scales its optimization down for big modules (compile time is superlinear in their
+  // size), so each kernel is its own module, optimized at its own size; the objects are linked
+  // into one library. Other targets (C, cross triples) build one module.
+  void BuildKernels(ModelBuild* result) {
+    const Target target(options_.target);
+    if (target.kind() != TargetKind::kLLVM || !target.mtriple().empty()) {
+      result->kernels = build(functions_, target);
+      return;
+    }
+    auto dir = std::make_shared<codegen::TempDir>();
+    std::vector<std::string> objects;
+    for (size_t i = 0; i < functions_.size(); ++i) {
+      runtime::Module m =
+          codegen::BuildLLVM({functions_[i]}, {target.mtriple(), target.mcpu(), target.mattrs()});
+      objects.push_back(dir->path() + "/k" + std::to_string(i) + ".o");
+      m.export_library(objects.back());
+    }
+    result->library_file = dir->path() + "/" + runtime::ModelFiles::kKernels;
+    codegen::LinkSharedLibrary(codegen::LinkerFor("", true), objects, result->library_file);
+    result->kernels = runtime::Module::LoadFromFile(result->library_file);
+    result->library_dir = dir;
+  }
+
   static constexpr int kNewBuffer = -2;
   static constexpr int kParam = -1;
 
@@ -562,7 +588,15 @@ void ModelBuild::Save(const std::string& dir) const {
   } catch (const runtime::Error& e) {
     TESSERA_USER_ERROR() << e.what();
   }
-  kernels.export_library(dir + "/" + runtime::ModelFiles::kKernels);
+  const std::string kernels_path = dir + "/" + runtime::ModelFiles::kKernels;
+  if (library_file.empty()) {
+    kernels.export_library(kernels_path);
+    return;
+  }
+  std::ifstream in(library_file, std::ios::binary);
+  std::ofstream out(kernels_path, std::ios::binary);
+  out << in.rdbuf();
+  TESSERA_USER_CHECK(in.good() && out.good()) << kernels_path << ": writing failed";
 }
 
 ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options) {

@@ -1,7 +1,8 @@
 /// \file
 /// `BuildModel`: compiles a model's graph into what `runtime::GraphExecutor` runs: one kernel
-/// library (all kernels in one LLVM module), the execution graph with its memory plan, and the
-/// parameters (weights packed once for the layouts the kernels read).
+/// library (every kernel its own LLVM module, all linked into one shared library), the execution
+/// graph with its memory plan, and the parameters (weights packed once for the layouts the kernels
+/// read).
 ///
 /// Each fused group of the graph becomes one kernel, except convolutions and dense layers, which
 /// run through their x86 templates (`conv2d_NCHWc.x86` with data packed to NCHWc and the weights
@@ -13,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -50,8 +52,10 @@ struct ModelBuild {
   runtime::ExecGraph graph;                        ///< kernel calls and memory plan
   std::map<std::string, runtime::NDArray> params;  ///< parameters by tensor name
   std::vector<ModelTask> tasks;                    ///< template workloads, in first-use order
-  int64_t planned_bytes = 0;    ///< intermediate memory after buffer reuse (the peak)
-  int64_t unplanned_bytes = 0;  ///< the same without reuse
+  std::string library_file;                 ///< the linked library (empty: `kernels` exports)
+  std::shared_ptr<const void> library_dir;  ///< keeps `library_file`'s directory alive
+  int64_t planned_bytes = 0;                ///< intermediate memory after buffer reuse (the peak)
+  int64_t unplanned_bytes = 0;              ///< the same without reuse
 
   /// "tuned 3/20 tasks, 12.5% of template FLOPs; untuned: ..." (naming the untuned workloads).
   std::string CoverageLine() const;
