@@ -460,6 +460,7 @@ te::Tensor Injective(const graph::Graph& g, const graph::Node& node, const std::
       std::vector<Expr> idx_index(i.begin() + axis, i.begin() + axis + idx_rank);
       Expr k = ir::cast(DataType::Int(32), At(in[1], idx_index));
       k = ir::select(k < I(0), k + I(xs[axis]), k);
+      k = ir::min(ir::max(k, I(0)), I(xs[axis] - 1));  // out-of-range indices never read outside
       std::vector<Expr> index(i.begin(), i.begin() + axis);
       index.push_back(k);
       index.insert(index.end(), i.begin() + axis + idx_rank, i.end());

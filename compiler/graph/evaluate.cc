@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compiler/graph/infer.h"
+#include "compiler/support/error.h"
 
 namespace tessera {
 namespace graph {
@@ -57,7 +58,14 @@ Data Elementwise(const Graph& g, const Node& node,
 Data Gathered(const Graph& g, const Node& node, const std::function<int64_t(int64_t)>& source) {
   Data out = Output(g, node);
   const TensorData& in = *Input(g, node, 0).data;
-  for (int64_t i = 0; i < out->NumElements(); ++i) out->Set(i, in.At(source(i)));
+  const int64_t n = in.NumElements();
+  for (int64_t i = 0; i < out->NumElements(); ++i) {
+    int64_t from = source(i);
+    TESSERA_USER_CHECK(from >= 0 && from < n)
+        << "node '" << node.name << "' (" << node.op << ") reads element " << from << " of '"
+        << Input(g, node, 0).name << "', which has " << n << " (an index out of range)";
+    out->Set(i, in.At(from));
+  }
   return out;
 }
 
