@@ -3,10 +3,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/codegen/llvm/link.h"
@@ -139,13 +143,32 @@ class ModelBuilder {
       return;
     }
     auto dir = std::make_shared<codegen::TempDir>();
-    std::vector<std::string> objects;
-    for (size_t i = 0; i < functions_.size(); ++i) {
-      runtime::Module m =
-          codegen::BuildLLVM({functions_[i]}, {target.mtriple(), target.mcpu(), target.mattrs()});
-      objects.push_back(dir->path() + "/k" + std::to_string(i) + ".o");
-      m.export_library(objects.back());
+    std::vector<std::string> objects(functions_.size());
+    for (size_t i = 0; i < objects.size(); ++i) {
+      objects[i] = dir->path() + "/k" + std::to_string(i) + ".o";
     }
+    // Modules are independent (own LLVM context; IR nodes are immutable with atomic reference
+    // counts), so they compile on all cores.
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mu;
+    auto work = [&] {
+      for (size_t i = next++; i < functions_.size(); i = next++) {
+        try {
+          codegen::BuildLLVM({functions_[i]}, {target.mtriple(), target.mcpu(), target.mattrs()})
+              .export_library(objects[i]);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mu);
+          if (!failure) failure = std::current_exception();
+        }
+      }
+    };
+    std::vector<std::thread> workers;
+    const size_t threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
+    work();
+    for (std::thread& w : workers) w.join();
+    if (failure) std::rethrow_exception(failure);
     result->library_file = dir->path() + "/" + runtime::ModelFiles::kKernels;
     codegen::LinkSharedLibrary(codegen::LinkerFor("", true), objects, result->library_file);
     result->kernels = runtime::Module::LoadFromFile(result->library_file);
