@@ -1,6 +1,9 @@
 // Every supported operator pattern on small generated ONNX models, against PyTorch/numpy.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "compiler/frontend/onnx/onnx_importer.h"
 #include "tests/compiler/driver/model_check.h"
 
 namespace tessera {
@@ -24,6 +27,28 @@ INSTANTIATE_TEST_SUITE_P(Ops, ModelOpsTest,
                                            "depthwise_relu6", "conv_grouped_asym", "pooling",
                                            "flatten_gemm_softmax", "attention_block",
                                            "shapes_and_indexing"));
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// Task extraction (for model-level tuning): the template workloads, deduplicated, with their
+// weights and FLOPs, and whether a record exists; nothing is compiled.
+TEST(ExtractTasksTest, ListsTemplateWorkloads) {
+  graph::Graph g = frontend::ImportOnnx(ModelDir() + "/attention_block.onnx");
+  std::ostringstream warnings;
+  ModelBuildOptions options;
+  options.warnings = &warnings;
+  std::vector<ModelTask> tasks = ExtractTasks(std::move(g), options);
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_EQ(tasks[0].workload_key, "dense.x86(10,24,16,float32)");
+  EXPECT_EQ(tasks[0].flops, 2.0 * 10 * 24 * 16);
+  EXPECT_EQ(tasks[1].workload_key, "batch_matmul.x86(4,5,5,12,float32)");
+  EXPECT_EQ(tasks[1].weight, 1);
+  EXPECT_FALSE(tasks[2].tuned);
+}
 
 }  // namespace
 }  // namespace tessera
