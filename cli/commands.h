@@ -24,6 +24,12 @@ void AddLogCommand(CLI::App& app);
 /// `tessera fleet status`: what the device fleet is doing.
 void AddFleetCommand(CLI::App& app);
 
+/// `tessera compile`: an ONNX model into a compiled model directory.
+void AddCompileCommand(CLI::App& app);
+
+/// `tessera run`: runs a compiled model directory with the runtime.
+void AddRunCommand(CLI::App& app);
+
 }  // namespace cli
 }  // namespace tessera
 

@@ -13,5 +13,7 @@ int main(int argc, char** argv) {
   tessera::cli::AddTasksCommand(app);
   tessera::cli::AddLogCommand(app);
   tessera::cli::AddFleetCommand(app);
+  tessera::cli::AddCompileCommand(app);
+  tessera::cli::AddRunCommand(app);
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr);
 }

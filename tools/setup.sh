@@ -14,6 +14,8 @@ PACKAGES=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # benchmarks' baselines
   libopenblas-dev libdnnl-dev libtorch-dev
+  # models: ONNX import, and the tests' model generators and references
+  libonnx-dev python3-onnx python3-numpy python3-torch python3-torchvision
   # TLS certificates in the fleet's tests
   openssl
   # formatting
