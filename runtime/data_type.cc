@@ -1,6 +1,5 @@
 #include "runtime/data_type.h"
 
-
 #include "common/data_type_name.h"
 #include "runtime/error.h"
 
