@@ -15,7 +15,6 @@
 #include "common/file.h"
 #include "common/shutdown_signals.h"
 #include "fleet/client/channel.h"
-#include "fleet/client/fleet_error.h"
 #include "fleet/secrets.h"
 #include "proto/grant.h"
 #include "rpc_server/device_service.h"
@@ -76,10 +75,7 @@ int Serve(ServerFlags& flags) {
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &selected_port);
-  builder.SetMaxReceiveMessageSize(tessera::fleet::kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(tessera::fleet::kMaxMessageBytes);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_WRITE_BUFFER_SIZE, 8 << 20);
+  tessera::fleet::ApplyFleetServerArguments(&builder);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {

@@ -5,10 +5,24 @@
 namespace tessera {
 namespace fleet {
 
+namespace {
+
+// Array chunks are megabytes: large HTTP/2 frames and write buffers cut per-frame overhead.
+constexpr int kMaxFrameBytes = (16 << 20) - 1;
+constexpr int kWriteBufferBytes = 8 << 20;
+
+}  // namespace
+
 void ApplyBulkTransferArguments(grpc::ChannelArguments* args) {
-  // Array chunks are megabytes: large HTTP/2 frames and write buffers cut per-frame overhead.
-  args->SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1);
-  args->SetInt(GRPC_ARG_HTTP2_WRITE_BUFFER_SIZE, 8 << 20);
+  args->SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, kMaxFrameBytes);
+  args->SetInt(GRPC_ARG_HTTP2_WRITE_BUFFER_SIZE, kWriteBufferBytes);
+}
+
+void ApplyFleetServerArguments(grpc::ServerBuilder* builder) {
+  builder->SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder->SetMaxSendMessageSize(kMaxMessageBytes);
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, kMaxFrameBytes);
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_WRITE_BUFFER_SIZE, kWriteBufferBytes);
 }
 
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,

@@ -20,6 +20,10 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
 /// Sets the HTTP/2 arguments that make bulk array transfers fast (both ends use them).
 void ApplyBulkTransferArguments(grpc::ChannelArguments* args);
 
+/// The server end of the fleet's channel settings: message limits and the bulk-transfer HTTP/2
+/// arguments.
+void ApplyFleetServerArguments(grpc::ServerBuilder* builder);
+
 /// Largest gRPC message the fleet sends or accepts (array chunks are smaller).
 constexpr int kMaxMessageBytes = 64 << 20;
 
