@@ -30,7 +30,7 @@ std::vector<float> RunUnderQemu(const std::string& library, const std::string& f
   // installed too (tools/setup.sh does, for the aarch64 rpc_server), the host's ld.so.cache would
   // otherwise hand the sysroot's ld.so the multiarch libc, and the mix hangs in pthread_create.
   std::string command =
-      "TESSERA_NUM_THREADS=2 qemu-aarch64 -L /usr/aarch64-linux-gnu "
+      "TESSERA_NUM_THREADS=2 timeout 120 qemu-aarch64 -L /usr/aarch64-linux-gnu "
       "-E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib " +
       std::string(kRunner) + " " + library + " " + function + " " + std::to_string(n) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
