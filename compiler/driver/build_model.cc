@@ -1,17 +1,15 @@
 #include "compiler/driver/build_model.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "common/file.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/codegen/llvm/link.h"
 #include "compiler/driver/build.h"
@@ -300,8 +298,9 @@ class ModelBuilder {
   }
 
   // Finishes a template group: the epilogue kernel reads `base` (a tensor of the anchor's output
-  // shape, or its blocked form through `read`), adds `bias` (per channel of `channel_axis`) and
-  // runs the chain; without either, `base_tensor` is the result itself.
+  // shape, or its blocked form through `read`), adds `bias` (per channel of `channel_axis`, or
+  // broadcast like numpy when it is -1) and runs the chain; without either, `base_tensor` is the
+  // result itself.
   void Epilogue(const std::vector<const Node*>& group, int base_tensor, int bias_value,
                 int channel_axis,
                 const std::function<Expr(const te::Tensor&, const std::vector<Var>&)>& read,
@@ -326,7 +325,9 @@ class ModelBuilder {
         [&](const std::vector<Var>& i) {
           Expr v = read ? read(base_in, i) : base_in(E(i));
           if (bias.scalar.defined()) return v + bias.scalar;
-          if (bias.tensor.defined()) v = v + bias.tensor(i[channel_axis]);
+          if (bias.tensor.defined()) {
+            v = v + (channel_axis >= 0 ? bias.tensor(i[channel_axis]) : driver::Read(bias, i));
+          }
           return v;
         },
         group[0]->name + "_epilogue");
@@ -464,29 +465,7 @@ class ModelBuilder {
     AddKernel(node.name, "dense", task->Instantiate(config), {a2, pw}, {raw});
     int shaped = Alias(raw, out.shape, node.name + "_dense_nd");
     int bias = gemm && node.inputs.size() > 2 ? node.inputs[2] : -1;
-    if (bias >= 0 && g_.values[bias].shape.size() == 1 && g_.values[bias].shape[0] == n) {
-      Epilogue(group, shaped, bias, static_cast<int>(out.shape.size()) - 1, {}, out.shape);
-      return true;
-    }
-    if (bias >= 0) {
-      // A bias of another broadcast shape: through the chain's general broadcasting.
-      Args args;
-      te::Tensor base = te::placeholder(ShapeExprs(out.shape), ir::DataType::Float(32), "base");
-      args.tensors.push_back(base);
-      args.ids.push_back(shaped);
-      driver::Operand c = External(bias, &args);
-      te::Tensor v = te::compute(
-          ShapeExprs(out.shape),
-          [&](const std::vector<Var>& i) { return base(E(i)) + driver::Read(c, i); },
-          node.name + "_bias");
-      te::Tensor result = Chain(group, 1, v, &args);
-      int o = OutputTensor(group);
-      args.tensors.push_back(result);
-      AddKernel(GroupName(group), "epilogue", driver::DefaultSchedule(result), args.tensors,
-                args.ids, {o});
-      return true;
-    }
-    Epilogue(group, shaped, -1, 0, {}, out.shape);
+    Epilogue(group, shaped, bias, -1, {}, out.shape);
     return true;
   }
 
@@ -596,30 +575,15 @@ std::string ModelBuild::CoverageLine() const {
 }
 
 void ModelBuild::Save(const std::string& dir) const {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    TESSERA_USER_ERROR() << dir << ": cannot create the output directory";
-  }
-  std::string graph_path = dir + "/" + runtime::ModelFiles::kGraph;
-  FILE* f = fopen(graph_path.c_str(), "wb");
-  TESSERA_USER_CHECK(f != nullptr) << graph_path << ": cannot write the file";
-  std::string text = graph.ToText();
-  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = fclose(f) == 0 && ok;
-  TESSERA_USER_CHECK(ok) << graph_path << ": writing failed";
-  try {
-    runtime::SaveParamsToFile(params, dir + "/" + runtime::ModelFiles::kParams);
-  } catch (const runtime::Error& e) {
-    TESSERA_USER_ERROR() << e.what();
-  }
+  MakeDirectories(dir, "compiled model directory");
+  WriteFile(dir + "/" + runtime::ModelFiles::kGraph, graph.ToText(), "execution graph");
+  runtime::SaveParamsToFile(params, dir + "/" + runtime::ModelFiles::kParams);
   const std::string kernels_path = dir + "/" + runtime::ModelFiles::kKernels;
   if (library_file.empty()) {
     kernels.export_library(kernels_path);
     return;
   }
-  std::ifstream in(library_file, std::ios::binary);
-  std::ofstream out(kernels_path, std::ios::binary);
-  out << in.rdbuf();
-  TESSERA_USER_CHECK(in.good() && out.good()) << kernels_path << ": writing failed";
+  WriteFile(kernels_path, ReadFile(library_file, "kernel library"), "kernel library");
 }
 
 ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file.h"
 #include "compiler/graph/infer.h"
 #include "compiler/support/error.h"
 
@@ -18,14 +19,6 @@ namespace {
 
 using graph::DType;
 using graph::TensorData;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  TESSERA_USER_CHECK(in.good()) << path << ": cannot open the file";
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string Directory(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -293,7 +286,7 @@ graph::Graph BuildGraph(const onnx::ModelProto& m, const std::string& path) {
 }  // namespace
 
 graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& options) {
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFile(path, "ONNX model");
   onnx::ModelProto model;
   TESSERA_USER_CHECK(!bytes.empty() && model.ParseFromString(bytes) && model.has_graph())
       << path << ": not a valid ONNX model (the file is truncated, corrupt, or not ONNX)";

@@ -49,7 +49,7 @@ TEST(OnnxImporterTest, ImportsAGoodModel) {
 
 TEST(OnnxImporterTest, MissingFile) {
   EXPECT_THAT(ImportError("no_such_model"),
-              AllOf(HasSubstr("no_such_model.onnx"), HasSubstr("cannot open")));
+              AllOf(HasSubstr("no_such_model.onnx"), HasSubstr("cannot read file")));
 }
 
 TEST(OnnxImporterTest, TruncatedFile) {
