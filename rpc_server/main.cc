@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "fleet/server/listen.h"
 #include "proto/grant.h"
 #include "rpc_server/client/flags.h"
 #include "rpc_server/client/fleet_error.h"
@@ -58,7 +59,7 @@ void RemoveStaleSessions(const std::string& workdir) {
 
 constexpr const char* kUsage =
     "usage: tessera-rpc-server --tracker HOST:PORT --key DEVICE_KEY [--listen HOST:PORT "
-    "(0.0.0.0:9091)]\n"
+    "(port 0: OS-chosen)]\n"
     "           [--advertise HOST:PORT] [--token-file FILE] [--workdir DIR] [--target TARGET]\n"
     "           [--call-timeout-ms 10000] [--max-upload-bytes N] [--max-array-bytes N] [--tls-ca "
     "PEM]\n"
@@ -79,7 +80,8 @@ int Run(const std::vector<std::string>& args) {
   std::string host;
   int port = 0;
   tessera::fleet::SplitHostPort("tracker", link.tracker, &host, &port);
-  std::string listen = flags.Get("listen", "0.0.0.0:9091");
+  std::string listen =
+      flags.Get("listen", tessera::fleet::DefaultServerListenAddress(link.tracker));
   tessera::fleet::SplitHostPort("listen", listen, &host, &port);
 
   tessera::fleet::DeviceOptions device;
@@ -103,6 +105,7 @@ int Run(const std::vector<std::string>& args) {
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  tessera::fleet::ClaimPortsExclusively(&builder);
   builder.SetMaxReceiveMessageSize(tessera::fleet::kMaxMessageBytes);
   builder.SetMaxSendMessageSize(tessera::fleet::kMaxMessageBytes);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1);
@@ -110,7 +113,8 @@ int Run(const std::vector<std::string>& args) {
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
-    throw ConfigError("tessera-rpc-server: cannot listen on '" + listen + "'");
+    throw ConfigError("tessera-rpc-server: cannot listen on '" + listen +
+                      "': " + tessera::fleet::ListenFailureReason(listen));
   }
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
   std::string advertised = host + ":" + std::to_string(selected_port);

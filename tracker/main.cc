@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "fleet/server/listen.h"
 #include "proto/grant.h"
 #include "rpc_server/client/flags.h"
 #include "rpc_server/client/shutdown_signals.h"
@@ -73,10 +74,12 @@ int Run(const std::vector<std::string>& args) {
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(listen, credentials, &selected_port);
+  tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
-    throw ConfigError("tessera-tracker: cannot listen on '" + listen + "'");
+    throw ConfigError("tessera-tracker: cannot listen on '" + listen +
+                      "': " + tessera::fleet::ListenFailureReason(listen));
   }
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
 
