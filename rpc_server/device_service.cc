@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "proto/grant.h"
+#include "rpc_server/client/fleet_error.h"
 #include "rpc_server/client/raw_chunks.h"
 #include "rpc_server/sandbox.h"
 #include "rpc_server/worker.h"
@@ -210,10 +211,12 @@ grpc::Status DeviceService::RunInWorker(Session& session, const device::v1::Work
     return grpc::Status(grpc::StatusCode::UNKNOWN,
                         std::string(e.what()) +
                             " (the server goes on; the session's next call "
-                            "gets a fresh worker)");
+                            "gets a fresh worker)",
+                        kKernelFaultDetails);
   }
   if (!reply->ok())
-    return grpc::Status(grpc::StatusCode::UNKNOWN, what + " failed: " + reply->error());
+    return grpc::Status(grpc::StatusCode::UNKNOWN, what + " failed: " + reply->error(),
+                        kKernelFaultDetails);
   return grpc::Status::OK;
 }
 

@@ -127,11 +127,7 @@ void RemoteSession::Check(const grpc::Status& status, const char* what) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!lost_.empty()) throw FleetError(lost_code_, lost_);
   }
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-    throw FleetError(FleetErrorCode::kDeviceLost,
-                     "device lost: " + where + " is unreachable: " + status.error_message());
-  }
-  ThrowStatus(status, where);
+  ThrowSessionStatus(status, where);
 }
 
 void RemoteSession::Upload(const std::string& name, const std::string& bytes) {

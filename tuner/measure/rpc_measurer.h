@@ -6,6 +6,7 @@
 #ifndef TESSERA_TUNER_MEASURE_RPC_MEASURER_H_
 #define TESSERA_TUNER_MEASURE_RPC_MEASURER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct RpcMeasureOptions {
   int max_attempts = 3;              ///< devices tried per candidate before DEVICE_LOST
   std::string work_dir;              ///< where libraries are built; empty: $TMPDIR or /tmp
   RunOptions run;                    ///< number, repeat, min_repeat_ms, tolerances, seed
+  /// Called before each remote step of a candidate ("open", "upload", "load", "copy_in",
+  /// "call", "copy_out", "time") on the device it runs on; tests lose a device at a known step.
+  std::function<void(const std::string& step)> before_step;
 };
 
 /// Measures candidates of one task on fleet devices. Not thread-safe.
@@ -53,6 +57,7 @@ class RpcMeasurer {
   int64_t requeued() const { return requeued_; }
 
  private:
+  void Step(const char* name) const;
   MeasureOutcome RunRemote(const space::ConfigEntity& config, const std::string& library,
                            int64_t serial);
 
