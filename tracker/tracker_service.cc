@@ -15,12 +15,20 @@ bool IsLoopbackPeer(const std::string& peer) {
 }
 
 TrackerService::TrackerService(FleetSettings settings, std::string token,
-                               std::unique_ptr<StateStore> store)
-    : token_(std::move(token)), store_(std::move(store)), state_(settings) {
+                               std::unique_ptr<StateStore> store,
+                               std::shared_ptr<const Clock> clock)
+    : token_(std::move(token)),
+      clock_source_(std::move(clock)),
+      store_(std::move(store)),
+      state_(settings) {
   // Without a shared token the key is private to this run and handed to (loopback) servers.
   grant_key_ = token_.empty() ? fleet::RandomBytes(32) : fleet::GrantKeyFromToken(token_);
-  if (store_) store_->Load(&state_);
-  state_.SetStartTime(fleet::UnixMillis());
+  const int64_t now = Now();
+  if (store_) {
+    store_->Load(&state_);
+    state_.DeadlinesFromUnix();
+  }
+  state_.SetStartTime(now);
   clock_ = std::thread([this] { ClockLoop(); });
 }
 
@@ -31,6 +39,13 @@ TrackerService::~TrackerService() {
   }
   changed_.notify_all();
   clock_.join();
+}
+
+// Steady time, with the wall clock's offset handed to the state for the grants it writes.
+int64_t TrackerService::Now() {
+  const int64_t steady = clock_source_->SteadyMillis();
+  state_.SetUnixOffset(clock_source_->UnixMillis() - steady);
+  return steady;
 }
 
 grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
@@ -56,7 +71,7 @@ grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
 void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes) {
   for (const auto& [id, outcome] : outcomes) {
     outcomes_[id] = outcome;
-    outcome_times_[id] = fleet::UnixMillis();
+    outcome_times_[id] = Now();
     if (store_) store_->DeleteRequest(id);
   }
   for (const auto& [id, outcome] : outcomes) {
@@ -70,7 +85,7 @@ void TrackerService::DispatchLocked(int64_t now_ms) { Record(state_.Dispatch(now
 void TrackerService::ClockLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    int64_t now = fleet::UnixMillis();
+    int64_t now = Now();
     Record(state_.Expire(now));
     DispatchLocked(now);
     // Outcomes nobody waits for (requests restored from disk whose client never came back).
@@ -95,7 +110,7 @@ grpc::Status TrackerService::Register(grpc::ServerContext* context,
                         "Register needs server_id, key and address");
   }
   std::lock_guard<std::mutex> lock(mu_);
-  int64_t now = fleet::UnixMillis();
+  int64_t now = Now();
   state_.RegisterServer(*request, now);
   if (store_) store_->SaveServer(state_.servers().at(request->server_id()));
   reply->set_heartbeat_ms(state_.settings().heartbeat_ms);
@@ -111,8 +126,7 @@ grpc::Status TrackerService::Heartbeat(grpc::ServerContext* context,
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> ended;
-  if (!state_.Heartbeat(request->server_id(), request->active_session_id(), fleet::UnixMillis(),
-                        &ended)) {
+  if (!state_.Heartbeat(request->server_id(), request->active_session_id(), Now(), &ended)) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
                         "server '" + request->server_id() + "' is not registered; register again");
   }
@@ -141,11 +155,11 @@ grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
   const std::string id = pending.request_id;
 
   std::unique_lock<std::mutex> lock(mu_);
-  int64_t now = fleet::UnixMillis();
+  int64_t now = Now();
   pending.deadline_ms = now + request->queue_timeout_ms();
   bool known = state_.queue().count(id) != 0;
   state_.Enqueue(pending);
-  if (store_ && !known) store_->SaveRequest(state_.queue().at(id));
+  if (store_ && !known) store_->SaveRequest(state_.WithUnixDeadline(state_.queue().at(id)));
   auto waiter = std::make_shared<std::condition_variable>();
   waiters_[id] = waiter;
   struct Unregister {
@@ -180,7 +194,7 @@ grpc::Status TrackerService::KeepSession(grpc::ServerContext* context,
                                          const v1::SessionRef* request, v1::Empty*) {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
-  std::string why = state_.KeepSession(request->session_id(), fleet::UnixMillis());
+  std::string why = state_.KeepSession(request->session_id(), Now());
   if (why.empty()) return grpc::Status::OK;
   if (why.rfind("device lost", 0) == 0) return grpc::Status(grpc::StatusCode::ABORTED, why);
   return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "session ended: " + why);
@@ -190,7 +204,7 @@ grpc::Status TrackerService::ReleaseSession(grpc::ServerContext* context,
                                             const v1::SessionRef* request, v1::Empty*) {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
-  int64_t now = fleet::UnixMillis();
+  int64_t now = Now();
   state_.ReleaseSession(request->session_id(), now);
   DispatchLocked(now);
   return grpc::Status::OK;
@@ -200,7 +214,7 @@ grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::Stat
                                     v1::FleetStatus* reply) {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
-  *reply = state_.Status(fleet::UnixMillis());
+  *reply = state_.Status(Now());
   return grpc::Status::OK;
 }
 
