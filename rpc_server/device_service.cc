@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "proto/grant.h"
+#include "proto/server_proof.h"
 #include "rpc_server/client/fleet_error.h"
 #include "rpc_server/client/raw_chunks.h"
 #include "rpc_server/sandbox.h"
@@ -120,6 +121,8 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
   }
   session_ = session;
   reply->set_session_id(session->id);
+  reply->set_server_id(options_.server_id);
+  reply->set_server_proof(ServerProof(ServerProofKey(grant_key_, grant), request->client_nonce()));
   return grpc::Status::OK;
 }
 

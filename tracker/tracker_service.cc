@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "proto/grant.h"
+#include "proto/server_proof.h"
 
 namespace tessera {
 namespace tracker {
@@ -177,6 +178,7 @@ grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
       if (!outcome.granted) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, outcome.error);
       fleet::SignGrant(grant_key_, &outcome.grant);
       *reply->mutable_grant() = outcome.grant;
+      reply->set_server_proof_key(fleet::ServerProofKey(grant_key_, outcome.grant));
       reply->set_keepalive_ms(state_.settings().heartbeat_ms);
       return grpc::Status::OK;
     }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "proto/grant.h"
+#include "proto/server_proof.h"
 #include "rpc_server/client/raw_chunks.h"
 
 namespace tessera {
@@ -58,7 +59,8 @@ std::unique_ptr<RemoteSession> RemoteSession::Open(std::shared_ptr<TrackerClient
                                                    const SessionOptions& options) {
   tracker::v1::SessionReply reply = tracker->RequestSession(options);
   try {
-    return std::make_unique<RemoteSession>(tracker, reply.grant(), reply.keepalive_ms());
+    return std::make_unique<RemoteSession>(tracker, reply.grant(), reply.keepalive_ms(),
+                                           reply.server_proof_key());
   } catch (...) {
     try {
       tracker->ReleaseSession(reply.grant().session_id());
@@ -69,18 +71,28 @@ std::unique_ptr<RemoteSession> RemoteSession::Open(std::shared_ptr<TrackerClient
 }
 
 RemoteSession::RemoteSession(std::shared_ptr<TrackerClient> tracker, tracker::v1::Grant grant,
-                             int64_t keepalive_ms)
+                             int64_t keepalive_ms, const std::string& server_proof_key)
     : tracker_(std::move(tracker)),
       grant_(std::move(grant)),
       channel_(MakeChannel(grant_.server_address())),
       stub_(device::v1::Device::NewStub(channel_)) {
   device::v1::OpenSessionRequest request;
   *request.mutable_grant() = grant_;
+  request.set_client_nonce(RandomBytes(16));
   device::v1::SessionRef reply;
   {
     Scope scope(this);
     scope.context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     Check(stub_->OpenSession(&scope.context, request, &reply), "OpenSession");
+  }
+  if (!server_proof_key.empty() &&
+      (reply.server_id() != grant_.server_id() ||
+       !SecretsEqual(ServerProof(server_proof_key, request.client_nonce()),
+                     reply.server_proof()))) {
+    throw FleetError(FleetErrorCode::kDeviceLost,
+                     "device lost: the server at " + grant_.server_address() +
+                         " is not the granted server '" + grant_.server_id() +
+                         "' (it cannot prove it; another process may hold the port)");
   }
   if (tracker_ && keepalive_ms > 0) {
     keepalive_ = std::thread([this, keepalive_ms] { KeepaliveLoop(keepalive_ms); });
