@@ -34,6 +34,9 @@ std::string RandomBytes(int n);
 /// `n` random bytes as lowercase hex (ids that cannot be guessed).
 std::string RandomHexId(int n = 16);
 
+/// HMAC-SHA256 of `text` under `key` (raw bytes).
+std::string HmacSha256(const std::string& key, const std::string& text);
+
 /// Fills `grant->signature` from the other fields.
 void SignGrant(const std::string& key, tracker::v1::Grant* grant);
 

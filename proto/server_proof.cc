@@ -1,21 +1,9 @@
 #include "proto/server_proof.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include "proto/grant.h"
 
 namespace tessera {
 namespace fleet {
-namespace {
-
-std::string HmacSha256(const std::string& key, const std::string& text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest, &len);
-  return std::string(reinterpret_cast<char*>(digest), len);
-}
-
-}  // namespace
 
 std::string ServerProofKey(const std::string& grant_key, const tracker::v1::Grant& grant) {
   // Length-prefixed fields, as for grant signatures; the label keeps the two uses apart.

@@ -43,6 +43,13 @@ class RemoteSession::Scope {
       throw FleetError(FleetErrorCode::kSessionEnded,
                        "session '" + session_->grant_.session_id() + "' is closed");
     }
+    // gRPC would connect again to whatever process holds the port now; the session lived on
+    // the connection the server proved itself on.
+    if (session_->opened_ && session_->channel_->GetState(false) != GRPC_CHANNEL_READY) {
+      session_->lost_ = "device lost: the connection to server " +
+                        session_->grant_.server_address() + " dropped since the session opened";
+      throw FleetError(FleetErrorCode::kDeviceLost, session_->lost_);
+    }
     session_->in_flight_.insert(&context);
   }
   ~Scope() {
@@ -94,6 +101,7 @@ RemoteSession::RemoteSession(std::shared_ptr<TrackerClient> tracker, tracker::v1
                          " is not the granted server '" + grant_.server_id() +
                          "' (it cannot prove it; another process may hold the port)");
   }
+  opened_ = true;
   if (tracker_ && keepalive_ms > 0) {
     keepalive_ = std::thread([this, keepalive_ms] { KeepaliveLoop(keepalive_ms); });
   }
@@ -342,7 +350,9 @@ void RemoteSession::Close() {
   device::v1::SessionRef ref;
   ref.set_session_id(grant_.session_id());
   device::v1::Empty reply;
-  stub_->CloseSession(&context, ref, &reply);  // a dead server has nothing to close
+  if (channel_->GetState(false) == GRPC_CHANNEL_READY) {
+    stub_->CloseSession(&context, ref, &reply);  // a dead server has nothing to close
+  }
   if (tracker_) tracker_->ReleaseSession(grant_.session_id());
 }
 

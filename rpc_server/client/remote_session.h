@@ -95,6 +95,7 @@ class RemoteSession {
   std::string lost_;  ///< why the session is over (device lost or ended), once it is
   FleetErrorCode lost_code_ = FleetErrorCode::kDeviceLost;
   bool closed_ = false;
+  bool opened_ = false;  ///< the server proved itself on the channel's current connection
   std::thread keepalive_;
 };
 

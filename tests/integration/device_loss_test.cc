@@ -29,14 +29,8 @@ void PrintTo(const Loss& loss, std::ostream* out) {
 
 class DeviceLossTest : public ::testing::TestWithParam<Loss> {};
 
-TEST_P(DeviceLossTest, TheCandidateMovesToAnotherDeviceAndNoRecordIsAnError) {
-  const Loss loss = GetParam();
-  testing::FleetConfig config;
-  config.server_flags = {"--call-timeout-ms", "30000"};  // timing is slow on a loaded machine
-  Fleet fleet(config);
-  fleet.AddServer("cpu");
-  fleet.AddServer("cpu");
-  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+// Measurement of tiny dense candidates on the test fleet, with repeated attempts.
+tuner::RpcMeasureOptions Options(const Fleet& fleet) {
   tuner::RpcMeasureOptions options;
   options.tracker = fleet.tracker_address();
   options.key = "cpu";
@@ -46,8 +40,27 @@ TEST_P(DeviceLossTest, TheCandidateMovesToAnotherDeviceAndNoRecordIsAnError) {
   options.work_dir = dir ? dir : "/tmp";
   options.run.number = 2;
   options.run.repeat = 2;
+  return options;
+}
+
+// One worker thread per kernel: parallel launches on a loaded machine make timing (and so the
+// test) take many times longer.
+testing::FleetConfig SingleThreadedFleet() {
+  setenv("TESSERA_NUM_THREADS", "1", 1);  // inherited by the servers' workers
+  testing::FleetConfig config;
+  config.server_flags = {"--call-timeout-ms", "30000"};
+  return config;
+}
+
+TEST_P(DeviceLossTest, TheCandidateMovesToAnotherDeviceAndNoRecordIsAnError) {
+  const Loss loss = GetParam();
+  Fleet fleet(SingleThreadedFleet());
+  fleet.AddServer("cpu");
+  fleet.AddServer("cpu");
+  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  tuner::RpcMeasureOptions options = Options(fleet);
   // Mid-call losses need a call long enough to be in flight when the server dies.
-  if (loss.delay_ms >= 0) options.run.min_repeat_ms = 200;
+  if (loss.delay_ms >= 0) options.run.min_repeat_ms = 100;
   std::unique_ptr<RpcMeasurer> measurer;
   std::string killed;
   std::thread killer;
@@ -81,20 +94,14 @@ TEST_P(DeviceLossTest, TheCandidateMovesToAnotherDeviceAndNoRecordIsAnError) {
 // A server that dies and whose port another server takes before the tracker notices: the grant
 // for the dead one reaches the wrong server, which is a lost device too.
 TEST(DeviceLossTest, AGrantThatReachesTheWrongServerIsADeviceLoss) {
-  Fleet fleet;
+  Fleet fleet(SingleThreadedFleet());
   fleet.AddServer("cpu");
   fleet.AddServer("cpu");
   fleet::SessionOptions hold;
   hold.key = "cpu";
   auto held = fleet::RemoteSession::Open(fleet.Client(), hold);  // one server stays busy
   tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
-  tuner::RpcMeasureOptions options;
-  options.tracker = fleet.tracker_address();
-  options.key = "cpu";
-  options.queue_timeout_ms = 10000;
-  options.max_attempts = 4;
-  const char* dir = std::getenv("TEST_TMPDIR");
-  options.work_dir = dir ? dir : "/tmp";
+  tuner::RpcMeasureOptions options = Options(fleet);
   std::unique_ptr<RpcMeasurer> measurer;
   std::string killed;
   std::unique_ptr<testing::Daemon> thief;
@@ -122,7 +129,7 @@ TEST(DeviceLossTest, AGrantThatReachesTheWrongServerIsADeviceLoss) {
 INSTANTIATE_TEST_SUITE_P(Steps, DeviceLossTest,
                          ::testing::Values(Loss{"upload"}, Loss{"load"}, Loss{"copy_in"},
                                            Loss{"call"}, Loss{"copy_out"}, Loss{"time"},
-                                           Loss{"time", 50}),
+                                           Loss{"time", 30}),
                          [](const ::testing::TestParamInfo<Loss>& info) {
                            return info.param.step + (info.param.delay_ms >= 0 ? "_in_flight" : "");
                          });

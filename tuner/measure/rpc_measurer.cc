@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <thread>
 
 #include "compiler/support/error.h"
 #include "rpc_server/client/fleet_error.h"
@@ -153,6 +154,9 @@ std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::Config
         if (!kernel && e.code() != fleet::FleetErrorCode::kQueueTimeout &&
             attempt < options_.max_attempts) {
           ++requeued_;
+          // The tracker learns of a dead server only at its lease timeout, and a server it has
+          // just registered may not have its grant key yet: give both a moment.
+          std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
           continue;
         }
         out = MeasureOutcome();
