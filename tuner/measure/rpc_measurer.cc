@@ -29,6 +29,13 @@ bool KernelFault(fleet::FleetErrorCode code) { return code == fleet::FleetErrorC
 
 }  // namespace
 
+tuning::ErrorKind ErrorKindOfFleetFailure(const fleet::FleetError& error) {
+  if (!KernelFault(error.code())) return tuning::DEVICE_LOST;
+  return std::string(error.what()).find("did not finish within") != std::string::npos
+             ? tuning::TIMEOUT
+             : tuning::RUNTIME_ERROR;
+}
+
 RpcMeasurer::RpcMeasurer(const Task& task, RpcMeasureOptions options)
     : task_(task), options_(std::move(options)) {
   TESSERA_USER_CHECK(!options_.tracker.empty() && !options_.key.empty())
@@ -160,14 +167,7 @@ std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::Config
           continue;
         }
         out = MeasureOutcome();
-        if (!kernel) {
-          out.error = tuning::DEVICE_LOST;
-        } else {
-          std::string what = e.what();
-          out.error = what.find("did not finish within") != std::string::npos
-                          ? tuning::TIMEOUT
-                          : tuning::RUNTIME_ERROR;
-        }
+        out.error = ErrorKindOfFleetFailure(e);
         out.message = std::string("on device key '") + options_.key + "': " + e.what();
         break;
       }

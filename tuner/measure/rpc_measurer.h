@@ -17,6 +17,7 @@
 
 namespace tessera {
 namespace fleet {
+class FleetError;
 class RemoteSession;
 class TrackerClient;
 }  // namespace fleet
@@ -39,6 +40,12 @@ struct RpcMeasureOptions {
   /// "call", "copy_out", "time") on the device it runs on; tests lose a device at a known step.
   std::function<void(const std::string& step)> before_step;
 };
+
+/// The error kind of a candidate whose measurement failed with `error` on its last device:
+/// TIMEOUT or RUNTIME_ERROR only when the candidate's own code failed (`kCallFailed`), and
+/// DEVICE_LOST for everything else (transport, a refused grant, the wrong server, no device), so
+/// that the candidate is measured again later.
+tuning::ErrorKind ErrorKindOfFleetFailure(const fleet::FleetError& error);
 
 /// Measures candidates of one task on fleet devices. Not thread-safe.
 class RpcMeasurer {
