@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -27,7 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/space/config_json.h"
+#include "common/command_line.h"
+#include "common/json.h"
+#include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/loop_nest_features.h"
@@ -54,50 +57,6 @@ struct Options {
   bool zero_shot_only = false;
   std::string variant;  // only variants whose name contains this
 };
-
-[[noreturn]] void Usage(const std::string& why) {
-  std::fprintf(
-      stderr,
-      "cost_model_eval: %s\nusage: cost_model_eval --db LOG --task K [--target T] "
-      "[--splits N] [--train N] [--seed S] [--variant SUBSTR] [--zero-shot-only] [--json]\n",
-      why.c_str());
-  std::exit(2);
-}
-
-Options ParseOptions(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Usage("missing value after " + arg);
-      return argv[++i];
-    };
-    if (arg == "--db") {
-      o.db = value();
-    } else if (arg == "--task") {
-      o.task = value();
-    } else if (arg == "--target") {
-      o.target = value();
-    } else if (arg == "--splits") {
-      o.splits = std::atoi(value().c_str());
-    } else if (arg == "--train") {
-      o.train = std::atoll(value().c_str());
-    } else if (arg == "--seed") {
-      o.seed = std::strtoull(value().c_str(), nullptr, 10);
-    } else if (arg == "--json") {
-      o.json = true;
-    } else if (arg == "--variant") {
-      o.variant = value();
-    } else if (arg == "--zero-shot-only") {
-      o.zero_shot_only = true;
-    } else {
-      Usage("unknown option " + arg);
-    }
-  }
-  if (o.db.empty() || o.task.empty()) Usage("--db and --task are required");
-  if (o.splits < 1) Usage("--splits must be positive");
-  return o;
-}
 
 // One measured configuration of the task.
 struct Sample {
@@ -268,17 +227,14 @@ double NoiseCeiling(const std::vector<Sample>& samples) {
   return even.size() < 2 ? -1 : PairwiseRankingAccuracy(even, odd);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o = ParseOptions(argc, argv);
+int Run(const Options& o) {
   std::unique_ptr<Task> task;
   std::unique_ptr<TuningLog> log;
   std::vector<Sample> samples;
   std::vector<Sample> others;
   std::map<std::string, std::unique_ptr<Task>> other_tasks;
   int64_t outside_space = 0;
-  try {
+  {
     task = std::make_unique<Task>(o.task, o.target);
     log = TuningLog::Open(o.db);
     RecordFilter filter;
@@ -293,7 +249,7 @@ int main(int argc, char** argv) {
       }
       std::optional<space::ConfigEntity> config;
       try {
-        config = space::ConfigFromJson(owner->config_space(), r.config_json());
+        config = space::ConfigFromProto(owner->config_space(), r.config());
       } catch (const UserError&) {
         ++outside_space;  // measured before the template's space changed
         continue;
@@ -302,10 +258,8 @@ int main(int argc, char** argv) {
       if (r.error_kind() == tuning::OK) s.repeats.assign(r.costs().begin(), r.costs().end());
       (owner == task.get() ? samples : others).push_back(std::move(s));
     }
-  } catch (const std::exception& e) {
-    Usage(e.what());
   }
-  if (samples.size() < 10) Usage("fewer than 10 records of " + o.task + " in " + o.db);
+  if (samples.size() < 10) throw UserError("fewer than 10 records of " + o.task + " in " + o.db);
 
   const std::string key = task->workload_key();
   RowOf knob = [](const Sample& s) { return CandidateFeatures(s.config, s.task->workload_key()); };
@@ -403,14 +357,18 @@ int main(int argc, char** argv) {
     if (v.name.find(o.variant) == std::string::npos) continue;
     Score s = Evaluate(v, samples, others, o);
     if (o.json) {
-      std::printf(
-          "{\"benchmark\":\"cost_model_eval\",\"task\":\"%s\",\"variant\":\"%s\","
-          "\"accuracy\":%.4f,\"min\":%.4f,\"max\":%.4f,\"recall_top10\":%.4f,"
-          "\"zero_shot_accuracy\":%.4f,\"transfer_accuracy\":%.4f,"
-          "\"zero_shot_trials_to_95\":%lld,\"zero_shot_top16\":%.4f}\n",
-          key.c_str(), v.name.c_str(), s.mean_accuracy, s.min_accuracy, s.max_accuracy,
-          s.mean_recall, s.zero_shot, s.transfer_accuracy,
-          static_cast<long long>(s.zero_shot_trials), s.zero_shot_top16);
+      PrintJsonLine({{"benchmark", "cost_model_eval"},
+                     {"task", key},
+                     {"variant", v.name},
+                     {"accuracy", Round(s.mean_accuracy, 4)},
+                     {"min", Round(s.min_accuracy, 4)},
+                     {"max", Round(s.max_accuracy, 4)},
+                     {"recall_top10", Round(s.mean_recall, 4)},
+                     {"zero_shot_accuracy", Round(s.zero_shot, 4)},
+                     {"transfer_accuracy", Round(s.transfer_accuracy, 4)},
+                     {"zero_shot_trials_to_95", s.zero_shot_trials},
+                     {"zero_shot_top16", Round(s.zero_shot_top16, 4)}},
+                    std::cout);
     } else {
       std::printf("  %-42s accuracy %.3f [%.3f, %.3f]  top-10%% recall %.3f", v.name.c_str(),
                   s.mean_accuracy, s.min_accuracy, s.max_accuracy, s.mean_recall);
@@ -431,4 +389,23 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Cost-model variants compared offline on a tuning log's measurements.",
+               "cost_model_eval"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--db", o.db, "tuning log")->required();
+  app.add_option("--task", o.task, "workload key whose records are ranked")->required();
+  app.add_option("--target", o.target, "target string of the records");
+  app.add_option("--splits", o.splits, "random train/test splits")->check(Positive());
+  app.add_option("--train", o.train, "training records per split (-1: half)");
+  app.add_option("--seed", o.seed, "random seed");
+  app.add_option("--variant", o.variant, "only variants whose name contains this");
+  app.add_flag("--zero-shot-only", o.zero_shot_only, "skip the splits");
+  app.add_flag("--json", o.json, "one JSON object per variant");
+  return RunCommandLine(app, argc, argv, std::cout, std::cerr, [&o] { return Run(o); });
 }

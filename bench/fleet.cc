@@ -16,9 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "proto/grant.h"
-#include "rpc_server/client/flags.h"
-#include "rpc_server/client/remote_session.h"
+#include "common/command_line.h"
+#include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 
 namespace {
@@ -168,16 +167,20 @@ void Throughput(int64_t mib, int rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    tessera::fleet::Flags flags("bench/fleet", std::vector<std::string>(argv + 1, argv + argc));
-    flags.CheckKnown({"clients", "servers", "grants-per-client", "mib", "rounds"});
-    GrantLatency(static_cast<int>(flags.GetInt("clients", 200)),
-                 static_cast<int>(flags.GetInt("servers", 20)),
-                 static_cast<int>(flags.GetInt("grants-per-client", 10)));
-    Throughput(flags.GetInt("mib", 256), static_cast<int>(flags.GetInt("rounds", 3)));
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << std::endl;
-    return 1;
-  }
-  return 0;
+  int clients = 200, servers = 20, grants_per_client = 10, rounds = 3;
+  int64_t mib = 256;
+  CLI::App app{"Grant latency of the tracker under a full queue, and array copy throughput.",
+               "fleet"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--clients", clients, "clients queueing at once")->check(tessera::Positive());
+  app.add_option("--servers", servers, "device servers")->check(tessera::Positive());
+  app.add_option("--grants-per-client", grants_per_client, "sessions each client asks for")
+      ->check(tessera::Positive());
+  app.add_option("--mib", mib, "array size of the copy test")->check(tessera::Positive());
+  app.add_option("--rounds", rounds, "copies of the array each way")->check(tessera::Positive());
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
+    GrantLatency(clients, servers, grants_per_client);
+    Throughput(mib, rounds);
+    return 0;
+  });
 }

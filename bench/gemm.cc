@@ -11,8 +11,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string>
 
+#include "common/command_line.h"
+#include "common/json.h"
 #include "compiler/tessera.h"
 #include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
@@ -30,42 +33,6 @@ struct Options {
   bool json = false;
   std::string target = "llvm -mcpu=native";
 };
-
-[[noreturn]] void Usage(const char* why) {
-  std::fprintf(stderr,
-               "gemm: %s\nusage: gemm [--threads N] [--n N (multiple of 32)] [--repeat R] "
-               "[--target STR] [--json]\n",
-               why);
-  std::exit(2);
-}
-
-Options ParseOptions(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Usage(("missing value after " + arg).c_str());
-      return argv[++i];
-    };
-    if (arg == "--threads") {
-      o.threads = std::atoi(value().c_str());
-    } else if (arg == "--n") {
-      o.n = std::atoi(value().c_str());
-    } else if (arg == "--repeat") {
-      o.repeat = std::atoi(value().c_str());
-    } else if (arg == "--target") {
-      o.target = value();
-    } else if (arg == "--json") {
-      o.json = true;
-    } else {
-      Usage(("unknown option " + arg).c_str());
-    }
-  }
-  if (o.threads < 1) Usage("--threads must be at least 1");
-  if (o.n < 32 || o.n % 32 != 0) Usage("--n must be a positive multiple of 32");
-  if (o.repeat < 1) Usage("--repeat must be at least 1");
-  return o;
-}
 
 constexpr int kTileRows = 8;   // rows of C accumulated in registers
 constexpr int kTileCols = 32;  // columns of C per panel: two AVX-512 or four AVX2 vectors
@@ -109,10 +76,7 @@ double Seconds(F&& run) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o = ParseOptions(argc, argv);
+int Run(const Options& o) {
   runtime::SetNumThreads(o.threads);
   openblas_set_num_threads(o.threads);
   const int n = o.n;
@@ -125,13 +89,7 @@ int main(int argc, char** argv) {
     b.Data<float>()[i] = static_cast<float>((i * 5 % 11) - 5) / 8;
   }
 
-  runtime::Module mod;
-  try {
-    mod = BuildMatmul(n, Target(o.target));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gemm: %s\n", e.what());
-    return 1;
-  }
+  runtime::Module mod = BuildMatmul(n, Target(o.target));
   runtime::PackedFunc matmul = mod["matmul"];
   auto run_tessera = [&] { matmul(a, b, c); };
   auto run_openblas = [&] {
@@ -157,11 +115,16 @@ int main(int argc, char** argv) {
   double ratio = tessera_gflops / openblas_gflops;
   bool correct = max_error <= 1e-3 * n;
   if (o.json) {
-    std::printf(
-        "{\"benchmark\":\"gemm\",\"n\":%d,\"threads\":%d,\"target\":\"%s\",\"tessera_gflops\":%.2f,"
-        "\"openblas_gflops\":%.2f,\"ratio\":%.3f,\"max_abs_error\":%.3g,\"correct\":%s}\n",
-        n, o.threads, o.target.c_str(), tessera_gflops, openblas_gflops, ratio, max_error,
-        correct ? "true" : "false");
+    PrintJsonLine({{"benchmark", "gemm"},
+                   {"n", n},
+                   {"threads", o.threads},
+                   {"target", o.target},
+                   {"tessera_gflops", Round(tessera_gflops, 2)},
+                   {"openblas_gflops", Round(openblas_gflops, 2)},
+                   {"ratio", Round(ratio, 3)},
+                   {"max_abs_error", max_error},
+                   {"correct", correct}},
+                  std::cout);
   } else {
     std::printf("gemm %dx%dx%d float32, %d thread%s, target '%s'\n", n, n, n, o.threads,
                 o.threads == 1 ? "" : "s", o.target.c_str());
@@ -171,4 +134,24 @@ int main(int argc, char** argv) {
                 correct ? "" : ", WRONG");
   }
   return correct ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Matmul n³ float32 with a hand-written schedule against OpenBLAS.", "gemm"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--threads", o.threads, "threads of both libraries")->check(Positive());
+  app.add_option("--n", o.n, "matrix size, a multiple of 32")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            int n = std::atoi(v.c_str());
+            return n >= 32 && n % 32 == 0 ? std::string() : "must be a multiple of 32, got " + v;
+          },
+          "32k"));
+  app.add_option("--repeat", o.repeat, "timed runs of each (best counts)")->check(Positive());
+  app.add_option("--target", o.target, "target string");
+  app.add_flag("--json", o.json, "one JSON object");
+  return RunCommandLine(app, argc, argv, std::cout, std::cerr, [&o] { return Run(o); });
 }

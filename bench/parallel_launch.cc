@@ -1,38 +1,133 @@
 // Overhead of one parallel launch of the runtime thread pool (what every parallel loop of a
-// compiled kernel pays), as the median over many launches of an empty body.
-//   bazel run -c opt //bench:parallel_launch -- [--launches N] [--threads T]
+// compiled kernel pays), as the median and p99 over many launches of an empty body, at 1, 2 and
+// 2 x cores threads, with empty tasks and with tasks of 5 us (one per thread), first on an
+// otherwise idle machine, then beside one competing busy process (a spinning child, as when a
+// deployed model shares its cores or a tuner builds beside a measurement). Each configuration stops
+// after --launches launches or --seconds.
+//   bazel run -c opt //bench:parallel_launch -- [--launches N] [--seconds S]
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <iostream>
+#include <thread>
 #include <vector>
 
+#include "common/command_line.h"
+
+#include "compiler/tessera.h"
 #include "runtime/c_backend_api.h"
 #include "runtime/thread_pool.h"
 
-int main(int argc, char** argv) {
-  int launches = 20000;
-  int threads = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--launches") == 0) launches = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
+namespace {
+
+// A task that works for `*cdata` microseconds (0: returns at once).
+int Task(int, TesseraParallelGroupEnv*, void* cdata) {
+  const double work_us = *static_cast<double*>(cdata);
+  if (work_us <= 0) return 0;
+  const auto end =
+      std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(work_us);
+  while (std::chrono::steady_clock::now() < end) {
   }
-  if (threads > 0) tessera::runtime::SetNumThreads(threads);
-  auto body = [](int, TesseraParallelGroupEnv*, void*) -> int { return 0; };
+  return 0;
+}
+
+void Measure(int threads, double work_us, int launches, double seconds, const char* load) {
+  tessera::runtime::SetNumThreads(threads);
+  TesseraBackendParallelLaunch(Task, &work_us, 0);  // starts the workers
   std::vector<double> micros;
   micros.reserve(launches);
-  for (int i = 0; i < launches; ++i) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (static_cast<int>(micros.size()) < launches &&
+         std::chrono::steady_clock::now() < deadline) {
     auto start = std::chrono::steady_clock::now();
-    TesseraBackendParallelLaunch(body, nullptr, 0);
+    TesseraBackendParallelLaunch(Task, &work_us, 0);
     micros.push_back(
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
             .count());
   }
   std::sort(micros.begin(), micros.end());
   std::printf(
-      "parallel launch on %d threads: median %.2f us, p99 %.2f us, max %.1f us (%d launches)\n",
-      tessera::runtime::NumThreads(), micros[micros.size() / 2], micros[micros.size() * 99 / 100],
-      micros.back(), launches);
+      "%-11s %2d threads, tasks of %3.0f us: median %9.2f us, p99 %9.2f us, max %10.1f us "
+      "(%zu launches)\n",
+      load, threads, work_us, micros[micros.size() / 2], micros[micros.size() * 99 / 100],
+      micros.back(), micros.size());
+  std::fflush(stdout);
+}
+
+// A kernel whose parallel loop runs 3600 times: a producer with a parallel axis of 16, computed
+// at each point of a 60 x 60 consumer. Prints its median time over `runs` runs.
+void MeasureKernel(const tessera::runtime::Module& mod, int threads, int runs, const char* load) {
+  using namespace tessera;
+  tessera::runtime::SetNumThreads(threads);
+  runtime::NDArray a =
+      runtime::NDArray::Empty({60, 60, 16}, DataType::Float(32).ToDL(), {kDLCPU, 0});
+  runtime::NDArray out = runtime::NDArray::Empty({60, 60}, DataType::Float(32).ToDL(), {kDLCPU, 0});
+  for (int64_t i = 0; i < a.NumElements(); ++i) a.Data<float>()[i] = 1.0f;
+  mod["nested"](a, out);
+  std::vector<double> millis;
+  for (int r = 0; r < runs; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    mod["nested"](a, out);
+    millis.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(millis.begin(), millis.end());
+  std::printf("%-11s %2d threads, kernel with 3600 launches: median %9.3f ms (%d runs)\n", load,
+              threads, millis[millis.size() / 2], runs);
+  std::fflush(stdout);
+}
+
+tessera::runtime::Module BuildNestedKernel() {
+  using namespace tessera;
+  te::Tensor A = te::placeholder({60, 60, 16}, DataType::Float(32), "A");
+  te::Tensor P = te::compute(
+      {60, 60, 16}, [&](Var i, Var j, Var k) { return A(i, j, k) * 2.0f; }, "P");
+  te::IterVar k = te::reduce_axis(16, "k");
+  te::Tensor out = te::compute(
+      {60, 60}, [&](Var i, Var j) { return te::sum(P(i, j, k), {k}); }, "out");
+  te::Schedule s = te::create_schedule({out});
+  s[P].compute_at(s[out], out.axis(1));
+  s[P].parallel(P.axis(2));
+  return build(s, {A, out}, Target("llvm"), "nested");
+}
+
+int Run(int launches, double seconds) {
+  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  const int counts[] = {1, 2, 2 * cores};
+  tessera::runtime::Module kernel = BuildNestedKernel();
+  auto all = [&](const char* load) {
+    for (double work_us : {0.0, 5.0}) {
+      for (int threads : counts) Measure(threads, work_us, launches, seconds, load);
+    }
+    for (int threads : counts) MeasureKernel(kernel, threads, 5, load);
+  };
+  all("idle");
+  pid_t busy = fork();
+  if (busy == 0) {
+    for (volatile unsigned long spin = 0;; spin = spin + 1) {
+    }
+  }
+  all("beside busy");
+  kill(busy, SIGKILL);
+  waitpid(busy, nullptr, 0);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int launches = 20000;
+  double seconds = 5;
+  CLI::App app{"Overhead of one parallel launch of the runtime thread pool.", "parallel_launch"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--launches", launches, "launches per configuration")->check(tessera::Positive());
+  app.add_option("--seconds", seconds, "time limit per configuration")->check(tessera::Positive());
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
+                                 [&] { return Run(launches, seconds); });
 }

@@ -23,6 +23,8 @@
 
 #include "bench/onednn_conv.h"
 #include "bench/torch_conv.h"
+#include "common/command_line.h"
+#include "common/json.h"
 #include "compiler/driver/build.h"
 #include "compiler/lower/lower.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
@@ -48,52 +50,6 @@ struct Options {
   int repeat = 10;
   bool json = false;
 };
-
-[[noreturn]] void Usage(const std::string& why) {
-  std::fprintf(stderr,
-               "tuned_ops: %s\nusage: tuned_ops --db FILE [--task WORKLOAD]... [--target T] "
-               "[--threads 1,2] [--repeat R] [--json]\n",
-               why.c_str());
-  std::exit(2);
-}
-
-Options ParseOptions(int argc, char** argv) {
-  Options o;
-  bool tasks_given = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Usage("missing value after " + arg);
-      return argv[++i];
-    };
-    if (arg == "--db") {
-      o.db = value();
-    } else if (arg == "--task") {
-      if (!tasks_given) o.tasks.clear();
-      tasks_given = true;
-      o.tasks.push_back(value());
-    } else if (arg == "--target") {
-      o.target = value();
-    } else if (arg == "--threads") {
-      o.threads.clear();
-      std::stringstream in(value());
-      std::string item;
-      while (std::getline(in, item, ',')) o.threads.push_back(std::atoi(item.c_str()));
-    } else if (arg == "--repeat") {
-      o.repeat = std::atoi(value().c_str());
-    } else if (arg == "--json") {
-      o.json = true;
-    } else {
-      Usage("unknown option " + arg);
-    }
-  }
-  if (o.db.empty()) Usage("--db is required");
-  if (o.repeat < 1) Usage("--repeat must be at least 1");
-  for (int t : o.threads) {
-    if (t < 1) Usage("--threads takes positive counts");
-  }
-  return o;
-}
 
 template <typename F>
 double BestSeconds(int repeat, F&& run) {
@@ -253,25 +209,31 @@ bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, cons
     // A graph that stays in NCHW between layers pays the data transforms around every conv2d.
     const double nchw_s = tuned_s + transforms.pack_data_s + transforms.unpack_output_s;
     if (o.json) {
-      std::printf(
-          "{\"benchmark\":\"tuned_ops\",\"task\":\"%s\",\"target\":\"%s\",\"threads\":%d,"
-          "\"tuned_from_log\":%s,\"tuned_gflops\":%.2f,\"fallback_gflops\":%.2f,"
-          "\"untuned_default_gflops\":%.2f",
-          task.workload_key().c_str(), o.target.c_str(), threads, tuned.record ? "true" : "false",
-          gf / tuned_s, gf / fallback_s, gf / plain_s);
+      Json line = {{"benchmark", "tuned_ops"},
+                   {"task", task.workload_key()},
+                   {"target", o.target},
+                   {"threads", threads},
+                   {"tuned_from_log", tuned.record.has_value()},
+                   {"tuned_gflops", Round(gf / tuned_s, 2)},
+                   {"fallback_gflops", Round(gf / fallback_s, 2)},
+                   {"untuned_default_gflops", Round(gf / plain_s, 2)}};
       if (conv) {
-        std::printf(
-            ",\"tuned_timed\":\"blocked kernel on NCHW%lldc data and pre-packed weights\","
-            "\"onednn_timed\":\"primitive on its blocked layouts\",\"onednn_gflops\":%.2f,"
-            "\"ratio_vs_onednn\":%.3f,\"pytorch_timed\":\"at::conv2d on NCHW tensors, eager\","
-            "\"pytorch_gflops\":%.2f,\"ratio_vs_pytorch\":%.3f,\"pack_data_us\":%.1f,"
-            "\"unpack_output_us\":%.1f,\"pack_weights_us\":%.1f,"
-            "\"tuned_with_nchw_transforms_gflops\":%.2f",
-            static_cast<long long>(topi::Conv2dNCHWcBlocks(tuned.config).ic_bn), gf / onednn_s,
-            onednn_s / tuned_s, gf / torch_s, torch_s / tuned_s, transforms.pack_data_s * 1e6,
-            transforms.unpack_output_s * 1e6, transforms.pack_weights_s * 1e6, gf / nchw_s);
+        line["tuned_timed"] = "blocked kernel on NCHW" +
+                              std::to_string(topi::Conv2dNCHWcBlocks(tuned.config).ic_bn) +
+                              "c data and pre-packed weights";
+        line["onednn_timed"] = "primitive on its blocked layouts";
+        line["onednn_gflops"] = Round(gf / onednn_s, 2);
+        line["ratio_vs_onednn"] = Round(onednn_s / tuned_s, 3);
+        line["pytorch_timed"] = "at::conv2d on NCHW tensors, eager";
+        line["pytorch_gflops"] = Round(gf / torch_s, 2);
+        line["ratio_vs_pytorch"] = Round(torch_s / tuned_s, 3);
+        line["pack_data_us"] = Round(transforms.pack_data_s * 1e6, 1);
+        line["unpack_output_us"] = Round(transforms.unpack_output_s * 1e6, 1);
+        line["pack_weights_us"] = Round(transforms.pack_weights_s * 1e6, 1);
+        line["tuned_with_nchw_transforms_gflops"] = Round(gf / nchw_s, 2);
       }
-      std::printf(",\"correct\":%s}\n", correct ? "true" : "false");
+      line["correct"] = correct;
+      PrintJsonLine(line, std::cout);
     } else {
       std::printf("%s, target '%s', %d thread%s\n", task.workload_key().c_str(), o.target.c_str(),
                   threads, threads == 1 ? "" : "s");
@@ -356,14 +318,20 @@ bool RunDense(const tuner::Task& task, const tuner::TuningLog& log, const Option
     double tuned_gf = flops / tuned_s / 1e9, blas_gf = flops / openblas_s / 1e9,
            fallback_gf = flops / fallback_s / 1e9, packed_gf = flops / (tuned_s + pack_s) / 1e9;
     if (o.json) {
-      std::printf(
-          "{\"benchmark\":\"tuned_ops\",\"task\":\"%s\",\"target\":\"%s\",\"threads\":%d,"
-          "\"tuned_from_log\":%s,\"tuned_gflops\":%.2f,\"fallback_gflops\":%.2f,"
-          "\"openblas_gflops\":%.2f,\"ratio_vs_openblas\":%.3f,\"pack_weights_ms\":%.3f,"
-          "\"tuned_with_packing_gflops\":%.2f,\"ratio_with_packing\":%.3f,\"correct\":%s}\n",
-          task.workload_key().c_str(), o.target.c_str(), threads, tuned.record ? "true" : "false",
-          tuned_gf, fallback_gf, blas_gf, tuned_gf / blas_gf, pack_s * 1e3, packed_gf,
-          packed_gf / blas_gf, correct ? "true" : "false");
+      PrintJsonLine({{"benchmark", "tuned_ops"},
+                     {"task", task.workload_key()},
+                     {"target", o.target},
+                     {"threads", threads},
+                     {"tuned_from_log", tuned.record.has_value()},
+                     {"tuned_gflops", Round(tuned_gf, 2)},
+                     {"fallback_gflops", Round(fallback_gf, 2)},
+                     {"openblas_gflops", Round(blas_gf, 2)},
+                     {"ratio_vs_openblas", Round(tuned_gf / blas_gf, 3)},
+                     {"pack_weights_ms", Round(pack_s * 1e3, 3)},
+                     {"tuned_with_packing_gflops", Round(packed_gf, 2)},
+                     {"ratio_with_packing", Round(packed_gf / blas_gf, 3)},
+                     {"correct", correct}},
+                    std::cout);
     } else {
       std::printf("%s, target '%s', %d thread%s\n", task.workload_key().c_str(), o.target.c_str(),
                   threads, threads == 1 ? "" : "s");
@@ -386,26 +354,28 @@ bool RunDense(const tuner::Task& task, const tuner::TuningLog& log, const Option
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o = ParseOptions(argc, argv);
-  std::unique_ptr<tuner::TuningLog> log;
-  try {
-    log = tuner::TuningLog::Open(o.db, /*create=*/false);
-  } catch (const std::exception& e) {
-    Usage(e.what());
-  }
-  bool all_correct = true;
-  for (const std::string& key : o.tasks) {
-    std::unique_ptr<tuner::Task> task;
-    try {
-      task = std::make_unique<tuner::Task>(key, o.target);
-    } catch (const std::exception& e) {
-      Usage(e.what());
+  Options o;
+  std::vector<std::string> tasks;
+  CLI::App app{"Tuned operators (the log's best records) against OpenBLAS, oneDNN and PyTorch.",
+               "tuned_ops"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--db", o.db, "tuning log")->required();
+  app.add_option("--task", tasks, "workload keys (repeat the flag; default the dense 1024³)");
+  app.add_option("--target", o.target, "target string of the records");
+  app.add_option("--threads", o.threads, "thread counts, comma separated")
+      ->delimiter(',')
+      ->check(Positive());
+  app.add_option("--repeat", o.repeat, "timed runs of each (best counts)")->check(Positive());
+  app.add_flag("--json", o.json, "one JSON object per task and thread count");
+  return RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
+    if (!tasks.empty()) o.tasks = tasks;
+    auto log = tuner::TuningLog::Open(o.db, /*create=*/false);
+    bool all_correct = true;
+    for (const std::string& key : o.tasks) {
+      tuner::Task task(key, o.target);
+      all_correct &= task.templ().name == "dense.x86" ? RunDense(task, *log, o)
+                                                      : RunWithoutVendor(task, *log, o);
     }
-    if (task->templ().name != "dense.x86") {
-      all_correct &= RunWithoutVendor(*task, *log, o);
-      continue;
-    }
-    all_correct &= RunDense(*task, *log, o);
-  }
-  return all_correct ? 0 : 1;
+    return all_correct ? 0 : 1;
+  });
 }

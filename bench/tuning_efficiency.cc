@@ -21,12 +21,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/command_line.h"
+#include "common/json.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/ranking_metrics.h"
 #include "tuner/cost_model/transfer.h"
@@ -58,66 +61,6 @@ struct Options {
   uint64_t seed = 1;
   bool json = false;
 };
-
-[[noreturn]] void Usage(const std::string& why) {
-  std::fprintf(stderr,
-               "tuning_efficiency: %s\nusage: tuning_efficiency [--task K] [--target T] "
-               "[--random-trials N] [--max-trials N] [--transfer-task K]... "
-               "[--transfer-trials N] [--history-db LOG] [--xgb-seeds N] "
-               "[--transfer joint|base|both] [--seed S] [--json]\n",
-               why.c_str());
-  std::exit(2);
-}
-
-Options ParseOptions(int argc, char** argv) {
-  Options o;
-  bool transfer_given = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Usage("missing value after " + arg);
-      return argv[++i];
-    };
-    if (arg == "--task") {
-      o.task = value();
-    } else if (arg == "--target") {
-      o.target = value();
-    } else if (arg == "--random-trials") {
-      o.random_trials = std::atoll(value().c_str());
-    } else if (arg == "--max-trials") {
-      o.max_trials = std::atoll(value().c_str());
-    } else if (arg == "--transfer-task") {
-      if (!transfer_given) o.transfer_tasks.clear();
-      transfer_given = true;
-      o.transfer_tasks.push_back(value());
-    } else if (arg == "--transfer-trials") {
-      o.transfer_trials = std::atoll(value().c_str());
-    } else if (arg == "--history-db") {
-      o.history_db = value();
-    } else if (arg == "--xgb-seeds") {
-      o.xgb_seeds = std::atoi(value().c_str());
-    } else if (arg == "--transfer") {
-      std::string mode = value();
-      if (mode == "both") {
-        o.transfer_modes = {"joint", "base"};
-      } else if (mode == "joint" || mode == "base") {
-        o.transfer_modes = {mode};
-      } else {
-        Usage("--transfer takes joint, base or both, not '" + mode + "'");
-      }
-    } else if (arg == "--seed") {
-      o.seed = std::strtoull(value().c_str(), nullptr, 10);
-    } else if (arg == "--json") {
-      o.json = true;
-    } else {
-      Usage("unknown option " + arg);
-    }
-  }
-  if (o.random_trials < 1 || o.max_trials < 1 || o.xgb_seeds < 1) {
-    Usage("trial and seed counts must be positive");
-  }
-  return o;
-}
 
 // Measures each configuration of one task once.
 class MemoMeasure {
@@ -178,17 +121,9 @@ FeatureFn FeaturesOf(const Task& task) {
 
 void Note(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o = ParseOptions(argc, argv);
-  std::unique_ptr<Task> task;
-  try {
-    task = std::make_unique<Task>(o.task, o.target);
-    CheckTarget(o.target);
-  } catch (const std::exception& e) {
-    Usage(e.what());
-  }
+int Run(const Options& o) {
+  auto task = std::make_unique<Task>(o.task, o.target);
+  CheckTarget(o.target);
   const double flops = task->flops();
   MemoMeasure measure(*task);
 
@@ -313,26 +248,26 @@ int main(int argc, char** argv) {
       transfer_median > 0 && xgb_median > 0 ? xgb_median / transfer_median : -1;
   double best_gflops = flops / best_random / 1e9;
   auto show = [&](int64_t n) { return n < 0 ? std::string("-") : std::to_string(n); };
-  auto list = [&](const std::vector<int64_t>& runs) {
-    std::string text;
-    for (int64_t n : runs) text += (text.empty() ? "" : ",") + std::to_string(n);
-    return "[" + text + "]";
-  };
   if (o.json) {
-    std::printf(
-        "{\"benchmark\":\"tuning_efficiency\",\"task\":\"%s\",\"target\":\"%s\","
-        "\"random_trials\":%lld,\"best_random_gflops\":%.2f,\"target_gflops\":%.2f,"
-        "\"random_trials_to_target\":%lld,\"max_trials\":%lld,\"xgb_trials_to_target\":%s,"
-        "\"transfer_mode\":\"%s\",\"xgb_transfer_trials_to_target\":%s,\"xgb_median\":%.1f,"
-        "\"xgb_transfer_median\":%.1f,\"transfer_gain\":%.2f,\"history_records\":%lld,"
-        "\"ranking_accuracy\":%.3f,\"zero_shot_accuracy\":%.3f,"
-        "\"distinct_configs_measured\":%zu}\n",
-        task->workload_key().c_str(), o.target.c_str(), static_cast<long long>(o.random_trials),
-        best_gflops, best_gflops * 0.95, static_cast<long long>(random_reach),
-        static_cast<long long>(o.max_trials), list(xgb_reach).c_str(),
-        o.transfer_modes.front().c_str(), list(transfer_reach).c_str(), xgb_median, transfer_median,
-        transfer_gain, static_cast<long long>(history_records), accuracy, zero_shot,
-        measure.measured());
+    PrintJsonLine({{"benchmark", "tuning_efficiency"},
+                   {"task", task->workload_key()},
+                   {"target", o.target},
+                   {"random_trials", o.random_trials},
+                   {"best_random_gflops", Round(best_gflops, 2)},
+                   {"target_gflops", Round(best_gflops * 0.95, 2)},
+                   {"random_trials_to_target", random_reach},
+                   {"max_trials", o.max_trials},
+                   {"xgb_trials_to_target", xgb_reach},
+                   {"transfer_mode", o.transfer_modes.front()},
+                   {"xgb_transfer_trials_to_target", transfer_reach},
+                   {"xgb_median", Round(xgb_median, 1)},
+                   {"xgb_transfer_median", Round(transfer_median, 1)},
+                   {"transfer_gain", Round(transfer_gain, 2)},
+                   {"history_records", history_records},
+                   {"ranking_accuracy", Round(accuracy, 3)},
+                   {"zero_shot_accuracy", Round(zero_shot, 3)},
+                   {"distinct_configs_measured", measure.measured()}},
+                  std::cout);
   } else {
     auto runs = [&](const std::vector<int64_t>& r) {
       std::string text;
@@ -366,4 +301,41 @@ int main(int argc, char** argv) {
         accuracy, zero_shot);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  std::vector<std::string> transfer_tasks;
+  std::string transfer_mode = "joint";
+  CLI::App app{
+      "Trials for xgb, with and without transfer, to reach 95% of the best of N random "
+      "trials, measured for real.",
+      "tuning_efficiency"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--task", o.task, "workload key");
+  app.add_option("--target", o.target, "target string");
+  app.add_option("--random-trials", o.random_trials, "random trials that set the target")
+      ->check(Positive());
+  app.add_option("--max-trials", o.max_trials, "trials each xgb search may take")
+      ->check(Positive());
+  app.add_option("--transfer-task", transfer_tasks,
+                 "other shapes to measure for the transfer history (repeat the flag)");
+  app.add_option("--transfer-trials", o.transfer_trials, "random trials per transfer task")
+      ->check(Positive());
+  app.add_option("--history-db", o.history_db,
+                 "take the history from this log's other shapes instead of measuring");
+  app.add_option("--xgb-seeds", o.xgb_seeds, "xgb searches per variant (median reported)")
+      ->check(Positive());
+  app.add_option("--transfer", transfer_mode, "history as a joint fit, a fading prior, or both")
+      ->check(CLI::IsMember({"joint", "base", "both"}));
+  app.add_option("--seed", o.seed, "random seed");
+  app.add_flag("--json", o.json, "one JSON object");
+  return RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
+    if (!transfer_tasks.empty()) o.transfer_tasks = transfer_tasks;
+    o.transfer_modes = transfer_mode == "both" ? std::vector<std::string>{"joint", "base"}
+                                               : std::vector<std::string>{transfer_mode};
+    return Run(o);
+  });
 }

@@ -7,10 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <random>
 #include <string>
 
+#include "common/command_line.h"
+#include "common/json.h"
 #include "compiler/space/mutation.h"
 #include "tests/tuner/testing/measure.h"
 #include "tests/tuner/testing/synthetic_models.h"
@@ -26,26 +29,7 @@ namespace {
 using namespace tessera;
 using namespace tessera::tuner;
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int seeds = 5;
-  int64_t max_trials = 1000;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--seeds" && i + 1 < argc) {
-      seeds = std::atoi(argv[++i]);
-    } else if (arg == "--max-trials" && i + 1 < argc) {
-      max_trials = std::atoll(argv[++i]);
-    } else if (arg == "--json") {
-      json = true;
-    } else {
-      std::fprintf(stderr,
-                   "usage: tuning_efficiency_synthetic [--seeds N] [--max-trials N] [--json]\n");
-      return 2;
-    }
-  }
+int Run(int seeds, int64_t max_trials, bool json) {
   testing::SyntheticDense dense{1024, 1024, 1024};
   double target = testing::OptimalCost(dense) * 1.05;
   tuner::TrainingSet history = testing::HistoryOfOtherShapes();
@@ -62,11 +46,13 @@ int main(int argc, char** argv) {
     int64_t t = testing::TrialsToReach(
         transfer.Tune({max_trials, 64, -1}, testing::SyntheticMeasure(dense)).history, target);
     if (json) {
-      std::printf(
-          "{\"benchmark\":\"tuning_efficiency_synthetic\",\"seed\":%d,\"space\":%lld,"
-          "\"random\":%lld,\"xgb\":%lld,\"xgb_transfer\":%lld}\n",
-          seed, static_cast<long long>(dense.Space().size()), static_cast<long long>(r),
-          static_cast<long long>(x), static_cast<long long>(t));
+      PrintJsonLine({{"benchmark", "tuning_efficiency_synthetic"},
+                     {"seed", seed},
+                     {"space", dense.Space().size()},
+                     {"random", r},
+                     {"xgb", x},
+                     {"xgb_transfer", t}},
+                    std::cout);
     } else {
       std::printf(
           "seed %d: trials to within 5%% of the optimum: random %s, xgb %s, xgb+transfer "
@@ -95,10 +81,28 @@ int main(int argc, char** argv) {
   model.Fit(train, train_costs);
   double accuracy = PairwiseRankingAccuracy(model.Predict(test), test_costs);
   if (json) {
-    std::printf("{\"benchmark\":\"tuning_efficiency_synthetic\",\"ranking_accuracy\":%.3f}\n",
-                accuracy);
+    PrintJsonLine(
+        {{"benchmark", "tuning_efficiency_synthetic"}, {"ranking_accuracy", Round(accuracy, 3)}},
+        std::cout);
   } else {
     std::printf("pairwise ranking accuracy (256 train, 200 held out): %.3f\n", accuracy);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int seeds = 5;
+  int64_t max_trials = 1000;
+  bool json = false;
+  CLI::App app{"The searches and the cost model on the tests' synthetic dense template.",
+               "tuning_efficiency_synthetic"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--seeds", seeds, "seeds of each search")->check(tessera::Positive());
+  app.add_option("--max-trials", max_trials, "trials each search may take")
+      ->check(tessera::Positive());
+  app.add_flag("--json", json, "JSON lines");
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
+                                 [&] { return Run(seeds, max_trials, json); });
 }

@@ -2,12 +2,14 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <iomanip>
-#include <ostream>
+#include <iostream>
+#include <memory>
 
-#include "cli/command.h"
-#include "proto/grant.h"
-#include "rpc_server/client/flags.h"
-#include "rpc_server/client/tracker_client.h"
+#include "cli/commands.h"
+#include "common/command_line.h"
+#include "common/error.h"
+#include "fleet/client/tracker_client.h"
+#include "fleet/secrets.h"
 
 namespace tessera {
 namespace cli {
@@ -41,47 +43,49 @@ void PrintTable(const tracker::v1::FleetStatus& status, std::ostream& out) {
   }
 }
 
-int FleetStatusCommand(const std::vector<std::string>& args, std::ostream& out) {
-  fleet::Flags flags("tessera fleet status", args, {"json"});
-  flags.CheckKnown({"tracker", "json", "token-file", "tls-ca"});
+struct FleetFlags {
+  std::string tracker, token_file, tls_ca;
+  bool json = false;
+};
+
+void Status(const FleetFlags& flags) {
   fleet::TrackerOptions options;
-  options.address = flags.Require("tracker");
-  std::string host;
-  int port = 0;
-  fleet::SplitHostPort("tracker", options.address, &host, &port);
-  if (flags.Has("token-file")) options.token = fleet::ReadTokenFile(flags.Get("token-file"));
-  options.tls_ca_file = flags.Get("tls-ca");
+  options.address = flags.tracker;
+  if (!flags.token_file.empty()) options.token = fleet::ReadTokenFile(flags.token_file);
+  options.tls_ca_file = flags.tls_ca;
   options.retry_window_ms = 2000;
   options.rpc_timeout_ms = 5000;
   fleet::TrackerClient client(options);
   tracker::v1::FleetStatus status = client.Status();
-  if (flags.Has("json")) {
-    std::string json;
-    google::protobuf::util::JsonPrintOptions print;
-    print.preserve_proto_field_names = true;
-    print.always_print_primitive_fields = true;
-    if (!google::protobuf::util::MessageToJsonString(status, &json, print).ok()) {
-      throw std::runtime_error("cannot print the fleet status as JSON");
-    }
-    out << json << "\n";
-  } else {
-    PrintTable(status, out);
+  if (!flags.json) {
+    PrintTable(status, std::cout);
+    return;
   }
-  return 0;
-}
-
-int FleetCommand(const std::vector<std::string>& args, std::ostream& out) {
-  if (args.empty() || args[0] != "status") {
-    throw fleet::ConfigError(
-        "usage: tessera fleet status --tracker HOST:PORT [--json] [--token-file F] [--tls-ca F]");
+  std::string json;
+  google::protobuf::util::JsonPrintOptions print;
+  print.preserve_proto_field_names = true;
+  print.always_print_primitive_fields = true;
+  if (!google::protobuf::util::MessageToJsonString(status, &json, print).ok()) {
+    throw InternalError("cannot print the fleet status as JSON");
   }
-  return FleetStatusCommand(std::vector<std::string>(args.begin() + 1, args.end()), out);
+  std::cout << json << "\n";
 }
 
 }  // namespace
 
-TESSERA_REGISTER_COMMAND(fleet,
-                         Command{"fleet", "fleet status: servers, queues, sessions", FleetCommand});
+void AddFleetCommand(CLI::App& app) {
+  auto flags = std::make_shared<FleetFlags>();
+  CLI::App* fleet = app.add_subcommand("fleet", "The device fleet: servers, queues, sessions.");
+  fleet->require_subcommand(1);
+  CLI::App* status = fleet->add_subcommand("status", "what the fleet is doing, as a table or JSON");
+  status->add_option("--tracker", flags->tracker, "the tracker's address")
+      ->required()
+      ->check(HostPort());
+  status->add_option("--token-file", flags->token_file, "the fleet's shared token");
+  status->add_option("--tls-ca", flags->tls_ca, "PEM root certificate of a TLS tracker");
+  status->add_flag("--json", flags->json, "the status as one JSON object");
+  status->callback([flags] { Status(*flags); });
+}
 
 }  // namespace cli
 }  // namespace tessera

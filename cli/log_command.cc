@@ -1,38 +1,25 @@
 // `tessera log`: query and move tuning logs (best records, listings, statistics, JSON lines).
-#include <google/protobuf/util/json_util.h>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <ostream>
+#include <memory>
 
-#include "cli/command.h"
-#include "proto/grant.h"
-#include "rpc_server/client/flags.h"
-#include "tuner/log/log_error.h"
+#include "cli/commands.h"
+#include "common/command_line.h"
+#include "common/error.h"
+#include "common/json.h"
 #include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: tessera log best|list|stats|export|import --db FILE [--task WORKLOAD] "
-    "[--target TARGET] [--json] [--limit N] [--file F]\n"
-    "  best    the fastest successful record per workload and target\n"
-    "  list    every record (newest N with --limit)\n"
-    "  stats   records, failures and best cost per workload and target\n"
-    "  export  records as JSON lines (to --file F, or standard output)\n"
-    "  import  JSON lines from --file F (or standard input) into --db";
-
-std::string ToJson(const tuning::MeasureRecord& r) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  (void)google::protobuf::util::MessageToJsonString(r, &json, options);
-  return json;
-}
+struct LogFlags {
+  std::string db, file;
+  tuner::RecordFilter filter;
+  bool json = false;
+};
 
 std::string FormatCost(double seconds) {
   if (!std::isfinite(seconds)) return "-";
@@ -41,112 +28,124 @@ std::string FormatCost(double seconds) {
   return buf;
 }
 
-void PrintRecord(const tuning::MeasureRecord& r, std::ostream& out) {
-  out << r.workload_key() << "  [" << r.target() << "]  config " << r.config_index() << "  "
-      << (r.error_kind() == tuning::OK
-              ? FormatCost(tuner::MeanCost(r))
-              : tuning::ErrorKind_Name(r.error_kind()) + ": " + r.error_message())
-      << "  device " << r.device_key() << "\n";
+void PrintRecord(const tuning::MeasureRecord& r, bool json) {
+  if (json) {
+    std::cout << tuner::RecordToJson(r) << "\n";
+    return;
+  }
+  std::cout << r.workload_key() << "  [" << r.target() << "]  config " << r.config_index() << "  "
+            << (r.error_kind() == tuning::OK
+                    ? FormatCost(tuner::MeanCost(r))
+                    : tuning::ErrorKind_Name(r.error_kind()) + ": " + r.error_message())
+            << "  device " << r.device_key() << "\n";
 }
 
-int Run(const std::vector<std::string>& args, std::ostream& out) {
-  if (args.empty()) throw fleet::ConfigError(kUsage);
-  const std::string verb = args[0];
-  fleet::Flags flags("tessera log " + verb, {args.begin() + 1, args.end()}, {"json"});
-  flags.CheckKnown({"db", "task", "target", "json", "limit", "file"});
-  const std::string db = flags.Require("db");
-  tuner::RecordFilter filter;
-  filter.workload_key = flags.Get("task");
-  filter.target = flags.Get("target");
-  filter.limit = flags.GetInt("limit", -1);
-  const bool json = flags.Has("json");
-
-  if (verb == "import") {
-    auto log = tuner::TuningLog::Open(db, /*create=*/true);
-    tuner::ImportResult result;
-    if (flags.Has("file")) {
-      std::ifstream in(flags.Get("file"));
-      if (!in) throw fleet::ConfigError("cannot read '" + flags.Get("file") + "'");
-      result = log->ImportJsonLines(in, flags.Get("file"));
-    } else {
-      result = log->ImportJsonLines(std::cin, "<stdin>");
-    }
-    out << "imported " << result.imported << " records into " << db << " (" << result.duplicates
-        << " already present)\n";
-    return 0;
+void Import(const LogFlags& flags) {
+  auto log = tuner::TuningLog::Open(flags.db, /*create=*/true);
+  tuner::ImportResult result;
+  if (!flags.file.empty()) {
+    std::ifstream in(flags.file);
+    if (!in) throw UserError("--file '" + flags.file + "': cannot read file");
+    result = log->ImportJsonLines(in, flags.file);
+  } else {
+    result = log->ImportJsonLines(std::cin, "<stdin>");
   }
-
-  auto log = tuner::TuningLog::Open(db, /*create=*/false);
-  if (verb == "export") {
-    int64_t n = 0;
-    if (flags.Has("file")) {
-      std::ofstream file(flags.Get("file"), std::ios::trunc);
-      if (!file) throw fleet::ConfigError("cannot write '" + flags.Get("file") + "'");
-      n = log->ExportJsonLines(file, filter);
-      std::cerr << "exported " << n << " records to " << flags.Get("file") << "\n";
-    } else {
-      n = log->ExportJsonLines(out, filter);
-    }
-    return 0;
-  }
-  if (verb == "list") {
-    for (const auto& r : log->List(filter)) {
-      if (json) {
-        out << ToJson(r) << "\n";
-      } else {
-        PrintRecord(r, out);
-      }
-    }
-    return 0;
-  }
-  if (verb == "best" || verb == "stats") {
-    auto stats = log->Stats(filter);
-    if (stats.empty()) {
-      std::cerr << "no records"
-                << (filter.workload_key.empty() ? "" : " for " + filter.workload_key)
-                << (filter.target.empty() ? "" : " on '" + filter.target + "'") << " in " << db
-                << "\n";
-      return verb == "best" ? 1 : 0;
-    }
-    for (const auto& s : stats) {
-      if (verb == "stats") {
-        if (json) {
-          out << "{\"workload_key\":\"" << s.workload_key << "\",\"target\":\"" << s.target
-              << "\",\"records\":" << s.records << ",\"failures\":" << s.failures
-              << ",\"best_seconds\":"
-              << (std::isfinite(s.best_cost) ? std::to_string(s.best_cost) : "null") << "}\n";
-        } else {
-          out << s.workload_key << "  [" << s.target << "]  " << s.records << " records, "
-              << s.failures << " failed, best " << FormatCost(s.best_cost) << "\n";
-        }
-        continue;
-      }
-      auto best = log->Best(s.workload_key, s.target);
-      if (!best) continue;
-      if (json) {
-        out << ToJson(*best) << "\n";
-      } else {
-        PrintRecord(*best, out);
-      }
-    }
-    return 0;
-  }
-  throw fleet::ConfigError("unknown log command '" + verb + "'\n" + kUsage);
+  std::cout << "imported " << result.imported << " records into " << flags.db << " ("
+            << result.duplicates << " already present)\n";
 }
 
-int LogCommand(const std::vector<std::string>& args, std::ostream& out) {
-  try {
-    return Run(args, out);
-  } catch (const tuner::LogError& e) {
-    std::cerr << "error: " << e.what() << std::endl;
-    return 1;
+void Export(const LogFlags& flags) {
+  auto log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  if (flags.file.empty()) {
+    log->ExportJsonLines(std::cout, flags.filter);
+    return;
   }
+  std::ofstream file(flags.file, std::ios::trunc);
+  if (!file) throw UserError("--file '" + flags.file + "': cannot write file");
+  int64_t n = log->ExportJsonLines(file, flags.filter);
+  std::cerr << "exported " << n << " records to " << flags.file << "\n";
+}
+
+void List(const LogFlags& flags) {
+  auto log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  for (const auto& r : log->List(flags.filter)) PrintRecord(r, flags.json);
+}
+
+void PrintStats(const tuner::WorkloadStats& s, bool json) {
+  if (json) {
+    Json line;
+    line["workload_key"] = s.workload_key;
+    line["target"] = s.target;
+    line["records"] = s.records;
+    line["failures"] = s.failures;
+    line["best_seconds"] = s.best_cost;  // null when every record failed
+    PrintJsonLine(line, std::cout);
+    return;
+  }
+  std::cout << s.workload_key << "  [" << s.target << "]  " << s.records << " records, "
+            << s.failures << " failed, best " << FormatCost(s.best_cost) << "\n";
+}
+
+// `best` and `stats` go per workload and target; `best` without any record exits 1.
+void Summarize(const LogFlags& flags, bool best) {
+  auto log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  auto stats = log->Stats(flags.filter);
+  if (stats.empty()) {
+    const tuner::RecordFilter& f = flags.filter;
+    std::cerr << "no records" << (f.workload_key.empty() ? "" : " for " + f.workload_key)
+              << (f.target.empty() ? "" : " on '" + f.target + "'") << " in " << flags.db << "\n";
+    if (best) throw CLI::RuntimeError(1);
+    return;
+  }
+  for (const auto& s : stats) {
+    if (!best) {
+      PrintStats(s, flags.json);
+    } else if (auto record = log->Best(s.workload_key, s.target)) {
+      PrintRecord(*record, flags.json);
+    }
+  }
+}
+
+// One verb with the flags every verb shares; `file` only where it means something.
+CLI::App* AddVerb(CLI::App* log, const std::string& name, const std::string& help,
+                  const std::shared_ptr<LogFlags>& flags, bool filters, const char* file_help) {
+  CLI::App* verb = log->add_subcommand(name, help);
+  verb->add_option("--db", flags->db, "SQLite tuning log")->required();
+  if (filters) {
+    verb->add_option("--task", flags->filter.workload_key, "only this workload key");
+    verb->add_option("--target", flags->filter.target, "only this exact target string");
+  }
+  if (file_help != nullptr) verb->add_option("--file", flags->file, file_help);
+  return verb;
 }
 
 }  // namespace
 
-TESSERA_REGISTER_COMMAND(log, Command{"log", "query tuning logs: best, list, stats, export, import",
-                                      LogCommand});
+void AddLogCommand(CLI::App& app) {
+  auto flags = std::make_shared<LogFlags>();
+  CLI::App* log = app.add_subcommand("log", "Query and move tuning logs.");
+  log->require_subcommand(1);
+  CLI::App* best = AddVerb(log, "best", "the fastest successful record per workload and target",
+                           flags, true, nullptr);
+  best->add_flag("--json", flags->json, "records as JSON lines");
+  best->callback([flags] { Summarize(*flags, /*best=*/true); });
+  CLI::App* list =
+      AddVerb(log, "list", "every record (the newest N with --limit)", flags, true, nullptr);
+  list->add_flag("--json", flags->json, "records as JSON lines");
+  list->add_option("--limit", flags->filter.limit, "at most N records, the newest")
+      ->check(Positive());
+  list->callback([flags] { List(*flags); });
+  CLI::App* stats = AddVerb(log, "stats", "records, failures and best cost per workload and target",
+                            flags, true, nullptr);
+  stats->add_flag("--json", flags->json, "one JSON object per workload and target");
+  stats->callback([flags] { Summarize(*flags, /*best=*/false); });
+  AddVerb(log, "export", "records as JSON lines", flags, true,
+          "write to this file (default: standard output)")
+      ->callback([flags] { Export(*flags); });
+  AddVerb(log, "import", "JSON lines into the log (duplicates skipped; a bad line imports nothing)",
+          flags, false, "read this file (default: standard input)")
+      ->callback([flags] { Import(*flags); });
+}
 
 }  // namespace cli
 }  // namespace tessera

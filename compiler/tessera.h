@@ -1,5 +1,6 @@
 /// \file
 /// The public compiler API in one header: tensor expressions and schedules (`te::`), the
+/// reference evaluator that checks a schedule's results (`te::ReferenceEvaluator`), the
 /// loop-level IR (`ir::`), lowering, targets and `build`, and the runtime types a built module
 /// is used with. Link `//compiler:tessera`.
 ///
@@ -21,6 +22,7 @@
 #include "compiler/ir/stmt.h"
 #include "compiler/lower/lower.h"
 #include "compiler/support/error.h"
+#include "compiler/te/reference_evaluator.h"
 #include "compiler/te/schedule.h"
 #include "compiler/te/tensor.h"
 #include "runtime/module.h"

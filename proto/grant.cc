@@ -3,11 +3,8 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/rand.h>
 #include <openssl/sha.h>
 
-#include <chrono>
-#include <fstream>
 #include <sstream>
 
 namespace tessera {
@@ -35,19 +32,6 @@ std::string HmacSha256(const std::string& key, const std::string& text) {
   return std::string(reinterpret_cast<char*>(digest), len);
 }
 
-std::string ReadTokenFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("cannot read token file '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string token = buffer.str();
-  const char* space = " \t\r\n";
-  size_t begin = token.find_first_not_of(space);
-  if (begin == std::string::npos) throw ConfigError("token file '" + path + "' is empty");
-  size_t end = token.find_last_not_of(space);
-  return token.substr(begin, end - begin + 1);
-}
-
 std::string GrantKeyFromToken(const std::string& token) {
   std::string text = "tessera-grant-key-v1:" + token;
   unsigned char digest[SHA256_DIGEST_LENGTH];
@@ -55,40 +39,15 @@ std::string GrantKeyFromToken(const std::string& token) {
   return std::string(reinterpret_cast<char*>(digest), sizeof(digest));
 }
 
-std::string RandomBytes(int n) {
-  std::string bytes(static_cast<size_t>(n), '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(&bytes[0]), n) != 1) {
-    throw std::runtime_error("OpenSSL's random generator failed");
-  }
-  return bytes;
-}
-
-std::string RandomHexId(int n) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : RandomBytes(n)) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
-}
-
 void SignGrant(const std::string& key, tracker::v1::Grant* grant) {
   grant->set_signature(HmacSha256(key, CanonicalText(*grant)));
 }
 
 bool GrantSignatureValid(const std::string& key, const tracker::v1::Grant& grant) {
-  return SecretsEqual(HmacSha256(key, CanonicalText(grant)), grant.signature());
-}
-
-int64_t UnixMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-bool SecretsEqual(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+  const std::string expected = HmacSha256(key, CanonicalText(grant));
+  const std::string& given = grant.signature();
+  return expected.size() == given.size() &&
+         CRYPTO_memcmp(expected.data(), given.data(), expected.size()) == 0;
 }
 
 }  // namespace fleet

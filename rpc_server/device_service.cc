@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include "proto/grant.h"
+#include "common/log.h"
+#include "fleet/client/fleet_error.h"
+#include "fleet/secrets.h"
 #include "proto/server_proof.h"
-#include "rpc_server/client/fleet_error.h"
-#include "rpc_server/client/raw_chunks.h"
+#include "rpc_server/array_streams.h"
 #include "rpc_server/sandbox.h"
+#include "rpc_server/session_guard.h"
 #include "rpc_server/worker.h"
 #include "runtime/data_type.h"
 #include "runtime/error.h"
@@ -31,12 +33,6 @@ struct Session {
 
 namespace {
 
-constexpr size_t kChunkBytes = 1 << 20;
-
-grpc::Status Refuse(const std::string& why) {
-  return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "grant refused: " + why);
-}
-
 grpc::Status SandboxStatus(const SandboxError& e) {
   bool refused = std::string(e.what()).rfind("refused", 0) == 0;
   return grpc::Status(refused ? grpc::StatusCode::PERMISSION_DENIED : grpc::StatusCode::NOT_FOUND,
@@ -45,7 +41,9 @@ grpc::Status SandboxStatus(const SandboxError& e) {
 
 }  // namespace
 
-DeviceService::DeviceService(DeviceOptions options) : options_(std::move(options)) {}
+DeviceService::DeviceService(DeviceOptions options)
+    : options_(std::move(options)),
+      guard_(std::make_unique<SessionGuard>(options_.key, options_.server_id)) {}
 
 DeviceService::~DeviceService() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -54,12 +52,15 @@ DeviceService::~DeviceService() {
 
 void DeviceService::SetGrantKey(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
-  grant_key_ = key;
+  guard_->SetGrantKey(key);
 }
 
 void DeviceService::EndSession(const std::string& session_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (session_ && session_->id == session_id) session_.reset();
+  if (!session_ || session_->id != session_id) return;
+  TESSERA_LOG(kInfo) << "session closed key=" << options_.key << " server=" << options_.server_id
+                     << " session=" << session_id;
+  session_.reset();
 }
 
 std::pair<std::string, int64_t> DeviceService::ActiveSession() {
@@ -89,26 +90,8 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
                                         device::v1::SessionRef* reply) {
   const tracker::v1::Grant& grant = request->grant();
   std::lock_guard<std::mutex> lock(mu_);
-  int64_t now = UnixMillis();
-  if (grant_key_.empty()) {
-    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                        "this server is not registered with its tracker yet");
-  }
-  if (!GrantSignatureValid(grant_key_, grant)) {
-    return Refuse("bad signature (not issued by this server's tracker, or altered)");
-  }
-  if (grant.key() != options_.key || grant.server_id() != options_.server_id) {
-    return Refuse("issued for server '" + grant.server_id() + "' (key '" + grant.key() +
-                  "'), not this one");
-  }
-  if (grant.expires_unix_ms() <= now) return Refuse("expired");
-  for (auto it = used_grants_.begin(); it != used_grants_.end();) {
-    it = it->second <= now ? used_grants_.erase(it) : std::next(it);
-  }
-  if (used_grants_.count(grant.session_id()) != 0) {
-    return Refuse("already used (a replayed grant)");
-  }
-  used_grants_[grant.session_id()] = grant.expires_unix_ms();
+  grpc::Status admitted = guard_->Admit(grant, UnixMillis());
+  if (!admitted.ok()) return admitted;
   // The tracker only grants a busy server after ending its session, so a newer grant wins.
   session_.reset();
   auto session = std::make_shared<Session>();
@@ -120,9 +103,12 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
     return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
   }
   session_ = session;
+  TESSERA_LOG(kInfo) << "session opened key=" << grant.key() << " server=" << grant.server_id()
+                     << " session=" << session->id;
   reply->set_session_id(session->id);
   reply->set_server_id(options_.server_id);
-  reply->set_server_proof(ServerProof(ServerProofKey(grant_key_, grant), request->client_nonce()));
+  reply->set_server_proof(
+      ServerProof(ServerProofKey(guard_->grant_key(), grant), request->client_nonce()));
   return grpc::Status::OK;
 }
 
@@ -344,122 +330,14 @@ std::shared_ptr<SharedArray> DeviceService::ArrayOfSession(const std::string& se
   return FindArray(*session, array_id, status);
 }
 
-// Receives chunks and copies their data from the received slices straight into the array's
-// shared memory. Several streams may fill disjoint ranges of one array in parallel.
-class ArrayFiller : public grpc::ServerReadReactor<grpc::ByteBuffer> {
- public:
-  ArrayFiller(DeviceService* service, grpc::ByteBuffer* response)
-      : service_(service), response_(response) {
-    StartRead(&buffer_);
-  }
-  void OnReadDone(bool ok) override {
-    if (!ok) {  // the client has sent everything
-      if (!array_) {
-        Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty copy"));
-        return;
-      }
-      device::v1::CopyReply reply;
-      reply.set_bytes(copied_);
-      grpc::Slice slice(reply.SerializeAsString());
-      *response_ = grpc::ByteBuffer(&slice, 1);
-      Finish(grpc::Status::OK);
-      return;
-    }
-    ChunkView view;
-    std::string error = DecodeChunk(buffer_, &view);
-    buffer_.Clear();
-    if (!error.empty()) {
-      Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "CopyIn: " + error));
-      return;
-    }
-    if (!array_) {
-      grpc::Status status;
-      array_ = service_->ArrayOfSession(view.session_id, view.array_id, &status);
-      array_id_ = view.array_id;
-      if (!array_) {
-        Finish(status);
-        return;
-      }
-    }
-    if (view.offset > array_->nbytes() || view.size > array_->nbytes() - view.offset) {
-      Finish(grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
-                          "bytes " + std::to_string(view.offset) + ".." +
-                              std::to_string(view.offset + view.size) + " are outside array " +
-                              std::to_string(array_id_) + " of " +
-                              std::to_string(array_->nbytes()) + " bytes"));
-      return;
-    }
-    CopyPieces(view, array_->data() + view.offset);
-    copied_ += static_cast<int64_t>(view.size);
-    StartRead(&buffer_);
-  }
-  void OnDone() override { delete this; }
-
- private:
-  DeviceService* service_;
-  grpc::ByteBuffer* response_;
-  grpc::ByteBuffer buffer_;
-  std::shared_ptr<SharedArray> array_;
-  int64_t array_id_ = 0;
-  int64_t copied_ = 0;
-};
-
 grpc::ServerReadReactor<grpc::ByteBuffer>* DeviceService::CopyIn(grpc::CallbackServerContext*,
                                                                  grpc::ByteBuffer* response) {
-  return new ArrayFiller(this, response);
+  return NewArrayFiller(
+      [this](const std::string& session_id, int64_t array_id, grpc::Status* status) {
+        return ArrayOfSession(session_id, array_id, status);
+      },
+      response);
 }
-
-namespace {
-
-// Streams bytes [begin, end) of an array: each chunk is a header plus a slice over the shared
-// memory itself, so nothing is copied before the socket. Holding the array keeps it mapped.
-class ArrayWriter : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
- public:
-  ArrayWriter(std::shared_ptr<SharedArray> array, int64_t id, size_t begin, size_t end)
-      : array_(std::move(array)), id_(id), offset_(begin), end_(end) {
-    Next();
-  }
-  void OnWriteDone(bool ok) override {
-    if (!ok) {
-      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client stopped reading"));
-      return;
-    }
-    Next();
-  }
-  void OnDone() override { delete this; }
-
- private:
-  void Next() {
-    if (offset_ >= end_) {
-      Finish(grpc::Status::OK);
-      return;
-    }
-    OutgoingChunk chunk;
-    chunk.array_id = id_;
-    chunk.offset = static_cast<int64_t>(offset_);
-    chunk.data = array_->data() + offset_;
-    chunk.size = std::min(kChunkBytes, end_ - offset_);
-    offset_ += chunk.size;
-    bool own = false;
-    grpc::SerializationTraits<OutgoingChunk>::Serialize(chunk, &buffer_, &own);
-    StartWrite(&buffer_);
-  }
-
-  std::shared_ptr<SharedArray> array_;
-  int64_t id_;
-  size_t offset_;
-  size_t end_;
-  grpc::ByteBuffer buffer_;
-};
-
-// Ends a streaming call with an error before any data.
-class FailedWriter : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
- public:
-  explicit FailedWriter(const grpc::Status& status) { Finish(status); }
-  void OnDone() override { delete this; }
-};
-
-}  // namespace
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* DeviceService::CopyOut(
     grpc::CallbackServerContext*, const grpc::ByteBuffer* raw_request) {
@@ -467,26 +345,22 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* DeviceService::CopyOut(
   grpc::Slice slice;
   if (!raw_request->DumpToSingleSlice(&slice).ok() ||
       !request.ParseFromArray(slice.begin(), static_cast<int>(slice.size()))) {
-    return new FailedWriter(
+    return NewFailedWriter(
         grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "malformed CopyOut request"));
   }
   grpc::Status status;
   std::shared_ptr<Session> session = Find(request.session_id(), &status);
-  if (!session) return new FailedWriter(status);
+  if (!session) return NewFailedWriter(status);
   std::shared_ptr<SharedArray> array = FindArray(*session, request.array_id(), &status);
-  if (!array) return new FailedWriter(status);
+  if (!array) return NewFailedWriter(status);
   // A range request reads part of the array (parallel downloads); 0/0 means all of it.
   size_t begin = static_cast<size_t>(std::max<int64_t>(request.offset(), 0));
   size_t end =
       request.length() > 0 ? begin + static_cast<size_t>(request.length()) : array->nbytes();
   if (begin > array->nbytes() || end > array->nbytes()) {
-    return new FailedWriter(grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
-                                         "bytes " + std::to_string(begin) + ".." +
-                                             std::to_string(end) + " are outside array " +
-                                             std::to_string(request.array_id()) + " of " +
-                                             std::to_string(array->nbytes()) + " bytes"));
+    return NewFailedWriter(OutsideArray(request.array_id(), *array, begin, end));
   }
-  return new ArrayWriter(std::move(array), request.array_id(), begin, end);
+  return NewArrayWriter(std::move(array), request.array_id(), begin, end);
 }
 
 grpc::Status DeviceService::Call(grpc::ServerContext*, const device::v1::CallRequest* request,

@@ -1,7 +1,8 @@
 /// \file
 /// `DeviceService`: the device server's gRPC service. One session at a time, opened with a
 /// grant the tracker signed; per-session sandbox directory, shared-memory arrays, and a worker
-/// process that runs uploaded code under a time limit.
+/// process that runs uploaded code under a time limit. Grant checks are in `session_guard.*`, the
+/// raw array streams in `array_streams.*`.
 #ifndef TESSERA_RPC_SERVER_DEVICE_SERVICE_H_
 #define TESSERA_RPC_SERVER_DEVICE_SERVICE_H_
 
@@ -28,6 +29,7 @@ struct DeviceOptions {
 };
 
 struct Session;
+class SessionGuard;
 class SharedArray;
 
 /// The device server's RPC service; thread-safe.
@@ -83,7 +85,6 @@ class DeviceService final
                     device::v1::TimeReply* reply) override;
 
  private:
-  friend class ArrayFiller;
   std::shared_ptr<SharedArray> ArrayOfSession(const std::string& session_id, int64_t array_id,
                                               grpc::Status* status);
   std::shared_ptr<Session> Find(const std::string& session_id, grpc::Status* status);
@@ -94,9 +95,8 @@ class DeviceService final
 
   DeviceOptions options_;
   std::mutex mu_;
-  std::string grant_key_;
+  std::unique_ptr<SessionGuard> guard_;  ///< which grants open a session
   std::shared_ptr<Session> session_;
-  std::map<std::string, int64_t> used_grants_;  ///< session id -> expiry, against replays
 };
 
 }  // namespace fleet

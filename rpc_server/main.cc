@@ -2,29 +2,29 @@
 #include <grpcpp/grpcpp.h>
 #include <malloc.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
+#include "common/command_line.h"
+#include "common/error.h"
+#include "common/file.h"
+#include "common/shutdown_signals.h"
+#include "fleet/client/channel.h"
+#include "fleet/secrets.h"
 #include "fleet/server/listen.h"
 #include "proto/grant.h"
-#include "rpc_server/client/flags.h"
-#include "rpc_server/client/fleet_error.h"
-#include "rpc_server/client/shutdown_signals.h"
 #include "rpc_server/device_service.h"
 #include "rpc_server/tracker_link.h"
 #include "rpc_server/worker.h"
 
 namespace {
 
-using tessera::fleet::ConfigError;
+using tessera::ConfigError;
 
 tessera::tracker::v1::DeviceInfo DescribeDevice(const std::string& target) {
   tessera::tracker::v1::DeviceInfo info;
@@ -34,17 +34,6 @@ tessera::tracker::v1::DeviceInfo DescribeDevice(const std::string& target) {
   info.set_memory_bytes(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
   info.set_target(target.empty() ? "llvm -mtriple=" + info.arch() + "-linux-gnu" : target);
   return info;
-}
-
-void MakeDirectories(const std::string& path) {
-  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    std::string prefix = path.substr(0, slash);
-    if (mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      throw ConfigError("--workdir '" + path + "': cannot create '" + prefix +
-                        "': " + std::strerror(errno));
-    }
-    if (slash == std::string::npos) return;
-  }
 }
 
 // Session directories left by a server that was killed are removed before serving again.
@@ -57,69 +46,50 @@ void RemoveStaleSessions(const std::string& workdir) {
   }
 }
 
-constexpr const char* kUsage =
-    "usage: tessera-rpc-server --tracker HOST:PORT --key DEVICE_KEY [--listen HOST:PORT "
-    "(port 0: OS-chosen)]\n"
-    "           [--advertise HOST:PORT] [--token-file FILE] [--workdir DIR] [--target TARGET]\n"
-    "           [--call-timeout-ms 10000] [--max-upload-bytes N] [--max-array-bytes N] [--tls-ca "
-    "PEM]\n"
-    "  Registers this device with the tracker and runs uploaded kernels; see README.md (\"Device "
-    "fleet\").\n";
+struct ServerFlags {
+  std::string tracker, key, listen, advertise, token_file, workdir, target;
+  std::string tls_ca;
+  tessera::fleet::DeviceOptions device;
+};
 
-int Run(const std::vector<std::string>& args) {
-  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-    std::cout << kUsage;
-    return 0;
-  }
-  tessera::fleet::Flags flags("tessera-rpc-server", args);
-  flags.CheckKnown({"tracker", "key", "listen", "advertise", "token-file", "workdir", "target",
-                    "call-timeout-ms", "max-upload-bytes", "max-array-bytes", "tls-ca"});
+int Serve(ServerFlags& flags) {
   tessera::fleet::TrackerLinkOptions link;
-  link.tracker = flags.Require("tracker");
-  link.key = flags.Require("key");
+  link.tracker = flags.tracker;
+  link.key = flags.key;
   std::string host;
   int port = 0;
-  tessera::fleet::SplitHostPort("tracker", link.tracker, &host, &port);
-  std::string listen =
-      flags.Get("listen", tessera::fleet::DefaultServerListenAddress(link.tracker));
-  tessera::fleet::SplitHostPort("listen", listen, &host, &port);
+  if (flags.listen.empty())
+    flags.listen = tessera::fleet::DefaultServerListenAddress(flags.tracker);
+  tessera::SplitHostPort("listen", flags.listen, &host, &port);
 
-  tessera::fleet::DeviceOptions device;
+  tessera::fleet::DeviceOptions device = flags.device;
   device.server_id = tessera::fleet::RandomHexId(8);
   device.key = link.key;
-  device.workdir = flags.Get("workdir", "/tmp/tessera-rpc-" + std::to_string(getpid()));
-  device.call_timeout_ms = flags.GetInt("call-timeout-ms", device.call_timeout_ms);
-  device.max_upload_bytes = flags.GetInt("max-upload-bytes", device.max_upload_bytes);
-  device.max_array_bytes = flags.GetInt("max-array-bytes", device.max_array_bytes);
-  if (device.call_timeout_ms <= 0 || device.max_upload_bytes <= 0 || device.max_array_bytes <= 0) {
-    throw ConfigError("tessera-rpc-server: timeouts and limits must be positive");
-  }
-  MakeDirectories(device.workdir);
+  device.workdir =
+      flags.workdir.empty() ? "/tmp/tessera-rpc-" + std::to_string(getpid()) : flags.workdir;
+  tessera::MakeDirectories(device.workdir, "--workdir");
   RemoveStaleSessions(device.workdir);
 
   std::string token;
-  if (flags.Has("token-file")) token = tessera::fleet::ReadTokenFile(flags.Get("token-file"));
+  if (!flags.token_file.empty()) token = tessera::fleet::ReadTokenFile(flags.token_file);
   tessera::fleet::DeviceService service(device);
   if (!token.empty()) service.SetGrantKey(tessera::fleet::GrantKeyFromToken(token));
 
   grpc::ServerBuilder builder;
   int selected_port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &selected_port);
+  tessera::fleet::ApplyFleetServerArguments(&builder);
   tessera::fleet::ClaimPortsExclusively(&builder);
-  builder.SetMaxReceiveMessageSize(tessera::fleet::kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(tessera::fleet::kMaxMessageBytes);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_WRITE_BUFFER_SIZE, 8 << 20);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
-    throw ConfigError("tessera-rpc-server: cannot listen on '" + listen +
-                      "': " + tessera::fleet::ListenFailureReason(listen));
+    throw ConfigError("tessera-rpc-server: cannot listen on '" + flags.listen +
+                      "': " + tessera::fleet::ListenFailureReason(flags.listen));
   }
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
   std::string advertised = host + ":" + std::to_string(selected_port);
-  if (flags.Has("advertise")) {
-    advertised = flags.Get("advertise");
+  if (!flags.advertise.empty()) {
+    advertised = flags.advertise;
   } else if (host == "0.0.0.0" || host == "[::]") {
     char name[256] = {0};
     gethostname(name, sizeof(name) - 1);
@@ -127,10 +97,10 @@ int Run(const std::vector<std::string>& args) {
   }
 
   link.token = token;
-  link.tls_ca_file = flags.Get("tls-ca");
+  link.tls_ca_file = flags.tls_ca;
   link.server_id = device.server_id;
   link.address = advertised;
-  link.info = DescribeDevice(flags.Get("target"));
+  link.info = DescribeDevice(flags.target);
   tessera::fleet::LinkCallbacks callbacks;
   callbacks.active_session = [&service] { return service.ActiveSession(); };
   callbacks.session_ended = [&service](const std::string& id) { service.EndSession(id); };
@@ -139,7 +109,7 @@ int Run(const std::vector<std::string>& args) {
   };
   tessera::fleet::TrackerLink tracker_link(link, callbacks);
 
-  tessera::fleet::WaitForShutdownSignal();
+  tessera::WaitForShutdownSignal();
   std::cerr << "tessera-rpc-server: shutting down" << std::endl;
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
@@ -159,14 +129,41 @@ int main(int argc, char** argv) {
   // each chunk does not pay fresh page faults.
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  tessera::fleet::BlockShutdownSignals();
-  try {
-    return Run(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const ConfigError& e) {
-    std::cerr << "error: " << e.what() << std::endl;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << std::endl;
-    return 1;
-  }
+  tessera::BlockShutdownSignals();
+  ServerFlags flags;
+  CLI::App app{
+      "Registers this device with the tracker and runs uploaded kernels; see README.md "
+      "(\"Device fleet\").",
+      "tessera-rpc-server"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--tracker", flags.tracker, "the tracker's address")
+      ->required()
+      ->check(tessera::HostPort());
+  app.add_option("--key", flags.key, "device key to register under")
+      ->required()
+      ->type_name("DEVICE_KEY");
+  app.add_option("--listen", flags.listen,
+                 "address to serve sessions on (default: an OS-chosen port, on 127.0.0.1 when the "
+                 "tracker is on loopback)")
+      ->check(tessera::HostPort());
+  app.add_option("--advertise", flags.advertise,
+                 "address clients reach this server at (default: the listening one)")
+      ->check(tessera::HostPort());
+  app.add_option("--token-file", flags.token_file, "shared secret of the fleet");
+  app.add_option("--workdir", flags.workdir,
+                 "session sandboxes go here (default /tmp/tessera-rpc-PID)")
+      ->type_name("DIR");
+  app.add_option("--target", flags.target,
+                 "target string reported to clients (default llvm -mtriple=ARCH-linux-gnu)");
+  app.add_option("--call-timeout-ms", flags.device.call_timeout_ms,
+                 "a call running longer is stopped")
+      ->check(tessera::Positive());
+  app.add_option("--max-upload-bytes", flags.device.max_upload_bytes, "largest upload")
+      ->check(tessera::Positive());
+  app.add_option("--max-array-bytes", flags.device.max_array_bytes, "largest array")
+      ->check(tessera::Positive());
+  app.add_option("--tls-ca", flags.tls_ca, "PEM root certificate of a TLS tracker");
+  tessera::AddLogLevelOption(app);
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
+                                 [&flags] { return Serve(flags); });
 }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
-
-#include "rpc_server/client/fleet_error.h"
+#include "common/log.h"
+#include "fleet/client/channel.h"
+#include "fleet/client/fleet_error.h"
 
 namespace tessera {
 namespace fleet {
@@ -55,14 +55,17 @@ bool TrackerLink::RegisterOnce() {
   grpc::Status status = stub_->Register(&context, request, &reply);
   if (!status.ok()) {
     if (status.error_code() != grpc::StatusCode::UNAVAILABLE) {
-      std::cerr << "tessera-rpc-server: tracker " << options_.tracker
-                << " refused registration: " << status.error_message() << std::endl;
+      TESSERA_LOG(kError) << "registration refused tracker=" << options_.tracker
+                          << " key=" << options_.key << " server=" << options_.server_id << ": "
+                          << status.error_message();
     }
     return false;
   }
   heartbeat_ms_ = std::max<int64_t>(reply.heartbeat_ms(), 10);
   if (callbacks_.registered) callbacks_.registered(reply.grant_key());
   ++registrations_;
+  TESSERA_LOG(kInfo) << "registered tracker=" << options_.tracker << " key=" << options_.key
+                     << " server=" << options_.server_id << " address=" << options_.address;
   return true;
 }
 
@@ -94,6 +97,9 @@ void TrackerLink::Loop() {
     grpc::Status status = stub_->Heartbeat(&context, request, &reply);
     if (!status.ok()) {
       // NOT_FOUND: a restarted tracker or one that declared us dead; anything else: it is away.
+      TESSERA_LOG(kWarning) << "heartbeat failed tracker=" << options_.tracker
+                            << " server=" << options_.server_id << ": " << status.error_message()
+                            << " (registering again)";
       registered = false;
       connected_ = false;
       continue;

@@ -83,7 +83,9 @@ typedef int (*TesseraParallelLambda)(int task_id, TesseraParallelGroupEnv* penv,
 /// first non-zero value a task returned.
 int TesseraBackendParallelLaunch(TesseraParallelLambda flambda, void* cdata, int num_task);
 
-/// Waits until every task of the launch described by `penv` has reached this barrier.
+/// Waits until every task of the launch described by `penv` has reached this barrier. Tasks are
+/// not pinned to threads, so a launch that uses barriers must not have more tasks than pool
+/// threads (`num_task` 0 is safe).
 int TesseraBackendParallelBarrier(int task_id, TesseraParallelGroupEnv* penv);
 
 /// Allocates `nbytes` of scratch memory on a device (64-byte aligned); NULL on failure with the

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -28,11 +29,29 @@ inline void CpuRelax() {
 #endif
 }
 
+// How long a waiting thread spins before it blocks. Parallel loops often come in bursts (a
+// parallel producer inside a consumer's loop), so a short spin saves a wake-up; a longer one
+// would burn the core that a descheduled worker needs when threads outnumber cores.
+constexpr auto kSpinLimit = std::chrono::microseconds(50);
+
+// Spins until `ready()` or kSpinLimit passes; returns ready().
+template <typename Ready>
+bool SpinUntil(Ready ready) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 1;; ++i) {
+    if (ready()) return true;
+    CpuRelax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() - start > kSpinLimit) return ready();
+  }
+}
+
 thread_local bool in_parallel_region = false;
 
 struct Barrier {
   std::atomic<int> arrived{0};
   std::atomic<int> generation{0};
+  std::mutex mu;
+  std::condition_variable released;
 };
 
 int ThreadsFromEnvironment() {
@@ -52,17 +71,20 @@ int ThreadsFromEnvironment() {
   return static_cast<int>(n);
 }
 
-// Workers spin briefly after a launch (parallel loops often come in bursts), then sleep.
+// Tasks are claimed one at a time from a shared counter by whichever thread is running, the
+// launching thread included, so a worker that the OS has not scheduled yet holds nothing up:
+// the others take its tasks. Every wait (workers for the next launch, the launcher for tasks
+// other threads are still running) spins briefly, then blocks.
 class ThreadPool {
  public:
   explicit ThreadPool(int num_threads) : num_threads_(num_threads) {
-    for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+    for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
   }
   ~ThreadPool() {
+    stop_.store(true);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      generation_.fetch_add(1);
+      job_.fetch_add(1);
     }
     wake_.notify_all();
     for (auto& t : workers_) t.join();
@@ -73,72 +95,90 @@ class ThreadPool {
   int Launch(TesseraParallelLambda flambda, void* cdata, int num_task) {
     std::lock_guard<std::mutex> launch_lock(launch_mu_);  // one launch at a time
     Barrier barrier;
+    const uint32_t job = job_.load(std::memory_order_relaxed) + 1;
     env_.sync_handle = &barrier;
     env_.num_task = num_task;
     flambda_ = flambda;
     cdata_ = cdata;
-    first_error_.store(0);
-    pending_.store(num_threads_ - 1);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      generation_.fetch_add(1, std::memory_order_release);
+    num_task_.store(num_task, std::memory_order_relaxed);
+    first_error_.store(0, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
+    next_.store(static_cast<uint64_t>(job) << 32, std::memory_order_release);
+    job_.store(job);
+    if (sleepers_.load() > 0) {
+      { std::lock_guard<std::mutex> lock(mu_); }
+      wake_.notify_all();
     }
-    wake_.notify_all();
-    RunTasks(0);
-    // Spin briefly (workers usually finish together), then yield: on an oversubscribed machine
-    // a pure spin would burn the time slice the remaining workers need.
-    for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
-      if (spin < 2000) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();
-      }
+    RunTasks(job);
+    // seq_cst here and on the counters below: a thread that is about to sleep publishes that
+    // (launcher_waiting_, sleepers_) and then re-reads the state, while the other side changes
+    // the state and then reads the flag; at least one of them sees the other.
+    auto finished = [&] { return done_.load() == num_task; };
+    if (!SpinUntil(finished)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      launcher_waiting_.store(true);
+      finished_.wait(lock, finished);
+      launcher_waiting_.store(false);
     }
     return first_error_.load();
   }
 
  private:
-  void RunTasks(int thread_index) {
+  // Claims and runs tasks of launch `job` until none are left.
+  void RunTasks(uint32_t job) {
     in_parallel_region = true;
-    for (int task = thread_index; task < env_.num_task; task += num_threads_) {
-      int rc = flambda_(task, &env_, cdata_);
+    uint64_t state = next_.load(std::memory_order_acquire);
+    while (true) {
+      const int num_task = num_task_.load(std::memory_order_relaxed);
+      if ((state >> 32) != job || static_cast<uint32_t>(state) >= static_cast<uint32_t>(num_task))
+        break;
+      // The claim succeeds only while `job` is current, so num_task belongs to it, and the launch
+      // cannot finish (nor its fields change) before this task is counted as done.
+      if (!next_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel)) continue;
+      int rc = flambda_(static_cast<int>(static_cast<uint32_t>(state)), &env_, cdata_);
       if (rc != 0) {
         int expected = 0;
         first_error_.compare_exchange_strong(expected, rc);
       }
+      if (done_.fetch_add(1) + 1 == num_task && launcher_waiting_.load()) {
+        { std::lock_guard<std::mutex> lock(mu_); }
+        finished_.notify_all();
+      }
+      state = next_.load(std::memory_order_acquire);
     }
     in_parallel_region = false;
   }
 
-  void WorkerLoop(int index) {
-    uint64_t seen = 0;
+  void WorkerLoop() {
+    uint32_t seen = 0;
     while (true) {
-      uint64_t gen = generation_.load(std::memory_order_acquire);
-      for (int spin = 0; gen == seen && spin < (1 << 16); ++spin) {
-        CpuRelax();
-        gen = generation_.load(std::memory_order_acquire);
-      }
-      if (gen == seen) {
+      auto new_job = [&] { return job_.load() != seen; };
+      if (!SpinUntil(new_job)) {
         std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [&] { return generation_.load() != seen; });
-        gen = generation_.load();
+        sleepers_.fetch_add(1);
+        wake_.wait(lock, new_job);
+        sleepers_.fetch_sub(1);
       }
-      seen = gen;
-      if (stop_) return;
-      RunTasks(index);
-      pending_.fetch_sub(1, std::memory_order_acq_rel);
+      if (stop_.load()) return;
+      seen = job_.load(std::memory_order_acquire);
+      RunTasks(seen);
     }
   }
 
   const int num_threads_;
   std::vector<std::thread> workers_;
   std::mutex launch_mu_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  std::mutex mu_;                     // guards the sleeps below
+  std::condition_variable wake_;      // workers: a new launch (or stop)
+  std::condition_variable finished_;  // the launcher: the last task is done
+  std::atomic<int> sleepers_{0};      // workers blocked on wake_
+  std::atomic<bool> launcher_waiting_{false};
+  std::atomic<bool> stop_{false};
+  std::atomic<uint32_t> job_{0};   // id of the latest launch
+  std::atomic<uint64_t> next_{0};  // (job << 32) | next unclaimed task
+  std::atomic<int> num_task_{0};
+  std::atomic<int> done_{0};
   std::atomic<int> first_error_{0};
-  bool stop_ = false;
   TesseraParallelGroupEnv env_{};
   TesseraParallelLambda flambda_ = nullptr;
   void* cdata_ = nullptr;
@@ -213,6 +253,7 @@ void ParallelFor(int num_tasks, const std::function<void(int)>& fn) {
 }  // namespace tessera
 
 using tessera::runtime::Barrier;
+using tessera::runtime::SpinUntil;
 
 extern "C" int TesseraBackendParallelLaunch(TesseraParallelLambda flambda, void* cdata,
                                             int num_task) {
@@ -230,9 +271,17 @@ extern "C" int TesseraBackendParallelBarrier(int task_id, TesseraParallelGroupEn
   int gen = b->generation.load(std::memory_order_acquire);
   if (b->arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == penv->num_task) {
     b->arrived.store(0, std::memory_order_relaxed);
-    b->generation.fetch_add(1, std::memory_order_release);
+    {
+      std::lock_guard<std::mutex> lock(b->mu);
+      b->generation.fetch_add(1, std::memory_order_release);
+    }
+    b->released.notify_all();
   } else {
-    while (b->generation.load(std::memory_order_acquire) == gen) std::this_thread::yield();
+    auto released = [&] { return b->generation.load(std::memory_order_acquire) != gen; };
+    if (!SpinUntil(released)) {
+      std::unique_lock<std::mutex> lock(b->mu);
+      b->released.wait(lock, released);
+    }
   }
   return 0;
 }

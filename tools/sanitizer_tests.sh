@@ -15,7 +15,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do configs+=("$1"); shift; done
 targets=(
   //tests/runtime/... //tests/rpc_server/... //tests/tracker/... //tests/tuner/log/...
   //tests/tools/... //tests/integration/...
-  //tests/compiler/driver:target_fuzz_test //tests/compiler/space:config_json_fuzz_test
+  //tests/compiler/driver:target_fuzz_test //tests/compiler/space:config_proto_fuzz_test
   //tests/tuner/task:workload_key_fuzz_test
   # Sizes and linked libraries differ under a sanitizer by design.
   -//tests/runtime:runtime_size_test -//tests/rpc_server:no_compiler_test

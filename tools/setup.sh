@@ -9,11 +9,13 @@ PACKAGES=(
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev
   libsqlite3-dev libxgboost-dev libdlpack-dev llvm-14-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   # cross compilation (aarch64) and its emulator for tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # benchmarks' baselines
   libopenblas-dev libdnnl-dev libtorch-dev
+  # models: ONNX import, and the tests' model generators and references
+  libonnx-dev python3-onnx python3-numpy python3-torch python3-torchvision
   # TLS certificates in the fleet's tests
   openssl
   # formatting

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "proto/grant.h"
+#include "common/log.h"
+#include "fleet/secrets.h"
 
 namespace tessera {
 namespace tracker {
@@ -43,6 +44,9 @@ void FleetState::RegisterServer(const v1::RegisterRequest& request, int64_t now_
     sessions_[adopted] = session;
   }
   if (sessions_.count(adopted) != 0) server.session_id = adopted;
+  TESSERA_LOG(kInfo) << "server registered key=" << server.key << " server=" << server.server_id
+                     << " address=" << server.address
+                     << (server.session_id.empty() ? "" : " session=" + server.session_id);
 }
 
 bool FleetState::Heartbeat(const std::string& server_id, const std::string& active_session_id,
@@ -133,6 +137,9 @@ std::map<std::string, RequestOutcome> FleetState::Dispatch(int64_t now_ms) {
     server->session_id = session.session_id;
     last_served_[request->user] = ++grants_;
 
+    TESSERA_LOG(kInfo) << "grant issued key=" << session.key << " server=" << session.server_id
+                       << " session=" << session.session_id << " user=" << session.user
+                       << " request=" << request->request_id;
     RequestOutcome& outcome = outcomes[request->request_id];
     outcome.granted = true;
     outcome.grant.set_session_id(session.session_id);
@@ -149,6 +156,9 @@ std::map<std::string, RequestOutcome> FleetState::Expire(int64_t now_ms) {
   for (auto& [id, server] : servers_) {
     if (server.dead || now_ms - server.last_heartbeat_ms < settings_.lease_timeout_ms) continue;
     server.dead = true;
+    TESSERA_LOG(kWarning) << "server declared dead key=" << server.key << " server=" << id
+                          << " address=" << server.address << " (no heartbeat for "
+                          << now_ms - server.last_heartbeat_ms << " ms)";
     if (!server.session_id.empty()) {
       EndSession(server.session_id,
                  "device lost: server '" + server.address + "' (key '" + server.key +
@@ -177,6 +187,8 @@ std::map<std::string, RequestOutcome> FleetState::Expire(int64_t now_ms) {
     for (const auto& [id, other] : queue_) {
       if (other.key == it->second.key) ++position;
     }
+    TESSERA_LOG(kInfo) << "request expired key=" << it->second.key << " request=" << it->first
+                       << " user=" << it->second.user << " (queue deadline)";
     RequestOutcome& outcome = outcomes[it->first];
     outcome.error = "no server for key '" + it->second.key +
                     "' became free before the queue deadline (" + std::to_string(position) +
@@ -198,6 +210,8 @@ void FleetState::EndSession(std::string session_id, const std::string& why, int6
     server->second.free_since_ms = now_ms;
     if (!server->second.dead) to_close_[server->first].push_back(session_id);
   }
+  TESSERA_LOG(kInfo) << "session ended key=" << it->second.key << " server=" << it->second.server_id
+                     << " session=" << session_id << ": " << why;
   ended_[session_id] = why;
   sessions_.erase(it);
 }

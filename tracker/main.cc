@@ -1,90 +1,67 @@
 // tessera-tracker: the device fleet's broker. See README.md ("Device fleet") for the flags.
 #include <grpcpp/grpcpp.h>
 
-#include <algorithm>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "common/command_line.h"
+#include "common/error.h"
+#include "common/file.h"
+#include "common/shutdown_signals.h"
+#include "fleet/secrets.h"
 #include "fleet/server/listen.h"
-#include "proto/grant.h"
-#include "rpc_server/client/flags.h"
-#include "rpc_server/client/shutdown_signals.h"
 #include "tracker/tracker_service.h"
 
 namespace {
 
-std::string ReadFile(const std::string& flag, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw tessera::fleet::ConfigError("--" + flag + " '" + path + "': cannot read file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-constexpr const char* kUsage =
-    "usage: tessera-tracker [--listen HOST:PORT (0.0.0.0:9190)] [--state FILE.db]\n"
-    "           [--token-file FILE] [--tls-cert PEM --tls-key PEM] [--heartbeat-ms 2000]\n"
-    "           [--lease-timeout-ms 10000] [--max-session-ms 600000]\n"
-    "  Brokers sessions on registered rpc_servers; see README.md (\"Device fleet\").\n";
-
-int Run(const std::vector<std::string>& args) {
-  using tessera::fleet::ConfigError;
-  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-    std::cout << kUsage;
-    return 0;
-  }
-  tessera::fleet::Flags flags("tessera-tracker", args);
-  flags.CheckKnown({"listen", "state", "token-file", "tls-cert", "tls-key", "heartbeat-ms",
-                    "lease-timeout-ms", "max-session-ms"});
+struct TrackerFlags {
+  std::string listen = "0.0.0.0:9190";
+  std::string state, token_file, tls_cert, tls_key;
   tessera::tracker::FleetSettings settings;
-  settings.heartbeat_ms = flags.GetInt("heartbeat-ms", 2000);
-  settings.lease_timeout_ms = flags.GetInt("lease-timeout-ms", 10000);
-  settings.max_session_ms = flags.GetInt("max-session-ms", 600000);
-  if (settings.heartbeat_ms <= 0 || settings.lease_timeout_ms <= settings.heartbeat_ms ||
-      settings.max_session_ms <= 0) {
-    throw ConfigError(
-        "tessera-tracker: need 0 < --heartbeat-ms < --lease-timeout-ms and --max-session-ms > 0");
+};
+
+int Serve(const TrackerFlags& flags) {
+  using tessera::ConfigError;
+  const tessera::tracker::FleetSettings& settings = flags.settings;
+  if (settings.lease_timeout_ms <= settings.heartbeat_ms) {
+    throw ConfigError("tessera-tracker: --lease-timeout-ms must be longer than --heartbeat-ms");
   }
-  std::string listen = flags.Get("listen", "0.0.0.0:9190");
   std::string host;
   int port = 0;
-  tessera::fleet::SplitHostPort("listen", listen, &host, &port);
+  tessera::SplitHostPort("listen", flags.listen, &host, &port);
 
   std::string token;
-  if (flags.Has("token-file")) {
-    token = tessera::fleet::ReadTokenFile(flags.Get("token-file"));
+  if (!flags.token_file.empty()) {
+    token = tessera::fleet::ReadTokenFile(flags.token_file);
   } else {
     std::cerr << "warning: tessera-tracker runs without --token-file: only loopback clients are "
                  "accepted"
               << std::endl;
   }
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-  if (flags.Has("tls-cert") || flags.Has("tls-key")) {
+  if (!flags.tls_cert.empty()) {
     grpc::SslServerCredentialsOptions tls;
-    tls.pem_key_cert_pairs.push_back({ReadFile("tls-key", flags.Require("tls-key")),
-                                      ReadFile("tls-cert", flags.Require("tls-cert"))});
+    tls.pem_key_cert_pairs.push_back({tessera::ReadFile(flags.tls_key, "--tls-key"),
+                                      tessera::ReadFile(flags.tls_cert, "--tls-cert")});
     credentials = grpc::SslServerCredentials(tls);
   }
   std::unique_ptr<tessera::tracker::StateStore> store;
-  if (flags.Has("state"))
-    store = std::make_unique<tessera::tracker::StateStore>(flags.Get("state"));
+  if (!flags.state.empty()) store = std::make_unique<tessera::tracker::StateStore>(flags.state);
 
   tessera::tracker::TrackerService service(settings, token, std::move(store));
   grpc::ServerBuilder builder;
   int selected_port = 0;
-  builder.AddListeningPort(listen, credentials, &selected_port);
+  builder.AddListeningPort(flags.listen, credentials, &selected_port);
   tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
-    throw ConfigError("tessera-tracker: cannot listen on '" + listen +
-                      "': " + tessera::fleet::ListenFailureReason(listen));
+    throw ConfigError("tessera-tracker: cannot listen on '" + flags.listen +
+                      "': " + tessera::fleet::ListenFailureReason(flags.listen));
   }
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
 
   // Shut down cleanly on SIGINT/SIGTERM so the state database is closed properly.
-  tessera::fleet::WaitForShutdownSignal();
+  tessera::WaitForShutdownSignal();
   std::cerr << "tessera-tracker: shutting down" << std::endl;
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
@@ -93,14 +70,31 @@ int Run(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tessera::fleet::BlockShutdownSignals();
-  try {
-    return Run(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const tessera::fleet::ConfigError& e) {
-    std::cerr << "error: " << e.what() << std::endl;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << std::endl;
-    return 1;
-  }
+  tessera::BlockShutdownSignals();
+  TrackerFlags flags;
+  CLI::App app{"Brokers sessions on registered rpc_servers; see README.md (\"Device fleet\").",
+               "tessera-tracker"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--listen", flags.listen, "address to serve on (port 0 picks one)")
+      ->check(tessera::HostPort());
+  app.add_option("--state", flags.state,
+                 "directory of the state kept across restarts (SQLite DIR/tracker.db); "
+                 "without it the state lives in memory only")
+      ->type_name("DIR");
+  app.add_option("--token-file", flags.token_file,
+                 "shared secret of the fleet; without it only loopback peers are accepted");
+  auto* cert = app.add_option("--tls-cert", flags.tls_cert, "PEM certificate: serve TLS");
+  auto* key = app.add_option("--tls-key", flags.tls_key, "PEM private key of --tls-cert");
+  cert->needs(key);
+  key->needs(cert);
+  app.add_option("--heartbeat-ms", flags.settings.heartbeat_ms, "servers heartbeat this often")
+      ->check(tessera::Positive());
+  app.add_option("--lease-timeout-ms", flags.settings.lease_timeout_ms,
+                 "a server or client silent this long is dead")
+      ->check(tessera::Positive());
+  tessera::AddLogLevelOption(app);
+  app.add_option("--max-session-ms", flags.settings.max_session_ms, "longest session")
+      ->check(tessera::Positive());
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
+                                 [&flags] { return Serve(flags); });
 }

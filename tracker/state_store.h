@@ -9,16 +9,17 @@
 
 #include "tracker/fleet_state.h"
 
-struct sqlite3;
-
 namespace tessera {
+
+class Database;
+
 namespace tracker {
 
 /// A SQLite database `DIR/tracker.db`; not thread-safe (the tracker calls it under its lock).
 class StateStore {
  public:
-  /// Opens (creating when missing) the state in `dir`. Throws `fleet::ConfigError` naming the
-  /// path when the directory or database cannot be used.
+  /// Opens (creating when missing) the state in `dir`. Throws `ConfigError` naming the path
+  /// when the directory or database cannot be used (then, and on any later failure).
   explicit StateStore(const std::string& dir);
   /// Closes the database.
   ~StateStore();
@@ -36,9 +37,7 @@ class StateStore {
   void DeleteRequest(const std::string& request_id);
 
  private:
-  void Exec(const std::string& sql);
-  std::string path_;
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<Database> db_;
 };
 
 }  // namespace tracker

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "fleet/secrets.h"
 #include "proto/grant.h"
 #include "proto/server_proof.h"
 

@@ -15,8 +15,8 @@
 /// Control: tessera.likely(cond) -> bool (a hint; the value is cond);
 ///   tessera.if_then_else(cond, a, b) -> type of a (only the chosen branch is evaluated).
 /// Pure math, element-wise on float scalars or vectors (type of the first argument):
-///   exp, log, sqrt, tanh, sigmoid, fabs, floor, ceil, round, erf (one argument); pow (two);
-///   fma(a, b, c) = a * b + c.
+///   exp, log, sqrt, tanh, sigmoid, fabs, floor, ceil, round (ties to even), erf (one
+///   argument); pow (two); fma(a, b, c) = a * b + c rounded once.
 #ifndef TESSERA_COMPILER_IR_BUILTIN_H_
 #define TESSERA_COMPILER_IR_BUILTIN_H_
 

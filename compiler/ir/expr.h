@@ -6,7 +6,9 @@
 ///
 /// Semantics worth knowing: integer `Div`/`Mod` truncate toward zero (C semantics); `FloorDiv`/
 /// `FloorMod` round toward negative infinity; `Select` evaluates both branches (use the
-/// `tessera.if_then_else` intrinsic when a branch must not be evaluated); `Load` reads element
+/// `tessera.if_then_else` intrinsic when a branch must not be evaluated); scalar `And`/`Or`
+/// evaluate `b` only when `a` does not decide the result, as in C, so a guard written first
+/// protects the reads of what follows it (vector `And`/`Or` evaluate both); `Load` reads element
 /// `index` of a flat buffer (a vector index reads a vector); `ProducerLoad` reads a tensor element
 /// in TE bodies and before flattening; `Reduce` appears only in TE compute bodies.
 #ifndef TESSERA_COMPILER_IR_EXPR_H_
@@ -22,55 +24,14 @@
 namespace tessera {
 namespace ir {
 
-/// Kinds of the IR's nodes. Other layers (te) use kinds from `kFirstExternalKind` on.
+/// Kinds of the IR's nodes, one per line of `compiler/ir/node_kinds.def` (expressions, then
+/// IterVar, statements and PrimFunc). Other layers (te) use kinds from `kFirstExternalKind` on.
 enum NodeKind : uint32_t {
-  // expressions
-  kIntImm,
-  kFloatImm,
-  kStringImm,
-  kVar,
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMod,
-  kFloorDiv,
-  kFloorMod,
-  kMin,
-  kMax,
-  kEQ,
-  kNE,
-  kLT,
-  kLE,
-  kGT,
-  kGE,
-  kAnd,
-  kOr,
-  kNot,
-  kSelect,
-  kCast,
-  kRamp,
-  kBroadcast,
-  kLoad,
-  kCall,
-  kLet,
-  kProducerLoad,
-  kReduce,
-  // other nodes
-  kIterVar,
-  // statements
-  kLetStmt,
-  kAttrStmt,
-  kAssertStmt,
-  kStore,
-  kAllocate,
-  kFor,
-  kIfThenElse,
-  kSeqStmt,
-  kEvaluate,
-  kProducerStore,
-  kProducerRealize,
-  kPrimFunc,
+#define TESSERA_EXPR_NODE(Name) k##Name,
+#define TESSERA_BINARY_NODE(Name) k##Name,
+#define TESSERA_STMT_NODE(Name) k##Name,
+#define TESSERA_OTHER_NODE(Name) k##Name,
+#include "compiler/ir/node_kinds.def"
   kFirstExternalKind = 1000,
 };
 

@@ -6,8 +6,6 @@ namespace tessera {
 namespace ir {
 
 namespace {
-bool IsBinaryKind(uint32_t k) { return k >= kAdd && k <= kOr; }
-
 template <typename T>
 bool SameAll(const std::vector<T>& a, const std::vector<T>& b) {
   for (size_t i = 0; i < a.size(); ++i)
@@ -18,40 +16,10 @@ bool SameAll(const std::vector<T>& a, const std::vector<T>& b) {
 
 Expr RebuildBinary(const BinaryNode* op, Expr a, Expr b) {
   switch (op->kind()) {
-    case kAdd:
-      return Add(a, b);
-    case kSub:
-      return Sub(a, b);
-    case kMul:
-      return Mul(a, b);
-    case kDiv:
-      return Div(a, b);
-    case kMod:
-      return Mod(a, b);
-    case kFloorDiv:
-      return FloorDiv(a, b);
-    case kFloorMod:
-      return FloorMod(a, b);
-    case kMin:
-      return Min(a, b);
-    case kMax:
-      return Max(a, b);
-    case kEQ:
-      return EQ(a, b);
-    case kNE:
-      return NE(a, b);
-    case kLT:
-      return LT(a, b);
-    case kLE:
-      return LE(a, b);
-    case kGT:
-      return GT(a, b);
-    case kGE:
-      return GE(a, b);
-    case kAnd:
-      return And(a, b);
-    case kOr:
-      return Or(a, b);
+#define TESSERA_BINARY_NODE(Name) \
+  case k##Name:                   \
+    return Name(a, b);
+#include "compiler/ir/node_kinds.def"
     default:
       TESSERA_INTERNAL_ERROR() << "not a binary node: " << op->type_name();
   }
@@ -63,37 +31,15 @@ void ExprVisitor::VisitExpr(const Expr& e) {
   if (!e.defined()) return;
   const Object* n = e.get();
   switch (n->kind()) {
-    case kIntImm:
-      return VisitExpr_(static_cast<const IntImmNode*>(n));
-    case kFloatImm:
-      return VisitExpr_(static_cast<const FloatImmNode*>(n));
-    case kStringImm:
-      return VisitExpr_(static_cast<const StringImmNode*>(n));
-    case kVar:
-      return VisitExpr_(static_cast<const VarNode*>(n));
-    case kNot:
-      return VisitExpr_(static_cast<const NotNode*>(n));
-    case kSelect:
-      return VisitExpr_(static_cast<const SelectNode*>(n));
-    case kCast:
-      return VisitExpr_(static_cast<const CastNode*>(n));
-    case kRamp:
-      return VisitExpr_(static_cast<const RampNode*>(n));
-    case kBroadcast:
-      return VisitExpr_(static_cast<const BroadcastNode*>(n));
-    case kLoad:
-      return VisitExpr_(static_cast<const LoadNode*>(n));
-    case kCall:
-      return VisitExpr_(static_cast<const CallNode*>(n));
-    case kLet:
-      return VisitExpr_(static_cast<const LetNode*>(n));
-    case kProducerLoad:
-      return VisitExpr_(static_cast<const ProducerLoadNode*>(n));
-    case kReduce:
-      return VisitExpr_(static_cast<const ReduceNode*>(n));
+#define TESSERA_EXPR_NODE(Name) \
+  case k##Name:                 \
+    return VisitExpr_(static_cast<const Name##Node*>(n));
+#include "compiler/ir/node_kinds.def"
+#define TESSERA_BINARY_NODE(Name) case k##Name:
+#include "compiler/ir/node_kinds.def"
+    return VisitExpr_(static_cast<const BinaryNode*>(n));
     default:
-      TESSERA_INTERNAL_CHECK(IsBinaryKind(n->kind())) << "not an expression: " << n->type_name();
-      return VisitExpr_(static_cast<const BinaryNode*>(n));
+      TESSERA_INTERNAL_ERROR() << "not an expression: " << n->type_name();
   }
 }
 void ExprVisitor::VisitExpr_(const IntImmNode*) {}
@@ -145,28 +91,10 @@ void StmtVisitor::VisitStmt(const Stmt& s) {
   if (!s.defined()) return;
   const Object* n = s.get();
   switch (n->kind()) {
-    case kLetStmt:
-      return VisitStmt_(static_cast<const LetStmtNode*>(n));
-    case kAttrStmt:
-      return VisitStmt_(static_cast<const AttrStmtNode*>(n));
-    case kAssertStmt:
-      return VisitStmt_(static_cast<const AssertStmtNode*>(n));
-    case kStore:
-      return VisitStmt_(static_cast<const StoreNode*>(n));
-    case kAllocate:
-      return VisitStmt_(static_cast<const AllocateNode*>(n));
-    case kFor:
-      return VisitStmt_(static_cast<const ForNode*>(n));
-    case kIfThenElse:
-      return VisitStmt_(static_cast<const IfThenElseNode*>(n));
-    case kSeqStmt:
-      return VisitStmt_(static_cast<const SeqStmtNode*>(n));
-    case kEvaluate:
-      return VisitStmt_(static_cast<const EvaluateNode*>(n));
-    case kProducerStore:
-      return VisitStmt_(static_cast<const ProducerStoreNode*>(n));
-    case kProducerRealize:
-      return VisitStmt_(static_cast<const ProducerRealizeNode*>(n));
+#define TESSERA_STMT_NODE(Name) \
+  case k##Name:                 \
+    return VisitStmt_(static_cast<const Name##Node*>(n));
+#include "compiler/ir/node_kinds.def"
     default:
       TESSERA_INTERNAL_ERROR() << "not a statement: " << n->type_name();
   }
@@ -226,38 +154,17 @@ Expr ExprMutator::VisitExpr(const Expr& e) {
   if (!e.defined()) return e;
   const Object* n = e.get();
   switch (n->kind()) {
-    case kIntImm:
-      return VisitExpr_(static_cast<const IntImmNode*>(n));
-    case kFloatImm:
-      return VisitExpr_(static_cast<const FloatImmNode*>(n));
-    case kStringImm:
-      return VisitExpr_(static_cast<const StringImmNode*>(n));
-    case kVar:
-      return VisitExpr_(static_cast<const VarNode*>(n));
-    case kNot:
-      return VisitExpr_(static_cast<const NotNode*>(n));
-    case kSelect:
-      return VisitExpr_(static_cast<const SelectNode*>(n));
-    case kCast:
-      return VisitExpr_(static_cast<const CastNode*>(n));
-    case kRamp:
-      return VisitExpr_(static_cast<const RampNode*>(n));
-    case kBroadcast:
-      return VisitExpr_(static_cast<const BroadcastNode*>(n));
-    case kLoad:
-      return VisitExpr_(static_cast<const LoadNode*>(n));
-    case kCall:
-      return VisitExpr_(static_cast<const CallNode*>(n));
-    case kLet:
-      return VisitExpr_(static_cast<const LetNode*>(n));
-    case kProducerLoad:
-      return VisitExpr_(static_cast<const ProducerLoadNode*>(n));
-    case kReduce:
-      return VisitExpr_(static_cast<const ReduceNode*>(n));
+#define TESSERA_EXPR_NODE(Name) \
+  case k##Name:                 \
+    return VisitExpr_(static_cast<const Name##Node*>(n));
+#include "compiler/ir/node_kinds.def"
+#define TESSERA_BINARY_NODE(Name) case k##Name:
+#include "compiler/ir/node_kinds.def"
+    return VisitExpr_(static_cast<const BinaryNode*>(n));
     default:
-      TESSERA_INTERNAL_CHECK(IsBinaryKind(n->kind())) << "not an expression: " << n->type_name();
-      return VisitExpr_(static_cast<const BinaryNode*>(n));
+      TESSERA_INTERNAL_ERROR() << "not an expression: " << n->type_name();
   }
+  return Expr();
 }
 Expr ExprMutator::VisitExpr_(const IntImmNode* op) { return Expr(op); }
 Expr ExprMutator::VisitExpr_(const FloatImmNode* op) { return Expr(op); }
@@ -329,28 +236,10 @@ Stmt StmtMutator::VisitStmt(const Stmt& s) {
   if (!s.defined()) return s;
   const Object* n = s.get();
   switch (n->kind()) {
-    case kLetStmt:
-      return VisitStmt_(static_cast<const LetStmtNode*>(n));
-    case kAttrStmt:
-      return VisitStmt_(static_cast<const AttrStmtNode*>(n));
-    case kAssertStmt:
-      return VisitStmt_(static_cast<const AssertStmtNode*>(n));
-    case kStore:
-      return VisitStmt_(static_cast<const StoreNode*>(n));
-    case kAllocate:
-      return VisitStmt_(static_cast<const AllocateNode*>(n));
-    case kFor:
-      return VisitStmt_(static_cast<const ForNode*>(n));
-    case kIfThenElse:
-      return VisitStmt_(static_cast<const IfThenElseNode*>(n));
-    case kSeqStmt:
-      return VisitStmt_(static_cast<const SeqStmtNode*>(n));
-    case kEvaluate:
-      return VisitStmt_(static_cast<const EvaluateNode*>(n));
-    case kProducerStore:
-      return VisitStmt_(static_cast<const ProducerStoreNode*>(n));
-    case kProducerRealize:
-      return VisitStmt_(static_cast<const ProducerRealizeNode*>(n));
+#define TESSERA_STMT_NODE(Name) \
+  case k##Name:                 \
+    return VisitStmt_(static_cast<const Name##Node*>(n));
+#include "compiler/ir/node_kinds.def"
     default:
       TESSERA_INTERNAL_ERROR() << "not a statement: " << n->type_name();
   }

@@ -1,12 +1,19 @@
 /// \file
-/// Visitor and mutator bases. Subclasses override `VisitExpr_`/`VisitStmt_` for the kinds they
-/// care about and call the base version to recurse. Mutators are copy-on-write: a node whose
-/// children come back unchanged is returned as the same node.
+/// Visitor and mutator bases, and value-returning functors. Subclasses override
+/// `VisitExpr_`/`VisitStmt_` for the kinds they care about and call the base version to recurse.
+/// Mutators are copy-on-write: a node whose children come back unchanged is returned as the
+/// same node. `ExprFunctor<R(const Expr&, Args...)>` and `StmtFunctor<...>` return any type and
+/// have no default traversal (code generators). Every dispatch switch is generated from
+/// `compiler/ir/node_kinds.def`.
 #ifndef TESSERA_COMPILER_IR_FUNCTOR_H_
 #define TESSERA_COMPILER_IR_FUNCTOR_H_
 
+#include <string>
+#include <utility>
+
 #include "compiler/ir/function.h"
 #include "compiler/ir/stmt.h"
+#include "compiler/support/error.h"
 
 namespace tessera {
 namespace ir {
@@ -115,6 +122,85 @@ class StmtExprMutator : public StmtMutator, public ExprMutator {
   using StmtMutator::VisitStmt_;
   /// Dispatches expressions to `ExprMutator`.
   Expr VisitExpr(const Expr& e) override { return ExprMutator::VisitExpr(e); }
+};
+
+template <typename F>
+class ExprFunctor;
+
+/// A value-returning function over expressions, dispatched on the node kind: `VisitExpr(e,
+/// args...)` calls the `VisitExpr_` overload of `e`'s node (all binary kinds share the
+/// `BinaryNode` one). Overloads that a subclass does not override call `VisitExprDefault_`,
+/// which throws `InternalError` naming the node; override it to handle the rest at once.
+///
+///   class Printer : public ExprFunctor<std::string(const Expr&)> { ... };
+template <typename R, typename... Args>
+class ExprFunctor<R(const Expr&, Args...)> {
+ public:
+  virtual ~ExprFunctor() = default;
+  /// Dispatches `e` (which must not be null) to its `VisitExpr_`.
+  virtual R VisitExpr(const Expr& e, Args... args) {
+    TESSERA_INTERNAL_CHECK(e.defined()) << "ExprFunctor: null expression";
+    const Object* n = e.get();
+    switch (n->kind()) {
+#define TESSERA_EXPR_NODE(Name) \
+  case k##Name:                 \
+    return VisitExpr_(static_cast<const Name##Node*>(n), std::forward<Args>(args)...);
+#include "compiler/ir/node_kinds.def"
+#define TESSERA_BINARY_NODE(Name) case k##Name:
+#include "compiler/ir/node_kinds.def"
+      return VisitExpr_(static_cast<const BinaryNode*>(n), std::forward<Args>(args)...);
+      default:
+        return VisitExprDefault_(n, std::forward<Args>(args)...);
+    }
+  }
+#define TESSERA_EXPR_NODE(Name)                                \
+  /** Handles Name##Node (default: `VisitExprDefault_`). */    \
+  virtual R VisitExpr_(const Name##Node* op, Args... args) {   \
+    return VisitExprDefault_(op, std::forward<Args>(args)...); \
+  }
+#include "compiler/ir/node_kinds.def"
+  /// Handles every binary kind (default: `VisitExprDefault_`).
+  virtual R VisitExpr_(const BinaryNode* op, Args... args) {
+    return VisitExprDefault_(op, std::forward<Args>(args)...);
+  }
+  /// Called for nodes without an override; throws `InternalError` naming the node.
+  virtual R VisitExprDefault_(const Object* op, Args...) {
+    throw InternalError(std::string("no handler for expression ") + op->type_name());
+  }
+};
+
+template <typename F>
+class StmtFunctor;
+
+/// A value-returning function over statements, dispatched on the node kind like `ExprFunctor`;
+/// statements without an override go to `VisitStmtDefault_`, which throws `InternalError`.
+template <typename R, typename... Args>
+class StmtFunctor<R(const Stmt&, Args...)> {
+ public:
+  virtual ~StmtFunctor() = default;
+  /// Dispatches `s` (which must not be null) to its `VisitStmt_`.
+  virtual R VisitStmt(const Stmt& s, Args... args) {
+    TESSERA_INTERNAL_CHECK(s.defined()) << "StmtFunctor: null statement";
+    const Object* n = s.get();
+    switch (n->kind()) {
+#define TESSERA_STMT_NODE(Name) \
+  case k##Name:                 \
+    return VisitStmt_(static_cast<const Name##Node*>(n), std::forward<Args>(args)...);
+#include "compiler/ir/node_kinds.def"
+      default:
+        return VisitStmtDefault_(n, std::forward<Args>(args)...);
+    }
+  }
+#define TESSERA_STMT_NODE(Name)                                \
+  /** Handles Name##Node (default: `VisitStmtDefault_`). */    \
+  virtual R VisitStmt_(const Name##Node* op, Args... args) {   \
+    return VisitStmtDefault_(op, std::forward<Args>(args)...); \
+  }
+#include "compiler/ir/node_kinds.def"
+  /// Called for nodes without an override; throws `InternalError` naming the node.
+  virtual R VisitStmtDefault_(const Object* op, Args...) {
+    throw InternalError(std::string("no handler for statement ") + op->type_name());
+  }
 };
 
 /// Rebuilds a binary node of `op`'s kind from new operands (same kind, operand types).

@@ -54,9 +54,9 @@ Expr truncdiv(Expr a, Expr b);
 Expr truncmod(Expr a, Expr b);
 /// (a + b - 1) / b for non-negative a and positive b.
 Expr ceildiv(Expr a, Expr b);
-/// Smaller of the two.
+/// Smaller of the two: `a < b ? a : b` on every backend (with a NaN operand, `b`).
 Expr min(Expr a, Expr b);
-/// Larger of the two.
+/// Larger of the two: `a > b ? a : b` on every backend (with a NaN operand, `b`).
 Expr max(Expr a, Expr b);
 /// `cond ? t : f`, both evaluated.
 Expr select(Expr cond, Expr t, Expr f);
@@ -89,13 +89,15 @@ Expr abs(Expr x);
 Expr floor(Expr x);
 /// Round up.
 Expr ceil(Expr x);
-/// Round to nearest.
+/// Round to the nearest integer, ties to even (IEEE 754's default rounding, C's `nearbyint`):
+/// round(0.5) = 0, round(1.5) = 2, round(2.5) = 2, round(-0.5) = -0. Every backend and the
+/// reference evaluator use this rule.
 Expr round(Expr x);
 /// Error function.
 Expr erf(Expr x);
 /// x^y.
 Expr pow(Expr x, Expr y);
-/// a * b + c.
+/// a * b + c with one rounding (C's `fma`).
 Expr fma(Expr a, Expr b, Expr c);
 
 /// Converts `a` and `b` to a common type (throws `UserError` naming `op` when impossible).

@@ -71,6 +71,21 @@ class CollectReads : public ir::ExprVisitor {
   const ir::Object* op_;
 };
 
+// True when `e` reads a tensor or buffer: its value is data, unknown at bound inference.
+class ReadsData : public ir::ExprVisitor {
+ public:
+  static bool Check(const Expr& e) {
+    ReadsData v;
+    v.VisitExpr(e);
+    return v.found_;
+  }
+  void VisitExpr_(const ir::ProducerLoadNode*) override { found_ = true; }
+  void VisitExpr_(const ir::LoadNode*) override { found_ = true; }
+
+ private:
+  bool found_ = false;
+};
+
 std::string Name(const ir::IterVar& iv) { return iv->var.name(); }
 
 size_t LeafPosition(const StageInfo& info, const ir::IterVar& iv) {
@@ -280,7 +295,9 @@ ScheduleAnalysis InferBound(const te::Schedule& schedule) {
         arith::IntervalSet covered;
         bool first = true;
         for (const auto& idx : reads) {
-          arith::IntervalSet s = RelaxFully(idx[d], relax, an);
+          // An index read from memory (a gather) may be anything: the whole axis is needed.
+          arith::IntervalSet s =
+              ReadsData::Check(idx[d]) ? arith::IntervalSet() : RelaxFully(idx[d], relax, an);
           covered = first ? s : arith::Union(covered, s, an);
           first = false;
         }

@@ -1,6 +1,7 @@
 #include "compiler/lower/lower.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <unordered_set>
@@ -84,6 +85,11 @@ std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector
   return buffers;
 }
 
+bool Verbose(const LowerOptions& options) {
+  const char* env = std::getenv("TESSERA_VERBOSE");
+  return options.verbose || options.dump_ir || (env && *env && std::string(env) != "0");
+}
+
 }  // namespace
 
 std::vector<std::string> LoweringPasses() {
@@ -113,7 +119,15 @@ PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args
        })},
       {"simplify", on_body(Simplify)},
       {"partition_loops", on_body(PartitionLoops)},
-      {"vectorize", on_body(VectorizeLoops)},
+      {"vectorize", on_body([&](const ir::Stmt& s) {
+         std::vector<std::string> notes;
+         ir::Stmt out = VectorizeLoops(s, &notes);
+         if (Verbose(options)) {
+           for (const std::string& n : notes)
+             std::cerr << "tessera: note: " << name << ": " << n << "\n";
+         }
+         return out;
+       })},
       {"unroll", on_body(UnrollLoops)},
       {"simplify_again", on_body(Simplify)},
       {"make_packed_api",

@@ -22,6 +22,10 @@ struct LowerOptions {
   int64_t stack_limit_bytes = 32 * 1024;
   /// Names of passes to skip (for debugging; "simplify", "partition_loops", "vectorize", "unroll").
   std::vector<std::string> disabled_passes;
+  /// Writes one "tessera: note: ..." line to stderr per hint the schedule did not get (a
+  /// `vectorize` that runs as a scalar loop). Also on with `dump_ir` or the environment variable
+  /// TESSERA_VERBOSE=1.
+  bool verbose = false;
 };
 
 /// Names of the passes in pipeline order.

@@ -14,6 +14,27 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 
+// Splits a && b && ... into its conjuncts, in written order.
+void Conjuncts(const Expr& e, std::vector<Expr>* out) {
+  const ir::BinaryNode* op = ir::AsBinary(e);
+  if (op && op->kind() == ir::kAnd && e.dtype().is_scalar()) {
+    Conjuncts(op->a, out);
+    Conjuncts(op->b, out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+// `body` under a reduction's condition, one `if` per conjunct: an earlier conjunct (such as the
+// domain check that rfactor puts first) then dominates every read of the later ones, whatever
+// later passes and code generators do with `&&`.
+Stmt UnderCondition(const Expr& condition, Stmt body) {
+  std::vector<Expr> parts;
+  Conjuncts(condition, &parts);
+  for (size_t i = parts.size(); i-- > 0;) body = ir::IfThenElse(parts[i], body);
+  return body;
+}
+
 class NestBuilder {
  public:
   NestBuilder(const ScheduleAnalysis& a, const std::vector<te::Tensor>& args) : a_(a) {
@@ -101,7 +122,7 @@ class NestBuilder {
       Expr current = ir::ProducerLoad(info.tensor.dtype(), info.tensor, indices);
       Stmt store = ir::ProducerStore(
           info.tensor, te::ReduceCombine(red->combiner, current, red->source), indices);
-      if (!ir::IsConstInt(red->condition, 1)) store = ir::IfThenElse(red->condition, store);
+      if (!ir::IsConstInt(red->condition, 1)) store = UnderCondition(red->condition, store);
       update = Guarded(info, false, store);
       init = Guarded(
           info, true,

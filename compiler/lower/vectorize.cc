@@ -1,6 +1,8 @@
 #include "compiler/lower/vectorize.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "compiler/arith/analyzer.h"
 #include "compiler/ir/builtin.h"
@@ -16,12 +18,14 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 
-// Thrown (and caught in this file) when a loop body cannot be vectorized.
-struct NotVectorizable {};
+// Thrown (and caught in this file) when a loop body cannot be vectorized; says what stopped it.
+struct NotVectorizable {
+  const char* reason;
+};
 
 Expr BroadcastTo(const Expr& e, int lanes) {
   if (e.dtype().lanes() == lanes) return e;
-  if (e.dtype().lanes() != 1) throw NotVectorizable();
+  if (e.dtype().lanes() != 1) throw NotVectorizable{"operands of different vector widths"};
   return ir::Broadcast(e, lanes);
 }
 
@@ -106,11 +110,11 @@ class Vectorizer : public ir::StmtExprMutator {
     return ir::Cast(op->dtype.with_lanes(v.dtype().lanes()), v);
   }
   Expr VisitExpr_(const ir::RampNode* op) override {
-    if (Changes(op->base) || Changes(op->stride)) throw NotVectorizable();
+    if (Changes(op->base) || Changes(op->stride)) throw NotVectorizable{"a nested vector"};
     return Expr(op);
   }
   Expr VisitExpr_(const ir::BroadcastNode* op) override {
-    if (Changes(op->value)) throw NotVectorizable();
+    if (Changes(op->value)) throw NotVectorizable{"a nested vector"};
     return Expr(op);
   }
   Expr VisitExpr_(const ir::LoadNode* op) override {
@@ -129,41 +133,47 @@ class Vectorizer : public ir::StmtExprMutator {
     }
     if (!changed) return Expr(op);
     if (op->name == ir::builtin::kIfThenElse) {
-      if (args[0].dtype().lanes() != 1) throw NotVectorizable();  // only one branch may run
+      if (args[0].dtype().lanes() != 1)  // only one branch may run
+        throw NotVectorizable{"a guarded read (if_then_else) whose condition depends on the lane"};
       return ir::Call(op->dtype.with_lanes(lanes), op->name,
                       {args[0], BroadcastTo(args[1], lanes), BroadcastTo(args[2], lanes)});
     }
     if (!ir::builtin::IsPureMath(op->name) && op->name != ir::builtin::kLikely)
-      throw NotVectorizable();
+      throw NotVectorizable{"a call that is not element-wise math"};
     for (Expr& a : args) a = BroadcastTo(a, lanes);
     return ir::Call(op->dtype.with_lanes(lanes), op->name, args);
   }
   Expr VisitExpr_(const ir::LetNode* op) override {
-    if (Changes(op->value)) throw NotVectorizable();
+    if (Changes(op->value)) throw NotVectorizable{"a let binding that depends on the lane"};
     return ir::StmtExprMutator::VisitExpr_(op);
   }
 
   Stmt VisitStmt_(const ir::StoreNode* op) override {
     Expr idx = VisitExpr(op->index), value = VisitExpr(op->value);
-    if (idx.dtype().lanes() == 1) throw NotVectorizable();  // every lane would hit one element
+    if (idx.dtype().lanes() == 1)  // every lane would hit one element
+      throw NotVectorizable{"a store whose address does not depend on the lane (a reduction)"};
     return ir::Store(op->buffer_var, BroadcastTo(value, lanes_), idx);
   }
   Stmt VisitStmt_(const ir::IfThenElseNode* op) override {
-    if (Changes(op->condition)) throw NotVectorizable();
+    if (Changes(op->condition))
+      throw NotVectorizable{"a guard that depends on the lane (an uneven split or a condition)"};
     return ir::StmtExprMutator::VisitStmt_(op);
   }
   Stmt VisitStmt_(const ir::ForNode* op) override {
-    if (Changes(op->min) || Changes(op->extent)) throw NotVectorizable();
+    if (Changes(op->min) || Changes(op->extent))
+      throw NotVectorizable{"an inner loop whose bounds depend on the lane"};
     return ir::StmtExprMutator::VisitStmt_(op);
   }
   Stmt VisitStmt_(const ir::LetStmtNode* op) override {
-    if (Changes(op->value)) throw NotVectorizable();
+    if (Changes(op->value)) throw NotVectorizable{"a let binding that depends on the lane"};
     return ir::StmtExprMutator::VisitStmt_(op);
   }
-  Stmt VisitStmt_(const ir::AllocateNode*) override { throw NotVectorizable(); }
-  Stmt VisitStmt_(const ir::AssertStmtNode*) override { throw NotVectorizable(); }
+  Stmt VisitStmt_(const ir::AllocateNode*) override {
+    throw NotVectorizable{"an allocation inside the loop"};
+  }
+  Stmt VisitStmt_(const ir::AssertStmtNode*) override { throw NotVectorizable{"an assertion"}; }
   Stmt VisitStmt_(const ir::EvaluateNode* op) override {
-    if (Changes(op->value)) throw NotVectorizable();
+    if (Changes(op->value)) throw NotVectorizable{"a call evaluated for its effect"};
     return Stmt(op);
   }
 
@@ -177,25 +187,38 @@ class Vectorizer : public ir::StmtExprMutator {
 
 class LoopVectorizer : public ir::StmtMutator {
  public:
+  explicit LoopVectorizer(std::vector<std::string>* notes) : notes_(notes) {}
+
   Stmt VisitStmt_(const ir::ForNode* op) override {
     Stmt inner = ir::StmtMutator::VisitStmt_(op);
     const auto* loop = inner.as<ir::ForNode>();
     if (loop->for_kind != ir::ForKind::kVectorized) return inner;
     const int64_t* lanes = ir::AsConstInt(loop->extent);
+    std::string reason = "its extent is not a constant from 2 to 64";
     if (lanes && *lanes > 1 && *lanes <= 64) {
       try {
         return Vectorizer(loop->loop_var, loop->min, static_cast<int>(*lanes))
             .VisitStmt(loop->body);
-      } catch (const NotVectorizable&) {
+      } catch (const NotVectorizable& e) {
+        reason = std::string("its body has ") + e.reason;
       }
+    }
+    if (notes_) {
+      notes_->push_back("loop '" + loop->loop_var.name() +
+                        "' runs as a scalar loop, not vectorized: " + reason);
     }
     return ir::For(loop->loop_var, loop->min, loop->extent, ir::ForKind::kSerial, loop->body);
   }
+
+ private:
+  std::vector<std::string>* notes_;
 };
 
 }  // namespace
 
-Stmt VectorizeLoops(const Stmt& body) { return LoopVectorizer().VisitStmt(body); }
+Stmt VectorizeLoops(const Stmt& body, std::vector<std::string>* notes) {
+  return LoopVectorizer(notes).VisitStmt(body);
+}
 
 }  // namespace lower
 }  // namespace tessera

@@ -6,13 +6,17 @@
 #ifndef TESSERA_COMPILER_LOWER_VECTORIZE_H_
 #define TESSERA_COMPILER_LOWER_VECTORIZE_H_
 
+#include <string>
+#include <vector>
+
 #include "compiler/ir/stmt.h"
 
 namespace tessera {
 namespace lower {
 
-/// `body` with every vectorized loop turned into vector code or a serial loop.
-ir::Stmt VectorizeLoops(const ir::Stmt& body);
+/// `body` with every vectorized loop turned into vector code or a serial loop. When `notes` is
+/// given, each loop left serial adds one line saying which loop and why.
+ir::Stmt VectorizeLoops(const ir::Stmt& body, std::vector<std::string>* notes = nullptr);
 
 }  // namespace lower
 }  // namespace tessera

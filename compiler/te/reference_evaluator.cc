@@ -24,6 +24,10 @@ double Round(DataType t, double v) {
 
 double FloorDiv(double a, double b) { return std::floor(a / b); }
 
+// As compiled code computes them (op.h): with a NaN operand the result is the second one.
+double Min(double a, double b) { return a < b ? a : b; }
+double Max(double a, double b) { return a > b ? a : b; }
+
 class Interpreter {
  public:
   Interpreter(ReferenceEvaluator* owner, std::unordered_map<const ir::Object*, double>* env)
@@ -76,6 +80,12 @@ class Interpreter {
 
  private:
   double Binary(const ir::BinaryNode* b) {
+    // Like compiled code: `b` of a scalar && or || runs only when `a` does not decide.
+    if (b->kind() == ir::kAnd || b->kind() == ir::kOr) {
+      bool a = Eval(b->a) != 0;
+      if (a == (b->kind() == ir::kOr)) return a;
+      return Eval(b->b) != 0;
+    }
     double x = Eval(b->a), y = Eval(b->b);
     bool is_int = b->a.dtype().is_integer();
     switch (b->kind()) {
@@ -94,9 +104,9 @@ class Interpreter {
       case ir::kFloorMod:
         return x - FloorDiv(x, y) * y;
       case ir::kMin:
-        return std::min(x, y);
+        return Min(x, y);
       case ir::kMax:
-        return std::max(x, y);
+        return Max(x, y);
       case ir::kEQ:
         return x == y;
       case ir::kNE:
@@ -109,10 +119,6 @@ class Interpreter {
         return x > y;
       case ir::kGE:
         return x >= y;
-      case ir::kAnd:
-        return (x != 0) && (y != 0);
-      case ir::kOr:
-        return (x != 0) || (y != 0);
       default:
         TESSERA_INTERNAL_ERROR() << "unknown binary node";
     }
@@ -134,10 +140,10 @@ class Interpreter {
     if (n == "fabs") return std::fabs(a[0]);
     if (n == "floor") return std::floor(a[0]);
     if (n == "ceil") return std::ceil(a[0]);
-    if (n == "round") return std::nearbyint(a[0]);
+    if (n == "round") return std::nearbyint(a[0]);  // ties to even (op.h)
     if (n == "erf") return std::erf(a[0]);
     if (n == "pow") return std::pow(a[0], a[1]);
-    if (n == "fma") return a[0] * a[1] + a[2];
+    if (n == "fma") return std::fma(a[0], a[1], a[2]);
     TESSERA_USER_ERROR() << "reference evaluator: unsupported intrinsic '" << n << "'";
     return 0;
   }
@@ -157,10 +163,10 @@ class Interpreter {
             acc = Round(t, acc * v);
             break;
           case ir::ReduceKind::kMin:
-            acc = std::min(acc, v);
+            acc = Min(acc, v);
             break;
           case ir::ReduceKind::kMax:
-            acc = std::max(acc, v);
+            acc = Max(acc, v);
             break;
         }
         return;

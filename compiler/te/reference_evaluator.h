@@ -1,6 +1,7 @@
 /// \file
 /// A direct interpreter of tensor expressions, independent of schedules and lowering: the
-/// reference that tests compare compiled code against. Shapes must be constants. Values are
+/// reference to check a schedule's compiled results against (part of the public API through
+/// `compiler/tessera.h`; the tests use it too). Shapes must be constants. Values are
 /// held as doubles (integers exactly up to 2^53); float32 results are rounded to float after
 /// every operation, as compiled code does.
 #ifndef TESSERA_COMPILER_TE_REFERENCE_EVALUATOR_H_

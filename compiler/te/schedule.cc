@@ -66,6 +66,23 @@ Expr PositiveConstant(const Expr& e, const std::string& what) {
   return ir::IntImm(DataType::Int(32), *v);
 }
 
+// Storage scopes a cache stage may live in ("shared" needs a GPU target; build() checks).
+void CheckScope(const char* primitive, const Tensor& t, const std::string& scope) {
+  TESSERA_USER_CHECK(scope == "global" || scope == "local" || scope == "shared")
+      << primitive << " of '" << t.name() << "': unknown storage scope '" << scope
+      << "' (accepted: global, local, shared)";
+}
+
+// Stage names become symbol and buffer names: two stages may not share one.
+void CheckFreshName(const ScheduleNode& node, const std::string& name, const char* primitive,
+                    const Tensor& t) {
+  for (const Stage& s : node.stages) {
+    TESSERA_USER_CHECK(s.name() != name)
+        << primitive << " of '" << t.name() << "': the schedule already has a stage named '" << name
+        << "'";
+  }
+}
+
 }  // namespace
 
 std::vector<Operation> PostOrderOps(const std::vector<Operation>& outputs) {
@@ -119,6 +136,8 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
                             const std::vector<Tensor>& readers) {
   TESSERA_USER_CHECK(!readers.empty()) << "cache_read of '" << t.name() << "': no readers given";
   FindStage(t);  // validates that t belongs here
+  CheckScope("cache_read", t, scope);
+  CheckFreshName(*node_, t.name() + "." + scope, "cache_read", t);
   Tensor copy = compute(
       t.shape(),
       [&](const std::vector<Var>& i) { return t(std::vector<Expr>(i.begin(), i.end())); },
@@ -150,7 +169,9 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   TESSERA_USER_CHECK(s->relations.empty() && s->attach_type != AttachType::kInline &&
                      s->iter_var_attrs.empty())
       << "cache_write of '" << t.name() << "' must come before other primitives on its stage";
+  CheckScope("cache_write", t, scope);
   const auto* c = s->op.as<ComputeOpNode>();
+  CheckFreshName(*node_, c->name + "." + scope, "cache_write", t);
   Operation cache_op(
       new ComputeOpNode(c->name + "." + scope, c->tag, c->axis, c->reduce_axis, c->body));
   Tensor cache = cache_op.output();
@@ -188,6 +209,7 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
       << c->axis.size() << "]";
   TESSERA_USER_CHECK(s->attach_type == AttachType::kRoot || s->attach_type == AttachType::kScope)
       << "rfactor of '" << t.name() << "': the stage is inlined";
+  CheckFreshName(*node_, c->name + ".rf", "rfactor", t);
   // Extents of the reduction loops, from the (constant) reduction domains through the splits.
   std::unordered_map<const ir::Object*, int64_t> extent;
   for (const IterVar& iv : c->reduce_axis) {
@@ -253,7 +275,9 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   for (const IterVar& iv : c->axis) shape.push_back(iv->dom.extent);
   shape.insert(shape.begin() + factor_axis, ir::IntImm(DataType::Int(32), extent.at(axis.get())));
   Expr source = ir::Substitute(red->source, vmap);
-  Expr cond = ir::Substitute(red->condition, vmap) && in_domain;
+  // The domain check comes first: padding iterations of uneven splits must not evaluate the
+  // user's condition, which may read the input out of bounds (scalar && short-circuits).
+  Expr cond = in_domain && ir::Substitute(red->condition, vmap);
   Tensor rf = compute(
       shape,
       [&](const std::vector<Var>& idx) {
@@ -461,16 +485,19 @@ void Stage::parallel(const IterVar& iv) {
 
 void Stage::pragma(const IterVar& iv, const std::string& key, Expr value) {
   LeafIndex(iv, "pragma");
-  TESSERA_USER_CHECK(!key.empty()) << "pragma on stage '" << name() << "': empty key";
-  if (key == "auto_unroll_max_step") {
-    TESSERA_USER_CHECK(ir::AsConstInt(value) && *ir::AsConstInt(value) >= 0)
-        << "pragma auto_unroll_max_step on stage '" << name() << "' needs a non-negative constant";
-  }
+  TESSERA_USER_CHECK(key == "auto_unroll_max_step")
+      << "pragma on stage '" << name() << "': unknown key '" << key
+      << "' (accepted: auto_unroll_max_step)";
+  TESSERA_USER_CHECK(ir::AsConstInt(value) && *ir::AsConstInt(value) >= 0)
+      << "pragma auto_unroll_max_step on stage '" << name() << "' needs a non-negative constant";
   node_->iter_var_attrs[iv.get()].pragmas.push_back({key, value});
 }
 
 void Stage::bind(const IterVar& iv, const std::string& thread_tag) {
   LeafIndex(iv, "bind");
+  TESSERA_USER_CHECK(iv->iter_kind != ir::IterKind::kReduce)
+      << "bind on stage '" << name() << "': axis '" << IvName(iv)
+      << "' is a reduction axis (its iterations depend on each other)";
   static const char* kTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
                                 "threadIdx.y", "threadIdx.z", "vthread"};
   bool known = false;
@@ -484,6 +511,9 @@ void Stage::bind(const IterVar& iv, const std::string& thread_tag) {
 }
 
 void Stage::storage_align(const IterVar& axis, int factor, int offset) {
+  TESSERA_USER_CHECK(!node_->is_output)
+      << "storage_align on stage '" << name()
+      << "': it is an output, whose layout is the caller's array (align intermediate stages)";
   const auto* c = node_->op.as<ComputeOpNode>();
   int dim = -1;
   for (size_t i = 0; i < c->axis.size(); ++i)

@@ -116,12 +116,14 @@ class Stage {
   /// Runs loop `iv` on the runtime thread pool (not for reduction axes).
   void parallel(const IterVar& iv);
   /// Annotates loop `iv`; "auto_unroll_max_step" = N unrolls constant inner loops of at most N
-  /// steps in total.
+  /// steps in total. It is the only key; others are refused.
   void pragma(const IterVar& iv, const std::string& key, Expr value = Expr(1));
-  /// Binds loop `iv` to a GPU thread index ("blockIdx.x", "threadIdx.y", ...).
+  /// Binds loop `iv` (not a reduction axis) to a GPU thread index ("blockIdx.x", "threadIdx.y",
+  /// ...). `build` refuses bound loops on targets that are not GPUs.
   void bind(const IterVar& iv, const std::string& thread_tag);
   /// Pads the stride of dimension `axis` (a spatial axis of this stage's operation) to
-  /// `factor * k + offset` elements in the stage's buffer.
+  /// `factor * k + offset` elements in the stage's buffer (not for outputs: their layout is the
+  /// caller's array).
   void storage_align(const IterVar& axis, int factor, int offset);
 
  private:
@@ -151,15 +153,18 @@ class Schedule {
   Stage operator[](const Tensor& t) const;
   /// The stage computing `t`, or a null stage for placeholders (throws for foreign tensors).
   Stage FindStage(const Tensor& t) const;
-  /// Adds a stage that copies `t` into storage `scope`; `readers` then read the copy.
+  /// Adds a stage that copies `t` into storage `scope` ("global", "local", or "shared", which
+  /// needs a GPU target); `readers` then read the copy.
   Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);
-  /// Computes `t` into a new stage of storage `scope` and makes `t`'s stage copy from it. Must
+  /// Computes `t` into a new stage of storage `scope` (as for `cache_read`) and makes `t`'s
+  /// stage copy from it. Must
   /// come before other primitives on `t`'s stage. Returns the new (cache) tensor.
   Tensor cache_write(const Tensor& t, const std::string& scope);
   /// Factors the reduction of `t` over its reduction loop `axis` (a leaf made by splitting or
   /// fusing reduction axes) into a new tensor with `axis` as a spatial dimension at position
   /// `factor_axis`; `t` then reduces that tensor over one axis. Must come before `t`'s spatial
-  /// axes are transformed. Returns the new (factored) tensor.
+  /// axes are transformed, and only once per tensor (the new stage is named `t.rf`). Returns
+  /// the new (factored) tensor.
   Tensor rfactor(const Tensor& t, const IterVar& axis, int factor_axis = 0);
 
  private:

@@ -40,27 +40,41 @@ check "best with no record exits 1" test $rc -eq 1
 check "best with no record says so" grep -q "no records for dense.x86(1,1,1,float32)" <<<"$err"
 
 err=$($tessera log list --db "$dir/missing.db" 2>&1); rc=$?
-check "missing db is an error" test $rc -ne 0
+check "missing db exits 2" test $rc -eq 2
 check "missing db is named" grep -q "cannot open tuning log '$dir/missing.db'" <<<"$err"
 check "missing db is not created" test ! -e "$dir/missing.db"
 
 head -c 20000 /dev/urandom > "$dir/corrupt.db"
 err=$($tessera log stats --db "$dir/corrupt.db" 2>&1); rc=$?
-check "corrupt db exits non-zero" test $rc -ne 0
+check "corrupt db exits 2" test $rc -eq 2
 check "corrupt db is named" grep -q "tuning log '$dir/corrupt.db' is corrupt" <<<"$err"
 
 echo '{"workload_key": oops' > "$dir/bad.jsonl"
 err=$($tessera log import --db "$dir/t.db" --file "$dir/bad.jsonl" 2>&1); rc=$?
-check "bad json line exits non-zero" test $rc -ne 0
+check "bad json line exits 2" test $rc -eq 2
 check "bad json line names file and line" grep -q "$dir/bad.jsonl:1: not a tuning record" <<<"$err"
 
 err=$($tessera log frobnicate --db "$dir/t.db" 2>&1); rc=$?
 check "unknown verb exits 2" test $rc -eq 2
-check "unknown verb is named" grep -q "unknown log command 'frobnicate'" <<<"$err"
+check "unknown verb says a verb is needed" grep -q "A subcommand is required" <<<"$err"
+err=$($tessera log list 2>&1); rc=$?
+check "missing --db exits 2" test $rc -eq 2
+check "missing --db is named" grep -q "\-\-db is required" <<<"$err"
 
 out=$($tessera log --help); rc=$?
 check "--help exits 0" test $rc -eq 0
-check "--help prints the usage" grep -q "usage: tessera log best|list|stats|export|import" <<<"$out"
+check "--help lists the verbs" grep -q "export .*JSON lines" <<<"$out"
+out=$($tessera log list --help); rc=$?
+check "verb --help lists its flags" grep -q "\-\-limit" <<<"$out"
+
+# JSON output escapes what it prints: a workload key with quotes and a backslash.
+key='dense.x86(1,2,3,"q\\uote")'
+printf '{"workload_key":%s,"target":"llvm","device_key":"local","config_index":"1","costs":[0.5],"timestamp":1}\n' \
+  "$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$key")" > "$dir/quoted.jsonl"
+$tessera log import --db "$dir/q.db" --file "$dir/quoted.jsonl" >/dev/null
+out=$($tessera log stats --db "$dir/q.db" --json)
+check "stats --json round-trips a key with quotes and backslashes" \
+  test "$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["workload_key"])' <<<"$out")" = "$key"
 
 echo "$failures failures"
 exit $((failures > 0))

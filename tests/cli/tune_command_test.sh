@@ -28,21 +28,54 @@ check "bad task exits 2" test $rc -eq 2
 check "bad task names the workload" grep -q "workload 'dense.x86(16,32,float32)': dense.x86 takes (M,N,K,float32)" <<<"$err"
 err=$($tessera tune "${common[@]}" --tuner annealing 2>&1); rc=$?
 check "bad tuner exits 2" test $rc -eq 2
-check "bad tuner lists tuners" grep -q "unknown tuner 'annealing' (expected xgb, ga, random or grid)" <<<"$err"
+check "bad tuner lists tuners" grep -q "\-\-tuner: annealing not in {xgb,ga,random,grid}" <<<"$err"
 err=$($tessera tune --task "$task" --target 'llvm -mcpu=nosuchcpu' --db "$dir/t.db" --trials 2 2>&1); rc=$?
 check "unknown cpu exits 2" test $rc -eq 2
 check "unknown cpu is named" grep -q "error: .*nosuchcpu" <<<"$err"
 check "unknown cpu fails before tuning starts" bash -c '! grep -q "^tuning " <<<"$1"' _ "$err"
 err=$($tessera tune "${common[@]}" --time-budget -1 2>&1); rc=$?
 check "negative time budget exits 2" test $rc -eq 2
-check "time budget must be seconds" grep -q "\-\-time-budget must be a positive number of seconds, got '-1'" <<<"$err"
+check "time budget must not be negative" grep -q "\-\-time-budget: must not be negative, got .-1." <<<"$err"
 err=$($tessera tune --task "$task" --target 'llvm -foo' --db "$dir/t.db" --trials 2 2>&1); rc=$?
 check "malformed target exits 2" test $rc -eq 2
 err=$($tessera tune "${common[@]}" --rpc-tracker 127.0.0.1:9 2>&1); rc=$?
 check "rpc tracker without key exits 2" test $rc -eq 2
 check "rpc flags go together" grep -q "\-\-rpc-tracker HOST:PORT and \-\-rpc-key KEY go together" <<<"$err"
 err=$($tessera tune --task "$task" 2>&1); rc=$?
-check "usage without --db" grep -q "usage: tessera tune" <<<"$err"
+check "missing --target exits 2" test $rc -eq 2
+check "missing --target is named" grep -q "\-\-target is required" <<<"$err"
+out=$($tessera tune --help); rc=$?
+check "--help exits 0" test $rc -eq 0
+check "--help lists --features" grep -q "\-\-features TEXT:{knob,loop}=knob" <<<"$out"
+
+# --features loop was documented but refused as an unknown flag; it is a real flag now.
+out=$($tessera tune "${common[@]}" --trials 2 --tuner xgb --features loop --json 2>/dev/null); rc=$?
+check "--features loop is accepted" test $rc -eq 0
+check "--features loop tunes" grep -q '"trials":2,"failures":0' <<<"$out"
+err=$($tessera tune "${common[@]}" --features quantum 2>&1); rc=$?
+check "unknown feature kind exits 2" test $rc -eq 2
+err=$($tessera tune "${common[@]}" --frobnicate 2>&1); rc=$?
+check "unknown flag exits 2" test $rc -eq 2
+check "unknown flag is named" grep -q "not expected: \-\-frobnicate" <<<"$err"
+
+# A run whose every trial fails (builds cut off at once) ends with status 1, not an error.
+out=$($tessera tune --task "$task" --target llvm --db "$dir/fail.db" --trials 2 --tuner random \
+  --build-timeout 0.001 2>/dev/null); rc=$?
+check "every trial failed exits 1" test $rc -eq 1
+check "every trial failed says so" grep -q "best none (every trial failed)" <<<"$out"
+
+# The templates a newcomer can tune, with their workload keys.
+out=$($tessera tasks); rc=$?
+check "tasks exits 0" test $rc -eq 0
+check "tasks lists dense with its key format" grep -q "^dense.x86 .*dense.x86(M,N,K,float32)$" <<<"$out"
+check "tasks lists conv2d" grep -q "conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,float32)" <<<"$out"
+out=$($tessera tasks --json)
+check "tasks --json" grep -q '^{"template":"dense.x86","workload_key":"dense.x86(M,N,K,float32)"}$' <<<"$out"
+
+err=$($tessera 2>&1); rc=$?
+check "no subcommand exits 2" test $rc -eq 2
+err=$($tessera frobnicate 2>&1); rc=$?
+check "unknown subcommand exits 2" test $rc -eq 2
 
 echo "$failures failures"
 exit $((failures > 0))

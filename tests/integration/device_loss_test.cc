@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "rpc_server/client/remote_session.h"
+#include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 #include "tuner/measure/rpc_measurer.h"
 
@@ -37,7 +37,7 @@ tuner::RpcMeasureOptions Options(const Fleet& fleet) {
   options.queue_timeout_ms = 10000;
   options.max_attempts = 4;
   const char* dir = std::getenv("TEST_TMPDIR");
-  options.work_dir = dir ? dir : "/tmp";
+  options.measure.work_dir = dir ? dir : "/tmp";
   options.run.number = 2;
   options.run.repeat = 2;
   return options;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rpc_server/client/tracker_client.h"
+#include "fleet/client/tracker_client.h"
 #include "tests/integration/daemon.h"
 
 namespace tessera {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "rpc_server/client/tracker_client.h"
+#include "fleet/client/tracker_client.h"
 #include "tests/integration/daemon.h"
 
 namespace tessera {

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "compiler/space/mutation.h"
-#include "rpc_server/client/remote_session.h"
+#include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 #include "tuner/measure/rpc_measurer.h"
 #include "tuner/tune/tune_task.h"
@@ -27,7 +27,7 @@ RpcMeasureOptions Options(const Fleet& fleet) {
   o.queue_timeout_ms = 5000;
   o.max_attempts = 6;
   const char* dir = std::getenv("TEST_TMPDIR");
-  o.work_dir = dir ? dir : "/tmp";
+  o.measure.work_dir = dir ? dir : "/tmp";
   o.run.number = 2;
   o.run.repeat = 2;
   return o;

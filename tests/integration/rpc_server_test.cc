@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-#include "rpc_server/client/remote_session.h"
+#include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 
 namespace tessera {

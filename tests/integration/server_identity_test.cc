@@ -9,8 +9,8 @@
 #include <chrono>
 #include <thread>
 
+#include "fleet/client/remote_session.h"
 #include "proto/device.grpc.pb.h"
-#include "rpc_server/client/remote_session.h"
 #include "rpc_server/tracker_link.h"
 #include "tests/integration/daemon.h"
 

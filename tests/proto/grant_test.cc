@@ -2,9 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-
 namespace tessera {
 namespace fleet {
 namespace {
@@ -52,29 +49,6 @@ TEST(GrantTest, SignatureCoversEveryField) {
   shifted.set_session_id("0123r");
   shifted.set_key("k3399");
   EXPECT_FALSE(GrantSignatureValid(key, shifted));
-}
-
-TEST(GrantTest, TokenFiles) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::string path = std::string(tmp ? tmp : "/tmp") + "/token";
-  std::ofstream(path) << "  s3cret \n";
-  EXPECT_EQ(ReadTokenFile(path), "s3cret");
-  std::ofstream(path) << " \n";
-  try {
-    ReadTokenFile(path);
-    FAIL();
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "token file '" + path + "' is empty");
-  }
-  EXPECT_THROW(ReadTokenFile(path + ".missing"), ConfigError);
-}
-
-TEST(GrantTest, RandomIdsDiffer) {
-  EXPECT_EQ(RandomHexId().size(), 32u);
-  EXPECT_NE(RandomHexId(), RandomHexId());
-  EXPECT_TRUE(SecretsEqual("abc", "abc"));
-  EXPECT_FALSE(SecretsEqual("abc", "abd"));
-  EXPECT_FALSE(SecretsEqual("abc", "abcd"));
 }
 
 }  // namespace

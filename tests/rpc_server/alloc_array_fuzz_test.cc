@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "fleet/secrets.h"
 #include "proto/grant.h"
 #include "rpc_server/device_service.h"
 #include "tests/testing/fuzz.h"

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <sys/stat.h>
 
-#include "proto/grant.h"
+#include <cstdlib>
+#include <fstream>
+
+#include "common/error.h"
 
 namespace tessera {
 namespace tracker {
@@ -64,6 +67,22 @@ TEST(StateStoreTest, UnusableDirectoryIsAConfigError) {
   } catch (const fleet::ConfigError& e) {
     EXPECT_EQ(
         std::string(e.what()).rfind("--state '/proc/no/such/dir': cannot create directory", 0), 0u)
+        << e.what();
+  }
+}
+
+// A corrupt state file is the user's to fix: a ConfigError naming it (the daemon exits 2), not
+// an internal error.
+TEST(StateStoreTest, CorruptStateIsAConfigErrorNamingTheFile) {
+  const std::string dir = TempDir("state-corrupt");
+  mkdir(dir.c_str(), 0700);
+  std::ofstream(dir + "/tracker.db") << std::string(8192, 'x');
+  try {
+    StateStore store(dir);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("tracker state '" + dir + "/tracker.db'"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "compiler/space/config_space.h"
 
 namespace tessera {

@@ -4,7 +4,7 @@
 #include <limits>
 #include <map>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "tuner/cost_model/knob_features.h"
 
@@ -26,10 +26,10 @@ TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records
   // since costs of different shapes are not comparable.
   std::map<std::string, std::vector<std::pair<std::vector<float>, double>>> by_workload;
   for (const tuning::MeasureRecord& record : records) {
-    if (record.workload_key() == skip_workload) continue;
+    if (record.workload_key() == skip_workload || !record.has_config()) continue;
     std::vector<space::KnobSetting> settings;
     try {
-      settings = space::ParseConfigSettings(record.config_json());
+      settings = space::ConfigSettings(record.config());
     } catch (const UserError&) {
       continue;  // written by an incompatible template version: not usable as history
     }

@@ -3,18 +3,19 @@
 #ifndef TESSERA_TUNER_LOG_LOG_ERROR_H_
 #define TESSERA_TUNER_LOG_LOG_ERROR_H_
 
-#include <stdexcept>
 #include <string>
+
+#include "common/error.h"
 
 namespace tessera {
 namespace tuner {
 
 /// A tuning log that cannot be used as asked: missing, corrupt, of a newer schema, a bad JSON line.
-/// The message names the file (and line, for imports).
-class LogError : public std::runtime_error {
+/// The message names the file (and line, for imports). A user error: programs exit 2 on it.
+class LogError : public UserError {
  public:
   /// Creates the error with a complete message.
-  explicit LogError(const std::string& msg) : std::runtime_error(msg) {}
+  explicit LogError(const std::string& msg) : UserError(msg) {}
 };
 
 }  // namespace tuner

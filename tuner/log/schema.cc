@@ -1,5 +1,7 @@
 #include "tuner/log/schema.h"
 
+#include <sqlite3.h>
+
 #include <string>
 #include <vector>
 
@@ -34,16 +36,20 @@ const std::vector<const char*> kMigrations = {
     CREATE TABLE tessera_log (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     INSERT INTO tessera_log VALUES ('format', 'tessera tuning log');
     )sql",
+    // 2: the config as a serialized tessera.tuning.Config (config_json stays for older rows).
+    R"sql(
+    ALTER TABLE records ADD COLUMN config BLOB;
+    )sql",
 };
 
 int UserVersion(Database* db) {
-  Statement q(db->get(), "PRAGMA user_version", db->path());
+  Statement q(*db, "PRAGMA user_version");
   q.Step();
   return static_cast<int>(q.Int(0));
 }
 
 bool IsEmpty(Database* db) {
-  Statement q(db->get(), "SELECT count(*) FROM sqlite_master", db->path());
+  Statement q(*db, "SELECT count(*) FROM sqlite_master");
   q.Step();
   return q.Int(0) == 0;
 }
@@ -52,7 +58,7 @@ bool IsEmpty(Database* db) {
 
 void MigrateSchema(Database* db) {
   const int latest = static_cast<int>(kMigrations.size());
-  static_assert(kTuningLogSchemaVersion == 1, "add a migration when bumping the version");
+  static_assert(kTuningLogSchemaVersion == 2, "add a migration when bumping the version");
   int version = UserVersion(db);
   if (version > latest) {
     throw LogError("tuning log '" + db->path() + "' has schema version " + std::to_string(version) +

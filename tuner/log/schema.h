@@ -2,7 +2,7 @@
 #ifndef TESSERA_TUNER_LOG_SCHEMA_H_
 #define TESSERA_TUNER_LOG_SCHEMA_H_
 
-#include "tuner/log/sqlite_db.h"
+#include "common/sqlite.h"
 
 namespace tessera {
 namespace tuner {

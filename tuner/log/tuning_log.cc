@@ -1,16 +1,18 @@
 #include "tuner/log/tuning_log.h"
 
 #include <google/protobuf/util/json_util.h>
+#include <sqlite3.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <sstream>
 
+#include "common/sqlite.h"
+#include "tuner/log/legacy_config.h"
 #include "tuner/log/log_error.h"
 #include "tuner/log/schema.h"
-#include "tuner/log/sqlite_db.h"
 
 namespace tessera {
 namespace tuner {
@@ -18,7 +20,7 @@ namespace {
 
 constexpr const char* kColumns =
     "workload_key, target, device_key, config_index, config_json, costs, error_kind, "
-    "error_message, timestamp, tuner_version, all_cost";
+    "error_message, timestamp, tuner_version, all_cost, config";
 
 std::string CostsToText(const tuning::MeasureRecord& r) {
   std::string text = "[";
@@ -31,17 +33,24 @@ std::string CostsToText(const tuning::MeasureRecord& r) {
   return text + "]";
 }
 
+// The costs column is a JSON array of numbers (written with %.17g, so that it round-trips).
 void CostsFromText(const std::string& text, tuning::MeasureRecord* r) {
-  const char* p = text.c_str();
-  if (*p == '[') ++p;
-  while (*p && *p != ']') {
-    char* end = nullptr;
-    double v = std::strtod(p, &end);
-    if (end == p) break;
-    r->add_costs(v);
-    p = end;
-    if (*p == ',') ++p;
+  nlohmann::json costs = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!costs.is_array()) return;
+  for (const nlohmann::json& cost : costs) {
+    if (cost.is_number()) r->add_costs(cost.get<double>());
   }
+}
+
+void ThrowLogError(const SqliteFailure& failure) {
+  if (failure.opening) {
+    throw LogError("cannot open tuning log '" + failure.path + "': " + failure.detail);
+  }
+  if (failure.corrupt) {
+    throw LogError("tuning log '" + failure.path + "' is corrupt or not a Tessera tuning log (" +
+                   failure.detail + ")");
+  }
+  throw LogError("tuning log '" + failure.path + "': " + failure.what + ": " + failure.detail);
 }
 
 tuning::MeasureRecord RowToRecord(const Statement& q) {
@@ -57,7 +66,8 @@ tuning::MeasureRecord RowToRecord(const Statement& q) {
   r.set_timestamp(q.Real(8));
   r.set_tuner_version(q.Text(9));
   r.set_all_cost(q.Real(10));
-  return r;
+  if (!q.IsNull(11)) r.mutable_config()->ParseFromString(q.Text(11));
+  return WithConfigMessage(std::move(r));  // rows written before the config column
 }
 
 // WHERE clause and its bindings for a filter.
@@ -106,10 +116,10 @@ TuningLog::TuningLog(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 TuningLog::~TuningLog() = default;
 
 std::unique_ptr<TuningLog> TuningLog::Open(const std::string& path, bool create) {
-  auto db = std::make_unique<Database>(path, create);
+  auto db = std::make_unique<Database>(path, create, ThrowLogError);
   // WAL lets readers (builds) and several writers (tuners) share the file.
   {
-    Statement wal(db->get(), "PRAGMA journal_mode = WAL", path);
+    Statement wal(*db, "PRAGMA journal_mode = WAL");
     wal.Step();
   }
   MigrateSchema(db.get());
@@ -118,21 +128,26 @@ std::unique_ptr<TuningLog> TuningLog::Open(const std::string& path, bool create)
 
 const std::string& TuningLog::path() const { return db_->path(); }
 
-void TuningLog::Insert(const tuning::MeasureRecord& r) {
-  Statement q(db_->get(),
-              std::string("INSERT INTO records (") + kColumns +
-                  ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-              db_->path());
+void TuningLog::Insert(const tuning::MeasureRecord& record) {
+  const tuning::MeasureRecord r = WithConfigMessage(record);
+  Statement q(*db_, std::string("INSERT INTO records (") + kColumns +
+                        ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   q.Bind(1, r.workload_key()).Bind(2, r.target()).Bind(3, r.device_key());
   q.Bind(4, static_cast<int64_t>(r.config_index())).Bind(5, r.config_json());
   q.Bind(6, CostsToText(r)).Bind(7, static_cast<int64_t>(r.error_kind()));
   q.Bind(8, r.error_message()).Bind(9, r.timestamp()).Bind(10, r.tuner_version());
-  q.Bind(11, r.all_cost()).Bind(12, TemplateOfWorkload(r.workload_key()));
+  q.Bind(11, r.all_cost());
+  if (r.has_config()) {
+    q.BindBlob(12, r.config().SerializeAsString());
+  } else {
+    q.BindNull(12);
+  }
+  q.Bind(13, TemplateOfWorkload(r.workload_key()));
   double mean = MeanCost(r);
   if (std::isfinite(mean)) {
-    q.Bind(13, mean);
+    q.Bind(14, mean);
   } else {
-    q.BindNull(13);
+    q.BindNull(14);
   }
   q.Run();
 }
@@ -152,11 +167,10 @@ void TuningLog::AppendBatch(const std::vector<tuning::MeasureRecord>& records) {
 
 std::optional<tuning::MeasureRecord> TuningLog::Best(const std::string& workload_key,
                                                      const std::string& target) const {
-  Statement q(db_->get(),
+  Statement q(*db_,
               std::string("SELECT ") + kColumns +
                   " FROM records WHERE workload_key = ? AND target = ? AND mean_cost IS NOT NULL"
-                  " ORDER BY mean_cost ASC, id ASC LIMIT 1",
-              db_->path());
+                  " ORDER BY mean_cost ASC, id ASC LIMIT 1");
   q.Bind(1, workload_key).Bind(2, target);
   if (!q.Step()) return std::nullopt;
   return RowToRecord(q);
@@ -171,7 +185,7 @@ std::vector<tuning::MeasureRecord> TuningLog::List(const RecordFilter& filter) c
                               : std::string("SELECT ") + kColumns + " FROM (SELECT id, " +
                                     kColumns + from + " ORDER BY id DESC LIMIT " +
                                     std::to_string(filter.limit) + ") ORDER BY id ASC";
-  Statement q(db_->get(), sql, db_->path());
+  Statement q(*db_, sql);
   BindWhere(&q, w);
   std::vector<tuning::MeasureRecord> out;
   while (q.Step()) out.push_back(RowToRecord(q));
@@ -180,9 +194,8 @@ std::vector<tuning::MeasureRecord> TuningLog::List(const RecordFilter& filter) c
 
 std::set<int64_t> TuningLog::MeasuredConfigs(const std::string& workload_key,
                                              const std::string& target) const {
-  Statement q(db_->get(),
-              "SELECT DISTINCT config_index FROM records WHERE workload_key = ? AND target = ?",
-              db_->path());
+  Statement q(*db_,
+              "SELECT DISTINCT config_index FROM records WHERE workload_key = ? AND target = ?");
   q.Bind(1, workload_key).Bind(2, target);
   std::set<int64_t> out;
   while (q.Step()) out.insert(q.Int(0));
@@ -191,11 +204,10 @@ std::set<int64_t> TuningLog::MeasuredConfigs(const std::string& workload_key,
 
 std::vector<WorkloadStats> TuningLog::Stats(const RecordFilter& filter) const {
   Where w = BuildWhere(filter);
-  Statement q(db_->get(),
+  Statement q(*db_,
               "SELECT workload_key, target, count(*), sum(mean_cost IS NULL), min(mean_cost)"
               " FROM records" +
-                  w.sql + " GROUP BY workload_key, target ORDER BY workload_key, target",
-              db_->path());
+                  w.sql + " GROUP BY workload_key, target ORDER BY workload_key, target");
   BindWhere(&q, w);
   std::vector<WorkloadStats> out;
   while (q.Step()) {
@@ -211,21 +223,25 @@ std::vector<WorkloadStats> TuningLog::Stats(const RecordFilter& filter) const {
 }
 
 int64_t TuningLog::Count() const {
-  Statement q(db_->get(), "SELECT count(*) FROM records", db_->path());
+  Statement q(*db_, "SELECT count(*) FROM records");
   q.Step();
   return q.Int(0);
 }
 
-int64_t TuningLog::ExportJsonLines(std::ostream& out, const RecordFilter& filter) const {
+std::string RecordToJson(const tuning::MeasureRecord& record) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
+  std::string line;
+  auto status = google::protobuf::util::MessageToJsonString(record, &line, options);
+  if (!status.ok()) throw LogError("cannot print a record as JSON: " + status.ToString());
+  return line;
+}
+
+int64_t TuningLog::ExportJsonLines(std::ostream& out, const RecordFilter& filter) const {
   int64_t n = 0;
   for (const auto& r : List(filter)) {
-    std::string line;
-    auto status = google::protobuf::util::MessageToJsonString(r, &line, options);
-    if (!status.ok()) throw LogError("cannot export a record: " + status.ToString());
-    out << line << '\n';
+    out << RecordToJson(r) << '\n';
     ++n;
   }
   return n;
@@ -253,10 +269,9 @@ ImportResult TuningLog::ImportJsonLines(std::istream& in, const std::string& sou
   ImportResult result;
   db_->Exec("BEGIN IMMEDIATE");
   try {
-    Statement exists(db_->get(),
+    Statement exists(*db_,
                      "SELECT count(*) FROM records WHERE workload_key = ? AND target = ? AND "
-                     "device_key = ? AND config_index = ? AND timestamp = ? AND costs = ?",
-                     db_->path());
+                     "device_key = ? AND config_index = ? AND timestamp = ? AND costs = ?");
     for (const auto& r : records) {
       exists.Bind(1, r.workload_key()).Bind(2, r.target()).Bind(3, r.device_key());
       exists.Bind(4, static_cast<int64_t>(r.config_index())).Bind(5, r.timestamp());

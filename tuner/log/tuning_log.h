@@ -18,18 +18,23 @@
 #include "proto/tuning.pb.h"
 
 namespace tessera {
-namespace tuner {
 
 class Database;
 
+namespace tuner {
+
 /// Schema version this build writes; older logs are migrated on open, newer ones refused.
-constexpr int kTuningLogSchemaVersion = 1;
+constexpr int kTuningLogSchemaVersion = 2;
 
 /// The template name of a workload key: "dense.x86(1024,...)" → "dense.x86".
 std::string TemplateOfWorkload(const std::string& workload_key);
 
 /// Mean of a successful record's costs (seconds); +infinity for failed records.
 double MeanCost(const tuning::MeasureRecord& record);
+
+/// `record` as one line of JSON (protobuf's JSON mapping, field names as in the .proto, every
+/// field printed): the format of `tessera log export` and `--json`.
+std::string RecordToJson(const tuning::MeasureRecord& record);
 
 /// Which records a query returns. Empty strings match everything.
 struct RecordFilter {

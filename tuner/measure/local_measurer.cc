@@ -1,13 +1,11 @@
 #include "tuner/measure/local_measurer.h"
 
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
 #include "compiler/support/error.h"
+#include "tuner/measure/build_batch.h"
 #include "tuner/measure/isolated_call.h"
 
 namespace tessera {
@@ -30,11 +28,6 @@ std::vector<double> DecodeCosts(const std::string& payload) {
   return costs;
 }
 
-std::string DefaultWorkDir() {
-  const char* dir = std::getenv("TMPDIR");
-  return dir && *dir ? dir : "/tmp";
-}
-
 }  // namespace
 
 LocalMeasurer::LocalMeasurer(BuildFn build, RunFn run, LocalMeasureOptions options)
@@ -47,33 +40,17 @@ LocalMeasurer::LocalMeasurer(BuildFn build, RunFn run, LocalMeasureOptions optio
 }
 
 std::vector<MeasureOutcome> LocalMeasurer::Measure(const std::vector<space::ConfigEntity>& batch) {
-  std::vector<std::string> paths;
-  std::vector<IsolatedWork> builds;
-  for (const auto& config : batch) {
-    paths.push_back(options_.work_dir + "/tessera_candidate_" + std::to_string(getpid()) + "_" +
-                    std::to_string(counter_++) + ".so");
-    builds.push_back([this, config, path = paths.back()] {
-      build_(config, path);
-      return std::string();
-    });
-  }
-  std::vector<IsolatedResult> built =
-      RunIsolated(builds, options_.build_parallel, options_.build_timeout_s);
-
+  BuiltBatch built = BuildBatch(build_, batch, options_, "tessera_candidate", &counter_);
   std::vector<MeasureOutcome> outcomes(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     MeasureOutcome& out = outcomes[i];
-    out.all_cost = built[i].seconds;
-    if (built[i].status != IsolatedStatus::kOk) {
-      out.error = tuning::COMPILE_ERROR;
-      out.message = built[i].status == IsolatedStatus::kTimeout
-                        ? "build " + built[i].message
-                        : "build failed: " + built[i].message;
-      std::remove(paths[i].c_str());
+    if (built.results[i].status != IsolatedStatus::kOk) {
+      out = BuildFailure(built.results[i], built.paths[i]);
       continue;
     }
+    out.all_cost = built.results[i].seconds;
     const space::ConfigEntity& config = batch[i];
-    const std::string& path = paths[i];
+    const std::string& path = built.paths[i];
     bool check = options_.check_correctness;
     IsolatedWork run = [this, &config, &path, check] {
       try {

@@ -1,27 +1,20 @@
 #include "tuner/measure/rpc_measurer.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <numeric>
 #include <thread>
 
 #include "compiler/support/error.h"
-#include "rpc_server/client/fleet_error.h"
-#include "rpc_server/client/remote_session.h"
-#include "rpc_server/client/tracker_client.h"
+#include "fleet/client/fleet_error.h"
+#include "fleet/client/remote_session.h"
+#include "fleet/client/tracker_client.h"
+#include "tuner/measure/build_batch.h"
 #include "tuner/measure/isolated_call.h"
 
 namespace tessera {
 namespace tuner {
 namespace {
-
-std::string DefaultWorkDir() {
-  const char* dir = std::getenv("TMPDIR");
-  return dir && *dir ? dir : "/tmp";
-}
 
 // Only the candidate's own code failing says something about the candidate; any other failure
 // (transport, a refused grant, a server that is not the granted one) is the device's.
@@ -40,10 +33,10 @@ RpcMeasurer::RpcMeasurer(const Task& task, RpcMeasureOptions options)
     : task_(task), options_(std::move(options)) {
   TESSERA_USER_CHECK(!options_.tracker.empty() && !options_.key.empty())
       << "rpc measurement needs a tracker address and a device key";
-  TESSERA_USER_CHECK(options_.build_parallel >= 1 && options_.build_timeout_s > 0 &&
+  TESSERA_USER_CHECK(options_.measure.build_parallel >= 1 && options_.measure.build_timeout_s > 0 &&
                      options_.max_attempts >= 1)
       << "rpc measurement: parallelism, time limit and attempts must be positive";
-  if (options_.work_dir.empty()) options_.work_dir = DefaultWorkDir();
+  if (options_.measure.work_dir.empty()) options_.measure.work_dir = DefaultWorkDir();
   fleet::TrackerOptions tracker;
   tracker.address = options_.tracker;
   tracker.token = options_.token;
@@ -96,7 +89,7 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
   session_->Call(module, kCandidateFunction, args);
   double first_call_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (options_.check_correctness) {
+  if (options_.measure.check_correctness) {
     int64_t count = 1;
     for (int64_t d : candidate.shapes.back()) count *= d;
     std::vector<float> raw(static_cast<size_t>(count));
@@ -123,28 +116,14 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
 }
 
 std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::ConfigEntity>& batch) {
-  std::vector<std::string> paths;
-  std::vector<IsolatedWork> builds;
-  BuildFn build = TaskBuildFn(task_);
-  for (const auto& config : batch) {
-    paths.push_back(options_.work_dir + "/tessera_rpc_candidate_" + std::to_string(getpid()) + "_" +
-                    std::to_string(counter_++) + ".so");
-    builds.push_back([build, config, path = paths.back()] {
-      build(config, path);
-      return std::string();
-    });
-  }
-  std::vector<IsolatedResult> built =
-      RunIsolated(builds, options_.build_parallel, options_.build_timeout_s);
+  BuiltBatch built =
+      BuildBatch(TaskBuildFn(task_), batch, options_.measure, "tessera_rpc_candidate", &counter_);
+  const std::vector<std::string>& paths = built.paths;
   std::vector<MeasureOutcome> outcomes(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     MeasureOutcome& out = outcomes[i];
-    if (built[i].status != IsolatedStatus::kOk) {
-      out.error = tuning::COMPILE_ERROR;
-      out.message = (built[i].status == IsolatedStatus::kTimeout ? "build " : "build failed: ") +
-                    built[i].message;
-      out.all_cost = built[i].seconds;
-      std::remove(paths[i].c_str());
+    if (built.results[i].status != IsolatedStatus::kOk) {
+      out = BuildFailure(built.results[i], paths[i]);
       continue;
     }
     for (int attempt = 1;; ++attempt) {
@@ -152,7 +131,7 @@ std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::Config
       try {
         out = RunRemote(batch[i], paths[i], counter_ + static_cast<int64_t>(i));
         out.all_cost =
-            built[i].seconds +
+            built.results[i].seconds +
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         break;
       } catch (const fleet::FleetError& e) {

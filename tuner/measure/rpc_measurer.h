@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tuner/measure/local_measurer.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/search/tuner.h"
 #include "tuner/task/task.h"
@@ -26,16 +27,15 @@ namespace tuner {
 
 /// Where and how to measure remotely.
 struct RpcMeasureOptions {
-  std::string tracker;  ///< HOST:PORT of the tracker
-  std::string key;      ///< device key to ask for
-  std::string token;    ///< the tracker's shared secret, if it has one
-  int build_parallel = 2;
-  double build_timeout_s = 60;
-  bool check_correctness = true;
+  std::string tracker;               ///< HOST:PORT of the tracker
+  std::string key;                   ///< device key to ask for
+  std::string token;                 ///< the tracker's shared secret, if it has one
   int64_t queue_timeout_ms = 60000;  ///< wait this long for a device
   int max_attempts = 3;              ///< devices tried per candidate before DEVICE_LOST
-  std::string work_dir;              ///< where libraries are built; empty: $TMPDIR or /tmp
-  RunOptions run;                    ///< number, repeat, min_repeat_ms, tolerances, seed
+  /// Building (parallelism, time limit, work directory) and checking, as for local measurement;
+  /// `run_timeout_s` is not used (the device's call timeout applies).
+  LocalMeasureOptions measure{2, 60, 10, true, ""};
+  RunOptions run;  ///< number, repeat, min_repeat_ms, tolerances, seed
   /// Called before each remote step of a candidate ("open", "upload", "load", "copy_in",
   /// "call", "copy_out", "time") on the device it runs on; tests lose a device at a known step.
   std::function<void(const std::string& step)> before_step;

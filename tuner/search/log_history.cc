@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -18,7 +18,7 @@ LoadedHistory TrialsFromLog(const TuningLog& log, const std::string& workload_ke
   for (const tuning::MeasureRecord& record : log.List(filter)) {
     Trial trial{space.Fallback(), {}};
     try {
-      trial.config = space::ConfigFromJson(space, record.config_json());
+      trial.config = space::ConfigFromProto(space, record.config());
     } catch (const UserError&) {
       ++out.skipped;  // the template changed since: this record says nothing about this space
       continue;
@@ -41,7 +41,7 @@ tuning::MeasureRecord RecordOfTrial(const Trial& trial, const std::string& workl
   r.set_target(target);
   r.set_device_key(device_key);
   r.set_config_index(trial.config.index());
-  r.set_config_json(space::ConfigToJson(trial.config));
+  *r.mutable_config() = space::ConfigToProto(trial.config);
   if (trial.outcome.ok()) {
     if (trial.outcome.costs.empty()) {
       r.add_costs(trial.outcome.cost);

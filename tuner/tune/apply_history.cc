@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -35,7 +35,7 @@ ChosenConfig ChooseConfig(const Task& task, const TuningLog* log, std::ostream& 
     reason = "no tuning record in " + log->path();
     for (const tuning::MeasureRecord& record : records) {
       try {
-        return {space::ConfigFromJson(task.config_space(), record.config_json()), record};
+        return {space::ConfigFromProto(task.config_space(), record.config()), record};
       } catch (const UserError&) {
         reason = "no record in " + log->path() + " fits the current template";
       }

@@ -91,10 +91,7 @@ TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions&
     rpc.tracker = options.rpc_tracker;
     rpc.key = options.rpc_key;
     rpc.token = options.rpc_token;
-    rpc.build_parallel = options.measure.build_parallel;
-    rpc.build_timeout_s = options.measure.build_timeout_s;
-    rpc.check_correctness = options.measure.check_correctness;
-    rpc.work_dir = options.measure.work_dir;
+    rpc.measure = options.measure;
     rpc.run = options.run;
     remote = std::make_shared<RpcMeasurer>(task, rpc);
     measure = [remote](const std::vector<space::ConfigEntity>& b) { return remote->Measure(b); };

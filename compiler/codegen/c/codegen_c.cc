@@ -139,7 +139,11 @@ class FreeVars : public ir::StmtExprVisitor {
   std::unordered_set<const ir::Object*> defined_, seen_;
 };
 
-class CodeGenC {
+// Expressions print through ExprFunctor (one VisitExpr_ per node kind), statements emit through
+// StmtFunctor; kinds that lowering removes (ProducerLoad, Reduce, ProducerStore, ...) are
+// internal errors.
+class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
+                 public ir::StmtFunctor<void(const Stmt&)> {
  public:
   CodeGenC() {
     for (const char* reserved :
@@ -205,43 +209,44 @@ class CodeGenC {
 
   // ------------------------------------------------------------------ statements
   void EmitStmt(const Stmt& s) {
-    if (!s.defined()) return;
-    if (const auto* seq = s.as<ir::SeqStmtNode>()) {
-      for (const Stmt& x : seq->seq) EmitStmt(x);
-    } else if (const auto* let = s.as<ir::LetStmtNode>()) {
-      std::string value = Print(let->value);
-      std::string name = Define(let->var);
-      Line() << CType(let->var.dtype()) << " " << name << " = " << value << ";\n";
-      Line() << "(void)" << name << ";\n";
-      EmitStmt(let->body);
-    } else if (const auto* attr = s.as<ir::AttrStmtNode>()) {
-      EmitStmt(attr->body);
-    } else if (const auto* as = s.as<ir::AssertStmtNode>()) {
-      Line() << "if (!(" << Print(as->condition) << ")) {\n";
-      Line() << "  TesseraAPISetLastError(" << Quote(as->message) << ");\n";
-      Line() << "  return -1;\n";
-      Line() << "}\n";
-      EmitStmt(as->body);
-    } else if (const auto* st = s.as<ir::StoreNode>()) {
-      EmitStore(st);
-    } else if (const auto* al = s.as<ir::AllocateNode>()) {
-      EmitAllocate(al);
-    } else if (const auto* loop = s.as<ir::ForNode>()) {
-      EmitFor(loop);
-    } else if (const auto* ite = s.as<ir::IfThenElseNode>()) {
-      Line() << "if (" << Print(ite->condition) << ") {\n";
-      Block(ite->then_case);
-      if (ite->else_case.defined()) {
-        Line() << "} else {\n";
-        Block(ite->else_case);
-      }
-      Line() << "}\n";
-    } else if (const auto* ev = s.as<ir::EvaluateNode>()) {
-      if (!ir::IsNoOp(s)) Line() << "(void)(" << Print(ev->value) << ");\n";
-    } else {
-      TESSERA_INTERNAL_ERROR() << "C codegen: unexpected statement " << s->type_name()
-                               << " (was the function lowered?)";
+    if (s.defined()) VisitStmt(s);
+  }
+  void VisitStmt_(const ir::SeqStmtNode* seq) override {
+    for (const Stmt& x : seq->seq) EmitStmt(x);
+  }
+  void VisitStmt_(const ir::LetStmtNode* let) override {
+    std::string value = Print(let->value);
+    std::string name = Define(let->var);
+    Line() << CType(let->var.dtype()) << " " << name << " = " << value << ";\n";
+    Line() << "(void)" << name << ";\n";
+    EmitStmt(let->body);
+  }
+  void VisitStmt_(const ir::AttrStmtNode* attr) override { EmitStmt(attr->body); }
+  void VisitStmt_(const ir::AssertStmtNode* as) override {
+    Line() << "if (!(" << Print(as->condition) << ")) {\n";
+    Line() << "  TesseraAPISetLastError(" << Quote(as->message) << ");\n";
+    Line() << "  return -1;\n";
+    Line() << "}\n";
+    EmitStmt(as->body);
+  }
+  void VisitStmt_(const ir::StoreNode* st) override { EmitStore(st); }
+  void VisitStmt_(const ir::AllocateNode* al) override { EmitAllocate(al); }
+  void VisitStmt_(const ir::ForNode* loop) override { EmitFor(loop); }
+  void VisitStmt_(const ir::IfThenElseNode* ite) override {
+    Line() << "if (" << Print(ite->condition) << ") {\n";
+    Block(ite->then_case);
+    if (ite->else_case.defined()) {
+      Line() << "} else {\n";
+      Block(ite->else_case);
     }
+    Line() << "}\n";
+  }
+  void VisitStmt_(const ir::EvaluateNode* ev) override {
+    if (!ir::IsNoOp(Stmt(ev))) Line() << "(void)(" << Print(ev->value) << ");\n";
+  }
+  void VisitStmtDefault_(const ir::Object* s) override {
+    TESSERA_INTERNAL_ERROR() << "C codegen: unexpected statement " << s->type_name()
+                             << " (was the function lowered?)";
   }
 
   void Block(const Stmt& s) {
@@ -383,43 +388,47 @@ class CodeGenC {
   }
 
   std::string PrintExpr(const Expr& e) {
-    DataType t = e.dtype();
-    TESSERA_INTERNAL_CHECK(t.is_scalar() || lane_mode_)
+    TESSERA_INTERNAL_CHECK(e.dtype().is_scalar() || lane_mode_)
         << "C codegen: vector value outside a vector store";
-    if (const auto* imm = e.as<ir::IntImmNode>()) {
-      if (t.is_bool()) return imm->value ? "1" : "0";
-      if (t.bits() == 64) return "((" + CType(t) + ")" + std::to_string(imm->value) + "LL)";
-      return "((" + CType(t) + ")" + std::to_string(imm->value) + ")";
-    }
-    if (const auto* f = e.as<ir::FloatImmNode>()) return FloatLiteral(t, f->value);
-    if (const auto* s = e.as<ir::StringImmNode>()) return Quote(s->value);
-    if (const auto* v = e.as<ir::VarNode>()) return NameOf(v);
-    if (const auto* b = ir::AsBinary(e)) return Binary(b);
-    if (const auto* n = e.as<ir::NotNode>()) return "(!" + PrintExpr(n->a) + ")";
-    if (const auto* s = e.as<ir::SelectNode>()) {
-      return "(" + PrintExpr(s->condition) + " ? " + PrintExpr(s->true_value) + " : " +
-             PrintExpr(s->false_value) + ")";
-    }
-    if (const auto* c = e.as<ir::CastNode>()) {
-      if (t.element_of().is_bool()) return "(" + PrintExpr(c->value) + " != 0)";
-      return "((" + CType(t.element_of()) + ")" + PrintExpr(c->value) + ")";
-    }
-    if (const auto* r = e.as<ir::RampNode>()) {
-      return "(" + PrintExpr(r->base) + " + " + PrintExpr(r->stride) + " * (" +
-             CType(r->base.dtype()) + ")lane)";
-    }
-    if (const auto* b = e.as<ir::BroadcastNode>()) return PrintExpr(b->value);
-    if (const auto* l = e.as<ir::LoadNode>()) {
-      return "((" + CType(t.element_of()) + "*)" + NameOf(l->buffer_var.get()) + ")[" +
-             PrintExpr(l->index) + "]";
-    }
-    if (const auto* let = e.as<ir::LetNode>()) {
-      std::string value = PrintExpr(let->value);
-      std::string name = Define(let->var);
-      return "({ " + CType(let->var.dtype()) + " " + name + " = " + value + "; " +
-             PrintExpr(let->body) + "; })";
-    }
-    if (const auto* call = e.as<ir::CallNode>()) return Call(call);
+    return VisitExpr(e);
+  }
+  std::string VisitExpr_(const ir::IntImmNode* imm) override {
+    DataType t = imm->dtype;
+    if (t.is_bool()) return imm->value ? "1" : "0";
+    if (t.bits() == 64) return "((" + CType(t) + ")" + std::to_string(imm->value) + "LL)";
+    return "((" + CType(t) + ")" + std::to_string(imm->value) + ")";
+  }
+  std::string VisitExpr_(const ir::FloatImmNode* f) override {
+    return FloatLiteral(f->dtype, f->value);
+  }
+  std::string VisitExpr_(const ir::StringImmNode* s) override { return Quote(s->value); }
+  std::string VisitExpr_(const ir::VarNode* v) override { return NameOf(v); }
+  std::string VisitExpr_(const ir::NotNode* n) override { return "(!" + PrintExpr(n->a) + ")"; }
+  std::string VisitExpr_(const ir::SelectNode* s) override {
+    return "(" + PrintExpr(s->condition) + " ? " + PrintExpr(s->true_value) + " : " +
+           PrintExpr(s->false_value) + ")";
+  }
+  std::string VisitExpr_(const ir::CastNode* c) override {
+    DataType t = c->dtype;
+    if (t.element_of().is_bool()) return "(" + PrintExpr(c->value) + " != 0)";
+    return "((" + CType(t.element_of()) + ")" + PrintExpr(c->value) + ")";
+  }
+  std::string VisitExpr_(const ir::RampNode* r) override {
+    return "(" + PrintExpr(r->base) + " + " + PrintExpr(r->stride) + " * (" +
+           CType(r->base.dtype()) + ")lane)";
+  }
+  std::string VisitExpr_(const ir::BroadcastNode* b) override { return PrintExpr(b->value); }
+  std::string VisitExpr_(const ir::LoadNode* l) override {
+    return "((" + CType(l->dtype.element_of()) + "*)" + NameOf(l->buffer_var.get()) + ")[" +
+           PrintExpr(l->index) + "]";
+  }
+  std::string VisitExpr_(const ir::LetNode* let) override {
+    std::string value = PrintExpr(let->value);
+    std::string name = Define(let->var);
+    return "({ " + CType(let->var.dtype()) + " " + name + " = " + value + "; " +
+           PrintExpr(let->body) + "; })";
+  }
+  std::string VisitExprDefault_(const ir::Object* e) override {
     TESSERA_INTERNAL_ERROR() << "C codegen: unexpected expression " << e->type_name();
     return "";
   }
@@ -436,7 +445,7 @@ class CodeGenC {
     return "(" + s + (f32 ? "f" : "") + ")";
   }
 
-  std::string Binary(const ir::BinaryNode* b) {
+  std::string VisitExpr_(const ir::BinaryNode* b) override {
     std::string x = PrintExpr(b->a), y = PrintExpr(b->b);
     DataType t = b->a.dtype();
     switch (b->kind()) {
@@ -486,7 +495,7 @@ class CodeGenC {
     return "";
   }
 
-  std::string Call(const ir::CallNode* c) {
+  std::string VisitExpr_(const ir::CallNode* c) override {
     namespace bi = ir::builtin;
     const std::string& n = c->name;
     auto arg = [&](size_t i) { return PrintExpr(c->args.at(i)); };

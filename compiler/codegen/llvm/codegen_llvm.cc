@@ -155,43 +155,28 @@ llvm::AllocaInst* CodeGenLLVM::EntryAlloca(llvm::Type* type, uint64_t count, uin
 }
 
 void CodeGenLLVM::EmitStmt(const ir::Stmt& s) {
-  if (!s.defined()) return;
-  switch (s->kind()) {
-    case ir::kLetStmt: {
-      const auto* op = s.as<ir::LetStmtNode>();
-      Bind(op->var, MakeValue(op->value));
-      EmitStmt(op->body);
-      return;
-    }
-    case ir::kAttrStmt:
-      EmitStmt(s.as<ir::AttrStmtNode>()->body);
-      return;
-    case ir::kAssertStmt:
-      EmitAssert(s.as<ir::AssertStmtNode>());
-      return;
-    case ir::kStore:
-      EmitStore(s.as<ir::StoreNode>());
-      return;
-    case ir::kAllocate:
-      EmitAllocate(s.as<ir::AllocateNode>());
-      return;
-    case ir::kFor:
-      EmitFor(s.as<ir::ForNode>());
-      return;
-    case ir::kIfThenElse:
-      EmitIfThenElse(s.as<ir::IfThenElseNode>());
-      return;
-    case ir::kSeqStmt:
-      for (const ir::Stmt& child : s.as<ir::SeqStmtNode>()->seq) EmitStmt(child);
-      return;
-    case ir::kEvaluate:
-      if (!ir::IsNoOp(s)) MakeValue(s.as<ir::EvaluateNode>()->value);
-      return;
-    default:
-      TESSERA_INTERNAL_CHECK(false)
-          << "the LLVM code generator got a " << s->type_name() << " statement in '"
-          << function_name_ << "'; only lowered IR can be compiled";
-  }
+  if (s.defined()) VisitStmt(s);
+}
+
+void CodeGenLLVM::VisitStmt_(const ir::LetStmtNode* op) {
+  Bind(op->var, MakeValue(op->value));
+  EmitStmt(op->body);
+}
+
+void CodeGenLLVM::VisitStmt_(const ir::AttrStmtNode* op) { EmitStmt(op->body); }
+
+void CodeGenLLVM::VisitStmt_(const ir::SeqStmtNode* op) {
+  for (const ir::Stmt& child : op->seq) EmitStmt(child);
+}
+
+void CodeGenLLVM::VisitStmt_(const ir::EvaluateNode* op) {
+  if (!ir::IsNoOp(ir::Stmt(op))) MakeValue(op->value);
+}
+
+void CodeGenLLVM::VisitStmtDefault_(const ir::Object* op) {
+  TESSERA_INTERNAL_CHECK(false) << "the LLVM code generator got a " << op->type_name()
+                                << " statement in '" << function_name_
+                                << "'; only lowered IR can be compiled";
 }
 
 void CodeGenLLVM::EmitReturnError(llvm::Value* message) {
@@ -315,9 +300,10 @@ void CodeGenLLVM::EmitSerialLoop(llvm::Value* begin, llvm::Value* end, const std
 }
 
 void CodeGenLLVM::EmitFor(const ir::ForNode* op) {
-  TESSERA_INTERNAL_CHECK(op->for_kind != ir::ForKind::kThreadBinding)
-      << "loop '" << op->loop_var.name() << "' in '" << function_name_
-      << "' is bound to GPU thread '" << op->thread_tag << "'; CPU targets cannot run it";
+  // build() refuses these first; this covers direct callers of the code generator.
+  TESSERA_USER_CHECK(op->for_kind != ir::ForKind::kThreadBinding)
+      << "the LLVM target cannot run loop '" << op->loop_var.name() << "' bound to "
+      << op->thread_tag << " (thread bindings need a GPU target)";
   if (op->for_kind == ir::ForKind::kParallel && !in_parallel_) {
     EmitParallelFor(op);
     return;

@@ -191,7 +191,8 @@ llvm::Value* CodeGenLLVM::MakeMath(const ir::CallNode* op) {
   if (name == "fabs") return unary(llvm::Intrinsic::fabs);
   if (name == "floor") return unary(llvm::Intrinsic::floor);
   if (name == "ceil") return unary(llvm::Intrinsic::ceil);
-  if (name == "round") return unary(llvm::Intrinsic::round);
+  // Ties to even like C's nearbyint (llvm.round would round ties away from zero).
+  if (name == "round") return unary(llvm::Intrinsic::nearbyint);
   if (name == "pow")
     return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args.at(0), args.at(1));
   if (name == "fma") {

@@ -31,73 +31,63 @@ class ReadsMemory : public ir::ExprVisitor {
 
 llvm::Value* CodeGenLLVM::MakeValue(const ir::Expr& e) {
   TESSERA_INTERNAL_CHECK(e.defined()) << "null expression in '" << function_name_ << "'";
-  switch (e->kind()) {
-    case ir::kIntImm: {
-      const auto* op = e.as<ir::IntImmNode>();
-      return IntConst(op->dtype, op->value);
-    }
-    case ir::kFloatImm: {
-      const auto* op = e.as<ir::FloatImmNode>();
-      return llvm::ConstantFP::get(LLVMType(op->dtype), op->value);
-    }
-    case ir::kStringImm:
-      return builder_.CreateGlobalStringPtr(e.as<ir::StringImmNode>()->value, "string");
-    case ir::kVar:
-      return Var(e.as<ir::VarNode>());
-    case ir::kAdd:
-    case ir::kSub:
-    case ir::kMul:
-    case ir::kDiv:
-    case ir::kMod:
-    case ir::kMin:
-    case ir::kMax:
-    case ir::kAnd:
-    case ir::kOr:
-      return MakeBinary(static_cast<const ir::BinaryNode*>(e.get()));
+  return VisitExpr(e);
+}
+
+llvm::Value* CodeGenLLVM::VisitExpr_(const ir::IntImmNode* op) {
+  return IntConst(op->dtype, op->value);
+}
+
+llvm::Value* CodeGenLLVM::VisitExpr_(const ir::FloatImmNode* op) {
+  return llvm::ConstantFP::get(LLVMType(op->dtype), op->value);
+}
+
+llvm::Value* CodeGenLLVM::VisitExpr_(const ir::StringImmNode* op) {
+  return builder_.CreateGlobalStringPtr(op->value, "string");
+}
+
+llvm::Value* CodeGenLLVM::VisitExpr_(const ir::BinaryNode* op) {
+  switch (op->kind()) {
     case ir::kFloorDiv:
     case ir::kFloorMod:
-      return MakeFloorDivMod(static_cast<const ir::BinaryNode*>(e.get()));
+      return MakeFloorDivMod(op);
     case ir::kEQ:
     case ir::kNE:
     case ir::kLT:
     case ir::kLE:
     case ir::kGT:
     case ir::kGE:
-      return MakeCompare(static_cast<const ir::BinaryNode*>(e.get()));
-    case ir::kNot:
-      return builder_.CreateNot(MakeValue(e.as<ir::NotNode>()->a));
-    case ir::kSelect: {
-      const auto* op = e.as<ir::SelectNode>();
-      llvm::Value* condition = MakeValue(op->condition);
-      llvm::Value* t = MakeValue(op->true_value);
-      llvm::Value* f = MakeValue(op->false_value);
-      return builder_.CreateSelect(condition, t, f);
-    }
-    case ir::kCast: {
-      const auto* op = e.as<ir::CastNode>();
-      return MakeCast(op->dtype, op->value);
-    }
-    case ir::kRamp:
-      return MakeRamp(e.as<ir::RampNode>());
-    case ir::kBroadcast: {
-      const auto* op = e.as<ir::BroadcastNode>();
-      return Broadcast(MakeValue(op->value), op->lanes);
-    }
-    case ir::kLoad:
-      return MakeLoad(e.as<ir::LoadNode>());
-    case ir::kCall:
-      return MakeCall(e.as<ir::CallNode>());
-    case ir::kLet: {
-      const auto* op = e.as<ir::LetNode>();
-      Bind(op->var, MakeValue(op->value));
-      return MakeValue(op->body);
-    }
+      return MakeCompare(op);
     default:
-      TESSERA_INTERNAL_CHECK(false)
-          << "the LLVM code generator got a " << e->type_name() << " expression in '"
-          << function_name_ << "'; only lowered IR can be compiled";
-      return nullptr;
+      return MakeBinary(op);
   }
+}
+
+llvm::Value* CodeGenLLVM::VisitExpr_(const ir::NotNode* op) {
+  return builder_.CreateNot(MakeValue(op->a));
+}
+
+llvm::Value* CodeGenLLVM::VisitExpr_(const ir::SelectNode* op) {
+  llvm::Value* condition = MakeValue(op->condition);
+  llvm::Value* t = MakeValue(op->true_value);
+  llvm::Value* f = MakeValue(op->false_value);
+  return builder_.CreateSelect(condition, t, f);
+}
+
+llvm::Value* CodeGenLLVM::VisitExpr_(const ir::BroadcastNode* op) {
+  return Broadcast(MakeValue(op->value), op->lanes);
+}
+
+llvm::Value* CodeGenLLVM::VisitExpr_(const ir::LetNode* op) {
+  Bind(op->var, MakeValue(op->value));
+  return MakeValue(op->body);
+}
+
+llvm::Value* CodeGenLLVM::VisitExprDefault_(const ir::Object* op) {
+  TESSERA_INTERNAL_CHECK(false) << "the LLVM code generator got a " << op->type_name()
+                                << " expression in '" << function_name_
+                                << "'; only lowered IR can be compiled";
+  return nullptr;
 }
 
 llvm::Value* CodeGenLLVM::MakeShortCircuit(const ir::BinaryNode* op) {
@@ -148,11 +138,13 @@ llvm::Value* CodeGenLLVM::MakeBinary(const ir::BinaryNode* op) {
       return is_signed ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
     case ir::kMin:
     case ir::kMax: {
+      // a < b ? a : b and a > b ? a : b (op.h): with a NaN operand, b, as in the C backend.
       bool min = op->kind() == ir::kMin;
-      llvm::Value* less = is_float    ? builder_.CreateFCmpOLT(a, b)
-                          : is_signed ? builder_.CreateICmpSLT(a, b)
-                                      : builder_.CreateICmpULT(a, b);
-      return min ? builder_.CreateSelect(less, a, b) : builder_.CreateSelect(less, b, a);
+      llvm::Value* take_a =
+          is_float    ? (min ? builder_.CreateFCmpOLT(a, b) : builder_.CreateFCmpOGT(a, b))
+          : is_signed ? (min ? builder_.CreateICmpSLT(a, b) : builder_.CreateICmpSGT(a, b))
+                      : (min ? builder_.CreateICmpULT(a, b) : builder_.CreateICmpUGT(a, b));
+      return builder_.CreateSelect(take_a, a, b);
     }
     case ir::kAnd:
       return builder_.CreateAnd(a, b);

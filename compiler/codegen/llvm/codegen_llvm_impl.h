@@ -16,13 +16,17 @@
 
 #include "compiler/codegen/llvm/llvm_target.h"
 #include "compiler/ir/function.h"
+#include "compiler/ir/functor.h"
 #include "compiler/ir/stmt.h"
 
 namespace tessera {
 namespace codegen {
 
 /// Translates lowered IR into one LLVM module. One instance per module; not thread-safe.
-class CodeGenLLVM {
+/// Expressions dispatch through `ExprFunctor` and statements through `StmtFunctor` (one
+/// `VisitExpr_`/`VisitStmt_` per node kind); kinds that lowering removes are internal errors.
+class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
+                    private ir::StmtFunctor<void(const ir::Stmt&)> {
  public:
   /// Prepares an empty module for `target` in `context`.
   CodeGenLLVM(llvm::LLVMContext* context, const ResolvedLLVMTarget& target);
@@ -39,6 +43,16 @@ class CodeGenLLVM {
 
   // Statements (codegen_llvm.cc).
   void EmitStmt(const ir::Stmt& s);
+  void VisitStmt_(const ir::LetStmtNode* op) override;
+  void VisitStmt_(const ir::AttrStmtNode* op) override;
+  void VisitStmt_(const ir::AssertStmtNode* op) override { EmitAssert(op); }
+  void VisitStmt_(const ir::StoreNode* op) override { EmitStore(op); }
+  void VisitStmt_(const ir::AllocateNode* op) override { EmitAllocate(op); }
+  void VisitStmt_(const ir::ForNode* op) override { EmitFor(op); }
+  void VisitStmt_(const ir::IfThenElseNode* op) override { EmitIfThenElse(op); }
+  void VisitStmt_(const ir::SeqStmtNode* op) override;
+  void VisitStmt_(const ir::EvaluateNode* op) override;
+  void VisitStmtDefault_(const ir::Object* op) override;
   void EmitAssert(const ir::AssertStmtNode* op);
   void EmitStore(const ir::StoreNode* op);
   void EmitAllocate(const ir::AllocateNode* op);
@@ -54,6 +68,22 @@ class CodeGenLLVM {
 
   // Expressions (codegen_llvm_expr.cc).
   llvm::Value* MakeValue(const ir::Expr& e);
+  llvm::Value* VisitExpr_(const ir::IntImmNode* op) override;
+  llvm::Value* VisitExpr_(const ir::FloatImmNode* op) override;
+  llvm::Value* VisitExpr_(const ir::StringImmNode* op) override;
+  llvm::Value* VisitExpr_(const ir::VarNode* op) override { return Var(op); }
+  llvm::Value* VisitExpr_(const ir::BinaryNode* op) override;
+  llvm::Value* VisitExpr_(const ir::NotNode* op) override;
+  llvm::Value* VisitExpr_(const ir::SelectNode* op) override;
+  llvm::Value* VisitExpr_(const ir::CastNode* op) override {
+    return MakeCast(op->dtype, op->value);
+  }
+  llvm::Value* VisitExpr_(const ir::RampNode* op) override { return MakeRamp(op); }
+  llvm::Value* VisitExpr_(const ir::BroadcastNode* op) override;
+  llvm::Value* VisitExpr_(const ir::LoadNode* op) override { return MakeLoad(op); }
+  llvm::Value* VisitExpr_(const ir::CallNode* op) override { return MakeCall(op); }
+  llvm::Value* VisitExpr_(const ir::LetNode* op) override;
+  llvm::Value* VisitExprDefault_(const ir::Object* op) override;
   llvm::Value* MakeBinary(const ir::BinaryNode* op);
   llvm::Value* MakeShortCircuit(const ir::BinaryNode* op);
   llvm::Value* MakeCompare(const ir::BinaryNode* op);

@@ -167,8 +167,9 @@ class LLVMModuleNode final : public runtime::ModuleNode {
   void AddAbiVersion() {
     if (module_->getNamedGlobal("__tessera_abi_version") != nullptr) return;
     llvm::Type* i32 = llvm::Type::getInt32Ty(*context_);
+    // Weak: a library linked from the objects of several modules (a model's kernels) has one.
     auto* version = new llvm::GlobalVariable(
-        *module_, i32, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+        *module_, i32, /*isConstant=*/true, llvm::GlobalValue::WeakODRLinkage,
         llvm::ConstantInt::get(i32, TESSERA_ABI_VERSION), "__tessera_abi_version");
     version->setAlignment(llvm::Align(4));
   }

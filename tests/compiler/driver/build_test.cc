@@ -10,6 +10,7 @@
 
 #include "compiler/tessera.h"
 #include "tests/compiler/driver/operator_check.h"
+#include "tests/compiler/testing/user_error.h"
 
 namespace tessera {
 namespace {
@@ -36,14 +37,7 @@ Matmul MakeMatmul(int n) {
   return m;
 }
 
-std::string UserErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no UserError";
-}
+using ::tessera::testing::UserErrorOf;
 
 TEST(BuildTest, JitAndExportedLibraryAgree) {
   Matmul m = MakeMatmul(24);
@@ -109,7 +103,7 @@ TEST(BuildTest, BadTargetsAndNamesAreUserErrors) {
 TEST(BuildTest, WrongArgumentListIsAUserError) {
   Matmul m = MakeMatmul(8);
   // The output is missing: the function could not write its result anywhere.
-  EXPECT_NE(UserErrorOf([&] { build(m.s, {m.a, m.b}, Target("llvm"), "mm"); }), "no UserError");
+  EXPECT_NE(UserErrorOf([&] { build(m.s, {m.a, m.b}, Target("llvm"), "mm"); }), "<no UserError>");
 }
 
 TEST(BuildTest, CallsWithWrongArraysAreRejectedByTheKernel) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "compiler/ir/op.h"
 
 namespace tessera {
@@ -55,6 +57,58 @@ TEST(FunctorTest, SeqStmtFlattens) {
   ASSERT_TRUE(s.as<SeqStmtNode>());
   EXPECT_EQ(s.as<SeqStmtNode>()->seq.size(), 3u);
   EXPECT_TRUE(SeqStmt({a}).same_as(a));
+}
+
+// Evaluates integer expressions with the variables' values as an extra argument.
+class Evaluator
+    : public ExprFunctor<int64_t(const Expr&, const std::map<const Object*, int64_t>&)> {
+ public:
+  using Env = std::map<const Object*, int64_t>;
+  int64_t VisitExpr_(const IntImmNode* op, const Env&) override { return op->value; }
+  int64_t VisitExpr_(const VarNode* op, const Env& env) override { return env.at(op); }
+  int64_t VisitExpr_(const BinaryNode* op, const Env& env) override {
+    int64_t a = VisitExpr(op->a, env), b = VisitExpr(op->b, env);
+    switch (op->kind()) {
+      case kAdd:
+        return a + b;
+      case kMul:
+        return a * b;
+      default:
+        return VisitExprDefault_(op, env);
+    }
+  }
+};
+
+TEST(FunctorTest, ExprFunctorReturnsValuesAndPassesArguments) {
+  Var x("x"), y("y");
+  Evaluator eval;
+  EXPECT_EQ(eval.VisitExpr(Add(Mul(x, 3), y), {{x.get(), 4}, {y.get(), 5}}), 17);
+  try {
+    eval.VisitExpr(Select(EQ(x, 1), x, y), {});
+    FAIL() << "no error";
+  } catch (const InternalError& e) {
+    // The prefix belongs to the error type ("internal ... error: "); the message is ours.
+    EXPECT_NE(std::string(e.what()).find("no handler for expression Select"), std::string::npos)
+        << e.what();
+  }
+}
+
+class CountStores : public StmtFunctor<int(const Stmt&)> {
+ public:
+  int VisitStmt_(const StoreNode*) override { return 1; }
+  int VisitStmt_(const ForNode* op) override { return VisitStmt(op->body); }
+  int VisitStmt_(const SeqStmtNode* op) override {
+    int n = 0;
+    for (const Stmt& s : op->seq) n += VisitStmt(s);
+    return n;
+  }
+};
+
+TEST(FunctorTest, StmtFunctorDispatchesOnTheStatementKind) {
+  Var i("i"), buf("A", DataType::Handle());
+  Stmt store = Store(buf, Cast(DataType::Float(32), i), i);
+  EXPECT_EQ(CountStores().VisitStmt(For(i, 0, 4, ForKind::kSerial, SeqStmt({store, store}))), 2);
+  EXPECT_THROW(CountStores().VisitStmt(Evaluate(i)), InternalError);
 }
 
 }  // namespace

@@ -189,3 +189,31 @@ TEST(LowerTest, TensorsBeyondInt32IndexingAreUserErrors) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+using namespace te;  // NOLINT
+
+// A vectorize that runs as a scalar loop (here: a guarded read whose guard depends on the lane)
+// says so when asked (verbose or dump_ir), and stays quiet otherwise.
+TEST(LowerTest, VectorizeFallingBackToScalarSaysSoWhenVerbose) {
+  Tensor A = placeholder({8}, DataType::Float(32), "A");
+  Tensor B = compute(
+      {8}, [&](Var i) { return if_then_else(i > 2, A(i), 0.0f); }, "B");
+  Schedule s = create_schedule({B});
+  s[B].vectorize(B.axis(0));
+  lower::LowerOptions options;
+  ::testing::internal::CaptureStderr();
+  lower::Lower(s, {A, B}, "f", options);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  options.verbose = true;
+  ::testing::internal::CaptureStderr();
+  lower::Lower(s, {A, B}, "f", options);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "tessera: note: f: loop 'B.i' runs as a scalar loop, not vectorized: its body has a "
+            "guarded read (if_then_else) whose condition depends on the lane\n");
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,11 +1,16 @@
-// Randomized schedules of matmul and conv2d: each seed builds a random but legal schedule
-// (non-divisible splits, nested splits, fuses, reorders, cache stages with compute_at,
-// inlining, vectorize, unroll, parallel, auto-unroll pragmas), compiles it with the C backend
-// and checks the result against the reference evaluator. A failure prints the seed and the
-// schedule so it can be replayed.
+// Randomized schedules of matmul, conv2d, softmax, gathers through loaded indices, conditional
+// reductions with rfactor and math intrinsics on edge values: each seed builds a random but
+// legal schedule (non-divisible splits, nested splits, fuses, reorders, cache stages with
+// compute_at, inlining, vectorize, unroll, parallel, auto-unroll pragmas), compiles it with the
+// backend under test and checks the result against the reference evaluator, with every array
+// against a guard page (an out-of-bounds access crashes; the handler prints the case). A
+// failure prints the seed and the schedule so it can be replayed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -113,6 +118,25 @@ class RandomScheduler {
     }
   }
 
+  // Splits reduction `k` of `t` by a factor in [min_factor, max_factor], factors the reduction
+  // over the outer or inner loop into a new stage at a position in [0, max_axis], then
+  // transforms, places and annotates both stages.
+  void Rfactor(Schedule s, const Tensor& t, const IterVar& k, int min_factor, int max_factor,
+               int max_axis) {
+    int factor = Uniform(min_factor, max_factor), axis = Uniform(0, max_axis);
+    auto [ko, ki] = s[t].split(k, factor);
+    bool outer = Chance(0.5);
+    Tensor F = s.rfactor(t, outer ? ko : ki, axis);
+    Note(t.name() + ".split(" + k->var.name() + ", " + std::to_string(factor) + "); " + F.name() +
+         " = rfactor(" + t.name() + ", " + (outer ? "outer" : "inner") + ", " +
+         std::to_string(axis) + ")");
+    Transform(s[t]);
+    Transform(s[F]);
+    Place(s[F], s[t]);
+    Annotate(s[t]);
+    Annotate(s[F]);
+  }
+
   // Puts `producer` at a random loop of `consumer` (or leaves it at the root).
   void Place(Stage producer, Stage consumer) {
     if (Chance(0.25)) {
@@ -144,17 +168,7 @@ std::string RunMatmul(uint64_t seed, std::string* schedule_text) {
       {n, m}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   if (r.Chance(0.2)) {  // rfactor, then schedule both stages
-    int factor = r.Uniform(1, 8), axis = r.Uniform(0, 2);
-    auto [ko, ki] = s[C].split(k, factor);
-    bool outer = r.Chance(0.5);
-    Tensor CF = s.rfactor(C, outer ? ko : ki, axis);
-    r.Note("C.split(k, " + std::to_string(factor) + "); CF = rfactor(C, " +
-           (outer ? "k.outer" : "k.inner") + ", " + std::to_string(axis) + ")");
-    r.Transform(s[C]);
-    r.Transform(s[CF]);
-    r.Place(s[CF], s[C]);
-    r.Annotate(s[C]);
-    r.Annotate(s[CF]);
+    r.Rfactor(s, C, k, 1, 8, 2);
     *schedule_text = r.Description();
     return testing::CheckAgainstReference(s, {A, B, C}, "matmul", seed, FastC());
   }
@@ -291,14 +305,167 @@ std::string RunSoftmax(uint64_t seed, std::string* schedule_text) {
   return testing::CheckAgainstReference(s, {X, Y}, "softmax", seed, FastC(), 1e-4, 1e-5);
 }
 
+// Float32 values where backends and libm most often disagree: rounding ties, signed zeros,
+// infinities, NaN, denormals, huge and tiny values, the edges of exp's range.
+const double kEdgeValues[] = {
+    0.5,    1.5,    2.5,     -0.5, -2.5, 0.0,    -0.0,  1.0 / 0.0, -1.0 / 0.0, 0.0 / 0.0, 1e-40,
+    -1e-40, 3.4e38, -3.4e38, 1e30, 88.7, -103.9, 100.0, -100.0,    8388609.0,  0.49999997};
+
+// Replaces about a third of `values` by edge values.
+void SprinkleEdgeValues(uint64_t seed, std::vector<double>* values) {
+  std::mt19937_64 rng(seed * 7919 + 13);
+  const size_t n = sizeof(kEdgeValues) / sizeof(kEdgeValues[0]);
+  for (double& v : *values) {
+    if (rng() % 3 == 0) v = kEdgeValues[rng() % n];
+  }
+}
+
+// A gather: out[i, j] = P[idx[i], j] (or sum_k P[idx[i], k] * P[idx[i], j]), with P a
+// producer placed at random (root, inline or compute_at any loop of out): the region of P that a
+// loop of out needs depends on the data in idx.
+std::string RunGather(uint64_t seed, std::string* schedule_text) {
+  RandomScheduler r(seed);
+  int rows = r.Uniform(1, 12), cols = r.Uniform(1, 16), picks = r.Uniform(1, 12);
+  bool reduce = r.Chance(0.5);
+  r.Note("gather " + std::to_string(picks) + " of " + std::to_string(rows) + "x" +
+         std::to_string(cols) + (reduce ? " with a reduction" : ""));
+  Tensor A = placeholder({rows, cols}, DataType::Float(32), "A");
+  Tensor idx = placeholder({picks}, DataType::Int(32), "idx");
+  Tensor P = compute(
+      {rows, cols}, [&](Var i, Var j) { return A(i, j) * 2.0f + 1.0f; }, "P");
+  IterVar k = reduce_axis(cols, "k");
+  Tensor out = compute(
+      {picks, cols},
+      [&](Var i, Var j) {
+        if (reduce) return sum(P(idx(i), k) * P(idx(i), j), {k});
+        return P(idx(i), j);
+      },
+      "out");
+  Schedule s = create_schedule({out});
+  r.Transform(s[out]);
+  int placement = r.Uniform(0, 2);
+  if (placement == 0 && !reduce) {
+    s[P].compute_inline();
+    r.Note("P.compute_inline()");
+  } else if (placement == 1) {
+    r.Transform(s[P]);
+    r.Place(s[P], s[out]);
+    r.Annotate(s[P]);
+  } else {
+    r.Note("P stays at the root");
+  }
+  r.Annotate(s[out]);
+  *schedule_text = r.Description();
+  testing::CheckOptions options;
+  options.backend = FastC();
+  options.fill = [&](size_t arg, std::vector<double>* values) {
+    if (arg != 1) return;
+    std::mt19937_64 rng(seed);
+    for (double& v : *values) v = static_cast<double>(rng() % static_cast<uint64_t>(rows));
+  };
+  return testing::CheckAgainstReference(s, {A, idx, out}, "gather", seed, options);
+}
+
+// A conditional reduction (sum or max where a data-dependent condition holds), its reduction
+// split unevenly and factored with rfactor on either loop, then both stages scheduled. Half the
+// inputs are a multiple of 64 bytes, so they end exactly at their guard page.
+std::string RunConditionalRfactor(uint64_t seed, std::string* schedule_text) {
+  RandomScheduler r(seed);
+  int n = r.Uniform(1, 6), kk = r.Uniform(2, 24);
+  if (r.Chance(0.5)) kk = 16 * r.Uniform(1, 2);
+  bool use_max = r.Chance(0.3);
+  r.Note(std::string(use_max ? "max" : "sum") + " where A > 0, " + std::to_string(n) + "x" +
+         std::to_string(kk));
+  Tensor A = placeholder({n, kk}, DataType::Float(32), "A");
+  IterVar k = reduce_axis(kk, "k");
+  Tensor out = compute(
+      {n},
+      [&](Var i) {
+        Expr cond = A(i, k) > 0.0f;
+        return use_max ? max(A(i, k), {k}, cond) : sum(A(i, k) * 3.0f, {k}, cond);
+      },
+      "out");
+  Schedule s = create_schedule({out});
+  r.Rfactor(s, out, k, 2, 7, 1);
+  *schedule_text = r.Description();
+  return testing::CheckAgainstReference(s, {A, out}, "cond_rfactor", seed, FastC());
+}
+
+// A math intrinsic (or two, added) on inputs sprinkled with edge values, randomly scheduled
+// (vectorized loops reach the backends' vector math): each backend against the reference.
+std::string RunIntrinsics(uint64_t seed, std::string* schedule_text) {
+  RandomScheduler r(seed);
+  static const char* kNames[] = {"exp",   "log",  "sqrt",  "tanh", "sigmoid", "fabs",
+                                 "floor", "ceil", "round", "erf",  "pow",     "fma"};
+  auto apply = [](const std::string& f, Expr a, Expr b) -> Expr {
+    if (f == "exp") return exp(a);
+    if (f == "log") return log(a);
+    if (f == "sqrt") return sqrt(a);
+    if (f == "tanh") return tanh(a);
+    if (f == "sigmoid") return sigmoid(a);
+    if (f == "fabs") return abs(a);
+    if (f == "floor") return floor(a);
+    if (f == "ceil") return ceil(a);
+    if (f == "round") return round(a);
+    if (f == "erf") return erf(a);
+    if (f == "pow") return pow(a, b);
+    return fma(a, b, a);
+  };
+  std::string f = kNames[r.Uniform(0, 11)], g = r.Chance(0.4) ? kNames[r.Uniform(0, 11)] : "";
+  int n = r.Uniform(1, 6), m = r.Uniform(1, 24);
+  r.Note(f + (g.empty() ? "" : " + " + g) + " on " + std::to_string(n) + "x" + std::to_string(m));
+  Tensor A = placeholder({n, m}, DataType::Float(32), "A");
+  Tensor B = placeholder({n, m}, DataType::Float(32), "B");
+  Tensor out = compute(
+      {n, m},
+      [&](Var i, Var j) {
+        Expr e = apply(f, A(i, j), B(i, j));
+        return g.empty() ? e : e + apply(g, B(i, j), A(i, j));
+      },
+      "out");
+  Schedule s = create_schedule({out});
+  r.Transform(s[out]);
+  r.Annotate(s[out]);
+  *schedule_text = r.Description();
+  testing::CheckOptions options;
+  options.backend = FastC();
+  options.rtol = 1e-5;
+  options.atol = 1e-30;
+  options.fill = [&](size_t, std::vector<double>* values) { SprinkleEdgeValues(seed, values); };
+  return testing::CheckAgainstReference(s, {A, B, out}, "intrinsics", seed, options);
+}
+
 // TESSERA_RANDOM_SCHEDULE_SCALE=N runs N times as many seeds (for soak runs outside CI).
 int Scaled(int count) {
   const char* env = std::getenv("TESSERA_RANDOM_SCHEDULE_SCALE");
   return env ? count * std::max(1, std::atoi(env)) : count;
 }
 
+// The case running now, for the crash report: an out-of-bounds access hits a guard page and
+// kills the process, so the seed and schedule are printed from the signal handler.
+const char* current_what = nullptr;
+uint64_t current_seed = 0;
+const std::string* current_schedule = nullptr;
+
+void ReportCrash(int signal) {
+  char head[160];
+  int len = std::snprintf(head, sizeof(head),
+                          "\nrandom schedule test: signal %d in %s seed %llu (replay with "
+                          "TESSERA_RANDOM_SCHEDULE_SEED=%llu); schedule:\n",
+                          signal, current_what ? current_what : "?",
+                          static_cast<unsigned long long>(current_seed),
+                          static_cast<unsigned long long>(current_seed));
+  if (len > 0 && write(2, head, static_cast<size_t>(len)) < 0) return;
+  if (current_schedule && write(2, current_schedule->data(), current_schedule->size()) < 0) return;
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
 void RunSeeds(const char* what, std::string (*run)(uint64_t, std::string*), uint64_t first,
               int count) {
+  static bool installed = (std::signal(SIGSEGV, ReportCrash), std::signal(SIGBUS, ReportCrash),
+                           std::signal(SIGFPE, ReportCrash), true);
+  (void)installed;
   if (Scaled(1) > 1) first += 100000;  // fresh seeds in soak runs
   count = Scaled(count);
   const char* only = std::getenv("TESSERA_RANDOM_SCHEDULE_SEED");  // replays one seed
@@ -309,6 +476,9 @@ void RunSeeds(const char* what, std::string (*run)(uint64_t, std::string*), uint
     std::string schedule, error;
     if (std::getenv("TESSERA_RANDOM_SCHEDULE_VERBOSE"))
       std::fprintf(stderr, "%s seed %llu\n", what, static_cast<unsigned long long>(seed));
+    current_what = what;
+    current_seed = seed;
+    current_schedule = &schedule;
     try {
       error = run(seed, &schedule);
     } catch (const std::exception& e) {
@@ -330,6 +500,16 @@ TEST(RandomScheduleTest, Conv2d2) { RunSeeds("conv2d", RunConv2d, 5040, 20); }
 TEST(RandomScheduleTest, Conv2d3) { RunSeeds("conv2d", RunConv2d, 5060, 20); }
 TEST(RandomScheduleTest, Softmax0) { RunSeeds("softmax", RunSoftmax, 9000, 20); }
 TEST(RandomScheduleTest, Softmax1) { RunSeeds("softmax", RunSoftmax, 9020, 20); }
+TEST(RandomScheduleTest, Gather0) { RunSeeds("gather", RunGather, 13000, 20); }
+TEST(RandomScheduleTest, Gather1) { RunSeeds("gather", RunGather, 13020, 20); }
+TEST(RandomScheduleTest, ConditionalRfactor0) {
+  RunSeeds("conditional rfactor", RunConditionalRfactor, 17000, 30);
+}
+TEST(RandomScheduleTest, ConditionalRfactor1) {
+  RunSeeds("conditional rfactor", RunConditionalRfactor, 17030, 30);
+}
+TEST(RandomScheduleTest, Intrinsics0) { RunSeeds("intrinsics", RunIntrinsics, 21000, 20); }
+TEST(RandomScheduleTest, Intrinsics1) { RunSeeds("intrinsics", RunIntrinsics, 21020, 20); }
 
 }  // namespace
 }  // namespace tessera

@@ -4,22 +4,13 @@
 
 #include "compiler/lower/lower.h"
 #include "compiler/support/error.h"
+#include "tests/compiler/testing/user_error.h"
 
 namespace tessera {
 namespace te {
 namespace {
 
-template <typename F>
-std::string UserErrorOf(F f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<other exception> ") + e.what();
-  }
-  return "<no UserError>";
-}
+using ::tessera::testing::UserErrorOf;
 
 struct Matmul {
   Tensor A, B, C, D;
@@ -189,6 +180,46 @@ TEST(ScheduleTest, RfactorAddsAFactoredStage) {
   ASSERT_EQ(s->stages.size(), 3u);
   EXPECT_EQ(s->stages[0].name(), "C.rf");
   EXPECT_EQ(s[m.C]->leaf_iter_vars.size(), 3u);  // i, j and the reduction over the factored axis
+}
+
+TEST(ScheduleTest, UnknownStorageScopeIsRefused) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  EXPECT_EQ(UserErrorOf([&] { s.cache_read(m.A, "lcoal", {m.C}); }),
+            "cache_read of 'A': unknown storage scope 'lcoal' (accepted: global, local, shared)");
+  EXPECT_EQ(UserErrorOf([&] { s.cache_write(m.C, ""); }),
+            "cache_write of 'C': unknown storage scope '' (accepted: global, local, shared)");
+  EXPECT_EQ(s->stages.size(), 2u);  // nothing was added
+}
+
+TEST(ScheduleTest, UnknownPragmaKeyIsRefused) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  EXPECT_EQ(UserErrorOf([&] { s[m.D].pragma(m.D.axis(0), "auto_unrol_max_step", 16); }),
+            "pragma on stage 'D': unknown key 'auto_unrol_max_step' (accepted: "
+            "auto_unroll_max_step)");
+  s[m.D].pragma(m.D.axis(0), "auto_unroll_max_step", 16);
+}
+
+TEST(ScheduleTest, StorageAlignOnAnOutputIsRefused) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  EXPECT_EQ(UserErrorOf([&] { s[m.D].storage_align(m.D.axis(0), 4, 1); }),
+            "storage_align on stage 'D': it is an output, whose layout is the caller's array "
+            "(align intermediate stages)");
+  s[m.C].storage_align(m.C.axis(0), 4, 1);
+}
+
+TEST(ScheduleTest, StagesKeepDistinctNames) {
+  Matmul m;
+  Schedule s = create_schedule({m.D});
+  auto [ko, ki] = s[m.C].split(m.k, 4);
+  Tensor CF = s.rfactor(m.C, ki);
+  EXPECT_EQ(UserErrorOf([&] { s.rfactor(m.C, s[m.C]->leaf_iter_vars.back()); }),
+            "rfactor of 'C': the schedule already has a stage named 'C.rf'");
+  s.cache_read(m.A, "local", {CF});
+  EXPECT_EQ(UserErrorOf([&] { s.cache_read(m.A, "local", {CF}); }),
+            "cache_read of 'A': the schedule already has a stage named 'A.local'");
 }
 
 }  // namespace

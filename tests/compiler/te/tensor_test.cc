@@ -5,20 +5,13 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/structural_equal.h"
 #include "compiler/support/error.h"
+#include "tests/compiler/testing/user_error.h"
 
 namespace tessera {
 namespace te {
 namespace {
 
-template <typename F>
-std::string UserErrorOf(F f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "<no UserError>";
-}
+using ::tessera::testing::UserErrorOf;
 
 TEST(TensorTest, ComputeRecordsAxesAndReduction) {
   Tensor A = placeholder({4, 6}, DataType::Float(32), "A");

@@ -9,6 +9,7 @@
 #include "compiler/te/reference_evaluator.h"
 #include "runtime/ndarray.h"
 #include "runtime/packed_func.h"
+#include "tests/compiler/testing/guarded_array.h"
 
 namespace tessera {
 namespace testing {
@@ -44,22 +45,40 @@ double Read(const runtime::NDArray& a, ir::DataType t, size_t i) {
 std::string CheckAgainstReference(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
                                   const std::string& name, uint64_t seed, const Backend& backend,
                                   double rtol, double atol) {
+  CheckOptions options;
+  options.backend = backend;
+  options.rtol = rtol;
+  options.atol = atol;
+  return CheckAgainstReference(schedule, args, name, seed, options);
+}
+
+std::string CheckAgainstReference(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+                                  const std::string& name, uint64_t seed,
+                                  const CheckOptions& options) {
+  const double rtol = options.rtol, atol = options.atol;
   ir::PrimFunc f = lower::Lower(schedule, args, name);
-  runtime::Module mod = backend(f);
+  runtime::Module mod = options.backend(f);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   te::ReferenceEvaluator ref;
   std::vector<runtime::NDArray> arrays;
   for (const te::Tensor& t : args) {
     std::vector<int64_t> shape = te::ReferenceEvaluator::ConstShape(t);
-    runtime::NDArray a = runtime::NDArray::Empty(shape, t.dtype().ToDL(), DLDevice{kDLCPU, 0});
+    // Against a guard page (after the end for even seeds, before the start for odd ones): an
+    // out-of-bounds access crashes instead of reading a neighbour.
+    runtime::NDArray a =
+        GuardedArray(shape, t.dtype().ToDL(), seed % 2 == 0 ? GuardSide::kEnd : GuardSide::kStart);
     size_t n = static_cast<size_t>(a.NumElements());
     bool input = t.op().as<te::PlaceholderOpNode>() != nullptr;
     std::vector<double> values(n);
     for (size_t i = 0; i < n; ++i) {
       double v = t.dtype().is_float() ? dist(rng) : std::floor(dist(rng) * 8);
       values[i] = input ? v : 1234.5;  // outputs start as garbage the kernel must overwrite
+    }
+    if (input && options.fill) options.fill(arrays.size(), &values);
+    for (size_t i = 0; i < n; ++i) {
       Store(a, t.dtype(), i, values[i]);
+      values[i] = Read(a, t.dtype(), i);  // the reference sees what the kernel sees
     }
     if (input) ref.SetInput(t, values);
     arrays.push_back(a);
@@ -77,7 +96,8 @@ std::string CheckAgainstReference(const te::Schedule& schedule, const std::vecto
     const std::vector<double>& expected = ref.Compute(t);
     for (size_t i = 0; i < expected.size(); ++i) {
       double got = Read(arrays[a], t.dtype(), i);
-      if (!(std::fabs(got - expected[i]) <= atol + rtol * std::fabs(expected[i]))) {
+      bool same = got == expected[i] || (std::isnan(got) && std::isnan(expected[i]));
+      if (!same && !(std::fabs(got - expected[i]) <= atol + rtol * std::fabs(expected[i]))) {
         std::ostringstream os;
         os << name << ": output '" << t.name() << "' differs at flat index " << i << ": got " << got
            << ", expected " << expected[i];

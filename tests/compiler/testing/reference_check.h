@@ -23,9 +23,25 @@ using Backend = std::function<runtime::Module(const ir::PrimFunc&)>;
 /// The C backend (system C compiler).
 Backend CBackend();
 
+/// How `CheckAgainstReference` builds, fills and compares.
+struct CheckOptions {
+  Backend backend = CBackend();  ///< the code generator under test
+  double rtol = 1e-4;            ///< relative tolerance
+  double atol = 1e-4;            ///< absolute tolerance
+  /// Replaces the random contents of input `arg` (an index into the argument list; `values` has
+  /// one entry per element, row-major) before the run, e.g. to keep gather indices in range.
+  std::function<void(size_t arg, std::vector<double>* values)> fill;
+};
+
+/// Like below, with every knob in `options`.
+std::string CheckAgainstReference(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+                                  const std::string& name, uint64_t seed,
+                                  const CheckOptions& options);
+
 /// Lowers `schedule` as function `name`, builds it with `backend`, runs it on random inputs from
-/// `seed` and returns "" when every non-placeholder argument matches the reference within
-/// `atol + rtol * |expected|`, else a description of the first mismatch.
+/// `seed` (every argument placed against a guard page, see guarded_array.h) and returns "" when
+/// every non-placeholder argument matches the reference within `atol + rtol * |expected|`, else a
+/// description of the first mismatch.
 std::string CheckAgainstReference(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
                                   const std::string& name, uint64_t seed,
                                   const Backend& backend = CBackend(), double rtol = 1e-4,

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "tests/tuner/testing/synthetic_dense.h"
 
 namespace tessera {
@@ -27,7 +27,7 @@ TEST(KnobFeaturesTest, EntityAndJsonSettingsAgree) {
   space::ConfigSpace s = dense.Space();
   for (int64_t i = 0; i < s.size(); i += 97) {
     space::ConfigEntity c = s.Get(i);
-    EXPECT_EQ(KnobFeatures(c), KnobFeatures(space::ParseConfigSettings(space::ConfigToJson(c))));
+    EXPECT_EQ(KnobFeatures(c), KnobFeatures(space::ConfigSettings(space::ConfigToProto(c))));
   }
 }
 

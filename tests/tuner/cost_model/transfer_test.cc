@@ -64,7 +64,8 @@ TEST(TransferTest, HistoryIsGroupedByWorkloadAndSkipsTheTaskItself) {
   AddHistory(log.get(), b, 20, 2);
   AddHistory(log.get(), task, 10, 3);
   tuning::MeasureRecord broken = a.Record(a.Space().Get(0), kTarget);
-  broken.set_config_json("{not json");
+  broken.clear_config();
+  broken.set_config_json("{not json");  // an old record whose config cannot be read
   log->Append(broken);
   TrainingSet set = HistoryTrainingSet(log->List({}), task.WorkloadKey(), Width(task));
   EXPECT_EQ(set.features.rows(), 50);

@@ -36,7 +36,11 @@ tuning::MeasureRecord Record(const std::string& workload, const std::string& tar
   r.set_target(target);
   r.set_device_key("local");
   r.set_config_index(config);
-  r.set_config_json("{\"index\":" + std::to_string(config) + "}");
+  tuning::KnobValue* knob = r.mutable_config()->add_knobs();
+  knob->set_name("tile");
+  knob->set_kind("sp");
+  knob->add_ints(-1);
+  knob->add_ints(config);
   for (double c : costs) r.add_costs(c);
   r.set_error_kind(error);
   if (error != tuning::OK) r.set_error_message("failed");
@@ -206,7 +210,7 @@ TEST(TuningLogTest, NewerSchemaIsRefused) {
   sqlite3_close(db);
   EXPECT_EQ(OpenError(path), "tuning log '" + path +
                                  "' has schema version 9, newer than this Tessera understands "
-                                 "(1); use a newer Tessera to read it");
+                                 "(2); use a newer Tessera to read it");
 }
 
 TEST(TuningLogTest, ForeignSqliteDatabaseIsRefused) {

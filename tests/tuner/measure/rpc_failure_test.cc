@@ -1,7 +1,7 @@
 // Which fleet failures count against a candidate: only its own code failing or running too long.
 #include <gtest/gtest.h>
 
-#include "rpc_server/client/fleet_error.h"
+#include "fleet/client/fleet_error.h"
 #include "tuner/measure/rpc_measurer.h"
 
 namespace tessera {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "tests/tuner/testing/measure.h"
 #include "tuner/search/random_tuner.h"
 
@@ -82,7 +82,7 @@ TEST(LogHistoryTest, RecordsRoundTripIntoTrials) {
   EXPECT_FALSE(h.trials[1].outcome.ok());
   auto best = log->Best(dense.WorkloadKey(), kTarget);
   ASSERT_TRUE(best.has_value());
-  EXPECT_EQ(space::ConfigFromJson(s, best->config_json()), s.Get(5));
+  EXPECT_EQ(space::ConfigFromProto(s, best->config()), s.Get(5));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 
 namespace tessera {
 namespace testing {
@@ -66,7 +66,7 @@ tuning::MeasureRecord SyntheticDense::Record(const space::ConfigEntity& config,
   r.set_target(target);
   r.set_device_key("local");
   r.set_config_index(config.index());
-  r.set_config_json(space::ConfigToJson(config));
+  *r.mutable_config() = space::ConfigToProto(config);
   double cost = Cost(config);
   if (std::isfinite(cost)) {
     r.add_costs(cost);

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 
 namespace tessera {
 namespace tuner {
@@ -27,7 +27,7 @@ tuning::MeasureRecord Record(const Task& task, const space::ConfigEntity& c, dou
   r.set_workload_key(task.workload_key());
   r.set_target(task.target());
   r.set_config_index(c.index());
-  r.set_config_json(space::ConfigToJson(c));
+  *r.mutable_config() = space::ConfigToProto(c);
   r.add_costs(cost);
   return r;
 }

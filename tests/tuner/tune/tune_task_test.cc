@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "compiler/space/config_json.h"
+#include "compiler/space/config_proto.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "tuner/cost_model/loop_nest_features.h"
@@ -99,7 +99,7 @@ TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
   EXPECT_EQ(best->tuner_version(), kTunerVersion);
   EXPECT_EQ(best->device_key(), "local");
   EXPECT_DOUBLE_EQ(MeanCost(*best), first.search.best->outcome.cost);
-  EXPECT_EQ(space::ConfigFromJson(task.config_space(), best->config_json()),
+  EXPECT_EQ(space::ConfigFromProto(task.config_space(), best->config()),
             first.search.best->config);
 
   TuneTaskResult second = TuneTask(task, log.get(), SmallRun("random", 8));

@@ -133,7 +133,7 @@ TEST(CodeGenLLVMTest, MathIntrinsics) {
   ExpectElementwise(
       "ceil", [](Expr x) { return ir::ceil(x); }, [](double x) { return std::ceil(x); }, input);
   ExpectElementwise(
-      "round", [](Expr x) { return ir::round(x); }, [](double x) { return std::round(x); },
+      "round", [](Expr x) { return ir::round(x); }, [](double x) { return std::nearbyint(x); },
       [](int i) { return 0.5 * i - 3; });
   ExpectElementwise(
       "erf", [](Expr x) { return ir::erf(x); }, [](double x) { return std::erf(x); }, input);

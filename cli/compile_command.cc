@@ -1,0 +1,77 @@
+// `tessera compile`: an ONNX model in, a compiled model directory out (kernel library, execution
+// graph, parameters), with the tuning log's best records where it has them.
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "common/command_line.h"
+#include "common/error.h"
+#include "compiler/driver/build_model.h"
+#include "compiler/frontend/onnx/onnx_importer.h"
+#include "compiler/graph/graph.h"
+#include "tuner/log/tuning_log.h"
+
+namespace tessera {
+namespace cli {
+namespace {
+
+struct CompileFlags {
+  std::string model, target, db, output;
+  std::vector<std::string> input_shapes;
+  bool print_graph = false;
+};
+
+void Compile(const CompileFlags& flags) {
+  auto start = std::chrono::steady_clock::now();
+  frontend::OnnxImportOptions import;
+  for (const std::string& spec : flags.input_shapes) {
+    auto [name, shape] = frontend::ParseInputShape(spec);
+    import.input_shapes[name] = shape;
+  }
+  graph::Graph g = frontend::ImportOnnx(flags.model, import);
+  if (flags.print_graph) std::cout << "// imported\n" << graph::ToText(g);
+  std::unique_ptr<tuner::TuningLog> log;
+  if (!flags.db.empty()) log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  ModelBuildOptions options;
+  options.target = flags.target;
+  options.log = log.get();
+  if (flags.print_graph) {
+    options.after_pass = [](const std::string& pass, const graph::Graph& g) {
+      std::cout << "// after " << pass << "\n" << graph::ToText(g);
+    };
+  }
+  ModelBuild build = BuildModel(std::move(g), options);
+  build.Save(flags.output);
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  int64_t param_bytes = 0;
+  for (const auto& [name, array] : build.params) param_bytes += array.NumBytes();
+  std::cout << "compiled " << flags.model << " for '" << flags.target << "' into " << flags.output
+            << " in " << took.count() << " s: " << build.graph.nodes.size() << " kernel calls, "
+            << param_bytes / 1e6 << " MB of parameters, " << build.planned_bytes / 1e6
+            << " MB of activations planned (" << build.unplanned_bytes / 1e6
+            << " MB without reuse)\n"
+            << build.CoverageLine() << "\n";
+}
+
+}  // namespace
+
+void AddCompileCommand(CLI::App& app) {
+  auto flags = std::make_shared<CompileFlags>();
+  CLI::App* compile = app.add_subcommand(
+      "compile",
+      "Compile an ONNX model into a directory that `tessera run` (or the runtime's "
+      "GraphExecutor) loads.");
+  compile->add_option("model", flags->model, "the .onnx file")->required();
+  compile->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
+      ->required();
+  compile->add_option("--db", flags->db, "tuning log whose best records to use");
+  compile->add_option("--input-shape", flags->input_shapes,
+                      "static shape of an input, NAME:1x3x224x224 (repeatable)");
+  compile->add_flag("--print-graph", flags->print_graph, "print the graph after each pass");
+  compile->add_option("-o,--output", flags->output, "output directory")->required();
+  compile->callback([flags] { Compile(*flags); });
+}
+
+}  // namespace cli
+}  // namespace tessera

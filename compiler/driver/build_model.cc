@@ -1,0 +1,639 @@
+#include "compiler/driver/build_model.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/codegen/llvm/link.h"
+#include "compiler/driver/build.h"
+#include "compiler/driver/memory_plan.h"
+#include "compiler/driver/op_compute.h"
+#include "compiler/graph/pipeline.h"
+#include "compiler/lower/lower.h"
+#include "compiler/support/error.h"
+#include "compiler/topi/batch_matmul_x86.h"
+#include "compiler/topi/conv2d_nchwc_x86.h"
+#include "compiler/topi/dense_x86.h"
+#include "compiler/topi/depthwise_conv2d_x86.h"
+#include "compiler/topi/nchwc_layout.h"
+#include "runtime/data_type.h"
+#include "runtime/graph_executor.h"
+#include "runtime/params.h"
+#include "tuner/task/blocked_layout.h"
+#include "tuner/task/task.h"
+#include "tuner/tune/apply_history.h"
+
+namespace tessera {
+namespace {
+
+using driver::E;
+using graph::Graph;
+using graph::Node;
+using graph::Value;
+using ir::Expr;
+using ir::Var;
+
+Expr I(int64_t v) { return ir::IntImm(ir::DataType::Int(32), v); }
+
+std::vector<Expr> ShapeExprs(const std::vector<int64_t>& shape) {
+  std::vector<Expr> out;
+  for (int64_t d : shape) out.push_back(I(d));
+  return out;
+}
+
+DLDataType DLType(graph::DType t) {
+  switch (t) {
+    case graph::DType::kFloat32:
+      return runtime::MakeDataType(kDLFloat, 32);
+    case graph::DType::kInt64:
+      return runtime::MakeDataType(kDLInt, 64);
+    case graph::DType::kInt32:
+      return runtime::MakeDataType(kDLInt, 32);
+    case graph::DType::kBool:
+      return runtime::MakeDataType(kDLUInt, 8);
+  }
+  return runtime::MakeDataType(kDLFloat, 32);
+}
+
+std::vector<float> Floats(const graph::TensorData& t) {
+  return std::vector<float>(t.f32(), t.f32() + t.NumElements());
+}
+
+runtime::NDArray HostArray(const std::vector<int64_t>& shape, DLDataType dtype, const void* data,
+                           size_t bytes) {
+  runtime::NDArray a = runtime::NDArray::Empty(shape, dtype, runtime::CPUDevice());
+  a.CopyFromBytes(data, bytes);
+  return a;
+}
+
+std::string Symbol(size_t index, const std::string& op) {
+  std::string s = "tsr_k" + std::to_string(index) + "_";
+  for (char c : op) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return s;
+}
+
+// The configuration of a template workload: the tuning log's best record for the exact target,
+// else the fallback. The only place a model build reads the log.
+space::ConfigEntity ChooseTemplateConfig(const tuner::Task& task, const ModelBuildOptions& options,
+                                         bool* tuned) {
+  tuner::ChosenConfig chosen =
+      tuner::ChooseConfig(task, options.log, options.warnings ? *options.warnings : std::cerr);
+  *tuned = chosen.record.has_value();
+  return chosen.config;
+}
+
+class ModelBuilder {
+ public:
+  ModelBuilder(Graph& g, const ModelBuildOptions& options, bool dry_run)
+      : g_(g), options_(options), dry_run_(dry_run), value_tensor_(g.values.size(), -1) {}
+
+  void Run() {
+    std::vector<int> last_of_group;
+    for (size_t n = 0; n < g_.nodes.size(); ++n) {
+      int group = g_.nodes[n].group;
+      if (group >= static_cast<int>(last_of_group.size())) last_of_group.resize(group + 1, -1);
+      last_of_group[group] = static_cast<int>(n);
+    }
+    for (int in : g_.inputs) {
+      value_tensor_[in] = NewTensor(g_.values[in].name, DLType(g_.values[in].dtype),
+                                    g_.values[in].shape, kNewBuffer);
+      exec_.inputs.push_back(value_tensor_[in]);
+    }
+    for (size_t n = 0; n < g_.nodes.size(); ++n) {
+      if (last_of_group[g_.nodes[n].group] != static_cast<int>(n)) continue;
+      std::vector<const Node*> group;
+      for (size_t m = 0; m <= n; ++m) {
+        if (g_.nodes[m].group == g_.nodes[n].group) group.push_back(&g_.nodes[m]);
+      }
+      EmitGroup(group);
+    }
+    for (int out : g_.outputs) exec_.outputs.push_back(TensorOf(out));
+  }
+
+  ModelBuild Finish() {
+    ModelBuild result;
+    result.tasks = tasks_;
+    if (dry_run_) return result;
+    driver::MemoryPlan plan = driver::PlanMemory(exec_, tensor_buffer_, buffer_bytes_);
+    result.planned_bytes = plan.planned_bytes;
+    result.unplanned_bytes = plan.unplanned_bytes;
+    BuildKernels(&result);
+    result.graph = std::move(exec_);
+    result.params = std::move(params_);
+    return result;
+  }
+
+ private:
+  // LLVM scales its optimization down for big modules (compile time is superlinear in their
+  // size), so each kernel is its own module, optimized at its own size; the objects are linked
+  // into one library. Other targets (C, cross triples) build one module.
+  void BuildKernels(ModelBuild* result) {
+    const Target target(options_.target);
+    if (target.kind() != TargetKind::kLLVM || !target.mtriple().empty()) {
+      result->kernels = build(functions_, target);
+      return;
+    }
+    auto dir = std::make_shared<codegen::TempDir>();
+    std::vector<std::string> objects(functions_.size());
+    for (size_t i = 0; i < objects.size(); ++i) {
+      objects[i] = dir->path() + "/k" + std::to_string(i) + ".o";
+    }
+    // Modules are independent (own LLVM context; IR nodes are immutable with atomic reference
+    // counts), so they compile on all cores.
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mu;
+    auto work = [&] {
+      for (size_t i = next++; i < functions_.size(); i = next++) {
+        try {
+          codegen::BuildLLVM({functions_[i]}, {target.mtriple(), target.mcpu(), target.mattrs()})
+              .export_library(objects[i]);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mu);
+          if (!failure) failure = std::current_exception();
+        }
+      }
+    };
+    std::vector<std::thread> workers;
+    const size_t threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
+    work();
+    for (std::thread& w : workers) w.join();
+    if (failure) std::rethrow_exception(failure);
+    result->library_file = dir->path() + "/" + runtime::ModelFiles::kKernels;
+    codegen::LinkSharedLibrary(codegen::LinkerFor("", true), objects, result->library_file);
+    result->kernels = runtime::Module::LoadFromFile(result->library_file);
+    result->library_dir = dir;
+  }
+
+  static constexpr int kNewBuffer = -2;
+  static constexpr int kParam = -1;
+
+  int NewTensor(const std::string& name, DLDataType dtype, std::vector<int64_t> shape, int buffer) {
+    runtime::ExecTensor t;
+    t.name = names_.count(name) ? name + "_" + std::to_string(exec_.tensors.size()) : name;
+    names_.insert(t.name);
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    if (buffer == kNewBuffer) {
+      buffer = static_cast<int>(buffer_bytes_.size());
+      buffer_bytes_.push_back(graph::NumElements(t.shape) *
+                              static_cast<int64_t>(runtime::DataTypeBytes(dtype)));
+    }
+    tensor_buffer_.push_back(buffer);
+    exec_.tensors.push_back(std::move(t));
+    return static_cast<int>(exec_.tensors.size()) - 1;
+  }
+
+  int AddParam(const std::string& name, runtime::NDArray value) {
+    int id = NewTensor(name, value.DataType(), value.Shape(), kParam);
+    params_[exec_.tensors[id].name] = std::move(value);
+    return id;
+  }
+
+  // The execution tensor of a graph value (constants become parameters on first use).
+  int TensorOf(int value) {
+    if (value_tensor_[value] >= 0) return value_tensor_[value];
+    const Value& v = g_.values[value];
+    TESSERA_INTERNAL_CHECK(v.is_constant())
+        << "value '" << v.name << "' is used before it is computed";
+    value_tensor_[value] = AddParam(
+        v.name, HostArray(v.shape, DLType(v.dtype), v.data->bytes.data(), v.data->bytes.size()));
+    return value_tensor_[value];
+  }
+
+  // A tensor sharing `of`'s buffer with another shape (a free reshape).
+  int Alias(int of, const std::vector<int64_t>& shape, const std::string& name) {
+    return NewTensor(name, exec_.tensors[of].dtype, shape, tensor_buffer_[of]);
+  }
+
+  bool IsParam(int value) const { return g_.values[value].is_constant(); }
+
+  void AddKernel(const std::string& name, const std::string& op, const te::Schedule& schedule,
+                 const std::vector<te::Tensor>& args, std::vector<int> inputs,
+                 std::vector<int> outputs) {
+    std::string symbol = Symbol(exec_.nodes.size(), op);
+    if (!dry_run_) functions_.push_back(lower::Lower(schedule, args, symbol));
+    exec_.nodes.push_back({name, symbol, std::move(inputs), std::move(outputs)});
+  }
+
+  void AddKernel(const std::string& name, const std::string& op, const topi::ScheduledOp& k,
+                 std::vector<int> inputs, std::vector<int> outputs) {
+    AddKernel(name, op, k.schedule, k.args, std::move(inputs), std::move(outputs));
+  }
+
+  // Kernel arguments gathered while building a compute.
+  struct Args {
+    std::vector<te::Tensor> tensors;
+    std::vector<int> ids;
+    std::map<int, te::Tensor> by_value;
+  };
+
+  driver::Operand External(int value, Args* args) {
+    const Value& v = g_.values[value];
+    driver::Operand o;
+    o.shape = v.shape;
+    if (v.is_constant() && v.data->NumElements() == 1) {
+      o.scalar = v.dtype == graph::DType::kFloat32
+                     ? ir::FloatImm(ir::DataType::Float(32), v.data->At(0))
+                     : ir::IntImm(driver::KernelType(v.dtype), static_cast<int64_t>(v.data->At(0)));
+      return o;
+    }
+    auto it = args->by_value.find(value);
+    if (it == args->by_value.end()) {
+      te::Tensor t = te::placeholder(ShapeExprs(v.shape), driver::KernelType(v.dtype),
+                                     "in" + std::to_string(args->tensors.size()));
+      args->tensors.push_back(t);
+      args->ids.push_back(TensorOf(value));
+      it = args->by_value.emplace(value, t).first;
+    }
+    o.tensor = it->second;
+    return o;
+  }
+
+  std::vector<driver::Operand> Operands(const Node& node, Args* args, int chained = -1,
+                                        const te::Tensor& chained_tensor = te::Tensor()) {
+    std::vector<driver::Operand> ops;
+    for (int in : node.inputs) {
+      if (in < 0) {
+        ops.emplace_back();
+      } else if (in == chained) {
+        ops.push_back({chained_tensor, Expr(), g_.values[in].shape});
+      } else {
+        ops.push_back(External(in, args));
+      }
+    }
+    return ops;
+  }
+
+  // Applies the elementwise chain of a group after `base` (the value of `group[first]`'s output).
+  te::Tensor Chain(const std::vector<const Node*>& group, size_t first, te::Tensor base,
+                   Args* args) {
+    int current = group[first - 1]->outputs[0];
+    for (size_t i = first; i < group.size(); ++i) {
+      base = driver::ComputeNode(g_, *group[i], Operands(*group[i], args, current, base));
+      current = group[i]->outputs[0];
+    }
+    return base;
+  }
+
+  std::string GroupName(const std::vector<const Node*>& group) const {
+    std::string name = group[0]->name;
+    for (size_t i = 1; i < group.size(); ++i) name += "+" + group[i]->op;
+    return name;
+  }
+
+  int OutputTensor(const std::vector<const Node*>& group) {
+    int out = group.back()->outputs[0];
+    const Value& v = g_.values[out];
+    value_tensor_[out] = NewTensor(v.name, DLType(v.dtype), v.shape, kNewBuffer);
+    return value_tensor_[out];
+  }
+
+  // Finishes a template group: the epilogue kernel reads `base` (a tensor of the anchor's output
+  // shape, or its blocked form through `read`), adds `bias` (per channel of `channel_axis`) and
+  // runs the chain; without either, `base_tensor` is the result itself.
+  void Epilogue(const std::vector<const Node*>& group, int base_tensor, int bias_value,
+                int channel_axis,
+                const std::function<Expr(const te::Tensor&, const std::vector<Var>&)>& read,
+                const std::vector<int64_t>& base_shape) {
+    const Value& anchor_out = g_.values[group[0]->outputs[0]];
+    if (bias_value < 0 && group.size() == 1 && !read) {
+      // The template's output is the value itself: it takes the value's name.
+      names_.erase(exec_.tensors[base_tensor].name);
+      exec_.tensors[base_tensor].name = anchor_out.name;
+      names_.insert(anchor_out.name);
+      value_tensor_[group[0]->outputs[0]] = base_tensor;
+      return;
+    }
+    Args args;
+    te::Tensor base_in = te::placeholder(ShapeExprs(base_shape), ir::DataType::Float(32), "base");
+    args.tensors.push_back(base_in);
+    args.ids.push_back(base_tensor);
+    driver::Operand bias;
+    if (bias_value >= 0) bias = External(bias_value, &args);
+    te::Tensor value = te::compute(
+        ShapeExprs(anchor_out.shape),
+        [&](const std::vector<Var>& i) {
+          Expr v = read ? read(base_in, i) : base_in(E(i));
+          if (bias.scalar.defined()) return v + bias.scalar;
+          if (bias.tensor.defined()) v = v + bias.tensor(i[channel_axis]);
+          return v;
+        },
+        group[0]->name + "_epilogue");
+    te::Tensor result = Chain(group, 1, value, &args);
+    int out = OutputTensor(group);
+    args.tensors.push_back(result);
+    AddKernel(GroupName(group), "epilogue", driver::DefaultSchedule(result), args.tensors, args.ids,
+              {out});
+  }
+
+  const tuner::Task* MakeTask(const std::string& templ, const std::vector<int64_t>& ints,
+                              double* flops) {
+    tuner::TaskArgs targs{ints, "float32"};
+    std::string key = tuner::MakeWorkloadKey(templ, targs);
+    try {
+      auto task = std::make_unique<tuner::Task>(key, options_.target);
+      *flops = task->flops();
+      tasks_storage_.push_back(std::move(task));
+      return tasks_storage_.back().get();
+    } catch (const UserError&) {
+      return nullptr;  // a shape the template does not take: plain compute
+    }
+  }
+
+  space::ConfigEntity Configure(const tuner::Task& task) {
+    bool tuned = false;
+    space::ConfigEntity config = ChooseTemplateConfig(task, options_, &tuned);
+    auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
+      return t.workload_key == task.workload_key();
+    });
+    if (it == tasks_.end()) {
+      tasks_.push_back({task.workload_key(), 1, task.flops(), tuned});
+    } else {
+      ++it->weight;
+    }
+    return config;
+  }
+
+  bool EmitConv(const std::vector<const Node*>& group) {
+    const Node& conv = *group[0];
+    int x = conv.inputs[0], w = conv.inputs[1];
+    int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
+    const auto& xs = g_.values[x].shape;
+    const auto& ws = g_.values[w].shape;
+    std::vector<int64_t> st = conv.Ints("strides", {1, 1}), dil = conv.Ints("dilations", {1, 1}),
+                         pads = conv.Ints("pads", {0, 0, 0, 0});
+    bool uniform = st[0] == st[1] && dil[0] == 1 && dil[1] == 1 &&
+                   std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
+    if (!uniform || !IsParam(w) || IsParam(x)) return false;
+    const int64_t group_count = conv.Int("group", 1);
+    topi::Conv2dShape shape{xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], st[0], pads[0]};
+    double flops = 0;
+    if (group_count == xs[1] && ws[0] == xs[1] && ws[1] == 1) {
+      const tuner::Task* task = MakeTask(
+          "depthwise_conv2d.x86",
+          {shape.n, shape.c, shape.h, shape.w, shape.r, shape.s, shape.stride, shape.pad}, &flops);
+      if (!task) return false;
+      space::ConfigEntity config = Configure(*task);
+      const Value& out = g_.values[conv.outputs[0]];
+      int raw = NewTensor(conv.name + "_dw", DLType(out.dtype), out.shape, kNewBuffer);
+      AddKernel(conv.name, "depthwise_conv2d", task->Instantiate(config),
+                {TensorOf(x), TensorOf(w)}, {raw});
+      Epilogue(group, raw, bias, 1, {}, out.shape);
+      return true;
+    }
+    if (group_count != 1) return false;
+    const tuner::Task* task = MakeTask(
+        "conv2d_NCHWc.x86",
+        {shape.n, shape.c, shape.h, shape.w, shape.k, shape.r, shape.s, shape.stride, shape.pad},
+        &flops);
+    if (!task) return false;
+    space::ConfigEntity config = Configure(*task);
+    const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(config);
+    int packed_x = NewTensor(conv.name + "_data_NCHWc", DLType(graph::DType::kFloat32),
+                             {shape.n, shape.c / b.ic_bn, shape.h, shape.w, b.ic_bn}, kNewBuffer);
+    AddKernel(conv.name + "/pack", "pack_NCHWc",
+              topi::PackNCHWc(shape.n, shape.c, shape.h, shape.w, b.ic_bn), {TensorOf(x)},
+              {packed_x});
+    std::vector<float> packed = tuner::ToOIHWio(
+        Floats(*g_.values[w].data), {shape.k, shape.c, shape.r, shape.s}, b.ic_bn, b.oc_bn);
+    std::vector<int64_t> pw_shape = {shape.k / b.oc_bn, shape.c / b.ic_bn, shape.r,
+                                     shape.s,           b.ic_bn,           b.oc_bn};
+    int pw = AddParam(g_.values[w].name + "_OIHWio",
+                      HostArray(pw_shape, DLType(graph::DType::kFloat32), packed.data(),
+                                packed.size() * sizeof(float)));
+    std::vector<int64_t> blocked_shape = {shape.n, shape.k / b.oc_bn, shape.oh(), shape.ow(),
+                                          b.oc_bn};
+    int blocked =
+        NewTensor(conv.name + "_NCHWc", DLType(graph::DType::kFloat32), blocked_shape, kNewBuffer);
+    AddKernel(conv.name, "conv2d_NCHWc", task->Instantiate(config), {packed_x, pw}, {blocked});
+    const int64_t oc_bn = b.oc_bn;
+    Epilogue(
+        group, blocked, bias, 1,
+        [oc_bn](const te::Tensor& t, const std::vector<Var>& i) {
+          return t(i[0], ir::floordiv(i[1], I(oc_bn)), i[2], i[3], ir::floormod(i[1], I(oc_bn)));
+        },
+        blocked_shape);
+    return true;
+  }
+
+  bool EmitDense(const std::vector<const Node*>& group) {
+    const Node& node = *group[0];
+    int a = node.inputs[0], bw = node.inputs[1];
+    const auto& as = g_.values[a].shape;
+    const auto& bs = g_.values[bw].shape;
+    bool gemm = node.op == "Gemm";
+    if (!IsParam(bw) || IsParam(a) || bs.size() != 2 || as.size() < 2) return false;
+    if (gemm &&
+        (node.Int("transA", 0) || node.Float("alpha", 1) != 1 || node.Float("beta", 1) != 1)) {
+      return false;
+    }
+    bool trans_b = gemm && node.Int("transB", 0);
+    const int64_t k = as.back(), n = trans_b ? bs[0] : bs[1];
+    const int64_t m = graph::NumElements(as) / k;
+    double flops = 0;
+    const tuner::Task* task = MakeTask("dense.x86", {m, n, k}, &flops);
+    if (!task) return false;
+    space::ConfigEntity config = Configure(*task);
+    const int64_t bn = topi::DenseWeightBlock(config);
+    // Weights as W[n, k], then in column blocks of bn.
+    const graph::TensorData& wd = *g_.values[bw].data;
+    std::vector<float> w(static_cast<size_t>(n * k));
+    for (int64_t r = 0; r < n; ++r) {
+      for (int64_t c = 0; c < k; ++c) {
+        w[r * k + c] = trans_b ? wd.f32()[r * k + c] : wd.f32()[c * n + r];
+      }
+    }
+    std::vector<float> packed = tuner::ToColumnBlocks(w, n, k, bn);
+    int pw = AddParam(g_.values[bw].name + "_packed",
+                      HostArray({n / bn, k, bn}, DLType(graph::DType::kFloat32), packed.data(),
+                                packed.size() * sizeof(float)));
+    int a2 = Alias(TensorOf(a), {m, k}, g_.values[a].name + "_2d");
+    const Value& out = g_.values[node.outputs[0]];
+    int raw = NewTensor(node.name + "_dense", DLType(graph::DType::kFloat32), {m, n}, kNewBuffer);
+    AddKernel(node.name, "dense", task->Instantiate(config), {a2, pw}, {raw});
+    int shaped = Alias(raw, out.shape, node.name + "_dense_nd");
+    int bias = gemm && node.inputs.size() > 2 ? node.inputs[2] : -1;
+    if (bias >= 0 && g_.values[bias].shape.size() == 1 && g_.values[bias].shape[0] == n) {
+      Epilogue(group, shaped, bias, static_cast<int>(out.shape.size()) - 1, {}, out.shape);
+      return true;
+    }
+    if (bias >= 0) {
+      // A bias of another broadcast shape: through the chain's general broadcasting.
+      Args args;
+      te::Tensor base = te::placeholder(ShapeExprs(out.shape), ir::DataType::Float(32), "base");
+      args.tensors.push_back(base);
+      args.ids.push_back(shaped);
+      driver::Operand c = External(bias, &args);
+      te::Tensor v = te::compute(
+          ShapeExprs(out.shape),
+          [&](const std::vector<Var>& i) { return base(E(i)) + driver::Read(c, i); },
+          node.name + "_bias");
+      te::Tensor result = Chain(group, 1, v, &args);
+      int o = OutputTensor(group);
+      args.tensors.push_back(result);
+      AddKernel(GroupName(group), "epilogue", driver::DefaultSchedule(result), args.tensors,
+                args.ids, {o});
+      return true;
+    }
+    Epilogue(group, shaped, -1, 0, {}, out.shape);
+    return true;
+  }
+
+  bool EmitBatchMatmul(const std::vector<const Node*>& group) {
+    const Node& node = *group[0];
+    int a = node.inputs[0], bv = node.inputs[1];
+    const auto& as = g_.values[a].shape;
+    const auto& bs = g_.values[bv].shape;
+    if (node.op != "MatMul" || IsParam(a) || IsParam(bv) || as.size() < 3 ||
+        as.size() != bs.size() || !std::equal(as.begin(), as.end() - 2, bs.begin())) {
+      return false;
+    }
+    const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+    const int64_t batch = graph::NumElements(as) / (m * k);
+    double flops = 0;
+    const tuner::Task* task = MakeTask("batch_matmul.x86", {batch, m, n, k}, &flops);
+    if (!task) return false;
+    space::ConfigEntity config = Configure(*task);
+    // B[b, k, n] -> B^T[b, n, k], the layout the template reads.
+    int b3 = Alias(TensorOf(bv), {batch, k, n}, g_.values[bv].name + "_3d");
+    int bt =
+        NewTensor(node.name + "_BT", DLType(graph::DType::kFloat32), {batch, n, k}, kNewBuffer);
+    te::Tensor bin = te::placeholder(ShapeExprs({batch, k, n}), ir::DataType::Float(32), "B");
+    te::Tensor bout = te::compute(
+        ShapeExprs({batch, n, k}), [&](Var b, Var j, Var l) { return bin(b, l, j); },
+        node.name + "_transpose");
+    AddKernel(node.name + "/transpose", "transpose", driver::DefaultSchedule(bout), {bin, bout},
+              {b3}, {bt});
+    int a3 = Alias(TensorOf(a), {batch, m, k}, g_.values[a].name + "_3d");
+    int raw =
+        NewTensor(node.name + "_bmm", DLType(graph::DType::kFloat32), {batch, m, n}, kNewBuffer);
+    AddKernel(node.name, "batch_matmul", task->Instantiate(config), {a3, bt}, {raw});
+    const Value& out = g_.values[node.outputs[0]];
+    Epilogue(group, Alias(raw, out.shape, node.name + "_nd"), -1, 0, {}, out.shape);
+    return true;
+  }
+
+  void EmitPlain(const std::vector<const Node*>& group) {
+    const Node& anchor = *group[0];
+    static const std::set<std::string> reshapes = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
+    if (group.size() == 1 && reshapes.count(anchor.op) && !IsParam(anchor.inputs[0])) {
+      const Value& out = g_.values[anchor.outputs[0]];
+      value_tensor_[anchor.outputs[0]] = Alias(TensorOf(anchor.inputs[0]), out.shape, out.name);
+      return;
+    }
+    for (size_t k = 0; k < (group.size() == 1 ? anchor.outputs.size() : 1); ++k) {
+      Args args;
+      te::Tensor result = driver::ComputeNode(g_, anchor, Operands(anchor, &args), k);
+      result = Chain(group, 1, result, &args);
+      int out_value = group.size() == 1 ? anchor.outputs[k] : group.back()->outputs[0];
+      const Value& v = g_.values[out_value];
+      value_tensor_[out_value] = NewTensor(v.name, DLType(v.dtype), v.shape, kNewBuffer);
+      args.tensors.push_back(result);
+      AddKernel(GroupName(group), anchor.op, driver::DefaultSchedule(result), args.tensors,
+                args.ids, {value_tensor_[out_value]});
+    }
+  }
+
+  void EmitGroup(const std::vector<const Node*>& group) {
+    const std::string& op = group[0]->op;
+    if (op == "Conv" && EmitConv(group)) return;
+    if ((op == "Gemm" || op == "MatMul") && EmitDense(group)) return;
+    if (op == "MatMul" && EmitBatchMatmul(group)) return;
+    EmitPlain(group);
+  }
+
+  Graph& g_;
+  const ModelBuildOptions& options_;
+  bool dry_run_;
+  std::vector<int> value_tensor_;
+  runtime::ExecGraph exec_;
+  std::vector<int> tensor_buffer_;
+  std::vector<int64_t> buffer_bytes_;
+  std::set<std::string> names_;
+  std::map<std::string, runtime::NDArray> params_;
+  std::vector<ir::PrimFunc> functions_;
+  std::vector<ModelTask> tasks_;
+  std::vector<std::unique_ptr<tuner::Task>> tasks_storage_;
+};
+
+void Optimize(Graph& g, const ModelBuildOptions& options) {
+  graph::OptimizeGraph(g, options.after_pass);
+}
+
+}  // namespace
+
+std::string ModelBuild::CoverageLine() const {
+  int tuned = 0;
+  double flops = 0, tuned_flops = 0;
+  std::string untuned;
+  for (const ModelTask& t : tasks) {
+    flops += t.flops * t.weight;
+    if (t.tuned) {
+      ++tuned;
+      tuned_flops += t.flops * t.weight;
+    } else {
+      untuned += (untuned.empty() ? "" : ", ") + t.workload_key;
+    }
+  }
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(1);
+  os << "coverage: tuned " << tuned << "/" << tasks.size() << " tasks, "
+     << (flops > 0 ? 100.0 * tuned_flops / flops : 0.0) << "% of template FLOPs";
+  if (!untuned.empty()) os << "; untuned: " << untuned;
+  return os.str();
+}
+
+void ModelBuild::Save(const std::string& dir) const {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    TESSERA_USER_ERROR() << dir << ": cannot create the output directory";
+  }
+  std::string graph_path = dir + "/" + runtime::ModelFiles::kGraph;
+  FILE* f = fopen(graph_path.c_str(), "wb");
+  TESSERA_USER_CHECK(f != nullptr) << graph_path << ": cannot write the file";
+  std::string text = graph.ToText();
+  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = fclose(f) == 0 && ok;
+  TESSERA_USER_CHECK(ok) << graph_path << ": writing failed";
+  try {
+    runtime::SaveParamsToFile(params, dir + "/" + runtime::ModelFiles::kParams);
+  } catch (const runtime::Error& e) {
+    TESSERA_USER_ERROR() << e.what();
+  }
+  const std::string kernels_path = dir + "/" + runtime::ModelFiles::kKernels;
+  if (library_file.empty()) {
+    kernels.export_library(kernels_path);
+    return;
+  }
+  std::ifstream in(library_file, std::ios::binary);
+  std::ofstream out(kernels_path, std::ios::binary);
+  out << in.rdbuf();
+  TESSERA_USER_CHECK(in.good() && out.good()) << kernels_path << ": writing failed";
+}
+
+ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options) {
+  Optimize(g, options);
+  ModelBuilder builder(g, options, /*dry_run=*/false);
+  builder.Run();
+  return builder.Finish();
+}
+
+std::vector<ModelTask> ExtractTasks(graph::Graph g, const ModelBuildOptions& options) {
+  Optimize(g, options);
+  ModelBuilder builder(g, options, /*dry_run=*/true);
+  builder.Run();
+  return builder.Finish().tasks;
+}
+
+}  // namespace tessera

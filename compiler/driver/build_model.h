@@ -1,0 +1,77 @@
+/// \file
+/// `BuildModel`: compiles a model's graph into what `runtime::GraphExecutor` runs: one kernel
+/// library (every kernel its own LLVM module, all linked into one shared library), the execution
+/// graph with its memory plan, and the parameters (weights packed once for the layouts the kernels
+/// read).
+///
+/// Each fused group of the graph becomes one kernel, except convolutions and dense layers, which
+/// run through their x86 templates (`conv2d_NCHWc.x86` with data packed to NCHWc and the weights
+/// packed at compile time, `depthwise_conv2d.x86`, `dense.x86`, `batch_matmul.x86`) followed by
+/// one epilogue kernel (layout back to NCHW, bias, the fused elementwise chain). Each template
+/// workload uses the tuning log's best record for the exact target, else its fallback config.
+#ifndef TESSERA_COMPILER_DRIVER_BUILD_MODEL_H_
+#define TESSERA_COMPILER_DRIVER_BUILD_MODEL_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+#include "runtime/exec_graph.h"
+#include "runtime/module.h"
+#include "runtime/ndarray.h"
+
+namespace tessera {
+namespace tuner {
+class TuningLog;
+}  // namespace tuner
+
+/// A tunable workload of a model (one template instance), deduplicated by workload key.
+struct ModelTask {
+  std::string workload_key;  ///< e.g. "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)"
+  int weight = 0;            ///< how many kernels of the model use it
+  double flops = 0;          ///< floating-point operations of one call
+  bool tuned = false;        ///< a record of the log was used
+};
+
+/// Knobs of `BuildModel`.
+struct ModelBuildOptions {
+  std::string target = "llvm";            ///< target string, as the tuning log keys it
+  const tuner::TuningLog* log = nullptr;  ///< best records come from here (null: fallbacks)
+  std::ostream* warnings = nullptr;       ///< fallback notices (null: std::cerr)
+  /// Called with the graph after each graph pass (e.g. `--print-graph`).
+  std::function<void(const std::string& pass, const graph::Graph&)> after_pass;
+};
+
+/// A compiled model.
+struct ModelBuild {
+  runtime::Module kernels;                         ///< the kernel library
+  runtime::ExecGraph graph;                        ///< kernel calls and memory plan
+  std::map<std::string, runtime::NDArray> params;  ///< parameters by tensor name
+  std::vector<ModelTask> tasks;                    ///< template workloads, in first-use order
+  std::string library_file;                 ///< the linked library (empty: `kernels` exports)
+  std::shared_ptr<const void> library_dir;  ///< keeps `library_file`'s directory alive
+  int64_t planned_bytes = 0;                ///< intermediate memory after buffer reuse (the peak)
+  int64_t unplanned_bytes = 0;              ///< the same without reuse
+
+  /// "tuned 3/20 tasks, 12.5% of template FLOPs; untuned: ..." (naming the untuned workloads).
+  std::string CoverageLine() const;
+  /// Writes the model directory `dir` (created if needed): the files of
+  /// `runtime::ModelFiles`. Throws `UserError` when it cannot.
+  void Save(const std::string& dir) const;
+};
+
+/// Optimizes `g` (the graph pass pipeline) and compiles it. Throws `UserError` naming the node
+/// for what cannot be compiled.
+ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options = {});
+
+/// The template workloads `BuildModel` would build for `g` (after the same passes), with their
+/// weights and FLOPs, without compiling anything; `tuned` says whether the log has a record.
+std::vector<ModelTask> ExtractTasks(graph::Graph g, const ModelBuildOptions& options = {});
+
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_DRIVER_BUILD_MODEL_H_

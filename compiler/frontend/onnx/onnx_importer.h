@@ -1,0 +1,39 @@
+/// \file
+/// The ONNX importer: reads a `.onnx` file with Debian's libonnx (weights may live in external
+/// data files next to it), runs the ONNX checker and shape inference, converts other opsets to
+/// opset 13 where the version converter can, and builds the graph IR. Every unsupported operator
+/// or attribute value is reported at once, each with its op type, node name and opset.
+#ifndef TESSERA_COMPILER_FRONTEND_ONNX_ONNX_IMPORTER_H_
+#define TESSERA_COMPILER_FRONTEND_ONNX_ONNX_IMPORTER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+
+namespace tessera {
+namespace frontend {
+
+/// The opset models are converted to.
+constexpr int kOnnxOpset = 13;
+
+/// Knobs of the importer.
+struct OnnxImportOptions {
+  /// Static shapes for inputs (replacing the model's, e.g. symbolic batch dimensions).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+};
+
+/// Reads the model at `path`. Throws `UserError` naming the file (and the node or tensor) for a
+/// missing, truncated or corrupt file, a model that fails the checker or shape inference, a
+/// missing external data file, an input without a static shape, or unsupported operators.
+graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& options = {});
+
+/// Parses "NAME:1x3x224x224" into (name, shape); throws `UserError` quoting a malformed spec.
+std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& spec);
+
+}  // namespace frontend
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_FRONTEND_ONNX_ONNX_IMPORTER_H_

@@ -1,0 +1,105 @@
+#include "fleet/client/tracker_client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "fleet/client/channel.h"
+#include "fleet/secrets.h"
+
+namespace tessera {
+namespace fleet {
+namespace {
+
+// Retry windows and queue deadlines must not move when the wall clock jumps.
+int64_t SteadyMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+TrackerClient::TrackerClient(TrackerOptions options)
+    : options_(std::move(options)),
+      stub_(tracker::v1::Tracker::NewStub(MakeChannel(options_.address, options_.tls_ca_file))) {}
+
+void TrackerClient::Prepare(grpc::ClientContext* context, int64_t timeout_ms) const {
+  if (!options_.token.empty()) context->AddMetadata("x-tessera-token", options_.token);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+}
+
+template <typename Call>
+void TrackerClient::CallWithRetry(const char* what, int64_t window_ms, Call call) {
+  const int64_t give_up = SteadyMillis() + window_ms;
+  int64_t backoff_ms = 50;
+  while (true) {
+    grpc::Status status = call();
+    if (status.ok()) return;
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || SteadyMillis() >= give_up) {
+      ThrowStatus(status, std::string("tracker ") + options_.address + " (" + what + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
+    backoff_ms = std::min<int64_t>(backoff_ms * 2, 1000);
+  }
+}
+
+tracker::v1::SessionReply TrackerClient::RequestSession(const SessionOptions& options) {
+  if (options.key.empty()) {
+    throw FleetError(FleetErrorCode::kInvalidArgument, "RequestSession: empty device key");
+  }
+  tracker::v1::SessionRequest request;
+  // The id stays the same across retries so a restarted tracker keeps the request's place.
+  request.set_request_id(RandomHexId());
+  request.set_key(options.key);
+  request.set_priority(options.priority);
+  request.set_user(options.user);
+  request.set_queue_timeout_ms(options.queue_timeout_ms);
+  request.set_session_limit_ms(options.session_limit_ms);
+  const int64_t deadline = SteadyMillis() + options.queue_timeout_ms;
+  tracker::v1::SessionReply reply;
+  CallWithRetry("RequestSession", std::max(options_.retry_window_ms, options.queue_timeout_ms),
+                [&] {
+                  grpc::ClientContext context;
+                  // The tracker answers at the queue deadline; the margin covers a slow network.
+                  Prepare(&context, std::max<int64_t>(deadline - SteadyMillis(), 0) + 5000);
+                  return stub_->RequestSession(&context, request, &reply);
+                });
+  return reply;
+}
+
+void TrackerClient::KeepSession(const std::string& session_id) {
+  tracker::v1::SessionRef ref;
+  ref.set_session_id(session_id);
+  tracker::v1::Empty reply;
+  CallWithRetry("KeepSession", options_.retry_window_ms, [&] {
+    grpc::ClientContext context;
+    Prepare(&context, options_.rpc_timeout_ms);
+    return stub_->KeepSession(&context, ref, &reply);
+  });
+}
+
+void TrackerClient::ReleaseSession(const std::string& session_id) {
+  tracker::v1::SessionRef ref;
+  ref.set_session_id(session_id);
+  tracker::v1::Empty reply;
+  CallWithRetry("ReleaseSession", options_.retry_window_ms, [&] {
+    grpc::ClientContext context;
+    Prepare(&context, options_.rpc_timeout_ms);
+    return stub_->ReleaseSession(&context, ref, &reply);
+  });
+}
+
+tracker::v1::FleetStatus TrackerClient::Status() {
+  tracker::v1::StatusRequest request;
+  tracker::v1::FleetStatus reply;
+  CallWithRetry("Status", options_.retry_window_ms, [&] {
+    grpc::ClientContext context;
+    Prepare(&context, options_.rpc_timeout_ms);
+    return stub_->Status(&context, request, &reply);
+  });
+  return reply;
+}
+
+}  // namespace fleet
+}  // namespace tessera

@@ -1,0 +1,65 @@
+/// \file
+/// The execution graph of a compiled model: what `GraphExecutor` runs. It lists the tensors
+/// (each either a parameter, or a slice of one of the planned storage buffers), and the kernel
+/// calls in order. It is written by the compiler and read by the runtime without protobuf or
+/// JSON, as a small line-based text file:
+///
+///     tessera-exec-graph 1
+///     storage <id> <bytes>
+///     tensor <id> <name> <dtype> <shape: 1x3x224x224 or scalar> param|<storage id>
+///     node <name> <function> <input ids, comma-separated or -> <output ids>
+///     input <tensor id>
+///     output <tensor id>
+///
+/// Names are percent-escaped (space, '%', newline). Parameters are looked up by tensor name in
+/// the params file (`runtime/params.h`).
+#ifndef TESSERA_RUNTIME_EXEC_GRAPH_H_
+#define TESSERA_RUNTIME_EXEC_GRAPH_H_
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera {
+namespace runtime {
+
+/// Version of the format written by `ExecGraph::ToText`.
+constexpr int kExecGraphVersion = 1;
+
+/// One tensor of the execution graph.
+struct ExecTensor {
+  std::string name;            ///< unique name (model inputs and outputs keep their names)
+  DLDataType dtype{};          ///< element type
+  std::vector<int64_t> shape;  ///< dimensions
+  int storage = -1;            ///< storage buffer holding it from offset 0; -1: a parameter
+};
+
+/// One kernel call: `function(inputs..., outputs...)`.
+struct ExecNode {
+  std::string name;          ///< the graph node(s) it computes
+  std::string function;      ///< kernel symbol in the library
+  std::vector<int> inputs;   ///< tensor ids
+  std::vector<int> outputs;  ///< tensor ids
+};
+
+/// A compiled model's execution graph.
+struct ExecGraph {
+  std::vector<int64_t> storage_bytes;  ///< size of each planned buffer
+  std::vector<ExecTensor> tensors;     ///< every tensor, by id
+  std::vector<ExecNode> nodes;         ///< kernel calls in execution order
+  std::vector<int> inputs;             ///< model inputs (tensor ids)
+  std::vector<int> outputs;            ///< model outputs (tensor ids)
+
+  /// The text form described above.
+  std::string ToText() const;
+  /// Parses the text form; throws `Error` naming `source` and the line for anything malformed
+  /// or out of range, or a newer version.
+  static ExecGraph Parse(const std::string& text, const std::string& source);
+};
+
+}  // namespace runtime
+}  // namespace tessera
+
+#endif  // TESSERA_RUNTIME_EXEC_GRAPH_H_

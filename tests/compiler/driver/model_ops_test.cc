@@ -1,0 +1,54 @@
+// Every supported operator pattern on small generated ONNX models, against PyTorch/numpy.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "compiler/frontend/onnx/onnx_importer.h"
+#include "tests/compiler/driver/model_check.h"
+
+namespace tessera {
+namespace {
+
+const std::string& ModelDir() {
+  static const std::string dir = [] {
+    std::string d = testing::TempDir("op_models");
+    testing::RunPython("tests/compiler/driver/models/make_op_models.py", d);
+    return d;
+  }();
+  return dir;
+}
+
+class ModelOpsTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ModelOpsTest, MatchesReference) { testing::CheckModel(ModelDir(), GetParam(), 1e-4, 1e-5); }
+
+INSTANTIATE_TEST_SUITE_P(Ops, ModelOpsTest,
+                         ::testing::Values("conv_bn_add_relu", "conv_stem_strided",
+                                           "depthwise_relu6", "conv_grouped_asym", "pooling",
+                                           "flatten_gemm_softmax", "attention_block",
+                                           "shapes_and_indexing"));
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// Task extraction (for model-level tuning): the template workloads, deduplicated, with their
+// weights and FLOPs, and whether a record exists; nothing is compiled.
+TEST(ExtractTasksTest, ListsTemplateWorkloads) {
+  graph::Graph g = frontend::ImportOnnx(ModelDir() + "/attention_block.onnx");
+  std::ostringstream warnings;
+  ModelBuildOptions options;
+  options.warnings = &warnings;
+  std::vector<ModelTask> tasks = ExtractTasks(std::move(g), options);
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_EQ(tasks[0].workload_key, "dense.x86(10,24,16,float32)");
+  EXPECT_EQ(tasks[0].flops, 2.0 * 10 * 24 * 16);
+  EXPECT_EQ(tasks[1].workload_key, "batch_matmul.x86(4,5,5,12,float32)");
+  EXPECT_EQ(tasks[1].weight, 1);
+  EXPECT_FALSE(tasks[2].tuned);
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,186 @@
+"""Writes small ONNX models, one per operator pattern, with inputs and PyTorch/numpy references.
+
+Usage: make_op_models.py OUT_DIR. For each case NAME it writes NAME.onnx, NAME.in<i>.npy (one per
+graph input, in order) and NAME.out<i>.npy (the expected outputs). Deterministic (seeded).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(13)
+OUT = sys.argv[1]
+
+
+def rand(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def t(a):
+    return torch.from_numpy(a)
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13):
+    """inputs: [(name, array)], outputs: [(name, expected array)], inits: [(name, array)]."""
+    def info(n, a):
+        elem = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64,
+                np.dtype(np.bool_): TensorProto.BOOL}[a.dtype]
+        return helper.make_tensor_value_info(n, elem, list(a.shape))
+    graph = helper.make_graph(nodes, name, [info(n, a) for n, a in inputs],
+                              [info(n, a) for n, a in outputs],
+                              [numpy_helper.from_array(a, n) for n, a in inits])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(OUT, name + ".onnx"))
+    for i, (_, a) in enumerate(inputs):
+        np.save(os.path.join(OUT, "%s.in%d.npy" % (name, i)), a)
+    for i, (_, a) in enumerate(outputs):
+        np.save(os.path.join(OUT, "%s.out%d.npy" % (name, i)), np.ascontiguousarray(a))
+
+
+def node(op, ins, outs, **attrs):
+    return helper.make_node(op, ins, outs, name=op.lower() + "_" + outs[0], **attrs)
+
+
+# Convolution with bias, batch norm, residual add and ReLU (template path + epilogue fusion).
+x, w, b = rand(1, 16, 12, 12), rand(32, 16, 3, 3), rand(32)
+gamma, beta, mean, var = rand(32), rand(32), rand(32), np.abs(rand(32)) + 0.5
+skip = rand(1, 32, 12, 12)
+ref = F.conv2d(t(x), t(w), t(b), padding=1)
+ref = F.batch_norm(ref, t(mean), t(var), t(gamma), t(beta), eps=1e-5)
+ref = F.relu(ref + t(skip)).numpy()
+save("conv_bn_add_relu",
+     [node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+      node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"], ["n"]),
+      node("Add", ["n", "skip"], ["a"]), node("Relu", ["a"], ["y"])],
+     [("x", x), ("skip", skip)], [("y", ref)],
+     [("w", w), ("b", b), ("gamma", gamma), ("beta", beta), ("mean", mean), ("var", var)])
+
+# 7x7 stride-2 stem on 3 channels, then a 1x1 stride-2 convolution without bias.
+x, w1, w2 = rand(1, 3, 32, 32), rand(8, 3, 7, 7), rand(16, 8, 1, 1)
+ref = F.conv2d(F.conv2d(t(x), t(w1), stride=2, padding=3), t(w2), stride=2).numpy()
+save("conv_stem_strided",
+     [node("Conv", ["x", "w1"], ["c1"], pads=[3, 3, 3, 3], strides=[2, 2]),
+      node("Conv", ["c1", "w2"], ["y"], strides=[2, 2])],
+     [("x", x)], [("y", ref)], [("w1", w1), ("w2", w2)])
+
+# Depthwise convolution with bias and ReLU6 (Clip with constant bounds).
+x, w, b = rand(1, 24, 14, 14), rand(24, 1, 3, 3), rand(24)
+ref = torch.clamp(F.conv2d(t(x), t(w), t(b), stride=2, padding=1, groups=24), 0, 6).numpy()
+save("depthwise_relu6",
+     [node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2], group=24),
+      node("Clip", ["c", "lo", "hi"], ["y"])],
+     [("x", x)], [("y", ref)],
+     [("w", w), ("b", b), ("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))])
+
+# Grouped convolution with asymmetric padding and dilation (plain compute path).
+x, w = rand(1, 8, 10, 9), rand(6, 4, 3, 3)
+ref = F.conv2d(F.pad(t(x), (2, 1, 0, 1)), t(w), groups=2, dilation=(1, 2)).numpy()
+save("conv_grouped_asym",
+     [node("Conv", ["x", "w"], ["y"], pads=[0, 2, 1, 1], group=2, dilations=[1, 2])],
+     [("x", x)], [("y", ref)], [("w", w)])
+
+# Pooling: max 3x3/2 pad 1, average with ceil mode (padding excluded), global average.
+x = rand(1, 4, 13, 13)
+mp = F.max_pool2d(t(x), 3, 2, 1)
+ap = F.avg_pool2d(mp, 3, 2, 1, ceil_mode=True, count_include_pad=False)
+gp = F.adaptive_avg_pool2d(ap, 1)
+save("pooling",
+     [node("MaxPool", ["x"], ["m"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+      node("AveragePool", ["m"], ["a"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+           ceil_mode=1),
+      node("GlobalAveragePool", ["a"], ["y"])],
+     [("x", x)], [("y", gp.numpy())])
+
+# Classifier head: Flatten, Gemm with transB and bias (dense template), then Softmax.
+x, w, b = rand(2, 8, 2, 2), rand(10, 32), rand(10)
+ref = torch.softmax(F.linear(t(x).reshape(2, 32), t(w), t(b)), dim=1).numpy()
+save("flatten_gemm_softmax",
+     [node("Flatten", ["x"], ["f"]), node("Gemm", ["f", "w", "b"], ["g"], transB=1),
+      node("Softmax", ["g"], ["y"], axis=1)],
+     [("x", x)], [("y", ref)], [("w", w), ("b", b)])
+
+# Transformer pieces: MatMul by a constant (dense), batched MatMul of activations, decomposed
+# layer norm, GELU through Erf, Tanh and Sigmoid.
+x, w = rand(2, 5, 16), rand(16, 24)
+q = t(x) @ t(w)                                      # 2x5x24
+h = q.reshape(2, 5, 2, 12).permute(0, 2, 1, 3)       # 2x2x5x12
+scores = torch.softmax(h @ h.transpose(2, 3) / np.float32(np.sqrt(12)), dim=-1)
+ctx = (scores @ h).permute(0, 2, 1, 3).reshape(2, 5, 24)
+mu = ctx.mean(-1, keepdim=True)
+ln = (ctx - mu) / torch.sqrt(((ctx - mu) ** 2).mean(-1, keepdim=True) + 1e-5)
+gelu = ln * 0.5 * (1.0 + torch.erf(ln / np.float32(np.sqrt(2))))
+ref = torch.tanh(gelu) + torch.sigmoid(gelu)
+c = lambda v, dt=np.float32: np.array(v, dt)
+save("attention_block",
+     [node("MatMul", ["x", "w"], ["q"]),
+      node("Reshape", ["q", "shape4"], ["q4"]),
+      node("Transpose", ["q4"], ["h"], perm=[0, 2, 1, 3]),
+      node("Transpose", ["h"], ["hT"], perm=[0, 1, 3, 2]),
+      node("MatMul", ["h", "hT"], ["s"]),
+      node("Div", ["s", "scale"], ["s2"]),
+      node("Softmax", ["s2"], ["p"], axis=-1),
+      node("MatMul", ["p", "h"], ["ctx4"]),
+      node("Transpose", ["ctx4"], ["ctxT"], perm=[0, 2, 1, 3]),
+      node("Reshape", ["ctxT", "shape3"], ["ctx"]),
+      node("ReduceMean", ["ctx"], ["mu"], axes=[-1]),
+      node("Sub", ["ctx", "mu"], ["d"]),
+      node("Pow", ["d", "two"], ["d2"]),
+      node("ReduceMean", ["d2"], ["v"], axes=[-1]),
+      node("Add", ["v", "eps"], ["ve"]),
+      node("Sqrt", ["ve"], ["sd"]),
+      node("Div", ["d", "sd"], ["ln"]),
+      node("Div", ["ln", "sqrt2"], ["e0"]),
+      node("Erf", ["e0"], ["e1"]),
+      node("Add", ["e1", "one"], ["e2"]),
+      node("Mul", ["ln", "e2"], ["e3"]),
+      node("Mul", ["e3", "half"], ["gelu"]),
+      node("Tanh", ["gelu"], ["th"]),
+      node("Sigmoid", ["gelu"], ["sg"]),
+      node("Add", ["th", "sg"], ["y"])],
+     [("x", x)], [("y", ref.numpy())],
+     [("w", w), ("shape4", c([2, 5, 2, 12], np.int64)), ("shape3", c([2, 5, 24], np.int64)),
+      ("scale", c(np.sqrt(12))), ("two", c(2)), ("eps", c(1e-5)), ("sqrt2", c(np.sqrt(2))),
+      ("one", c(1)), ("half", c(0.5))])
+
+# Shape computations folded at compile time (Shape, Gather, Unsqueeze, Concat feeding Reshape),
+# Slice, Squeeze, Unsqueeze, Pad, Gather with run-time indices, Expand, Where/Equal, Cast, Concat.
+x, idx = rand(2, 3, 4), np.array([[2, 0], [1, -1]], np.int64)
+shape = np.array(x.shape)
+flat = x.reshape(2, 12)
+sl = flat[:, 1:10:2]                                  # 2x5
+pad = np.pad(sl, ((0, 0), (1, 2)), constant_values=0.5)  # 2x8
+gat = np.take(x, np.where(idx < 0, idx + 4, idx), axis=2)  # 2x3x2x2
+exp = np.broadcast_to(x[:, :1, :1], (2, 3, 4))
+whr = np.where(x > 0, x, exp) * (x == x[0:1]).astype(np.float32)
+cat = np.concatenate([whr, exp], axis=1)             # 2x6x4
+save("shapes_and_indexing",
+     [node("Shape", ["x"], ["sh"]),
+      node("Gather", ["sh", "zero"], ["d0"], axis=0),
+      node("Unsqueeze", ["d0", "ax0"], ["d0u"]),
+      node("Concat", ["d0u", "minus1"], ["newshape"], axis=0),
+      node("Reshape", ["x", "newshape"], ["flat"]),
+      node("Slice", ["flat", "st", "en", "axs", "stp"], ["sl"]),
+      node("Pad", ["sl", "pads", "padv"], ["pad"]),
+      node("Gather", ["x", "idx"], ["gat"], axis=2),
+      node("Slice", ["x", "st0", "en1", "ax12"], ["corner"]),
+      node("Expand", ["corner", "sh"], ["exp"]),
+      node("Greater", ["x", "zerof"], ["pos"]),
+      node("Where", ["pos", "x", "exp"], ["w0"]),
+      node("Slice", ["x", "st0b", "en1b", "ax0"], ["x0"]),
+      node("Equal", ["x", "x0"], ["eq"]),
+      node("Cast", ["eq"], ["eqf"], to=TensorProto.FLOAT),
+      node("Mul", ["w0", "eqf"], ["whr"]),
+      node("Concat", ["whr", "exp"], ["cat"], axis=1),
+      node("Unsqueeze", ["cat", "ax0"], ["cat5"]),
+      node("Squeeze", ["cat5", "ax0"], ["y3"])],
+     [("x", x), ("idx", idx)], [("pad", pad), ("gat", gat), ("y3", cat)],
+     [("zero", c(0, np.int64)), ("ax0", c([0], np.int64)), ("minus1", c([-1], np.int64)),
+      ("st", c([1], np.int64)), ("en", c([10], np.int64)), ("axs", c([1], np.int64)),
+      ("stp", c([2], np.int64)), ("pads", c([0, 1, 0, 2], np.int64)), ("padv", c(0.5)),
+      ("st0", c([0, 0], np.int64)), ("en1", c([1, 1], np.int64)), ("ax12", c([1, 2], np.int64)),
+      ("zerof", c(0)), ("st0b", c([0], np.int64)), ("en1b", c([1], np.int64))])

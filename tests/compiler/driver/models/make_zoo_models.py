@@ -1,0 +1,48 @@
+"""Exports torchvision CNNs and a small transformer encoder (random weights, eval mode) to ONNX
+opset 13 with one input and PyTorch's output (computed in float64) as reference.
+
+Usage: make_zoo_models.py OUT_DIR NAME... with NAME among resnet18, resnet50, mobilenet_v2,
+squeezenet1_1, densenet121, transformer. Writes NAME.onnx, NAME.in0.npy and NAME.out0.npy.
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+OUT = sys.argv[1]
+torch.manual_seed(13)
+
+
+def encoder():
+    layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
+                                             dropout=0.1, activation="gelu", batch_first=True)
+    return torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+
+
+def build(name):
+    if name == "transformer":
+        return encoder(), torch.randn(1, 16, 64)
+    model = getattr(torchvision.models, name)(weights=None)
+    return model, torch.randn(1, 3, 224, 224)
+
+
+for name in sys.argv[2:]:
+    model, x = build(name)
+    model.eval()
+    # Random batch-norm statistics, so that folding them is tested with real values.
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.2, 0.2)
+            m.running_var.uniform_(0.5, 1.5)
+    with torch.no_grad():
+        # The reference in float64: float32 results of different summation orders (PyTorch's
+        # and ours) differ from each other by more than either differs from the exact result.
+        ref = model.double()(x.double()).float()
+        model.float()
+    # With gradients enabled PyTorch skips the fused encoder kernel, which ONNX cannot express.
+    torch.onnx.export(model, (x,), os.path.join(OUT, name + ".onnx"), opset_version=13,
+                      input_names=["input"], output_names=["output"])
+    np.save(os.path.join(OUT, name + ".in0.npy"), x.numpy())
+    np.save(os.path.join(OUT, name + ".out0.npy"), ref.numpy())

@@ -1,0 +1,70 @@
+"""Writes the malformed and special ONNX models of the importer tests into OUT_DIR."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = sys.argv[1]
+
+
+def vi(name, shape, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def save(m, name, check=True):
+    if check:
+        onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(OUT, name + ".onnx"))
+
+
+relu = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2, 3])],
+             [vi("y", [2, 3])])
+save(relu, "good")
+data = relu.SerializeToString()
+with open(os.path.join(OUT, "truncated.onnx"), "wb") as f:
+    f.write(data[: len(data) // 2])
+
+# The checker rejects an attribute of the wrong kind (Relu has none; Conv's group is an int).
+bad = model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", group=1.5)],
+            [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 4, 4])],
+            [numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w")])
+save(bad, "checker_failure", check=False)
+
+# A node reads a tensor nothing defines (an initializer that was left out).
+missing = model([helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias")],
+                [vi("x", [2, 3])], [vi("y", [2, 3])])
+save(missing, "missing_initializer", check=False)
+
+# Shapes that do not broadcast.
+mismatch = model([helper.make_node("Add", ["x", "b"], ["y"], name="add")],
+                 [vi("x", [2, 3]), vi("b", [4, 5])], [vi("y", [2, 3])])
+save(mismatch, "shape_mismatch", check=False)
+
+# Two unsupported operators and one unsupported attribute value, all reported at once.
+unsupported = model([helper.make_node("Hardmax", ["x"], ["a"], name="hm"),
+                     helper.make_node("Pad", ["a", "pads"], ["b"], name="reflect_pad",
+                                      mode="reflect"),
+                     helper.make_node("TopK", ["b", "k"], ["y", "i"], name="topk")],
+                    [vi("x", [2, 3])], [vi("y", [2, 1]), vi("i", [2, 1], TensorProto.INT64)],
+                    [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads"),
+                     numpy_helper.from_array(np.array([1], np.int64), "k")])
+save(unsupported, "unsupported")
+
+# A symbolic batch dimension (needs --input-shape).
+sym = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", ["N", 3])],
+            [vi("y", ["N", 3])])
+save(sym, "symbolic")
+
+# Weights in an external data file next to the model; an older opset (converted to 13).
+w = np.arange(6, dtype=np.float32).reshape(2, 3)
+ext = model([helper.make_node("Add", ["x", "w"], ["y"], name="add_w")], [vi("x", [2, 3])],
+            [vi("y", [2, 3])], [numpy_helper.from_array(w, "w")], opset=11)
+onnx.save_model(ext, os.path.join(OUT, "external.onnx"), save_as_external_data=True,
+                all_tensors_to_one_file=True, location="external.weights", size_threshold=0)

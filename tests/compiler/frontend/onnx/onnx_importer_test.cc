@@ -1,0 +1,113 @@
+// The ONNX importer on generated good, special and malformed models: clear messages naming the
+// file, node or tensor.
+#include "compiler/frontend/onnx/onnx_importer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include "compiler/graph/infer.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace frontend {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+const std::string& Dir() {
+  static const std::string dir = [] {
+    const char* base = std::getenv("TEST_TMPDIR");
+    std::string d = std::string(base ? base : "/tmp") + "/bad_models";
+    mkdir(d.c_str(), 0755);
+    std::string cmd = "/usr/bin/python3 tests/compiler/frontend/onnx/make_bad_models.py " + d;
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    return d;
+  }();
+  return dir;
+}
+
+std::string ImportError(const std::string& name, const OnnxImportOptions& options = {}) {
+  try {
+    ImportOnnx(Dir() + "/" + name + ".onnx", options);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << name << " imported without an error";
+  return "";
+}
+
+TEST(OnnxImporterTest, ImportsAGoodModel) {
+  graph::Graph g = ImportOnnx(Dir() + "/good.onnx");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op, "Relu");
+  EXPECT_EQ(g.values[g.inputs[0]].shape, (std::vector<int64_t>{2, 3}));
+}
+
+TEST(OnnxImporterTest, MissingFile) {
+  EXPECT_THAT(ImportError("no_such_model"),
+              AllOf(HasSubstr("no_such_model.onnx"), HasSubstr("cannot open")));
+}
+
+TEST(OnnxImporterTest, TruncatedFile) {
+  EXPECT_THAT(ImportError("truncated"),
+              AllOf(HasSubstr("truncated.onnx"), HasSubstr("not a valid ONNX model")));
+}
+
+TEST(OnnxImporterTest, CheckerFailure) {
+  EXPECT_THAT(ImportError("checker_failure"),
+              AllOf(HasSubstr("checker_failure.onnx"), HasSubstr("fails the ONNX checker")));
+}
+
+TEST(OnnxImporterTest, MissingInitializerNamesTheTensor) {
+  EXPECT_THAT(ImportError("missing_initializer"),
+              AllOf(HasSubstr("missing_initializer.onnx"), HasSubstr("bias")));
+}
+
+TEST(OnnxImporterTest, ShapeMismatch) {
+  EXPECT_THAT(ImportError("shape_mismatch"),
+              AllOf(HasSubstr("shape_mismatch.onnx"), HasSubstr("shape inference failed")));
+}
+
+TEST(OnnxImporterTest, ReportsEveryUnsupportedNodeAtOnce) {
+  std::string msg = ImportError("unsupported");
+  EXPECT_THAT(msg, HasSubstr("3 unsupported nodes"));
+  EXPECT_THAT(msg, HasSubstr("Hardmax (node 'hm', opset 13): operator Hardmax is not supported"));
+  EXPECT_THAT(msg, HasSubstr("Pad (node 'reflect_pad', opset 13): mode=reflect"));
+  EXPECT_THAT(msg, HasSubstr("TopK (node 'topk', opset 13)"));
+}
+
+TEST(OnnxImporterTest, SymbolicDimensionNeedsAnInputShape) {
+  EXPECT_THAT(ImportError("symbolic"), AllOf(HasSubstr("input 'x' has a symbolic dimension 'N'"),
+                                             HasSubstr("--input-shape")));
+  OnnxImportOptions options;
+  options.input_shapes["x"] = {4, 3};
+  graph::Graph g = ImportOnnx(Dir() + "/symbolic.onnx", options);
+  EXPECT_EQ(g.values[g.inputs[0]].shape, (std::vector<int64_t>{4, 3}));
+  options.input_shapes = {{"y", {4, 3}}};
+  EXPECT_THAT(ImportError("symbolic", options),
+              HasSubstr("--input-shape names 'y', which is not an input of the model"));
+}
+
+TEST(OnnxImporterTest, ExternalDataAndOlderOpset) {
+  graph::Graph g = ImportOnnx(Dir() + "/external.onnx");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  const graph::Value& w = g.values[g.nodes[0].inputs[1]];
+  ASSERT_TRUE(w.is_constant());
+  EXPECT_EQ(w.data->At(5), 5.0);
+}
+
+TEST(OnnxImporterTest, ParseInputShape) {
+  auto [name, shape] = ParseInputShape("input:1x3x224x224");
+  EXPECT_EQ(name, "input");
+  EXPECT_EQ(shape, (std::vector<int64_t>{1, 3, 224, 224}));
+  EXPECT_THROW(ParseInputShape("input"), UserError);
+  EXPECT_THROW(ParseInputShape("input:1x0"), UserError);
+}
+
+}  // namespace
+}  // namespace frontend
+}  // namespace tessera

@@ -1,0 +1,201 @@
+// Graph passes on small hand-built graphs: the graph before and after each pass.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler/graph/dce.h"
+#include "compiler/graph/fold_batch_norm.h"
+#include "compiler/graph/fold_constants.h"
+#include "compiler/graph/fuse_ops.h"
+#include "compiler/graph/graph.h"
+#include "compiler/graph/infer.h"
+#include "compiler/graph/pipeline.h"
+#include "compiler/graph/simplify.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace graph {
+namespace {
+
+using ::testing::HasSubstr;
+
+int Input(Graph& g, const std::string& name, std::vector<int64_t> shape) {
+  Value v;
+  v.name = name;
+  v.shape = std::move(shape);
+  int id = g.AddValue(v);
+  g.inputs.push_back(id);
+  return id;
+}
+
+int Const(Graph& g, const std::string& name, std::vector<int64_t> shape, double fill,
+          DType dtype = DType::kFloat32) {
+  auto t = TensorData::Zeros(dtype, shape);
+  for (int64_t i = 0; i < t->NumElements(); ++i) t->Set(i, fill + i);
+  return g.AddConstant(name, t);
+}
+
+int Add(Graph& g, const std::string& op, std::vector<int> inputs,
+        std::map<std::string, Attr> attrs = {}) {
+  Value v;
+  v.name = g.UniqueName(op);
+  int out = g.AddValue(v);
+  Node n;
+  n.op = op;
+  n.name = op + std::to_string(g.nodes.size());
+  n.inputs = std::move(inputs);
+  n.outputs = {out};
+  n.attrs = std::move(attrs);
+  g.nodes.push_back(n);
+  return out;
+}
+
+Attr Ints(std::vector<int64_t> v) {
+  Attr a;
+  a.kind = Attr::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+std::vector<std::string> Ops(const Graph& g) {
+  std::vector<std::string> ops;
+  for (const Node& n : g.nodes) ops.push_back(n.op);
+  return ops;
+}
+
+TEST(GraphPassesTest, FoldConstantsComputesShapesAtCompileTime) {
+  Graph g;
+  int x = Input(g, "x", {2, 3, 4});
+  int shape = Add(g, "Shape", {x});
+  int d0 = Add(g, "Gather", {shape, Const(g, "zero", {}, 0, DType::kInt64)});
+  int d0u = Add(g, "Unsqueeze", {d0, Const(g, "axes", {1}, 0, DType::kInt64)});
+  int target = Add(g, "Concat", {d0u, Const(g, "m1", {1}, -1, DType::kInt64)}, {{"axis", Attr{}}});
+  int y = Add(g, "Reshape", {x, target});
+  g.outputs = {y};
+  FoldConstants(g);
+  EXPECT_EQ(Ops(g), std::vector<std::string>{"Reshape"});
+  EXPECT_EQ(g.values[g.outputs[0]].shape, (std::vector<int64_t>{2, 12}));
+  EXPECT_THAT(ToText(g), HasSubstr("Reshape(%x:float32<2x3x4>, const %Concat:int64<2>)"));
+}
+
+TEST(GraphPassesTest, SimplifyBypassesNoOps) {
+  Graph g;
+  int x = Input(g, "x", {2, 3});
+  int a = Add(g, "Identity", {x});
+  int b = Add(g, "Dropout", {a});
+  int c = Add(g, "Reshape", {b, Const(g, "same", {2}, 2, DType::kInt64)});  // [2, 3]
+  int y = Add(g, "Relu", {c});
+  g.outputs = {y};
+  InferShapes(g);
+  Simplify(g);
+  ASSERT_EQ(Ops(g), std::vector<std::string>{"Relu"});
+  EXPECT_EQ(g.values[g.nodes[0].inputs[0]].name, "x");
+}
+
+TEST(GraphPassesTest, DeadCodeGoes) {
+  Graph g;
+  int x = Input(g, "x", {4});
+  Add(g, "Exp", {x});
+  int y = Add(g, "Relu", {x});
+  g.outputs = {y};
+  EliminateDeadCode(g);
+  EXPECT_EQ(Ops(g), std::vector<std::string>{"Relu"});
+}
+
+TEST(GraphPassesTest, BatchNormFoldsIntoConvolution) {
+  Graph g;
+  int x = Input(g, "x", {1, 2, 4, 4});
+  int w = Const(g, "w", {3, 2, 1, 1}, 1);
+  int conv = Add(g, "Conv", {x, w});
+  int bn = Add(g, "BatchNormalization",
+               {conv, Const(g, "s", {3}, 2), Const(g, "b", {3}, 1), Const(g, "m", {3}, 0.5),
+                Const(g, "v", {3}, 3)});
+  int y = Add(g, "Relu", {bn});
+  g.outputs = {y};
+  InferShapes(g);
+  FoldBatchNorm(g);
+  ASSERT_EQ(Ops(g), (std::vector<std::string>{"Conv", "Relu"}));
+  const Node& c = g.nodes[0];
+  ASSERT_EQ(c.inputs.size(), 3u);
+  // Channel 1: scale 3 / sqrt(4 + 1e-5), weights 3 and 4, shift 2 - 1.5 * scale.
+  double scale = 3 / std::sqrt(4 + 1e-5);
+  EXPECT_NEAR(g.values[c.inputs[1]].data->At(2), 3 * scale, 1e-5);
+  EXPECT_NEAR(g.values[c.inputs[2]].data->At(1), 2 - 1.5 * scale, 1e-5);
+}
+
+TEST(GraphPassesTest, LoneBatchNormBecomesScaleAndShift) {
+  Graph g;
+  int x = Input(g, "x", {1, 3, 2, 2});
+  int bn = Add(g, "BatchNormalization",
+               {x, Const(g, "s", {3}, 1), Const(g, "b", {3}, 0), Const(g, "m", {3}, 0),
+                Const(g, "v", {3}, 1)});
+  g.outputs = {bn};
+  InferShapes(g);
+  FoldBatchNorm(g);
+  EXPECT_EQ(Ops(g), (std::vector<std::string>{"Mul", "Add"}));
+}
+
+TEST(GraphPassesTest, FusionMakesConvolutionEpilogues) {
+  Graph g;
+  int x = Input(g, "x", {1, 2, 4, 4});
+  int skip = Input(g, "skip", {1, 3, 4, 4});
+  int conv = Add(g, "Conv", {x, Const(g, "w", {3, 2, 1, 1}, 1)});
+  int sum = Add(g, "Add", {conv, skip});
+  int relu = Add(g, "Relu", {sum});
+  int pool = Add(g, "MaxPool", {relu}, {{"kernel_shape", Ints({2, 2})}});
+  g.outputs = {pool, relu};
+  InferShapes(g);
+  FuseOps(g);
+  // Relu's output is also a graph output: the pool does not join, but Add and Relu do.
+  EXPECT_EQ(g.nodes[1].group, g.nodes[0].group);
+  EXPECT_EQ(g.nodes[2].group, g.nodes[0].group);
+  EXPECT_NE(g.nodes[3].group, g.nodes[0].group);
+}
+
+TEST(GraphPassesTest, PipelineShowsEveryPass) {
+  Graph g;
+  int x = Input(g, "x", {4});
+  g.outputs = {Add(g, "Relu", {Add(g, "Identity", {x})})};
+  std::vector<std::string> seen;
+  OptimizeGraph(g, [&](const std::string& pass, const Graph&) { seen.push_back(pass); });
+  EXPECT_EQ(seen.size(), GraphPasses().size());
+  EXPECT_EQ(Ops(g), std::vector<std::string>{"Relu"});
+}
+
+TEST(GraphPassesTest, ErrorsNameTheNode) {
+  Graph g;
+  int a = Input(g, "a", {2, 3});
+  int b = Input(g, "b", {4, 3});
+  g.outputs = {Add(g, "Add", {a, b})};
+  try {
+    InferShapes(g);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("node 'Add0' (Add): shapes 2x3 and 4x3 do not broadcast"));
+  }
+  Graph cyc;
+  int in = Input(cyc, "in", {1});
+  Value loop;
+  loop.name = "loop";
+  int l = cyc.AddValue(loop);
+  int s = Add(cyc, "Add", {in, l});
+  cyc.nodes.back().outputs = {s};
+  Node back;
+  back.op = "Relu";
+  back.name = "back";
+  back.inputs = {s};
+  back.outputs = {l};
+  cyc.nodes.push_back(back);
+  cyc.outputs = {s};
+  try {
+    cyc.SortTopologically();
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cycle"));
+  }
+}
+
+}  // namespace
+}  // namespace graph
+}  // namespace tessera
