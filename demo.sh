@@ -17,36 +17,19 @@ target="llvm -mcpu=native"
 dense='dense.x86(512,512,512,float32)'
 conv='conv2d_NCHWc.x86(1,64,28,28,64,3,3,1,1,float32)'
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-demo.XXXXXX")
-pids=()
+. tools/daemons.sh
+DAEMON_PIDS=$work/daemon.pids
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  daemon_stop_all
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-# Starts a daemon and waits for its "listening on HOST:PORT" line; prints the address.
-start_daemon() {
-  local log=$1; shift
-  "$@" >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do
-    if grep -q '^listening on ' "$log"; then
-      sed -n 's/^listening on //p' "$log" | head -1
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "demo: $1 did not start; its log:" >&2
-  cat "$log" >&2
-  return 1
-}
-
 echo "== fleet: a tracker and two rpc_servers on loopback"
-tracker=$(start_daemon "$work/tracker.log" $bin/tracker/tessera-tracker \
+tracker=$(daemon_start "$work/tracker.log" $bin/tracker/tessera-tracker \
   --listen 127.0.0.1:0 --state "$work/tracker-state")
 for i in 1 2; do
-  start_daemon "$work/server$i.log" $bin/rpc_server/tessera-rpc-server --tracker "$tracker" \
+  daemon_start "$work/server$i.log" $bin/rpc_server/tessera-rpc-server --tracker "$tracker" \
     --key demo-cpu --listen 127.0.0.1:0 --workdir "$work/server$i" >/dev/null
 done
 sleep 1

@@ -96,11 +96,13 @@ void GrantLatency(int clients, int servers, int grants_per_client) {
     std::printf("ERROR: %d clients failed; the first: %s\n", failures.load(),
                 first_failure.c_str());
   }
+  const size_t lost = static_cast<size_t>(clients) * grants_per_client - time_to_grant.size();
   std::printf(
-      "grant latency: %d clients queued on %d servers, %zu grants in %.2f s (%.0f grants/s)\n"
+      "grant latency: %d clients queued on %d servers, %zu grants in %.2f s (%.0f grants/s), "
+      "%zu lost requests\n"
       "  request -> grant (includes queueing):        p50 %8.2f ms   p99 %8.2f ms\n"
       "  server released -> next client granted:      p50 %8.2f ms   p99 %8.2f ms\n",
-      clients, servers, time_to_grant.size(), seconds, time_to_grant.size() / seconds,
+      clients, servers, time_to_grant.size(), seconds, time_to_grant.size() / seconds, lost,
       Percentile(time_to_grant, 0.5), Percentile(time_to_grant, 0.99),
       Percentile(free_to_grant, 0.5), Percentile(free_to_grant, 0.99));
 }

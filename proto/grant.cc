@@ -22,15 +22,15 @@ std::string CanonicalText(const tracker::v1::Grant& grant) {
   return out.str();
 }
 
-std::string Hmac(const std::string& key, const std::string& text) {
+}  // namespace
+
+std::string HmacSha256(const std::string& key, const std::string& text) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest, &len);
   return std::string(reinterpret_cast<char*>(digest), len);
 }
-
-}  // namespace
 
 std::string GrantKeyFromToken(const std::string& token) {
   std::string text = "tessera-grant-key-v1:" + token;
@@ -40,11 +40,11 @@ std::string GrantKeyFromToken(const std::string& token) {
 }
 
 void SignGrant(const std::string& key, tracker::v1::Grant* grant) {
-  grant->set_signature(Hmac(key, CanonicalText(*grant)));
+  grant->set_signature(HmacSha256(key, CanonicalText(*grant)));
 }
 
 bool GrantSignatureValid(const std::string& key, const tracker::v1::Grant& grant) {
-  const std::string expected = Hmac(key, CanonicalText(grant));
+  const std::string expected = HmacSha256(key, CanonicalText(grant));
   const std::string& given = grant.signature();
   return expected.size() == given.size() &&
          CRYPTO_memcmp(expected.data(), given.data(), expected.size()) == 0;

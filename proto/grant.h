@@ -15,6 +15,9 @@ namespace fleet {
 /// The grant-signing key derived from a shared token (tracker and servers derive the same one).
 std::string GrantKeyFromToken(const std::string& token);
 
+/// HMAC-SHA256 of `text` under `key` (raw bytes).
+std::string HmacSha256(const std::string& key, const std::string& text);
+
 /// Fills `grant->signature` from the other fields.
 void SignGrant(const std::string& key, tracker::v1::Grant* grant);
 

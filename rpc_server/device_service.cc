@@ -6,7 +6,9 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "fleet/client/fleet_error.h"
 #include "fleet/secrets.h"
+#include "proto/server_proof.h"
 #include "rpc_server/array_streams.h"
 #include "rpc_server/sandbox.h"
 #include "rpc_server/session_guard.h"
@@ -104,6 +106,9 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
   TESSERA_LOG(kInfo) << "session opened key=" << grant.key() << " server=" << grant.server_id()
                      << " session=" << session->id;
   reply->set_session_id(session->id);
+  reply->set_server_id(options_.server_id);
+  reply->set_server_proof(
+      ServerProof(ServerProofKey(guard_->grant_key(), grant), request->client_nonce()));
   return grpc::Status::OK;
 }
 
@@ -195,10 +200,12 @@ grpc::Status DeviceService::RunInWorker(Session& session, const device::v1::Work
     return grpc::Status(grpc::StatusCode::UNKNOWN,
                         std::string(e.what()) +
                             " (the server goes on; the session's next call "
-                            "gets a fresh worker)");
+                            "gets a fresh worker)",
+                        kKernelFaultDetails);
   }
   if (!reply->ok())
-    return grpc::Status(grpc::StatusCode::UNKNOWN, what + " failed: " + reply->error());
+    return grpc::Status(grpc::StatusCode::UNKNOWN, what + " failed: " + reply->error(),
+                        kKernelFaultDetails);
   return grpc::Status::OK;
 }
 

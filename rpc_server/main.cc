@@ -16,6 +16,7 @@
 #include "common/shutdown_signals.h"
 #include "fleet/client/channel.h"
 #include "fleet/secrets.h"
+#include "fleet/server/listen.h"
 #include "proto/grant.h"
 #include "rpc_server/device_service.h"
 #include "rpc_server/tracker_link.h"
@@ -46,7 +47,7 @@ void RemoveStaleSessions(const std::string& workdir) {
 }
 
 struct ServerFlags {
-  std::string tracker, key, listen = "0.0.0.0:9091", advertise, token_file, workdir, target;
+  std::string tracker, key, listen, advertise, token_file, workdir, target;
   std::string tls_ca;
   tessera::fleet::DeviceOptions device;
 };
@@ -57,6 +58,8 @@ int Serve(ServerFlags& flags) {
   link.key = flags.key;
   std::string host;
   int port = 0;
+  if (flags.listen.empty())
+    flags.listen = tessera::fleet::DefaultServerListenAddress(flags.tracker);
   tessera::SplitHostPort("listen", flags.listen, &host, &port);
 
   tessera::fleet::DeviceOptions device = flags.device;
@@ -76,10 +79,12 @@ int Serve(ServerFlags& flags) {
   int selected_port = 0;
   builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &selected_port);
   tessera::fleet::ApplyFleetServerArguments(&builder);
+  tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
-    throw ConfigError("tessera-rpc-server: cannot listen on '" + flags.listen + "'");
+    throw ConfigError("tessera-rpc-server: cannot listen on '" + flags.listen +
+                      "': " + tessera::fleet::ListenFailureReason(flags.listen));
   }
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
   std::string advertised = host + ":" + std::to_string(selected_port);
@@ -136,7 +141,9 @@ int main(int argc, char** argv) {
   app.add_option("--key", flags.key, "device key to register under")
       ->required()
       ->type_name("DEVICE_KEY");
-  app.add_option("--listen", flags.listen, "address to serve sessions on (port 0 picks one)")
+  app.add_option("--listen", flags.listen,
+                 "address to serve sessions on (default: an OS-chosen port, on 127.0.0.1 when the "
+                 "tracker is on loopback)")
       ->check(tessera::HostPort());
   app.add_option("--advertise", flags.advertise,
                  "address clients reach this server at (default: the listening one)")

@@ -26,6 +26,8 @@ class SessionGuard {
   /// OK and remembers the grant when it may open a session at `now_ms`; otherwise why not
   /// (UNAVAILABLE before registration, PERMISSION_DENIED "grant refused: ...").
   grpc::Status Admit(const tracker::v1::Grant& grant, int64_t now_ms);
+  /// The key grants are verified with (the server proves itself to clients with it).
+  const std::string& grant_key() const { return grant_key_; }
 
  private:
   std::string key_;

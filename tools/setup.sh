@@ -20,6 +20,8 @@ PACKAGES=(
   openssl
   # formatting
   clang-format
+  # sanitizers (tools/sanitizer_tests.sh)
+  libasan8 libubsan1 libtsan2
 )
 
 missing=()

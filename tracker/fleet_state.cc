@@ -32,14 +32,14 @@ void FleetState::RegisterServer(const v1::RegisterRequest& request, int64_t now_
   server.free_since_ms = now_ms;
   known_keys_[request.key()] = true;
   const std::string& adopted = request.active_session_id();
-  if (!adopted.empty() && request.active_session_expires_unix_ms() > now_ms &&
-      sessions_.count(adopted) == 0) {
+  const int64_t adopted_expires_ms = request.active_session_expires_unix_ms() - unix_offset_ms_;
+  if (!adopted.empty() && adopted_expires_ms > now_ms && sessions_.count(adopted) == 0) {
     SessionEntry session;
     session.session_id = adopted;
     session.key = request.key();
     session.server_id = request.server_id();
     session.granted_ms = now_ms;
-    session.expires_ms = request.active_session_expires_unix_ms();
+    session.expires_ms = adopted_expires_ms;
     session.last_keepalive_ms = now_ms;
     sessions_[adopted] = session;
   }
@@ -146,7 +146,7 @@ std::map<std::string, RequestOutcome> FleetState::Dispatch(int64_t now_ms) {
     outcome.grant.set_key(server->key);
     outcome.grant.set_server_id(server->server_id);
     outcome.grant.set_server_address(server->address);
-    outcome.grant.set_expires_unix_ms(session.expires_ms);
+    outcome.grant.set_expires_unix_ms(session.expires_ms + unix_offset_ms_);
     queue_.erase(request->request_id);
   }
   return outcomes;

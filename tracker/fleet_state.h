@@ -1,7 +1,8 @@
 /// \file
 /// `FleetState`: the tracker's bookkeeping without any networking: device servers and their
 /// leases, the queue of session requests per key, and open sessions. Every method takes the
-/// current time so that tests drive the clock; the caller serialises access.
+/// current time on the steady clock (`tracker/clock.h`) so that tests drive the clock; grants'
+/// expiry, in wall-clock time, is derived with `SetUnixOffset`. The caller serialises access.
 #ifndef TESSERA_TRACKER_FLEET_STATE_H_
 #define TESSERA_TRACKER_FLEET_STATE_H_
 
@@ -108,6 +109,18 @@ class FleetState {
   /// A snapshot for `tessera fleet status`.
   v1::FleetStatus Status(int64_t now_ms) const;
 
+  /// Wall-clock time minus steady time, for the expiry that grants carry and servers report.
+  void SetUnixOffset(int64_t unix_minus_steady_ms) { unix_offset_ms_ = unix_minus_steady_ms; }
+  /// Moves the deadlines of queued requests from wall-clock time (as saved on disk) to steady
+  /// time.
+  void DeadlinesFromUnix() {
+    for (auto& [id, request] : queue_) request.deadline_ms -= unix_offset_ms_;
+  }
+  /// `request` with its deadline in wall-clock time (as saved on disk).
+  PendingRequest WithUnixDeadline(PendingRequest request) const {
+    request.deadline_ms += unix_offset_ms_;
+    return request;
+  }
   /// When this tracker started (see `KeepSession`).
   void SetStartTime(int64_t now_ms) { started_ms_ = now_ms; }
   /// Requests still queued (for persistence).
@@ -139,6 +152,7 @@ class FleetState {
   std::map<std::string, uint64_t> last_served_;               ///< user -> grant number
   std::map<std::string, bool> known_keys_;
   int64_t started_ms_ = 0;
+  int64_t unix_offset_ms_ = 0;
   uint64_t next_seq_ = 1;
   uint64_t grants_ = 0;
 };

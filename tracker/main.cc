@@ -8,6 +8,7 @@
 #include "common/file.h"
 #include "common/shutdown_signals.h"
 #include "fleet/secrets.h"
+#include "fleet/server/listen.h"
 #include "tracker/tracker_service.h"
 
 namespace {
@@ -50,10 +51,12 @@ int Serve(const TrackerFlags& flags) {
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(flags.listen, credentials, &selected_port);
+  tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
-    throw ConfigError("tessera-tracker: cannot listen on '" + flags.listen + "'");
+    throw ConfigError("tessera-tracker: cannot listen on '" + flags.listen +
+                      "': " + tessera::fleet::ListenFailureReason(flags.listen));
   }
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
 

@@ -4,6 +4,7 @@
 
 #include "fleet/secrets.h"
 #include "proto/grant.h"
+#include "proto/server_proof.h"
 
 namespace tessera {
 namespace tracker {
@@ -16,12 +17,20 @@ bool IsLoopbackPeer(const std::string& peer) {
 }
 
 TrackerService::TrackerService(FleetSettings settings, std::string token,
-                               std::unique_ptr<StateStore> store)
-    : token_(std::move(token)), store_(std::move(store)), state_(settings) {
+                               std::unique_ptr<StateStore> store,
+                               std::shared_ptr<const Clock> clock)
+    : token_(std::move(token)),
+      clock_source_(std::move(clock)),
+      store_(std::move(store)),
+      state_(settings) {
   // Without a shared token the key is private to this run and handed to (loopback) servers.
   grant_key_ = token_.empty() ? fleet::RandomBytes(32) : fleet::GrantKeyFromToken(token_);
-  if (store_) store_->Load(&state_);
-  state_.SetStartTime(fleet::UnixMillis());
+  const int64_t now = Now();
+  if (store_) {
+    store_->Load(&state_);
+    state_.DeadlinesFromUnix();
+  }
+  state_.SetStartTime(now);
   clock_ = std::thread([this] { ClockLoop(); });
 }
 
@@ -32,6 +41,13 @@ TrackerService::~TrackerService() {
   }
   changed_.notify_all();
   clock_.join();
+}
+
+// Steady time, with the wall clock's offset handed to the state for the grants it writes.
+int64_t TrackerService::Now() {
+  const int64_t steady = clock_source_->SteadyMillis();
+  state_.SetUnixOffset(clock_source_->UnixMillis() - steady);
+  return steady;
 }
 
 grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
@@ -57,7 +73,7 @@ grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
 void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes) {
   for (const auto& [id, outcome] : outcomes) {
     outcomes_[id] = outcome;
-    outcome_times_[id] = fleet::UnixMillis();
+    outcome_times_[id] = Now();
     if (store_) store_->DeleteRequest(id);
   }
   for (const auto& [id, outcome] : outcomes) {
@@ -71,7 +87,7 @@ void TrackerService::DispatchLocked(int64_t now_ms) { Record(state_.Dispatch(now
 void TrackerService::ClockLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    int64_t now = fleet::UnixMillis();
+    int64_t now = Now();
     Record(state_.Expire(now));
     DispatchLocked(now);
     // Outcomes nobody waits for (requests restored from disk whose client never came back).
@@ -96,7 +112,7 @@ grpc::Status TrackerService::Register(grpc::ServerContext* context,
                         "Register needs server_id, key and address");
   }
   std::lock_guard<std::mutex> lock(mu_);
-  int64_t now = fleet::UnixMillis();
+  int64_t now = Now();
   state_.RegisterServer(*request, now);
   if (store_) store_->SaveServer(state_.servers().at(request->server_id()));
   reply->set_heartbeat_ms(state_.settings().heartbeat_ms);
@@ -112,8 +128,7 @@ grpc::Status TrackerService::Heartbeat(grpc::ServerContext* context,
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> ended;
-  if (!state_.Heartbeat(request->server_id(), request->active_session_id(), fleet::UnixMillis(),
-                        &ended)) {
+  if (!state_.Heartbeat(request->server_id(), request->active_session_id(), Now(), &ended)) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
                         "server '" + request->server_id() + "' is not registered; register again");
   }
@@ -142,11 +157,11 @@ grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
   const std::string id = pending.request_id;
 
   std::unique_lock<std::mutex> lock(mu_);
-  int64_t now = fleet::UnixMillis();
+  int64_t now = Now();
   pending.deadline_ms = now + request->queue_timeout_ms();
   bool known = state_.queue().count(id) != 0;
   state_.Enqueue(pending);
-  if (store_ && !known) store_->SaveRequest(state_.queue().at(id));
+  if (store_ && !known) store_->SaveRequest(state_.WithUnixDeadline(state_.queue().at(id)));
   auto waiter = std::make_shared<std::condition_variable>();
   waiters_[id] = waiter;
   struct Unregister {
@@ -164,6 +179,7 @@ grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
       if (!outcome.granted) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, outcome.error);
       fleet::SignGrant(grant_key_, &outcome.grant);
       *reply->mutable_grant() = outcome.grant;
+      reply->set_server_proof_key(fleet::ServerProofKey(grant_key_, outcome.grant));
       reply->set_keepalive_ms(state_.settings().heartbeat_ms);
       return grpc::Status::OK;
     }
@@ -181,7 +197,7 @@ grpc::Status TrackerService::KeepSession(grpc::ServerContext* context,
                                          const v1::SessionRef* request, v1::Empty*) {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
-  std::string why = state_.KeepSession(request->session_id(), fleet::UnixMillis());
+  std::string why = state_.KeepSession(request->session_id(), Now());
   if (why.empty()) return grpc::Status::OK;
   if (why.rfind("device lost", 0) == 0) return grpc::Status(grpc::StatusCode::ABORTED, why);
   return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "session ended: " + why);
@@ -191,7 +207,7 @@ grpc::Status TrackerService::ReleaseSession(grpc::ServerContext* context,
                                             const v1::SessionRef* request, v1::Empty*) {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
-  int64_t now = fleet::UnixMillis();
+  int64_t now = Now();
   state_.ReleaseSession(request->session_id(), now);
   DispatchLocked(now);
   return grpc::Status::OK;
@@ -201,7 +217,7 @@ grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::Stat
                                     v1::FleetStatus* reply) {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
-  *reply = state_.Status(fleet::UnixMillis());
+  *reply = state_.Status(Now());
   return grpc::Status::OK;
 }
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "proto/tracker.grpc.pb.h"
+#include "tracker/clock.h"
 #include "tracker/fleet_state.h"
 #include "tracker/state_store.h"
 
@@ -27,8 +28,10 @@ bool IsLoopbackPeer(const std::string& peer);
 class TrackerService final : public v1::Tracker::Service {
  public:
   /// A service with `settings`. `token` empty means no authentication but loopback peers only;
-  /// `store` may be null (nothing survives a restart). Starts the lease clock.
-  TrackerService(FleetSettings settings, std::string token, std::unique_ptr<StateStore> store);
+  /// `store` may be null (nothing survives a restart). Starts the lease clock, which reads
+  /// `clock`.
+  TrackerService(FleetSettings settings, std::string token, std::unique_ptr<StateStore> store,
+                 std::shared_ptr<const Clock> clock = SystemClock());
   /// Stops the lease clock.
   ~TrackerService() override;
 
@@ -53,11 +56,13 @@ class TrackerService final : public v1::Tracker::Service {
 
  private:
   grpc::Status Authorize(grpc::ServerContext* context) const;
+  int64_t Now();
   void DispatchLocked(int64_t now_ms);
   void Record(const std::map<std::string, RequestOutcome>& outcomes);
   void ClockLoop();
 
   const std::string token_;
+  const std::shared_ptr<const Clock> clock_source_;
   std::string grant_key_;
   std::unique_ptr<StateStore> store_;
   std::mutex mu_;

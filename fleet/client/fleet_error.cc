@@ -32,5 +32,23 @@ void ThrowStatus(const grpc::Status& status, const std::string& where) {
   }
 }
 
+void ThrowSessionStatus(const grpc::Status& status, const std::string& where) {
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNKNOWN:
+      if (status.error_details() == kKernelFaultDetails) ThrowStatus(status, where);
+      [[fallthrough]];
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::CANCELLED:
+    case grpc::StatusCode::INTERNAL:
+    case grpc::StatusCode::DATA_LOSS:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::ABORTED:
+      throw FleetError(FleetErrorCode::kDeviceLost,
+                       "device lost: " + where + " failed in transport: " + status.error_message());
+    default:
+      ThrowStatus(status, where);
+  }
+}
+
 }  // namespace fleet
 }  // namespace tessera

@@ -44,6 +44,15 @@ class FleetError : public ExternalError {
 /// Throws the `FleetError` matching a failed gRPC `status` from `where` ("tracker HOST:PORT").
 [[noreturn]] void ThrowStatus(const grpc::Status& status, const std::string& where);
 
+/// `error_details` of a status that the code a session runs caused (a device server sets it);
+/// transport failures never carry it.
+constexpr const char* kKernelFaultDetails = "tessera-kernel-fault";
+
+/// Like `ThrowStatus`, for a call on a device session: kCallFailed only for a status marked
+/// `kKernelFaultDetails`; a transport failure (reset, unavailable, cancelled, a stream gRPC gave
+/// up on) is kDeviceLost, so that the work moves to another device.
+[[noreturn]] void ThrowSessionStatus(const grpc::Status& status, const std::string& where);
+
 }  // namespace fleet
 }  // namespace tessera
 

@@ -6,6 +6,8 @@
 #include "common/file.h"
 #include "fleet/client/channel.h"
 #include "fleet/client/raw_chunks.h"
+#include "fleet/secrets.h"
+#include "proto/server_proof.h"
 
 namespace tessera {
 namespace fleet {
@@ -42,6 +44,13 @@ class RemoteSession::Scope {
       throw FleetError(FleetErrorCode::kSessionEnded,
                        "session '" + session_->grant_.session_id() + "' is closed");
     }
+    // gRPC would connect again to whatever process holds the port now; the session lived on
+    // the connection the server proved itself on.
+    if (session_->opened_ && session_->channel_->GetState(false) != GRPC_CHANNEL_READY) {
+      session_->lost_ = "device lost: the connection to server " +
+                        session_->grant_.server_address() + " dropped since the session opened";
+      throw FleetError(FleetErrorCode::kDeviceLost, session_->lost_);
+    }
     session_->in_flight_.insert(&context);
   }
   ~Scope() {
@@ -58,7 +67,8 @@ std::unique_ptr<RemoteSession> RemoteSession::Open(std::shared_ptr<TrackerClient
                                                    const SessionOptions& options) {
   tracker::v1::SessionReply reply = tracker->RequestSession(options);
   try {
-    return std::make_unique<RemoteSession>(tracker, reply.grant(), reply.keepalive_ms());
+    return std::make_unique<RemoteSession>(tracker, reply.grant(), reply.keepalive_ms(),
+                                           reply.server_proof_key());
   } catch (...) {
     try {
       tracker->ReleaseSession(reply.grant().session_id());
@@ -69,19 +79,30 @@ std::unique_ptr<RemoteSession> RemoteSession::Open(std::shared_ptr<TrackerClient
 }
 
 RemoteSession::RemoteSession(std::shared_ptr<TrackerClient> tracker, tracker::v1::Grant grant,
-                             int64_t keepalive_ms)
+                             int64_t keepalive_ms, const std::string& server_proof_key)
     : tracker_(std::move(tracker)),
       grant_(std::move(grant)),
       channel_(MakeChannel(grant_.server_address())),
       stub_(device::v1::Device::NewStub(channel_)) {
   device::v1::OpenSessionRequest request;
   *request.mutable_grant() = grant_;
+  request.set_client_nonce(RandomBytes(16));
   device::v1::SessionRef reply;
   {
     Scope scope(this);
     scope.context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     Check(stub_->OpenSession(&scope.context, request, &reply), "OpenSession");
   }
+  if (!server_proof_key.empty() &&
+      (reply.server_id() != grant_.server_id() ||
+       !SecretsEqual(ServerProof(server_proof_key, request.client_nonce()),
+                     reply.server_proof()))) {
+    throw FleetError(FleetErrorCode::kDeviceLost,
+                     "device lost: the server at " + grant_.server_address() +
+                         " is not the granted server '" + grant_.server_id() +
+                         "' (it cannot prove it; another process may hold the port)");
+  }
+  opened_ = true;
   if (tracker_ && keepalive_ms > 0) {
     keepalive_ = std::thread([this, keepalive_ms] { KeepaliveLoop(keepalive_ms); });
   }
@@ -127,11 +148,7 @@ void RemoteSession::Check(const grpc::Status& status, const char* what) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!lost_.empty()) throw FleetError(lost_code_, lost_);
   }
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-    throw FleetError(FleetErrorCode::kDeviceLost,
-                     "device lost: " + where + " is unreachable: " + status.error_message());
-  }
-  ThrowStatus(status, where);
+  ThrowSessionStatus(status, where);
 }
 
 void RemoteSession::Upload(const std::string& name, const std::string& bytes) {
@@ -330,7 +347,9 @@ void RemoteSession::Close() {
   device::v1::SessionRef ref;
   ref.set_session_id(grant_.session_id());
   device::v1::Empty reply;
-  stub_->CloseSession(&context, ref, &reply);  // a dead server has nothing to close
+  if (channel_->GetState(false) == GRPC_CHANNEL_READY) {
+    stub_->CloseSession(&context, ref, &reply);  // a dead server has nothing to close
+  }
   if (tracker_) tracker_->ReleaseSession(grant_.session_id());
 }
 

@@ -41,8 +41,10 @@ class RemoteSession {
   static std::unique_ptr<RemoteSession> Open(std::shared_ptr<TrackerClient> tracker,
                                              const SessionOptions& options);
   /// Opens a session with an already obtained grant (no keepalive when `tracker` is null).
+  /// With the tracker's `server_proof_key`, a server that cannot prove it is the granted one
+  /// is refused (kDeviceLost) before anything is sent to it.
   RemoteSession(std::shared_ptr<TrackerClient> tracker, tracker::v1::Grant grant,
-                int64_t keepalive_ms);
+                int64_t keepalive_ms, const std::string& server_proof_key = "");
   /// Closes the session (errors are ignored).
   ~RemoteSession();
   RemoteSession(const RemoteSession&) = delete;
@@ -93,6 +95,7 @@ class RemoteSession {
   std::string lost_;  ///< why the session is over (device lost or ended), once it is
   FleetErrorCode lost_code_ = FleetErrorCode::kDeviceLost;
   bool closed_ = false;
+  bool opened_ = false;  ///< the server proved itself on the channel's current connection
   std::thread keepalive_;
 };
 

@@ -9,6 +9,16 @@
 
 namespace tessera {
 namespace fleet {
+namespace {
+
+// Retry windows and queue deadlines must not move when the wall clock jumps.
+int64_t SteadyMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 TrackerClient::TrackerClient(TrackerOptions options)
     : options_(std::move(options)),
@@ -21,12 +31,12 @@ void TrackerClient::Prepare(grpc::ClientContext* context, int64_t timeout_ms) co
 
 template <typename Call>
 void TrackerClient::CallWithRetry(const char* what, int64_t window_ms, Call call) {
-  const int64_t give_up = UnixMillis() + window_ms;
+  const int64_t give_up = SteadyMillis() + window_ms;
   int64_t backoff_ms = 50;
   while (true) {
     grpc::Status status = call();
     if (status.ok()) return;
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || UnixMillis() >= give_up) {
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || SteadyMillis() >= give_up) {
       ThrowStatus(status, std::string("tracker ") + options_.address + " (" + what + ")");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
@@ -46,13 +56,13 @@ tracker::v1::SessionReply TrackerClient::RequestSession(const SessionOptions& op
   request.set_user(options.user);
   request.set_queue_timeout_ms(options.queue_timeout_ms);
   request.set_session_limit_ms(options.session_limit_ms);
-  const int64_t deadline = UnixMillis() + options.queue_timeout_ms;
+  const int64_t deadline = SteadyMillis() + options.queue_timeout_ms;
   tracker::v1::SessionReply reply;
   CallWithRetry("RequestSession", std::max(options_.retry_window_ms, options.queue_timeout_ms),
                 [&] {
                   grpc::ClientContext context;
                   // The tracker answers at the queue deadline; the margin covers a slow network.
-                  Prepare(&context, std::max<int64_t>(deadline - UnixMillis(), 0) + 5000);
+                  Prepare(&context, std::max<int64_t>(deadline - SteadyMillis(), 0) + 5000);
                   return stub_->RequestSession(&context, request, &reply);
                 });
   return reply;

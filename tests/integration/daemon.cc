@@ -16,8 +16,24 @@
 
 namespace tessera {
 namespace testing {
+namespace {
 
-Daemon::Daemon(const std::string& binary, const std::vector<std::string>& args, int timeout_ms) {
+// Daemons are runfiles: under `bazel test` and `bazel run` the working directory holds them;
+// a program started directly (bazel-bin/bench/fleet) finds them in PROGRAM.runfiles/tessera.
+std::string ResolveBinary(const std::string& binary) {
+  if (binary.empty() || binary[0] == '/' || access(binary.c_str(), X_OK) == 0) return binary;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return binary;
+  std::string beside = std::string(self, static_cast<size_t>(n)) + ".runfiles/tessera/" + binary;
+  return access(beside.c_str(), X_OK) == 0 ? beside : binary;
+}
+
+}  // namespace
+
+Daemon::Daemon(const std::string& given_binary, const std::vector<std::string>& args,
+               int timeout_ms) {
+  const std::string binary = ResolveBinary(given_binary);
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
   std::vector<char*> argv;

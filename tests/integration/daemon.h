@@ -17,7 +17,8 @@ namespace testing {
 class Daemon {
  public:
   /// Starts the process and waits up to `timeout_ms` for its `listening on HOST:PORT` line;
-  /// throws `std::runtime_error` when it exits or stays silent.
+  /// throws `std::runtime_error` when it exits or stays silent. A relative `binary` is found
+  /// in the working directory or in the runfiles beside this program.
   Daemon(const std::string& binary, const std::vector<std::string>& args, int timeout_ms = 10000);
   /// Kills the process (SIGKILL) if it still runs.
   ~Daemon();

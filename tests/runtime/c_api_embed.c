@@ -86,6 +86,7 @@ int run_c_api_callbacks(char* err, size_t errlen) {
     snprintf(err, errlen, "callback returned %lld", (long long)ret.v_int64);
     return 1;
   }
+  CHECK(TesseraFuncFree(g));
   if (TesseraFuncGetGlobal("test.unregistered", &g) == 0) {
     snprintf(err, errlen, "unregistered global found");
     return 1;

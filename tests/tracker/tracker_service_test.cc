@@ -1,6 +1,12 @@
 #include "tracker/tracker_service.h"
 
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
 
 namespace tessera {
 namespace tracker {
@@ -18,6 +24,139 @@ TEST(TrackerServiceTest, OnlyLoopbackPeersCountAsLocal) {
   EXPECT_FALSE(IsLoopbackPeer("ipv6:[::12]:40000"));
   EXPECT_FALSE(IsLoopbackPeer("ipv6:[fe80::1]:40000"));
   EXPECT_FALSE(IsLoopbackPeer(""));
+}
+
+// Steady and wall time that the test moves by hand.
+class FakeClock final : public Clock {
+ public:
+  int64_t SteadyMillis() const override { return steady; }
+  int64_t UnixMillis() const override { return unix; }
+  std::atomic<int64_t> steady{5000000};
+  std::atomic<int64_t> unix{1790000000000};
+};
+
+// A tracker service on 127.0.0.1 whose lease clock is `clock`.
+class LeaseClockTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FleetSettings settings;
+    settings.heartbeat_ms = 100;
+    settings.lease_timeout_ms = 1000;
+    settings.max_session_ms = 60000;
+    service_ = std::make_unique<TrackerService>(settings, "", nullptr, clock_);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(port, 0);
+    stub_ = v1::Tracker::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                                     grpc::InsecureChannelCredentials()));
+  }
+  void TearDown() override {
+    server_->Shutdown(std::chrono::system_clock::now());
+    service_.reset();
+  }
+
+  grpc::Status Register(const std::string& id) {
+    v1::RegisterRequest request;
+    request.set_server_id(id);
+    request.set_key("cpu");
+    request.set_address("127.0.0.1:1");
+    v1::RegisterReply reply;
+    grpc::ClientContext context;
+    return stub_->Register(&context, request, &reply);
+  }
+  grpc::Status Heartbeat(const std::string& id) {
+    v1::HeartbeatRequest request;
+    request.set_server_id(id);
+    v1::HeartbeatReply reply;
+    grpc::ClientContext context;
+    return stub_->Heartbeat(&context, request, &reply);
+  }
+  grpc::Status RequestSession(int64_t queue_timeout_ms, v1::SessionReply* reply) {
+    v1::SessionRequest request;
+    request.set_key("cpu");
+    request.set_queue_timeout_ms(queue_timeout_ms);
+    grpc::ClientContext context;
+    return stub_->RequestSession(&context, request, reply);
+  }
+  grpc::Status KeepSession(const std::string& session_id) {
+    v1::SessionRef request;
+    request.set_session_id(session_id);
+    v1::Empty reply;
+    grpc::ClientContext context;
+    return stub_->KeepSession(&context, request, &reply);
+  }
+  v1::FleetStatus Status() {
+    v1::FleetStatus status;
+    grpc::ClientContext context;
+    stub_->Status(&context, v1::StatusRequest(), &status);
+    return status;
+  }
+  // Lets the lease clock (a 20 ms loop) see the time the test set.
+  static void LetTheClockTick() { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }
+
+  std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
+  std::unique_ptr<TrackerService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<v1::Tracker::Stub> stub_;
+};
+
+TEST_F(LeaseClockTest, WallClockJumpsNeitherExpireNorExtendLeases) {
+  ASSERT_TRUE(Register("s1").ok());
+  v1::SessionReply granted;
+  ASSERT_TRUE(RequestSession(5000, &granted).ok());
+  // Grants carry wall-clock expiry: servers on other machines check it with their own clocks.
+  EXPECT_EQ(granted.grant().expires_unix_ms(), clock_->unix + 60000);
+  const std::string session = granted.grant().session_id();
+
+  for (int64_t jump : {int64_t{3600000}, int64_t{-7200000}}) {
+    clock_->unix += jump;
+    LetTheClockTick();
+    EXPECT_TRUE(Heartbeat("s1").ok()) << "a wall-clock jump of " << jump << " ms killed the server";
+    EXPECT_TRUE(KeepSession(session).ok())
+        << "a wall-clock jump of " << jump << " ms ended the session";
+    EXPECT_EQ(Status().servers(0).state(), "busy");
+  }
+  // The steady clock alone runs the leases: a silent server dies after the lease timeout.
+  clock_->steady += 1000;
+  LetTheClockTick();
+  EXPECT_EQ(Status().servers(0).state(), "dead");
+  grpc::Status lost = KeepSession(session);
+  EXPECT_EQ(lost.error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_NE(lost.error_message().find("device lost"), std::string::npos) << lost.error_message();
+}
+
+TEST_F(LeaseClockTest, QueueDeadlinesRunOnTheSteadyClock) {
+  auto waiting = std::async(std::launch::async, [this] {
+    v1::SessionReply reply;
+    return RequestSession(500, &reply);
+  });
+  LetTheClockTick();
+  clock_->unix += 3600000;
+  LetTheClockTick();
+  ASSERT_EQ(waiting.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout)
+      << "a wall-clock jump expired a queued request";
+  clock_->steady += 500;
+  ASSERT_EQ(waiting.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(waiting.get().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+}
+
+TEST_F(LeaseClockTest, AGrantToAClientThatVanishedIsReclaimedWithinTheLeaseTimeout) {
+  ASSERT_TRUE(Register("s1").ok());
+  v1::SessionReply granted;
+  ASSERT_TRUE(RequestSession(5000, &granted).ok());  // and the client is never heard of again
+  clock_->steady += 999;
+  ASSERT_TRUE(Heartbeat("s1").ok());
+  LetTheClockTick();
+  EXPECT_EQ(Status().servers(0).state(), "busy");
+  clock_->steady += 1;
+  ASSERT_TRUE(Heartbeat("s1").ok());
+  LetTheClockTick();
+  EXPECT_EQ(Status().servers(0).state(), "free");
+  v1::SessionReply next;
+  EXPECT_TRUE(RequestSession(1000, &next).ok());
 }
 
 }  // namespace

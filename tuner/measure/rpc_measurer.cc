@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <numeric>
+#include <thread>
 
 #include "compiler/support/error.h"
 #include "fleet/client/fleet_error.h"
@@ -15,14 +16,18 @@ namespace tessera {
 namespace tuner {
 namespace {
 
-// A failure that another device may not have.
-bool DeviceProblem(fleet::FleetErrorCode code) {
-  return code == fleet::FleetErrorCode::kDeviceLost ||
-         code == fleet::FleetErrorCode::kSessionEnded ||
-         code == fleet::FleetErrorCode::kUnavailable;
-}
+// Only the candidate's own code failing says something about the candidate; any other failure
+// (transport, a refused grant, a server that is not the granted one) is the device's.
+bool KernelFault(fleet::FleetErrorCode code) { return code == fleet::FleetErrorCode::kCallFailed; }
 
 }  // namespace
+
+tuning::ErrorKind ErrorKindOfFleetFailure(const fleet::FleetError& error) {
+  if (!KernelFault(error.code())) return tuning::DEVICE_LOST;
+  return std::string(error.what()).find("did not finish within") != std::string::npos
+             ? tuning::TIMEOUT
+             : tuning::RUNTIME_ERROR;
+}
 
 RpcMeasurer::RpcMeasurer(const Task& task, RpcMeasureOptions options)
     : task_(task), options_(std::move(options)) {
@@ -45,6 +50,10 @@ std::string RpcMeasurer::current_device() const {
   return session_ ? session_->grant().server_address() : "";
 }
 
+void RpcMeasurer::Step(const char* name) const {
+  if (options_.before_step) options_.before_step(name);
+}
+
 MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const std::string& library,
                                       int64_t serial) {
   MeasureOutcome out;
@@ -53,10 +62,13 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
     request.key = options_.key;
     request.user = "tessera-tuner";
     request.queue_timeout_ms = options_.queue_timeout_ms;
+    Step("open");
     session_ = fleet::RemoteSession::Open(tracker_, request);
   }
   std::string name = "candidate_" + std::to_string(serial) + ".so";
+  Step("upload");
   session_->UploadFile(name, library);
+  Step("load");
   int64_t module = session_->LoadModule(name);
   std::vector<fleet::RemoteArg> args;
   std::vector<int64_t> arrays;
@@ -66,12 +78,14 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
     arrays.push_back(id);
     args.push_back(fleet::RemoteArg::Array(id));
     if (i < candidate.inputs.size()) {
+      Step("copy_in");
       session_->CopyIn(id, candidate.inputs[i].data(), candidate.inputs[i].size() * sizeof(float));
     }
   }
   // The first call checks the answer (when asked) and tells how long timing would take; its
   // duration includes the call's round trip, which only makes the budget err on the safe side.
   auto start = std::chrono::steady_clock::now();
+  Step("call");
   session_->Call(module, kCandidateFunction, args);
   double first_call_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -79,6 +93,7 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
     int64_t count = 1;
     for (int64_t d : candidate.shapes.back()) count *= d;
     std::vector<float> raw(static_cast<size_t>(count));
+    Step("copy_out");
     session_->CopyOut(arrays.back(), raw.data(), raw.size() * sizeof(float));
     std::vector<float> got = candidate.output_as_reference(raw.data());
     std::string mismatch =
@@ -90,6 +105,7 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
   }
   if (out.error == tuning::OK) {
     TimingPlan plan = PlanTiming(options_.run, first_call_s);
+    if (!plan.first_call_only) Step("time");
     out.costs = plan.first_call_only ? std::vector<double>{first_call_s}
                                      : session_->Time(module, kCandidateFunction, args, plan.number,
                                                       plan.repeat, plan.min_repeat_ms);
@@ -120,20 +136,17 @@ std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::Config
         break;
       } catch (const fleet::FleetError& e) {
         session_.reset();  // the next attempt asks the tracker again: maybe another device
-        if (DeviceProblem(e.code()) && attempt < options_.max_attempts) {
+        bool kernel = KernelFault(e.code());
+        if (!kernel && e.code() != fleet::FleetErrorCode::kQueueTimeout &&
+            attempt < options_.max_attempts) {
           ++requeued_;
+          // The tracker learns of a dead server only at its lease timeout, and a server it has
+          // just registered may not have its grant key yet: give both a moment.
+          std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
           continue;
         }
         out = MeasureOutcome();
-        if (DeviceProblem(e.code()) || e.code() == fleet::FleetErrorCode::kQueueTimeout) {
-          out.error = tuning::DEVICE_LOST;
-        } else if (e.code() == fleet::FleetErrorCode::kCallFailed) {
-          std::string what = e.what();
-          out.error = what.find("time limit") != std::string::npos ? tuning::TIMEOUT
-                                                                   : tuning::RUNTIME_ERROR;
-        } else {
-          out.error = tuning::RUNTIME_ERROR;
-        }
+        out.error = ErrorKindOfFleetFailure(e);
         out.message = std::string("on device key '") + options_.key + "': " + e.what();
         break;
       }

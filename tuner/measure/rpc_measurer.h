@@ -6,6 +6,7 @@
 #ifndef TESSERA_TUNER_MEASURE_RPC_MEASURER_H_
 #define TESSERA_TUNER_MEASURE_RPC_MEASURER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 
 namespace tessera {
 namespace fleet {
+class FleetError;
 class RemoteSession;
 class TrackerClient;
 }  // namespace fleet
@@ -34,7 +36,16 @@ struct RpcMeasureOptions {
   /// `run_timeout_s` is not used (the device's call timeout applies).
   LocalMeasureOptions measure{2, 60, 10, true, ""};
   RunOptions run;  ///< number, repeat, min_repeat_ms, tolerances, seed
+  /// Called before each remote step of a candidate ("open", "upload", "load", "copy_in",
+  /// "call", "copy_out", "time") on the device it runs on; tests lose a device at a known step.
+  std::function<void(const std::string& step)> before_step;
 };
+
+/// The error kind of a candidate whose measurement failed with `error` on its last device:
+/// TIMEOUT or RUNTIME_ERROR only when the candidate's own code failed (`kCallFailed`), and
+/// DEVICE_LOST for everything else (transport, a refused grant, the wrong server, no device), so
+/// that the candidate is measured again later.
+tuning::ErrorKind ErrorKindOfFleetFailure(const fleet::FleetError& error);
 
 /// Measures candidates of one task on fleet devices. Not thread-safe.
 class RpcMeasurer {
@@ -53,6 +64,7 @@ class RpcMeasurer {
   int64_t requeued() const { return requeued_; }
 
  private:
+  void Step(const char* name) const;
   MeasureOutcome RunRemote(const space::ConfigEntity& config, const std::string& library,
                            int64_t serial);
 

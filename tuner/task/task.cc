@@ -15,6 +15,10 @@ std::string Trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
+// Larger arguments are no tensor anyone tunes; building their config spaces (divisors of each
+// extent) would take hours instead of failing.
+constexpr long long kMaxArgument = 1 << 24;
+
 TaskArgs ParseArgs(const std::string& key, const std::string& text) {
   TaskArgs args;
   std::stringstream in(text);
@@ -36,6 +40,9 @@ TaskArgs ParseArgs(const std::string& key, const std::string& text) {
       }
       TESSERA_USER_CHECK(used == a.size())
           << "workload '" << key << "': argument " << i + 1 << " ('" << a << "') is not an integer";
+      TESSERA_USER_CHECK(v <= kMaxArgument && v >= -kMaxArgument)
+          << "workload '" << key << "': argument " << i + 1 << " (" << v << ") is larger than "
+          << kMaxArgument;
       args.ints.push_back(v);
     } else {
       TESSERA_USER_CHECK(args.dtype.empty() && i + 1 == items.size() && !a.empty())

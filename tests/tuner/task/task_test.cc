@@ -80,6 +80,9 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
               HasSubstr("the dtype must be the last argument, got 'float32'"));
   EXPECT_THAT(ErrorOf("dense.x86(4,4,4,float16)"), HasSubstr("takes (M,N,K,float32)"));
   EXPECT_THROW(Task("dense.x86(4,4,4,float32)", ""), UserError);
+  // Found by workload_key_fuzz_test: this key used to hang building the config space.
+  EXPECT_THAT(ErrorOf("conv2d_NCHWc.x86(1,64,429496729728,28,64,3,3,1,1,float32)"),
+              HasSubstr("argument 3 (429496729728) is larger than 16777216"));
 }
 
 }  // namespace

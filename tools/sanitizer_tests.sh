@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs the fleet's and the runtime's tests under AddressSanitizer + UndefinedBehaviorSanitizer
+# (--config=asan) and ThreadSanitizer (--config=tsan): runtime, rpc_server, tracker, tuning
+# log, the fuzzers and the fleet's integration tests. Each config builds into its own output
+# directory. Prints the time each config took; exits non-zero when any test fails.
+#   tools/sanitizer_tests.sh [asan] [tsan] [-- extra bazel flags]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+configs=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do configs+=("$1"); shift; done
+[ "${1:-}" = "--" ] && shift
+[ ${#configs[@]} -eq 0 ] && configs=(asan tsan)
+
+targets=(
+  //tests/runtime/... //tests/rpc_server/... //tests/tracker/... //tests/tuner/log/...
+  //tests/tools/... //tests/integration/...
+  //tests/compiler/driver:target_fuzz_test //tests/compiler/space:config_proto_fuzz_test
+  //tests/tuner/task:workload_key_fuzz_test
+  # Sizes and linked libraries differ under a sanitizer by design.
+  -//tests/runtime:runtime_size_test -//tests/rpc_server:no_compiler_test
+)
+
+status=0
+for config in "${configs[@]}"; do
+  start=$(date +%s)
+  extra=()
+  chosen=("${targets[@]}")
+  if [ "$config" = tsan ]; then
+    extra=("--test_env=TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$PWD/tools/tsan.supp")
+    # Debian's gRPC is not instrumented: ThreadSanitizer cannot see its synchronisation, so
+    # every message it hands between threads is reported. Tests of code with gRPC threads run
+    # under ASan only.
+    chosen+=(-//tests/integration/... -//tests/tracker:tracker_service_test)
+  fi
+  bazel test --config="$config" --keep_going "${extra[@]}" "$@" -- "${chosen[@]}" || status=1
+  echo "sanitizer_tests: --config=$config took $(($(date +%s) - start)) s"
+done
+exit $status
