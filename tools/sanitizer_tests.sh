@@ -2,7 +2,9 @@
 # Runs the fleet's and the runtime's tests under AddressSanitizer + UndefinedBehaviorSanitizer
 # (--config=asan) and ThreadSanitizer (--config=tsan): runtime, rpc_server, tracker, tuning
 # log, the fuzzers and the fleet's integration tests. Each config builds into its own output
-# directory. Prints the time each config took; exits non-zero when any test fails.
+# directory. Prints the time each config took and, per config, a line
+# 'sanitizer_tests: CONFIG: N passed, N failed, N skipped' counting test cases (tools/count_tests.py);
+# exits non-zero when any test fails.
 #   tools/sanitizer_tests.sh [asan] [tsan] [-- extra bazel flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,5 +37,14 @@ for config in "${configs[@]}"; do
   fi
   bazel test --config="$config" --keep_going "${extra[@]}" "$@" -- "${chosen[@]}" || status=1
   echo "sanitizer_tests: --config=$config took $(($(date +%s) - start)) s"
+  # Test targets the patterns name (exclusions included), counted from this config's own logs.
+  expression=$(printf '%s\n' "${chosen[@]}" | awk '/^-/ {ex = ex " - " substr($0, 2); next}
+                                                   {in_ = in_ (in_ ? " + " : "") $0}
+                                                   END {print "tests(" in_ ")" ex}')
+  counted=$(bazel query "$expression" 2>/dev/null) || status=1
+  logs=$(bazel info --config="$config" bazel-testlogs 2>/dev/null)
+  # shellcheck disable=SC2086
+  line=$(python3 tools/count_tests.py "$logs" $counted | tail -n 1) || status=1
+  echo "sanitizer_tests: $config: $line"
 done
 exit $status
