@@ -3,7 +3,6 @@
 #include "deploy/artifact.h"
 
 #include <fstream>
-#include <iterator>
 
 #include "deploy/kernel_library.h"
 #include "runtime/error.h"
@@ -36,10 +35,15 @@ bool SameSignatures(const std::vector<TensorSignature>& a, const std::vector<Ten
 }  // namespace
 
 std::string ReadArtifactFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in.good()) throw runtime::Error(path + ": cannot read the file");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw runtime::Error(path + ": reading failed");
+  // One read of the known size: models are tens of megabytes.
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw runtime::Error(path + ": cannot read the file (not a regular file?)");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  in.read(&bytes[0], size);
+  if (in.gcount() != size) throw runtime::Error(path + ": reading failed");
   return bytes;
 }
 
