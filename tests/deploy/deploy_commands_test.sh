@@ -42,6 +42,15 @@ check "tessera-run succeeds" test $? -eq 0
 check "tessera-run reports load and first-run time" grep -q "load .* ms, first run .* ms" <<<"$out"
 check "tessera-run gives tessera run's output" same_npy "$dir/run.npy" "$dir/runner.npy"
 
+# The C target: kernels compiled by this machine's C compiler, no CPU features required.
+$tessera compile "$m.onnx" --target c -o "$dir/c.tsr" >/dev/null 2>&1
+check "the C target writes an artifact needing no CPU features" \
+  bash -c "head -c 300 '$dir/c.tsr' | grep -aq '^cpu-features -'"
+$runner "$dir/c.tsr" $inputs --output "$dir/c.npy" >/dev/null
+check "the C target's artifact matches PyTorch" /usr/bin/python3 -c "
+import numpy as np, sys
+sys.exit(0 if np.allclose(np.load('$dir/c.npy'), np.load('$m.out0.npy'), rtol=1e-4, atol=1e-5) else 1)"
+
 # The C example fills every input with sin(0.1 * i) and prints the outputs.
 /usr/bin/python3 -c "
 import onnx, numpy as np
