@@ -71,8 +71,8 @@ void AddCompileCommand(CLI::App& app) {
   auto flags = std::make_shared<CompileFlags>();
   CLI::App* compile = app.add_subcommand(
       "compile",
-      "Compile an ONNX model into a directory that `tessera run` (or the runtime's "
-      "GraphExecutor) loads.");
+      "Compile an ONNX model into one deployable artifact (-o model.tsr) or a directory, which "
+      "`tessera run` and `tessera-run` load.");
   compile->add_option("model", flags->model, "the .onnx file")->required();
   compile->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
       ->required();

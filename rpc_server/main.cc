@@ -1,4 +1,4 @@
-// tessera-rpc-server: the device daemon. See README.md ("Device fleet") for the flags.
+// tessera-rpc-server: the device daemon. See docs/fleet.md.
 #include <grpcpp/grpcpp.h>
 #include <malloc.h>
 #include <signal.h>
@@ -127,8 +127,7 @@ int main(int argc, char** argv) {
   tessera::BlockShutdownSignals();
   ServerFlags flags;
   CLI::App app{
-      "Registers this device with the tracker and runs uploaded kernels; see README.md "
-      "(\"Device fleet\").",
+      "Registers this device with the tracker and runs uploaded kernels; see docs/fleet.md.",
       "tessera-rpc-server"};
   app.option_defaults()->always_capture_default();
   app.add_option("--tracker", flags.tracker, "the tracker's address")

@@ -17,9 +17,13 @@ struct NpyType {
 };
 
 const NpyType kTypes[] = {
-    {"<f4", MakeDataType(kDLFloat, 32)}, {"<f8", MakeDataType(kDLFloat, 64)},
-    {"<i8", MakeDataType(kDLInt, 64)},   {"<i4", MakeDataType(kDLInt, 32)},
-    {"|u1", MakeDataType(kDLUInt, 8)},   {"|b1", MakeDataType(kDLUInt, 1)},
+    {"<f4", MakeDataType(kDLFloat, 32)},
+    {"<f8", MakeDataType(kDLFloat, 64)},
+    {"<i8", MakeDataType(kDLInt, 64)},
+    {"<i4", MakeDataType(kDLInt, 32)},
+    // Bool arrays are read as bytes, the way compiled models store bool tensors.
+    {"|u1", MakeDataType(kDLUInt, 8)},
+    {"|b1", MakeDataType(kDLUInt, 8)},
 };
 
 // The value of `key` in the header dictionary, e.g. 'descr': '<f4' gives "'<f4'".

@@ -1,6 +1,7 @@
 /// \file
 /// Reading and writing NumPy `.npy` files (format versions 1.0-3.0, C order, little-endian
-/// float32, float64, int64, int32, uint8 and bool), the format users keep model inputs in.
+/// float32, float64, int64, int32, uint8 and bool, which is read as uint8 like compiled models
+/// store it), the format users keep model inputs in.
 #ifndef TESSERA_RUNTIME_NPY_H_
 #define TESSERA_RUNTIME_NPY_H_
 

@@ -1,4 +1,4 @@
-// tessera-tracker: the device fleet's broker. See README.md ("Device fleet") for the flags.
+// tessera-tracker: the device fleet's broker. See docs/fleet.md.
 #include <grpcpp/grpcpp.h>
 
 #include <iostream>
@@ -69,8 +69,7 @@ int Serve(const TrackerFlags& flags) {
 int main(int argc, char** argv) {
   tessera::BlockShutdownSignals();
   TrackerFlags flags;
-  CLI::App app{"Brokers sessions on registered rpc_servers; see README.md (\"Device fleet\").",
-               "tessera-tracker"};
+  CLI::App app{"Brokers sessions on registered rpc_servers; see docs/fleet.md.", "tessera-tracker"};
   app.option_defaults()->always_capture_default();
   app.add_option("--listen", flags.listen, "address to serve on (port 0 picks one)")
       ->check(tessera::HostPort());

@@ -1,17 +1,16 @@
 #include "compiler/driver/build_model.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "common/file.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/codegen/llvm/link.h"
 #include "compiler/driver/build.h"
@@ -292,22 +291,16 @@ class ModelBuilder {
     return name;
   }
 
-  int OutputTensor(const std::vector<const Node*>& group) {
-    int out = group.back()->outputs[0];
-    const Value& v = g_.values[out];
-    value_tensor_[out] = NewTensor(v.name, DLType(v.dtype), v.shape, kNewBuffer);
-    return value_tensor_[out];
-  }
-
   // Finishes a template group: the epilogue kernel reads `base` (a tensor of the anchor's output
-  // shape, or its blocked form through `read`), adds `bias` (per channel of `channel_axis`) and
-  // runs the chain; without either, `base_tensor` is the result itself.
+  // shape, or its blocked form through `read`), adds `bias` (per channel of `channel_axis`, or
+  // broadcast like numpy when it is -1) and runs the chain; without either, `base_tensor` is the
+  // result itself.
   void Epilogue(const std::vector<const Node*>& group, int base_tensor, int bias_value,
                 int channel_axis,
                 const std::function<Expr(const te::Tensor&, const std::vector<Var>&)>& read,
                 const std::vector<int64_t>& base_shape) {
     const Value& anchor_out = g_.values[group[0]->outputs[0]];
-    if (bias_value < 0 && group.size() == 1 && !read) {
+    if (bias_value < 0 && group.size() == 1 && !read && BlockedReader(group[0]->outputs[0]) == 0) {
       // The template's output is the value itself: it takes the value's name.
       names_.erase(exec_.tensors[base_tensor].name);
       exec_.tensors[base_tensor].name = anchor_out.name;
@@ -326,12 +319,14 @@ class ModelBuilder {
         [&](const std::vector<Var>& i) {
           Expr v = read ? read(base_in, i) : base_in(E(i));
           if (bias.scalar.defined()) return v + bias.scalar;
-          if (bias.tensor.defined()) v = v + bias.tensor(i[channel_axis]);
+          if (bias.tensor.defined()) {
+            v = v + (channel_axis >= 0 ? bias.tensor(i[channel_axis]) : driver::Read(bias, i));
+          }
           return v;
         },
         group[0]->name + "_epilogue");
     te::Tensor result = Chain(group, 1, value, &args);
-    int out = OutputTensor(group);
+    int out = KernelOutput(group.back()->outputs[0], &result);
     args.tensors.push_back(result);
     AddKernel(GroupName(group), "epilogue", driver::DefaultSchedule(result), args.tensors, args.ids,
               {out});
@@ -365,46 +360,107 @@ class ModelBuilder {
     return config;
   }
 
-  bool EmitConv(const std::vector<const Node*>& group) {
-    const Node& conv = *group[0];
+  // How a convolution node runs: through which template with which config (null task: plain
+  // compute). Made once per node, so that producers can write the layout it reads.
+  struct ConvPlan {
+    const tuner::Task* task = nullptr;
+    bool depthwise = false;
+    topi::Conv2dShape shape;
+    std::optional<space::ConfigEntity> config;
+  };
+
+  const ConvPlan& PlanConv(const Node& conv) {
+    auto found = conv_plans_.find(&conv);
+    if (found != conv_plans_.end()) return found->second;
+    ConvPlan& plan = conv_plans_[&conv];
     int x = conv.inputs[0], w = conv.inputs[1];
-    int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
     const auto& xs = g_.values[x].shape;
     const auto& ws = g_.values[w].shape;
     std::vector<int64_t> st = conv.Ints("strides", {1, 1}), dil = conv.Ints("dilations", {1, 1}),
                          pads = conv.Ints("pads", {0, 0, 0, 0});
     bool uniform = st[0] == st[1] && dil[0] == 1 && dil[1] == 1 &&
                    std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
-    if (!uniform || !IsParam(w) || IsParam(x)) return false;
+    if (!uniform || !IsParam(w) || IsParam(x)) return plan;
     const int64_t group_count = conv.Int("group", 1);
-    topi::Conv2dShape shape{xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], st[0], pads[0]};
+    plan.shape = {xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], st[0], pads[0]};
+    const topi::Conv2dShape& sh = plan.shape;
     double flops = 0;
     if (group_count == xs[1] && ws[0] == xs[1] && ws[1] == 1) {
-      const tuner::Task* task = MakeTask(
-          "depthwise_conv2d.x86",
-          {shape.n, shape.c, shape.h, shape.w, shape.r, shape.s, shape.stride, shape.pad}, &flops);
-      if (!task) return false;
-      space::ConfigEntity config = Configure(*task);
-      const Value& out = g_.values[conv.outputs[0]];
+      plan.depthwise = true;
+      plan.task = MakeTask("depthwise_conv2d.x86",
+                           {sh.n, sh.c, sh.h, sh.w, sh.r, sh.s, sh.stride, sh.pad}, &flops);
+    } else if (group_count == 1) {
+      plan.task = MakeTask("conv2d_NCHWc.x86",
+                           {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad}, &flops);
+    }
+    if (plan.task) plan.config = Configure(*plan.task);
+    return plan;
+  }
+
+  // The input block of the blocked convolution that is the only reader of `value`, or 0: the
+  // producer of such a value writes it blocked, and the convolution skips its packing.
+  int64_t BlockedReader(int value) {
+    const Value& v = g_.values[value];
+    if (uses_[value] != 1 || is_output_[value] || v.shape.size() != 4 ||
+        v.dtype != graph::DType::kFloat32) {
+      return 0;
+    }
+    for (const Node& node : g_.nodes) {
+      if (node.op != "Conv" || node.inputs[0] != value) continue;
+      const ConvPlan& plan = PlanConv(node);
+      if (!plan.task || plan.depthwise) return 0;
+      return topi::Conv2dNCHWcBlocks(*plan.config).ic_bn;
+    }
+    return 0;
+  }
+
+  // Registers `result` (the value of `out_value`) as a kernel output: plain, or in the blocked
+  // layout its only reader takes. Returns the output tensor.
+  int KernelOutput(int out_value, te::Tensor* result) {
+    const Value& v = g_.values[out_value];
+    const int64_t bn = BlockedReader(out_value);
+    if (bn == 0) {
+      value_tensor_[out_value] = NewTensor(v.name, DLType(v.dtype), v.shape, kNewBuffer);
+      return value_tensor_[out_value];
+    }
+    const te::Tensor plain = *result;
+    std::vector<int64_t> shape = {v.shape[0], v.shape[1] / bn, v.shape[2], v.shape[3], bn};
+    *result = te::compute(
+        ShapeExprs(shape),
+        [&](const std::vector<Var>& i) { return plain(i[0], i[1] * I(bn) + i[4], i[2], i[3]); },
+        v.name + "_NCHWc");
+    int id = NewTensor(v.name + "_NCHWc", DLType(v.dtype), shape, kNewBuffer);
+    value_blocked_[out_value] = {id, bn};
+    return id;
+  }
+
+  bool EmitConv(const std::vector<const Node*>& group) {
+    const Node& conv = *group[0];
+    const ConvPlan& plan = PlanConv(conv);
+    if (!plan.task) return false;
+    int x = conv.inputs[0], w = conv.inputs[1];
+    int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
+    const topi::Conv2dShape& shape = plan.shape;
+    const Value& out = g_.values[conv.outputs[0]];
+    if (plan.depthwise) {
       int raw = NewTensor(conv.name + "_dw", DLType(out.dtype), out.shape, kNewBuffer);
-      AddKernel(conv.name, "depthwise_conv2d", task->Instantiate(config),
+      AddKernel(conv.name, "depthwise_conv2d", plan.task->Instantiate(*plan.config),
                 {TensorOf(x), TensorOf(w)}, {raw});
       Epilogue(group, raw, bias, 1, {}, out.shape);
       return true;
     }
-    if (group_count != 1) return false;
-    const tuner::Task* task = MakeTask(
-        "conv2d_NCHWc.x86",
-        {shape.n, shape.c, shape.h, shape.w, shape.k, shape.r, shape.s, shape.stride, shape.pad},
-        &flops);
-    if (!task) return false;
-    space::ConfigEntity config = Configure(*task);
-    const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(config);
-    int packed_x = NewTensor(conv.name + "_data_NCHWc", DLType(graph::DType::kFloat32),
-                             {shape.n, shape.c / b.ic_bn, shape.h, shape.w, b.ic_bn}, kNewBuffer);
-    AddKernel(conv.name + "/pack", "pack_NCHWc",
-              topi::PackNCHWc(shape.n, shape.c, shape.h, shape.w, b.ic_bn), {TensorOf(x)},
-              {packed_x});
+    const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(*plan.config);
+    int packed_x = -1;
+    auto blocked_in = value_blocked_.find(x);
+    if (blocked_in != value_blocked_.end() && blocked_in->second.second == b.ic_bn) {
+      packed_x = blocked_in->second.first;  // its producer wrote it blocked
+    } else {
+      packed_x = NewTensor(conv.name + "_data_NCHWc", DLType(graph::DType::kFloat32),
+                           {shape.n, shape.c / b.ic_bn, shape.h, shape.w, b.ic_bn}, kNewBuffer);
+      AddKernel(conv.name + "/pack", "pack_NCHWc",
+                topi::PackNCHWc(shape.n, shape.c, shape.h, shape.w, b.ic_bn), {TensorOf(x)},
+                {packed_x});
+    }
     std::vector<float> packed = tuner::ToOIHWio(
         Floats(*g_.values[w].data), {shape.k, shape.c, shape.r, shape.s}, b.ic_bn, b.oc_bn);
     std::vector<int64_t> pw_shape = {shape.k / b.oc_bn, shape.c / b.ic_bn, shape.r,
@@ -416,7 +472,8 @@ class ModelBuilder {
                                           b.oc_bn};
     int blocked =
         NewTensor(conv.name + "_NCHWc", DLType(graph::DType::kFloat32), blocked_shape, kNewBuffer);
-    AddKernel(conv.name, "conv2d_NCHWc", task->Instantiate(config), {packed_x, pw}, {blocked});
+    AddKernel(conv.name, "conv2d_NCHWc", plan.task->Instantiate(*plan.config), {packed_x, pw},
+              {blocked});
     const int64_t oc_bn = b.oc_bn;
     Epilogue(
         group, blocked, bias, 1,
@@ -464,29 +521,7 @@ class ModelBuilder {
     AddKernel(node.name, "dense", task->Instantiate(config), {a2, pw}, {raw});
     int shaped = Alias(raw, out.shape, node.name + "_dense_nd");
     int bias = gemm && node.inputs.size() > 2 ? node.inputs[2] : -1;
-    if (bias >= 0 && g_.values[bias].shape.size() == 1 && g_.values[bias].shape[0] == n) {
-      Epilogue(group, shaped, bias, static_cast<int>(out.shape.size()) - 1, {}, out.shape);
-      return true;
-    }
-    if (bias >= 0) {
-      // A bias of another broadcast shape: through the chain's general broadcasting.
-      Args args;
-      te::Tensor base = te::placeholder(ShapeExprs(out.shape), ir::DataType::Float(32), "base");
-      args.tensors.push_back(base);
-      args.ids.push_back(shaped);
-      driver::Operand c = External(bias, &args);
-      te::Tensor v = te::compute(
-          ShapeExprs(out.shape),
-          [&](const std::vector<Var>& i) { return base(E(i)) + driver::Read(c, i); },
-          node.name + "_bias");
-      te::Tensor result = Chain(group, 1, v, &args);
-      int o = OutputTensor(group);
-      args.tensors.push_back(result);
-      AddKernel(GroupName(group), "epilogue", driver::DefaultSchedule(result), args.tensors,
-                args.ids, {o});
-      return true;
-    }
-    Epilogue(group, shaped, -1, 0, {}, out.shape);
+    Epilogue(group, shaped, bias, -1, {}, out.shape);
     return true;
   }
 
@@ -537,11 +572,10 @@ class ModelBuilder {
       te::Tensor result = driver::ComputeNode(g_, anchor, Operands(anchor, &args), k);
       result = Chain(group, 1, result, &args);
       int out_value = group.size() == 1 ? anchor.outputs[k] : group.back()->outputs[0];
-      const Value& v = g_.values[out_value];
-      value_tensor_[out_value] = NewTensor(v.name, DLType(v.dtype), v.shape, kNewBuffer);
+      int out = KernelOutput(out_value, &result);
       args.tensors.push_back(result);
       AddKernel(GroupName(group), anchor.op, driver::DefaultSchedule(result), args.tensors,
-                args.ids, {value_tensor_[out_value]});
+                args.ids, {out});
     }
   }
 
@@ -565,6 +599,14 @@ class ModelBuilder {
   std::vector<ir::PrimFunc> functions_;
   std::vector<ModelTask> tasks_;
   std::vector<std::unique_ptr<tuner::Task>> tasks_storage_;
+  std::map<const Node*, ConvPlan> conv_plans_;
+  std::map<int, std::pair<int, int64_t>> value_blocked_;  // value -> (blocked tensor, block)
+  std::vector<int> uses_ = g_.UseCounts();
+  std::vector<bool> is_output_ = [this] {
+    std::vector<bool> out(g_.values.size(), false);
+    for (int v : g_.outputs) out[v] = true;
+    return out;
+  }();
 };
 
 void Optimize(Graph& g, const ModelBuildOptions& options) {
@@ -596,30 +638,15 @@ std::string ModelBuild::CoverageLine() const {
 }
 
 void ModelBuild::Save(const std::string& dir) const {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    TESSERA_USER_ERROR() << dir << ": cannot create the output directory";
-  }
-  std::string graph_path = dir + "/" + runtime::ModelFiles::kGraph;
-  FILE* f = fopen(graph_path.c_str(), "wb");
-  TESSERA_USER_CHECK(f != nullptr) << graph_path << ": cannot write the file";
-  std::string text = graph.ToText();
-  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = fclose(f) == 0 && ok;
-  TESSERA_USER_CHECK(ok) << graph_path << ": writing failed";
-  try {
-    runtime::SaveParamsToFile(params, dir + "/" + runtime::ModelFiles::kParams);
-  } catch (const runtime::Error& e) {
-    TESSERA_USER_ERROR() << e.what();
-  }
+  MakeDirectories(dir, "compiled model directory");
+  WriteFile(dir + "/" + runtime::ModelFiles::kGraph, graph.ToText(), "execution graph");
+  runtime::SaveParamsToFile(params, dir + "/" + runtime::ModelFiles::kParams);
   const std::string kernels_path = dir + "/" + runtime::ModelFiles::kKernels;
   if (library_file.empty()) {
     kernels.export_library(kernels_path);
     return;
   }
-  std::ifstream in(library_file, std::ios::binary);
-  std::ofstream out(kernels_path, std::ios::binary);
-  out << in.rdbuf();
-  TESSERA_USER_CHECK(in.good() && out.good()) << kernels_path << ": writing failed";
+  WriteFile(kernels_path, ReadFile(library_file, "kernel library"), "kernel library");
 }
 
 ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options) {

@@ -175,12 +175,14 @@ te::Tensor Pool(const graph::Graph& g, const graph::Node& node, const std::vecto
       [&](const std::vector<Var>& i) {
         Tap y = WindowTap(i[2], ry->var, st[0], pads[0], 1, xs[2]);
         Tap x = WindowTap(i[3], rx->var, st[1], pads[1], 1, xs[3]);
-        // The condition keeps reads in bounds; the reduction skips the taps outside.
+        // Clamped reads stay in bounds and taps outside give the reduction's identity: no
+        // condition in the loop, so the vectorizer takes it.
         Expr safe_y = ir::min(ir::max(y.pos, I(0)), I(xs[2] - 1));
         Expr safe_x = ir::min(ir::max(x.pos, I(0)), I(xs[3] - 1));
         Expr v = in[0].tensor(i[0], i[1], safe_y, safe_x);
-        return is_max ? te::max(v, {ry, rx}, y.inside && x.inside)
-                      : te::sum(v, {ry, rx}, y.inside && x.inside);
+        Expr identity = is_max ? ir::min_value(DataType::Float(32)) : Expr(0.0f);
+        v = ir::select(y.inside && x.inside, v, identity);
+        return is_max ? te::max(v, {ry, rx}) : te::sum(v, {ry, rx});
       },
       node.name + (is_max ? "" : "_sum"), "pool");
   if (is_max) return pooled;

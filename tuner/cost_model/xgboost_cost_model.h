@@ -27,7 +27,7 @@ struct XGBoostOptions {
   /// Only a regression objective sees the labels' scale; a ranking one sees their order.
   CostLabel label = CostLabel::kRelativeThroughput;
   // Deeper trees with more, smaller steps ranked held-out measured dense configs better than
-  // depth 4, eta 0.3, 100 rounds (//bench:cost_model_eval; README "Cost model").
+  // depth 4, eta 0.3, 100 rounds (//bench:cost_model_eval; docs/tuner.md, "Cost model").
   int rounds = 300;  ///< boosting rounds per fit
   int max_depth = 6;
   double eta = 0.1;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file.h"
 #include "compiler/graph/infer.h"
 #include "compiler/support/error.h"
 
@@ -18,14 +19,6 @@ namespace {
 
 using graph::DType;
 using graph::TensorData;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  TESSERA_USER_CHECK(in.good()) << path << ": cannot open the file";
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string Directory(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -167,6 +160,27 @@ graph::Attr ToAttr(const onnx::AttributeProto& a, const std::string& where) {
   return out;
 }
 
+// The value of a Constant node: `value` (a tensor) or the scalar and list forms of opset 12+.
+std::shared_ptr<TensorData> ConstantValue(const onnx::AttributeProto& a, const std::string& where) {
+  const std::string& key = a.name();
+  if (key == "value") return ToTensorData(a.t(), where);
+  auto list = [](DType dtype, const auto& values) {
+    auto t = TensorData::Zeros(dtype, {static_cast<int64_t>(values.size())});
+    for (int i = 0; i < values.size(); ++i) t->Set(i, static_cast<double>(values.Get(i)));
+    return t;
+  };
+  if (key == "value_float" || key == "value_int") {
+    auto t = TensorData::Zeros(key == "value_int" ? DType::kInt64 : DType::kFloat32, {});
+    t->Set(0, key == "value_int" ? static_cast<double>(a.i()) : a.f());
+    return t;
+  }
+  if (key == "value_floats") return list(DType::kFloat32, a.floats());
+  if (key == "value_ints") return list(DType::kInt64, a.ints());
+  TESSERA_USER_ERROR() << where << ": attribute '" << key
+                       << "' is not supported (value, value_float(s), value_int(s))";
+  return nullptr;
+}
+
 int DefaultOpset(const onnx::ModelProto& m) {
   for (const auto& op : m.opset_import()) {
     if (op.domain().empty() || op.domain() == "ai.onnx") return static_cast<int>(op.version());
@@ -259,9 +273,9 @@ graph::Graph BuildGraph(const onnx::ModelProto& m, const std::string& path) {
     const onnx::NodeProto& n = og.node(i);
     std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
     if (n.op_type() == "Constant") {
-      TESSERA_USER_CHECK(n.attribute_size() == 1 && n.attribute(0).name() == "value")
-          << path << ": Constant node '" << name << "' must have one 'value' tensor attribute";
-      auto data = ToTensorData(n.attribute(0).t(), path + ": node '" + name + "'");
+      TESSERA_USER_CHECK(n.attribute_size() == 1)
+          << path << ": Constant node '" << name << "' must have exactly one attribute";
+      auto data = ConstantValue(n.attribute(0), path + ": Constant node '" + name + "'");
       TESSERA_USER_CHECK(!ids.count(n.output(0)))
           << path << ": tensor '" << n.output(0) << "' is produced twice";
       graph::Value v;
@@ -293,7 +307,7 @@ graph::Graph BuildGraph(const onnx::ModelProto& m, const std::string& path) {
 }  // namespace
 
 graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& options) {
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFile(path, "ONNX model");
   onnx::ModelProto model;
   TESSERA_USER_CHECK(!bytes.empty() && model.ParseFromString(bytes) && model.has_graph())
       << path << ": not a valid ONNX model (the file is truncated, corrupt, or not ONNX)";

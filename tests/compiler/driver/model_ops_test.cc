@@ -34,6 +34,17 @@ INSTANTIATE_TEST_SUITE_P(Ops, ModelOpsTest,
 namespace tessera {
 namespace {
 
+// Layouts change only where needed: the first convolution's epilogue writes the second one's
+// blocked input, so only the model input is packed.
+TEST(LayoutTest, ConvolutionFeedsConvolutionBlocked) {
+  ModelBuild build = testing::CheckModel(ModelDir(), "conv_stem_strided", 1e-4, 1e-5);
+  int packs = 0;
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    packs += n.function.find("pack_NCHWc") != std::string::npos;
+  }
+  EXPECT_EQ(packs, 1);
+}
+
 // Task extraction (for model-level tuning): the template workloads, deduplicated, with their
 // weights and FLOPs, and whether a record exists; nothing is compiled.
 TEST(ExtractTasksTest, ListsTemplateWorkloads) {

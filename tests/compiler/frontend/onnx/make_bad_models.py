@@ -68,3 +68,11 @@ ext = model([helper.make_node("Add", ["x", "w"], ["y"], name="add_w")], [vi("x",
             [vi("y", [2, 3])], [numpy_helper.from_array(w, "w")], opset=11)
 onnx.save_model(ext, os.path.join(OUT, "external.onnx"), save_as_external_data=True,
                 all_tensors_to_one_file=True, location="external.weights", size_threshold=0)
+
+# Constant nodes in the list form of opset 12+ (value_ints) and the tensor form.
+forms = model([helper.make_node("Constant", [], ["shape"], name="c_ints", value_ints=[3, 2]),
+               helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+               helper.make_node("Constant", [], ["two"], name="c_float", value_float=2.0),
+               helper.make_node("Mul", ["r", "two"], ["y"], name="mul")],
+              [vi("x", [2, 3])], [vi("y", [3, 2])])
+save(forms, "constant_forms")

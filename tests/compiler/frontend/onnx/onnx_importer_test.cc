@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "compiler/graph/infer.h"
+#include "compiler/graph/pipeline.h"
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -49,7 +50,7 @@ TEST(OnnxImporterTest, ImportsAGoodModel) {
 
 TEST(OnnxImporterTest, MissingFile) {
   EXPECT_THAT(ImportError("no_such_model"),
-              AllOf(HasSubstr("no_such_model.onnx"), HasSubstr("cannot open")));
+              AllOf(HasSubstr("no_such_model.onnx"), HasSubstr("cannot read file")));
 }
 
 TEST(OnnxImporterTest, TruncatedFile) {
@@ -98,6 +99,14 @@ TEST(OnnxImporterTest, ExternalDataAndOlderOpset) {
   const graph::Value& w = g.values[g.nodes[0].inputs[1]];
   ASSERT_TRUE(w.is_constant());
   EXPECT_EQ(w.data->At(5), 5.0);
+}
+
+TEST(OnnxImporterTest, ConstantForms) {
+  graph::Graph g = ImportOnnx(Dir() + "/constant_forms.onnx");
+  graph::OptimizeGraph(g);
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.values[g.nodes[0].outputs[0]].shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(g.values[g.nodes[1].inputs[1]].data->At(0), 2.0);
 }
 
 TEST(OnnxImporterTest, ParseInputShape) {

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Writes docs/cli.md from the programs' own --help, so the reference never drifts from the flags.
+
+Usage: cli_docs.py TESSERA TRACKER RPC_SERVER > docs/cli.md
+Every subcommand is found by reading the 'Subcommands:' list of its parent's help.
+"""
+import re
+import subprocess
+import sys
+
+
+def help_text(argv):
+    done = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        sys.exit("cli_docs: '%s --help' exited %d: %s" % (" ".join(argv), done.returncode, done.stderr))
+    return done.stdout.rstrip() + "\n"
+
+
+def subcommands(text):
+    names, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("Subcommands:"):
+            inside = True
+        elif inside and re.match(r"^  [a-z][\w-]*( |$)", line):
+            names.append(line.split()[0])
+        elif inside and line and not line.startswith(" "):
+            inside = False
+    return names
+
+
+def document(binary, shown, out):
+    text = help_text([binary] + shown[1:])
+    out.append("## `%s`\n\n```\n%s```\n" % (" ".join(shown), text))
+    for name in subcommands(text):
+        document(binary, shown + [name], out)
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    out = [
+        "# Command-line reference\n",
+        "Generated from each program's `--help` by `tools/cli_docs.py` (do not edit by hand:",
+        "`bazel build //cli:tessera //tracker:tessera-tracker //rpc_server:tessera-rpc-server &&",
+        "python3 tools/cli_docs.py bazel-bin/cli/tessera bazel-bin/tracker/tessera-tracker",
+        "bazel-bin/rpc_server/tessera-rpc-server > docs/cli.md`); `//tests/docs:cli_docs_test` fails",
+        "when this page and the flags disagree. Exit statuses are in the README.\n",
+    ]
+    for binary, name in zip(sys.argv[1:], ["tessera", "tessera-tracker", "tessera-rpc-server"]):
+        document(binary, [name], out)
+    sys.stdout.write("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
