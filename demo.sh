@@ -2,13 +2,14 @@
 # Sets everything up (Debian packages only), builds, and runs the main job end to end:
 # a local device fleet (tracker + two rpc_servers on loopback), tuning of a dense and a conv2d
 # task through it into a SQLite tuning log, the best records, tuned vs untuned builds against
-# OpenBLAS, and the runtime on its own.
+# OpenBLAS, the runtime on its own, and a small CNN compiled into one artifact run by the
+# runtime-only runner.
 #   TRIALS=N ./demo.sh    more trials per task (default 32)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 ./tools/setup.sh
-bazel build //runtime:libtessera_runtime.so //deploy:runtime_demo //cli:tessera \
+bazel build //runtime:libtessera_runtime.so //deploy:runtime_demo //deploy:tessera-run //cli:tessera \
   //tracker:tessera-tracker //rpc_server:tessera-rpc-server //bench:tuned_ops
 
 bin=bazel-bin
@@ -58,3 +59,13 @@ cc -O2 -shared -fPIC -I. -o "$work/saxpy.so" deploy/demo/saxpy.c
 $bin/deploy/runtime_demo "$work/saxpy.so" "$work"
 size=$(strip -o "$work/rt.so" $bin/runtime/libtessera_runtime.so && stat -c %s "$work/rt.so")
 echo "stripped runtime library: $size bytes"
+
+echo
+echo "== deploy: a small CNN (deploy/demo/small_cnn.onnx: conv, batch norm, residual add, ReLU)"
+echo "   compiled into one file and run by the runtime-only tessera-run"
+$bin/cli/tessera compile deploy/demo/small_cnn.onnx --target "$target" --db "$work/tuning.db" \
+  -o "$work/small_cnn.tsr" 2>/dev/null | tail -1
+echo "artifact: $(stat -c %s "$work/small_cnn.tsr") bytes"
+$bin/deploy/tessera-run "$work/small_cnn.tsr" --repeat 20
+size=$(strip -o "$work/tessera-run" $bin/deploy/tessera-run && stat -c %s "$work/tessera-run")
+echo "stripped tessera-run: $size bytes"

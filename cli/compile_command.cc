@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/model_artifact.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "compiler/driver/build_model.h"
@@ -21,6 +22,11 @@ struct CompileFlags {
   std::vector<std::string> input_shapes;
   bool print_graph = false;
 };
+
+// "-o model.tsr" asks for the one-file artifact; any other name is a model directory.
+bool IsArtifactPath(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".tsr") == 0;
+}
 
 void Compile(const CompileFlags& flags) {
   auto start = std::chrono::steady_clock::now();
@@ -42,7 +48,12 @@ void Compile(const CompileFlags& flags) {
     };
   }
   ModelBuild build = BuildModel(std::move(g), options);
-  build.Save(flags.output);
+  const bool artifact = IsArtifactPath(flags.output);
+  if (artifact) {
+    SaveModelArtifact(build, flags.target, flags.output);
+  } else {
+    build.Save(flags.output);
+  }
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   int64_t param_bytes = 0;
   for (const auto& [name, array] : build.params) param_bytes += array.NumBytes();
@@ -60,8 +71,8 @@ void AddCompileCommand(CLI::App& app) {
   auto flags = std::make_shared<CompileFlags>();
   CLI::App* compile = app.add_subcommand(
       "compile",
-      "Compile an ONNX model into a directory that `tessera run` (or the runtime's "
-      "GraphExecutor) loads.");
+      "Compile an ONNX model into one deployable artifact (-o model.tsr) or a directory, which "
+      "`tessera run` and `tessera-run` load.");
   compile->add_option("model", flags->model, "the .onnx file")->required();
   compile->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
       ->required();
@@ -69,7 +80,10 @@ void AddCompileCommand(CLI::App& app) {
   compile->add_option("--input-shape", flags->input_shapes,
                       "static shape of an input, NAME:1x3x224x224 (repeatable)");
   compile->add_flag("--print-graph", flags->print_graph, "print the graph after each pass");
-  compile->add_option("-o,--output", flags->output, "output directory")->required();
+  compile
+      ->add_option("-o,--output", flags->output,
+                   "output: NAME.tsr writes one deployable artifact, anything else a directory")
+      ->required();
   compile->callback([flags] { Compile(*flags); });
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/exec_graph.h"
 
+#include <cctype>
 #include <sstream>
 
 #include "runtime/data_type.h"
@@ -24,10 +25,13 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
-std::string Unescape(const std::string& s) {
+std::string Unescape(const std::string& s, const std::string& where) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '%' && i + 2 < s.size()) {
+      TESSERA_CHECK(isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+                    isxdigit(static_cast<unsigned char>(s[i + 2])))
+          << where << ": bad escape in name '" << s << "'";
       out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
       i += 2;
     } else {
@@ -155,7 +159,7 @@ ExecGraph ExecGraph::Parse(const std::string& text, const std::string& source) {
       r.Int("tensor id", static_cast<int64_t>(g.tensors.size()),
             static_cast<int64_t>(g.tensors.size()));
       ExecTensor t;
-      t.name = Unescape(r.Word("tensor name"));
+      t.name = Unescape(r.Word("tensor name"), where);
       std::string dtype = r.Word("dtype");
       try {
         t.dtype = ParseDataType(dtype);
@@ -172,7 +176,7 @@ ExecGraph ExecGraph::Parse(const std::string& text, const std::string& source) {
       g.tensors.push_back(std::move(t));
     } else if (kind == "node") {
       ExecNode n;
-      n.name = Unescape(r.Word("node name"));
+      n.name = Unescape(r.Word("node name"), where);
       n.function = r.Word("function");
       n.inputs = r.IdList("input id", g.tensors.size());
       n.outputs = r.IdList("output id", g.tensors.size());

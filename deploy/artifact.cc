@@ -1,0 +1,94 @@
+// Packing a compiled model directory into an artifact, and loading an artifact into a ready
+// executor after every check.
+#include "deploy/artifact.h"
+
+#include <fstream>
+
+#include "deploy/kernel_library.h"
+#include "runtime/error.h"
+#include "runtime/params.h"
+
+namespace tessera {
+namespace deploy {
+namespace {
+
+std::vector<TensorSignature> Signatures(const runtime::ExecGraph& g, const std::vector<int>& ids) {
+  std::vector<TensorSignature> out;
+  for (int id : ids) {
+    const runtime::ExecTensor& t = g.tensors.at(static_cast<size_t>(id));
+    out.push_back({t.name, t.dtype, t.shape});
+  }
+  return out;
+}
+
+bool SameSignatures(const std::vector<TensorSignature>& a, const std::vector<TensorSignature>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].shape != b[i].shape || a[i].dtype.code != b[i].dtype.code ||
+        a[i].dtype.bits != b[i].dtype.bits || a[i].dtype.lanes != b[i].dtype.lanes) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string ReadArtifactFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in.good()) throw runtime::Error(path + ": cannot read the file");
+  // One read of the known size: models are tens of megabytes.
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw runtime::Error(path + ": cannot read the file (not a regular file?)");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  in.read(&bytes[0], size);
+  if (in.gcount() != size) throw runtime::Error(path + ": reading failed");
+  return bytes;
+}
+
+void SaveArtifact(const Artifact& artifact, const std::string& path) {
+  std::string bytes = SerializeArtifact(artifact);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out.good()) throw runtime::Error(path + ": cannot write the artifact");
+}
+
+Artifact PackModelDirectory(const std::string& dir, const std::string& target,
+                            const std::string& arch, const std::vector<std::string>& cpu_features) {
+  Artifact a;
+  a.kernels = ReadArtifactFile(dir + "/" + runtime::ModelFiles::kKernels);
+  a.graph = ReadArtifactFile(dir + "/" + runtime::ModelFiles::kGraph);
+  a.params = ReadArtifactFile(dir + "/" + runtime::ModelFiles::kParams);
+  runtime::ExecGraph g =
+      runtime::ExecGraph::Parse(a.graph, dir + "/" + runtime::ModelFiles::kGraph);
+  a.header.target = target;
+  a.header.arch = arch;
+  a.header.cpu_features = cpu_features;
+  a.header.inputs = Signatures(g, g.inputs);
+  a.header.outputs = Signatures(g, g.outputs);
+  return a;
+}
+
+LoadedModel LoadArtifactBytes(const std::string& bytes, const std::string& source,
+                              const HostInfo& host) {
+  Artifact a = ParseArtifact(bytes, source);
+  CheckRunsOn(a.header, host, source);
+  runtime::ExecGraph graph = runtime::ExecGraph::Parse(a.graph, source + " (graph)");
+  if (!SameSignatures(Signatures(graph, graph.inputs), a.header.inputs) ||
+      !SameSignatures(Signatures(graph, graph.outputs), a.header.outputs)) {
+    throw runtime::Error(
+        source + ": corrupt artifact: the header's inputs or outputs differ from the graph's");
+  }
+  auto params = runtime::LoadParams(a.params, source + " (params)");
+  runtime::Module kernels = LoadKernelLibrary(a.kernels, source);
+  return LoadedModel{a.header, runtime::GraphExecutor(std::move(graph), params, kernels)};
+}
+
+LoadedModel LoadArtifact(const std::string& path, const HostInfo& host) {
+  return LoadArtifactBytes(ReadArtifactFile(path), path, host);
+}
+
+}  // namespace deploy
+}  // namespace tessera

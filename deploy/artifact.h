@@ -1,0 +1,104 @@
+/// \file
+/// The deployable artifact (`model.tsr`): one self-checking file holding a compiled model's
+/// kernel library, execution graph and parameters behind a header that says what it needs
+/// (format version, Tessera version, target string, architecture, CPU features, input and output
+/// signatures). The layout is in docs/deploy.md. This library depends on the runtime only, so
+/// a board loads artifacts without the compiler.
+#ifndef TESSERA_DEPLOY_ARTIFACT_H_
+#define TESSERA_DEPLOY_ARTIFACT_H_
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/graph_executor.h"
+
+namespace tessera {
+namespace deploy {
+
+/// Version of the artifact format this code writes and the newest it reads.
+constexpr uint32_t kArtifactFormatVersion = 1;
+/// The Tessera release recorded in every artifact's header.
+constexpr const char* kTesseraVersion = "0.1.0";
+/// The magic bytes every artifact starts with.
+constexpr const char kArtifactMagic[8] = {'T', 'E', 'S', 'S', 'E', 'R', 'A', 'M'};
+
+/// Name, element type and shape of a model input or output.
+struct TensorSignature {
+  std::string name;            ///< tensor name in the model
+  DLDataType dtype{};          ///< element type
+  std::vector<int64_t> shape;  ///< dimensions
+};
+
+/// What an artifact says about itself and what it needs from the machine that runs it.
+struct ArtifactHeader {
+  uint32_t format_version = kArtifactFormatVersion;  ///< layout version of the file
+  std::string tessera_version = kTesseraVersion;     ///< release that wrote it
+  std::string target;                                ///< target string it was compiled for
+  std::string arch;                                  ///< "x86_64", "aarch64", ...
+  std::vector<std::string> cpu_features;             ///< CPU features the kernels use (LLVM names)
+  std::vector<TensorSignature> inputs;               ///< model inputs, in order
+  std::vector<TensorSignature> outputs;              ///< model outputs, in order
+};
+
+/// An artifact's contents, in memory.
+struct Artifact {
+  ArtifactHeader header;  ///< the header
+  std::string kernels;    ///< the kernel shared library's bytes
+  std::string graph;      ///< `runtime::ExecGraph` text
+  std::string params;     ///< `runtime::SaveParams` bytes
+};
+
+/// The machine an artifact is checked against.
+struct HostInfo {
+  std::string arch;                       ///< this process's architecture
+  std::vector<std::string> cpu_features;  ///< the checkable features this CPU has
+  /// This machine. `TESSERA_HIDE_CPU_FEATURES=avx2,fma` pretends the CPU lacks those features
+  /// (to try the refusal an older CPU would give).
+  static HostInfo Current();
+};
+
+/// The architecture this code was compiled for ("x86_64", "aarch64").
+std::string HostArch();
+/// The CPU features of `arch` that the loader can detect at run time (LLVM feature names); an
+/// artifact records which of these its kernels use.
+std::vector<std::string> CheckableCPUFeatures(const std::string& arch);
+
+/// Serializes `artifact` (the checksum is computed here).
+std::string SerializeArtifact(const Artifact& artifact);
+/// Parses and checks the file format: magic, format version, size, checksum, header and section
+/// bounds. Throws `runtime::Error` naming `source` and saying what is wrong (truncated, corrupt,
+/// newer format, ...).
+Artifact ParseArtifact(const std::string& bytes, const std::string& source);
+/// Throws `runtime::Error` naming `source` when `header` was built for another architecture or
+/// needs CPU features `host` lacks.
+void CheckRunsOn(const ArtifactHeader& header, const HostInfo& host, const std::string& source);
+/// Reads a whole file; throws `runtime::Error` naming `path` when it cannot.
+std::string ReadArtifactFile(const std::string& path);
+/// Writes `SerializeArtifact(artifact)` to `path`; throws `runtime::Error` when it cannot.
+void SaveArtifact(const Artifact& artifact, const std::string& path);
+
+/// Packs a compiled model directory (`runtime::ModelFiles`) into an artifact for `target`,
+/// `arch` and `cpu_features`; the input and output signatures come from the graph.
+Artifact PackModelDirectory(const std::string& dir, const std::string& target,
+                            const std::string& arch, const std::vector<std::string>& cpu_features);
+
+/// A loaded artifact: its header and an executor ready to run.
+struct LoadedModel {
+  ArtifactHeader header;            ///< what the file says about itself
+  runtime::GraphExecutor executor;  ///< the model, prepared
+};
+
+/// Parses `bytes`, checks it runs on `host`, loads the kernel library from memory (a memfd, else
+/// a private temporary file) and prepares the executor. Throws `runtime::Error` naming `source`.
+LoadedModel LoadArtifactBytes(const std::string& bytes, const std::string& source,
+                              const HostInfo& host = HostInfo::Current());
+/// `LoadArtifactBytes` of the file at `path`.
+LoadedModel LoadArtifact(const std::string& path, const HostInfo& host = HostInfo::Current());
+
+}  // namespace deploy
+}  // namespace tessera
+
+#endif  // TESSERA_DEPLOY_ARTIFACT_H_

@@ -1,0 +1,42 @@
+/// \file
+/// Running a compiled model from a command line: load an artifact or a model directory, fill the
+/// inputs from .npy files (random data where none is given), save the outputs, time runs. Shared
+/// by `tessera run` and the runtime-only `tessera-run`, so both produce the same outputs.
+#ifndef TESSERA_DEPLOY_RUN_MODEL_H_
+#define TESSERA_DEPLOY_RUN_MODEL_H_
+
+#include <string>
+#include <vector>
+
+#include "runtime/graph_executor.h"
+
+namespace tessera {
+namespace deploy {
+
+/// Loads `path`: an artifact file (`deploy/artifact.h`, every check applied) or a compiled model
+/// directory. Throws `runtime::Error` naming the path.
+runtime::GraphExecutor LoadModel(const std::string& path);
+
+/// Sets the inputs named by `specs` ("NAME=file.npy") and fills the others with the same random
+/// data every time (uniform in [-1, 1) for float32, zeros otherwise). Throws `runtime::Error` for
+/// a malformed spec, an unknown input or a file of the wrong shape or dtype.
+void SetInputs(runtime::GraphExecutor& exec, const std::vector<std::string>& specs);
+
+/// Writes output `i` to `files[i]` (.npy); throws `runtime::Error` when there are more files than
+/// outputs or one cannot be written.
+void SaveOutputs(const runtime::GraphExecutor& exec, const std::vector<std::string>& files);
+
+/// Latency of whole-model runs, in milliseconds.
+struct Latency {
+  double mean_ms = 0;    ///< mean
+  double median_ms = 0;  ///< median
+  double min_ms = 0;     ///< fastest
+};
+
+/// Runs the model `repeat` times (at least once), timing each run.
+Latency TimeRuns(runtime::GraphExecutor& exec, int repeat);
+
+}  // namespace deploy
+}  // namespace tessera
+
+#endif  // TESSERA_DEPLOY_RUN_MODEL_H_

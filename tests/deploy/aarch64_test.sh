@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# An aarch64 artifact end to end: `tessera compile --target 'llvm -mtriple=aarch64-linux-gnu
+# -mcpu=cortex-a72' -o arm.tsr`, run by the cross-built tessera-run under qemu-aarch64, matches
+# the x86 artifact's output and PyTorch's. Skips (saying why) without the cross toolchain or qemu.
+set -uo pipefail
+tessera=cli/tessera
+runner=deploy/aarch64/tessera-run
+dir="${TEST_TMPDIR:-$(mktemp -d)}"
+if head -c 4 "$runner" | grep -q SKIP; then
+  echo "skipped: $(cat "$runner")"; exit 0
+fi
+if [ ! -x /usr/bin/qemu-aarch64 ] || [ ! -d /usr/aarch64-linux-gnu ]; then
+  echo "skipped: qemu-aarch64 (Debian qemu-user) or the aarch64 sysroot is not installed"; exit 0
+fi
+failures=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
+}
+
+/usr/bin/python3 tests/compiler/driver/models/make_op_models.py "$dir" >/dev/null || exit 1
+m="$dir/conv_bn_add_relu"  # convolution, folded batch norm, residual add, ReLU
+inputs="--input x=$m.in0.npy --input skip=$m.in1.npy"
+
+$tessera compile "$m.onnx" --target 'llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72' \
+  -o "$dir/arm.tsr" >/dev/null 2>&1
+check "aarch64 artifact compiles" test -f "$dir/arm.tsr"
+check "its header names aarch64 and NEON" \
+  bash -c "head -c 300 '$dir/arm.tsr' | grep -aq '^arch aarch64' && head -c 300 '$dir/arm.tsr' | grep -aq '^cpu-features .*neon'"
+$tessera compile "$m.onnx" --target llvm -o "$dir/x86.tsr" >/dev/null 2>&1
+$tessera run "$dir/x86.tsr" $inputs --output "$dir/x86.npy" >/dev/null
+check "x86 artifact runs" test $? -eq 0
+
+# The loader stays inside the cross sysroot (-E LD_LIBRARY_PATH): with arm64 multiarch packages
+# installed, the host's ld.so.cache mixes their libc in and thread creation hangs under qemu.
+# Bounded, so a hang fails with its command.
+start=$(date +%s%N)
+out=$(TESSERA_NUM_THREADS=2 timeout 120 qemu-aarch64 -L /usr/aarch64-linux-gnu \
+  -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib $runner \
+  "$dir/arm.tsr" $inputs --output "$dir/arm.npy" 2>&1)
+rc=$?
+echo "$out"
+echo "qemu wall time: $((($(date +%s%N) - start) / 1000000)) ms"
+check "tessera-run runs the aarch64 artifact under qemu" test $rc -eq 0
+check "aarch64 output matches x86 and PyTorch" /usr/bin/python3 -c "
+import numpy as np, sys
+a, x, ref = np.load('$dir/arm.npy'), np.load('$dir/x86.npy'), np.load('$m.out0.npy')
+tol = 1e-4 * np.abs(x).max()
+print('max |arm - x86| =', np.abs(a - x).max(), 'max |arm - torch| =', np.abs(a - ref).max())
+sys.exit(0 if np.allclose(a, x, rtol=1e-4, atol=tol) and np.allclose(a, ref, rtol=1e-4, atol=tol) else 1)"
+
+echo "$failures failures"
+test "$failures" -eq 0

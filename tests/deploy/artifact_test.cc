@@ -1,0 +1,221 @@
+// The artifact format end to end without the compiler: a C kernel library (vector_add), a
+// one-node graph y = x + b and its parameters, packed, checked, loaded from memory and run; each
+// refusal with its message; and a bounded fuzz run over mutated artifacts.
+#include "deploy/artifact.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <random>
+
+#include "runtime/data_type.h"
+#include "runtime/error.h"
+#include "runtime/params.h"
+#include "tests/runtime/kernel_library.h"
+
+namespace tessera {
+namespace deploy {
+namespace {
+
+using ::testing::HasSubstr;
+
+const DLDataType kF32 = runtime::MakeDataType(kDLFloat, 32);
+
+runtime::NDArray Floats(std::vector<float> values) {
+  runtime::NDArray a =
+      runtime::NDArray::Empty({static_cast<int64_t>(values.size())}, kF32, runtime::CPUDevice());
+  a.CopyFromBytes(values.data(), values.size() * sizeof(float));
+  return a;
+}
+
+Artifact AddBias() {
+  runtime::ExecGraph g;
+  g.storage_bytes = {16, 16};
+  g.tensors = {{"x", kF32, {4}, 0}, {"b", kF32, {4}, -1}, {"y out", kF32, {4}, 1}};
+  g.nodes = {{"add", "vector_add", {0, 1}, {2}}};
+  g.inputs = {0};
+  g.outputs = {2};
+  Artifact a;
+  a.header.target = "c";
+  a.header.arch = HostArch();
+  a.header.inputs = {{"x", kF32, {4}}};
+  a.header.outputs = {{"y out", kF32, {4}}};
+  a.kernels = ReadArtifactFile(testing::KernelLibraryPath());
+  a.graph = g.ToText();
+  a.params = runtime::SaveParams({{"b", Floats({10, 20, 30, 40})}});
+  return a;
+}
+
+HostInfo ThisMachine() { return HostInfo{HostArch(), CheckableCPUFeatures(HostArch())}; }
+
+std::string LoadError(const std::string& bytes, const HostInfo& host = ThisMachine()) {
+  try {
+    LoadArtifactBytes(bytes, "m.tsr", host);
+  } catch (const runtime::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::vector<float> RunOn(runtime::GraphExecutor& exec, std::vector<float> x) {
+  exec.SetInput("x", Floats(x));
+  exec.Run();
+  runtime::NDArray y = exec.GetOutput(0);
+  return std::vector<float>(y.Data<float>(), y.Data<float>() + 4);
+}
+
+// The checksum of docs/deploy.md (FNV-1a 64 over everything after the 32-byte prefix), for
+// mutations that must get past it.
+void FixChecksum(std::string* bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 32; i < bytes->size(); ++i) {
+    h ^= static_cast<unsigned char>((*bytes)[i]);
+    h *= 1099511628211ull;
+  }
+  for (int i = 0; i < 8; ++i) (*bytes)[24 + i] = static_cast<char>(h >> (8 * i));
+}
+
+TEST(ArtifactTest, RoundTripLoadsFromMemoryAndRuns) {
+  Artifact a = AddBias();
+  a.header.cpu_features = {};
+  std::string bytes = SerializeArtifact(a);
+  Artifact back = ParseArtifact(bytes, "m.tsr");
+  EXPECT_EQ(back.header.target, "c");
+  EXPECT_EQ(back.header.tessera_version, kTesseraVersion);
+  EXPECT_EQ(back.header.outputs[0].name, "y out");
+  EXPECT_EQ(back.kernels, a.kernels);
+  EXPECT_EQ(SerializeArtifact(back), bytes);
+  LoadedModel m = LoadArtifactBytes(bytes, "m.tsr");
+  EXPECT_EQ(RunOn(m.executor, {1, 2, 3, 4}), (std::vector<float>{11, 22, 33, 44}));
+  // A second model loaded at the same time gets its own copy of the library.
+  LoadedModel m2 = LoadArtifactBytes(bytes, "m2.tsr");
+  EXPECT_EQ(RunOn(m2.executor, {0, 0, 0, 1}), (std::vector<float>{10, 20, 30, 41}));
+}
+
+TEST(ArtifactTest, SavesAndLoadsFiles) {
+  std::string path = std::string(getenv("TEST_TMPDIR")) + "/m.tsr";
+  SaveArtifact(AddBias(), path);
+  LoadedModel m = LoadArtifact(path, ThisMachine());
+  EXPECT_EQ(RunOn(m.executor, {1, 1, 1, 1}), (std::vector<float>{11, 21, 31, 41}));
+  EXPECT_THAT(LoadError(""), HasSubstr("not a Tessera artifact"));
+  try {
+    LoadArtifact(path + ".missing");
+    FAIL();
+  } catch (const runtime::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("m.tsr.missing: cannot read the file"));
+  }
+}
+
+TEST(ArtifactTest, RefusesTruncatedCorruptAndForeignFiles) {
+  std::string bytes = SerializeArtifact(AddBias());
+  EXPECT_THAT(LoadError(bytes.substr(0, bytes.size() - 100)),
+              HasSubstr("m.tsr: truncated artifact: "));
+  EXPECT_THAT(LoadError(bytes.substr(0, 20)), HasSubstr("m.tsr: truncated artifact: 20 bytes"));
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x40;
+  EXPECT_THAT(LoadError(flipped), HasSubstr("m.tsr: corrupt artifact: checksum mismatch"));
+  EXPECT_THAT(LoadError("PK\x03\x04 a zip file, not ours........................."),
+              HasSubstr("m.tsr: not a Tessera artifact"));
+}
+
+TEST(ArtifactTest, RefusesNewerFormat) {
+  std::string bytes = SerializeArtifact(AddBias());
+  bytes[8] = 2;  // the format version, outside the checksum so that it is read first
+  EXPECT_THAT(LoadError(bytes), HasSubstr("m.tsr: artifact format version 2 is newer than this "
+                                          "runtime (it reads up to version 1)"));
+}
+
+TEST(ArtifactTest, RefusesOtherArchitecture) {
+  Artifact a = AddBias();
+  a.header.arch = "aarch64";
+  a.header.target = "llvm -mtriple=aarch64-linux-gnu";
+  EXPECT_THAT(LoadError(SerializeArtifact(a), HostInfo{"x86_64", {}}),
+              HasSubstr("m.tsr: built for aarch64 (target 'llvm -mtriple=aarch64-linux-gnu'), but "
+                        "this machine is x86_64"));
+}
+
+TEST(ArtifactTest, RefusesMissingCPUFeatures) {
+  Artifact a = AddBias();
+  a.header.cpu_features = {"avx2", "avx512f"};
+  HostInfo old_cpu{HostArch(), {"avx2"}};
+  EXPECT_THAT(LoadError(SerializeArtifact(a), old_cpu),
+              HasSubstr("m.tsr: the kernels need CPU features this machine lacks: avx512f"));
+  // The environment knob pretends this CPU lacks a feature it has.
+  HostInfo real = HostInfo::Current();
+  if (real.cpu_features.empty()) GTEST_SKIP() << "this CPU has none of the checked features";
+  setenv("TESSERA_HIDE_CPU_FEATURES", real.cpu_features[0].c_str(), 1);
+  a.header.cpu_features = {real.cpu_features[0]};
+  EXPECT_THAT(LoadError(SerializeArtifact(a), HostInfo::Current()),
+              HasSubstr("lacks: " + real.cpu_features[0]));
+  unsetenv("TESSERA_HIDE_CPU_FEATURES");
+}
+
+TEST(ArtifactTest, RefusesHeaderThatDisagreesWithTheGraph) {
+  Artifact a = AddBias();
+  a.header.inputs[0].shape = {5};
+  EXPECT_THAT(LoadError(SerializeArtifact(a)),
+              HasSubstr("m.tsr: corrupt artifact: the header's inputs or outputs differ"));
+}
+
+// Mutated artifacts (bytes flipped, cut, inserted, sizes overwritten; half of them with the
+// checksum repaired so the header, graph and params parsers see the damage) are refused with an
+// error or still run; nothing crashes. The kernel library's bytes are left alone when the
+// checksum is repaired: the dynamic loader trusts the ELF files it is given, which is why the
+// checksum exists.
+TEST(ArtifactFuzzTest, MutatedArtifactsNeverCrash) {
+  const std::string good = SerializeArtifact(AddBias());
+  const uint32_t header_bytes = static_cast<uint8_t>(good[12]) | static_cast<uint8_t>(good[13])
+                                                                     << 8;
+  const size_t kernels_begin = 32 + header_bytes + 8;
+  const size_t kernels_end = kernels_begin + AddBias().kernels.size();
+  std::mt19937 rng(14);
+  int refused = 0, ran = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (int i = 0; i < 20000 && std::chrono::steady_clock::now() < deadline; ++i) {
+    std::string bytes = good;
+    const bool repair = rng() % 2 == 0;
+    auto pick = [&] {
+      for (;;) {
+        size_t at = rng() % bytes.size();
+        if (!repair || at < kernels_begin - 8 || at >= kernels_end) return at;
+      }
+    };
+    for (int m = 1 + static_cast<int>(rng() % 4); m > 0; --m) {
+      switch (rng() % 4) {
+        case 0:
+          bytes[pick()] ^= static_cast<char>(1 << (rng() % 8));
+          break;
+        case 1:
+          bytes[pick()] = static_cast<char>(rng());
+          break;
+        case 2:
+          if (!repair) bytes.resize(rng() % bytes.size());
+          break;
+        default:
+          bytes.insert(pick(), 1, static_cast<char>(rng()));
+          break;
+      }
+    }
+    if (repair && bytes.size() >= 32) FixChecksum(&bytes);
+    try {
+      LoadedModel m = LoadArtifactBytes(bytes, "fuzz.tsr", ThisMachine());
+      for (int in = 0; in < m.executor.NumInputs(); ++in) {
+        const runtime::ExecTensor& info = m.executor.InputInfo(in);
+        m.executor.SetInput(in,
+                            runtime::NDArray::Empty(info.shape, info.dtype, runtime::CPUDevice()));
+      }
+      m.executor.Run();
+      ++ran;
+    } catch (const runtime::Error& e) {
+      ++refused;
+    }
+  }
+  std::printf("fuzz: %d refused, %d loaded and ran\n", refused, ran);
+  EXPECT_GT(refused, 100);
+}
+
+}  // namespace
+}  // namespace deploy
+}  // namespace tessera
