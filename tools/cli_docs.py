@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes docs/cli.md from the programs' own --help, so the reference never drifts from the flags.
 
-Usage: cli_docs.py TESSERA TRACKER RPC_SERVER > docs/cli.md
+Usage: cli_docs.py PROGRAM... > docs/cli.md   (each documented under its file name)
 Every subcommand is found by reading the 'Subcommands:' list of its parent's help.
 """
+import os
 import re
 import subprocess
 import sys
@@ -36,18 +37,19 @@ def document(binary, shown, out):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
     out = [
         "# Command-line reference\n",
         "Generated from each program's `--help` by `tools/cli_docs.py` (do not edit by hand:",
-        "`bazel build //cli:tessera //tracker:tessera-tracker //rpc_server:tessera-rpc-server &&",
-        "python3 tools/cli_docs.py bazel-bin/cli/tessera bazel-bin/tracker/tessera-tracker",
-        "bazel-bin/rpc_server/tessera-rpc-server > docs/cli.md`); `//tests/docs:cli_docs_test` fails",
+        "`bazel build //cli:tessera //tracker:tessera-tracker //rpc_server:tessera-rpc-server",
+        "//deploy:tessera-run && python3 tools/cli_docs.py bazel-bin/cli/tessera",
+        "bazel-bin/tracker/tessera-tracker bazel-bin/rpc_server/tessera-rpc-server",
+        "bazel-bin/deploy/tessera-run > docs/cli.md`); `//tests/docs:cli_docs_test` fails",
         "when this page and the flags disagree. Exit statuses are in the README.\n",
     ]
-    for binary, name in zip(sys.argv[1:], ["tessera", "tessera-tracker", "tessera-rpc-server"]):
-        document(binary, [name], out)
+    for binary in sys.argv[1:]:
+        document(binary, [os.path.basename(binary)], out)
     sys.stdout.write("\n".join(out))
 
 
