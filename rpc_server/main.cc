@@ -162,6 +162,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-array-bytes", flags.device.max_array_bytes, "largest array")
       ->check(tessera::Positive());
   app.add_option("--tls-ca", flags.tls_ca, "PEM root certificate of a TLS tracker");
+  // Under user-mode emulation (qemu-aarch64 on an x86 host) re-executing this binary needs the
+  // emulator in front of it: a script that starts it through the emulator.
+  app.add_option("--worker-executable", flags.device.worker_executable,
+                 "program started with --worker-fd N to run uploaded code (default: this binary)")
+      ->check(CLI::ExistingFile);
   tessera::AddLogLevelOption(app);
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
                                  [&flags] { return Serve(flags); });

@@ -12,6 +12,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   # cross compilation (aarch64) and its emulator for tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+  # the aarch64 rpc_server's arm64 libraries (Debian multiarch; see README "Add a board")
+  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libssl-dev:arm64 pkgconf:arm64
   # benchmarks' baselines
   libopenblas-dev libdnnl-dev libtorch-dev
   # models: ONNX import, and the tests' model generators and references
@@ -39,6 +41,10 @@ echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}" >&2
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
+# Multiarch: the arm64 packages need the arm64 architecture next to the host's.
+if printf '%s\n' "${missing[@]}" | grep -q ':arm64$' && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $SUDO dpkg --add-architecture arm64
+fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: done" >&2

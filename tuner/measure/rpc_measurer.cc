@@ -10,6 +10,7 @@
 #include "fleet/client/remote_session.h"
 #include "fleet/client/tracker_client.h"
 #include "tuner/measure/build_batch.h"
+#include "tuner/measure/device_arch.h"
 #include "tuner/measure/isolated_call.h"
 
 namespace tessera {
@@ -63,7 +64,7 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
     request.user = "tessera-tuner";
     request.queue_timeout_ms = options_.queue_timeout_ms;
     Step("open");
-    session_ = fleet::RemoteSession::Open(tracker_, request);
+    session_ = OpenSessionForTarget(tracker_, request, task_.target());
   }
   std::string name = "candidate_" + std::to_string(serial) + ".so";
   Step("upload");

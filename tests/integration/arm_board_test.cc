@@ -1,0 +1,144 @@
+// An emulated aarch64 board in the fleet: the cross-built rpc_server runs under qemu-aarch64 (user
+// mode) on loopback, registers with the x86 tracker under key arm-qemu, and `tessera tune` builds
+// aarch64 candidates on this host, measures them on the board, checks every answer and records
+// them with the device key. Timings under emulation are meaningless; the flow is what is checked.
+// Skips only where qemu-user, the aarch64 C library or the arm64 build (placeholder) is missing.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+
+#include "tests/integration/fleet_fixture.h"
+#include "tuner/log/tuning_log.h"
+
+namespace tessera {
+namespace {
+
+using testing::Fleet;
+using testing::FleetConfig;
+using ::testing::HasSubstr;
+
+constexpr const char* kServer = "rpc_server/aarch64/tessera-rpc-server-static";
+constexpr const char* kKey = "arm-qemu";
+constexpr const char* kBoardTarget = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72";
+
+// The emulator with the cross sysroot. LD_LIBRARY_PATH keeps the C library inside the sysroot:
+// with arm64 multiarch packages installed (tools/setup.sh installs them for this server), the
+// host's ld.so.cache would hand the sysroot's ld.so the multiarch libc, and that mix hangs in
+// pthread_create. The arm64 gRPC and protobuf libraries still come from multiarch.
+constexpr const char* kQemu =
+    "/usr/bin/qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib";
+
+std::string SkipReason() {
+  std::ifstream in(kServer);
+  std::string first;
+  std::getline(in, first);
+  if (first.rfind("SKIP", 0) == 0) return first;
+  if (access("/usr/bin/qemu-aarch64", X_OK) != 0) {
+    return "qemu-aarch64 (Debian qemu-user) is not installed";
+  }
+  if (access("/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1", R_OK) != 0) {
+    return "the aarch64 C library (Debian libc6-arm64-cross) is not installed";
+  }
+  // A last check that the emulator can run threads at all (it could not while kQemu let the
+  // host's multiarch libc in: see kQemu).
+  std::string probe;
+  testing::RunCommand("timeout -s KILL 20 " + std::string(kQemu) +
+                          " tests/integration/qemu_thread_probe-static 2>&1",
+                      &probe);
+  if (probe != "ok\n") {
+    return "qemu-aarch64 cannot start a thread on this host (a two-line threaded aarch64 program "
+           "hangs), so no emulated board can run here";
+  }
+  return "";
+}
+
+// The board's server under the emulator. The server re-executes itself as its call worker; the
+// host kernel cannot run an aarch64 binary, so it re-executes this script instead.
+std::string WriteEmulatedServer(const std::string& dir) {
+  char server[PATH_MAX];
+  if (realpath(kServer, server) == nullptr) throw std::runtime_error("no " + std::string(kServer));
+  std::string script = dir + "/arm-board.sh";
+  testing::WriteFile(script, "#!/bin/sh\nexec " + std::string(kQemu) + " " + server + " \"$@\"\n");
+  chmod(script.c_str(), 0755);
+  return script;
+}
+
+class ArmBoardTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static const std::string skip = SkipReason();  // the probe takes up to 20 s: once
+    if (!skip.empty()) GTEST_SKIP() << skip;
+    dir_ = testing::MakeTempDir("arm-board");
+    FleetConfig config;
+    config.server_binary = WriteEmulatedServer(dir_);
+    // Emulation is slow: a generous call limit (a worker starts in about a second).
+    config.server_flags = {
+        "--call-timeout-ms", "30000", "--target", kBoardTarget, "--worker-executable",
+        config.server_binary};
+    fleet_ = std::make_unique<Fleet>(config);
+    board_ = fleet_->AddServer(kKey).address();
+  }
+
+  // `tessera tune` of a small dense task for `target` on the board; stdout and stderr in `output`.
+  int Tune(const std::string& target, const std::string& db, std::string* output) {
+    return testing::RunCommand(
+        "cli/tessera tune --task 'dense.x86(8,16,16,float32)' --target '" + target +
+            "' --rpc-tracker " + fleet_->tracker_address() + " --rpc-key " + kKey +
+            " --trials 3 --batch 3 --tuner random --number 1 --repeat 1 --min-repeat-ms 0"
+            " --db " +
+            db + " 2>&1",
+        output);
+  }
+
+  std::string dir_;
+  std::unique_ptr<Fleet> fleet_;
+  std::string board_;
+};
+
+TEST_F(ArmBoardTest, TunesAarch64CandidatesOnTheEmulatedBoard) {
+  // The board registered with its own arch (uname under the emulator) and target.
+  bool listed = false;
+  tracker::v1::FleetStatus status = fleet_->Client()->Status();
+  for (const auto& server : status.servers()) {
+    if (server.address() != board_) continue;
+    listed = true;
+    EXPECT_EQ(server.key(), kKey);
+    EXPECT_EQ(server.info().arch(), "aarch64");
+    EXPECT_EQ(server.info().target(), kBoardTarget);
+  }
+  ASSERT_TRUE(listed) << "the board is not in the tracker's status";
+
+  std::string db = dir_ + "/tuning.db";
+  std::string output;
+  ASSERT_EQ(Tune(kBoardTarget, db, &output), 0) << output;
+  std::vector<tuning::MeasureRecord> records = tuner::TuningLog::Open(db)->List({});
+  ASSERT_EQ(records.size(), 3u) << output;
+  for (const tuning::MeasureRecord& r : records) {
+    // OK means the board's answer matched the host's reference (else WRONG_ANSWER).
+    EXPECT_EQ(r.error_kind(), tuning::OK) << r.error_message();
+    EXPECT_EQ(r.device_key(), kKey);
+    EXPECT_EQ(r.target(), kBoardTarget);
+    EXPECT_FALSE(r.costs().empty());
+  }
+}
+
+TEST_F(ArmBoardTest, HostTargetIsRefusedBeforeAnyUpload) {
+  std::string db = dir_ + "/refused.db";
+  std::string output;
+  EXPECT_EQ(Tune("llvm -mtriple=x86_64-linux-gnu", db, &output), 2) << output;
+  EXPECT_THAT(output, HasSubstr("target 'llvm -mtriple=x86_64-linux-gnu' builds code for x86_64, "
+                                "but device key 'arm-qemu' gave server " +
+                                board_ + ", which reports arch aarch64"));
+  EXPECT_EQ(tuner::TuningLog::Open(db)->Count(), 0) << output;
+  // The refused session was given back at once.
+  EXPECT_TRUE(testing::WaitFor([&] { return fleet_->StateOf(board_) == "free"; }, 10000));
+}
+
+}  // namespace
+}  // namespace tessera
