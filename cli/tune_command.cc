@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "common/command_line.h"
@@ -104,6 +105,8 @@ std::vector<tuner::ModelTuneTask> ModelTasks(const TuneFlags& flags) {
   }
   ModelBuildOptions build;
   build.target = flags.target;
+  std::ostringstream fallback_notices;  // without a log every task is untuned: no news
+  build.warnings = &fallback_notices;
   std::vector<tuner::ModelTuneTask> tasks;
   for (const ModelTask& t : ExtractTasks(frontend::ImportOnnx(flags.model, import), build)) {
     tasks.push_back({t.workload_key, t.weight, t.flops});
