@@ -1,6 +1,10 @@
 // Whole-model latency: ResNet-18, ResNet-50 and MobileNetV2 (batch 1, fp32) compiled by Tessera
-// (with the tuning log's records when --db is given, else fallback configs) against PyTorch eager
-// and torch.jit.freeze in the same run, at the same thread count; also each model's compile time.
+// (with the tuning log's records when --db is given, else fallback configs) against ONNX Runtime
+// (onnxruntime-node, when installed in bench/.ort), PyTorch eager and torch.jit.freeze, at the
+// same thread count. The peers run in their own processes, driven over pipes one run at a time,
+// so every side's runs interleave with the others' and all see the same machine load (timing one
+// side after the other gave contradictory ratios on a shared machine).
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -17,13 +22,14 @@
 #include "compiler/driver/build_model.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "runtime/graph_executor.h"
+#include "runtime/thread_pool.h"
 #include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace {
 
 struct Flags {
-  int threads = 1;
+  std::vector<int> threads = {1};
   int repeat = 20;
   std::string db, target = "llvm -mcpu=native";
   std::vector<std::string> models = {"resnet18", "resnet50", "mobilenet_v2"};
@@ -34,68 +40,161 @@ double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double MedianMs(runtime::GraphExecutor& exec, int repeat) {
-  for (int i = 0; i < 3; ++i) exec.Run();
-  std::vector<double> ms;
-  for (int i = 0; i < repeat; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    exec.Run();
-    ms.push_back(Seconds(start) * 1e3);
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// A benchmark process of another framework, asked one line at a time over its stdin; it answers
+// each request with one line on its stdout (first "ready", then JSON lists of milliseconds).
+class Peer {
+ public:
+  Peer(std::vector<std::string> argv, const std::map<std::string, std::string>& env)
+      : command_(argv[0] + " " + argv[1]) {
+    int to[2], from[2];
+    if (pipe(to) != 0 || pipe(from) != 0) throw UserError("cannot create pipes for " + command_);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(to[0], 0);
+      dup2(from[1], 1);
+      close(to[1]);
+      close(from[0]);
+      for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+      std::vector<char*> args;
+      for (std::string& a : argv) args.push_back(a.data());
+      args.push_back(nullptr);
+      execvp(args[0], args.data());
+      _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    in_ = fdopen(to[1], "w");
+    out_ = fdopen(from[0], "r");
+    if (ReadLine() != "ready") throw UserError(command_ + " failed to start (see its stderr)");
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  ~Peer() {
+    std::fclose(in_);
+    std::fclose(out_);
+    waitpid(pid_, nullptr, 0);
+  }
+  // Sends `request`, returns the milliseconds the peer measured.
+  std::vector<double> Ask(const std::string& request) {
+    std::fprintf(in_, "%s\n", request.c_str());
+    std::fflush(in_);
+    Json reply = ParseJson(ReadLine(), command_ + " output");
+    return reply.get<std::vector<double>>();
+  }
+
+ private:
+  std::string ReadLine() {
+    char* line = nullptr;
+    size_t size = 0;
+    ssize_t n = getline(&line, &size, out_);
+    std::string s = n > 0 ? std::string(line, n) : "";
+    std::free(line);
+    if (n <= 0) throw UserError(command_ + " ended early (see its stderr)");
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    return s;
+  }
+  std::string command_;
+  pid_t pid_ = -1;
+  FILE* in_ = nullptr;
+  FILE* out_ = nullptr;
+};
+
+bool OrtInstalled() {
+  return access("bench/.ort/node_modules/onnxruntime-node/package.json", R_OK) == 0;
 }
 
 int Run(const Flags& flags) {
   char dir_template[] = "/tmp/tessera-bench-models-XXXXXX";
   const std::string dir = mkdtemp(dir_template);
-  std::string cmd = "/usr/bin/python3 bench/models_torch.py " + dir + " " +
-                    std::to_string(flags.threads) + " " + std::to_string(flags.repeat);
-  for (const std::string& m : flags.models) cmd += " " + m;
-  cmd += " 2>/dev/null";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) throw UserError("cannot run " + cmd);
   std::unique_ptr<tuner::TuningLog> log;
   if (!flags.db.empty()) log = tuner::TuningLog::Open(flags.db, /*create=*/false);
-  std::ostringstream warnings;
-  char line[4096];
-  if (!flags.json) {
-    std::printf("%-14s %9s %11s %11s %11s %12s %12s\n", "model", "compile_s", "tessera_ms",
-                "eager_ms", "frozen_ms", "vs_eager", "vs_frozen");
+  const bool ort = OrtInstalled();
+  if (!ort) {
+    std::cerr << "ONNX Runtime not installed (npm install --ignore-scripts --prefix bench/.ort "
+                 "onnxruntime-node): its columns are left out\n";
   }
-  while (fgets(line, sizeof(line), pipe)) {
-    Json torch = ParseJson(line, "models_torch.py output");
-    const std::string name = torch["model"];
-    auto start = std::chrono::steady_clock::now();
-    ModelBuildOptions options;
-    options.target = flags.target;
-    options.log = log.get();
-    options.warnings = &warnings;
-    ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + name + ".onnx"), options);
-    build.Save(dir + "/" + name);
-    const double compile_s = Seconds(start);
-    runtime::GraphExecutor exec = runtime::GraphExecutor::LoadFromDirectory(dir + "/" + name);
-    const double ms = MedianMs(exec, flags.repeat);
-    const double eager = torch["eager_ms"], frozen = torch["frozen_ms"];
-    if (flags.json) {
-      PrintJsonLine(Json{{"model", name},
-                         {"threads", flags.threads},
-                         {"compile_s", compile_s},
-                         {"tessera_ms", ms},
-                         {"eager_ms", eager},
-                         {"frozen_ms", frozen},
-                         {"ratio_vs_eager", ms / eager},
-                         {"ratio_vs_frozen", ms / frozen},
-                         {"coverage", build.CoverageLine()}},
-                    std::cout);
-    } else {
-      std::printf("%-14s %9.2f %11.2f %11.2f %11.2f %12.2f %12.2f\n", name.c_str(), compile_s, ms,
-                  eager, frozen, ms / eager, ms / frozen);
-      std::printf("  %s\n", build.CoverageLine().substr(0, 100).c_str());
+  std::map<std::string, std::unique_ptr<runtime::GraphExecutor>> builds;
+  std::map<std::string, double> compile_s;
+  std::map<std::string, std::string> coverage;
+  if (!flags.json) {
+    std::printf("%-13s %3s %9s %10s %8s %9s %8s %7s %9s %8s\n", "model", "thr", "compile_s",
+                "tessera_ms", "ort_ms", "frozen_ms", "eager_ms", "vs_ort", "vs_frozen", "vs_eager");
+  }
+  for (int threads : flags.threads) {
+    runtime::SetNumThreads(threads);
+    std::vector<std::string> torch_argv = {"/usr/bin/python3", "bench/models_torch.py", dir,
+                                           std::to_string(threads)};
+    torch_argv.insert(torch_argv.end(), flags.models.begin(), flags.models.end());
+    // Idle worker threads must not spin: while one side runs, the others wait, and a spinning
+    // pool would take a core from it (PyTorch's OpenMP at 2 threads then ran 20x slower).
+    Peer torch(torch_argv, {{"OMP_WAIT_POLICY", "PASSIVE"}});  // exports the .onnx files
+    std::unique_ptr<Peer> onnxruntime;
+    if (ort) {
+      std::vector<std::string> argv = {"node", "bench/models_ort.js", dir, std::to_string(threads)};
+      argv.insert(argv.end(), flags.models.begin(), flags.models.end());
+      onnxruntime = std::make_unique<Peer>(argv, std::map<std::string, std::string>{});
+    }
+    for (const std::string& name : flags.models) {
+      if (!builds.count(name)) {
+        auto start = std::chrono::steady_clock::now();
+        ModelBuildOptions options;
+        options.target = flags.target;
+        options.log = log.get();
+        std::ostringstream warnings;
+        options.warnings = &warnings;
+        ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + name + ".onnx"), options);
+        build.Save(dir + "/" + name);
+        compile_s[name] = Seconds(start);
+        coverage[name] = build.CoverageLine();
+        builds[name] = std::make_unique<runtime::GraphExecutor>(
+            runtime::GraphExecutor::LoadFromDirectory(dir + "/" + name));
+      }
+      runtime::GraphExecutor& exec = *builds[name];
+      for (int i = 0; i < 3; ++i) exec.Run();
+      // One run of each side per round, the order rotating, so load changes hit all sides.
+      std::vector<std::vector<double>> ms(4);
+      for (int round = 0; round < flags.repeat; ++round) {
+        for (int k = 0; k < 4; ++k) {
+          int side = (round + k) % 4;
+          if (side == 0) {
+            auto start = std::chrono::steady_clock::now();
+            exec.Run();
+            ms[0].push_back(Seconds(start) * 1e3);
+          } else if (side == 1 && onnxruntime) {
+            ms[1].push_back(onnxruntime->Ask(name + " 1")[0]);
+          } else if (side == 2) {
+            ms[2].push_back(torch.Ask(name + " frozen 1")[0]);
+          } else if (side == 3) {
+            ms[3].push_back(torch.Ask(name + " eager 1")[0]);
+          }
+        }
+      }
+      const double t = Median(ms[0]), o = Median(ms[1]), f = Median(ms[2]), e = Median(ms[3]);
+      if (flags.json) {
+        PrintJsonLine(Json{{"model", name},
+                           {"threads", threads},
+                           {"compile_s", compile_s[name]},
+                           {"tessera_ms", t},
+                           {"ort_ms", ort ? Json(o) : Json()},
+                           {"frozen_ms", f},
+                           {"eager_ms", e},
+                           {"ratio_vs_ort", ort ? Json(t / o) : Json()},
+                           {"ratio_vs_frozen", t / f},
+                           {"ratio_vs_eager", t / e},
+                           {"coverage", coverage[name]}},
+                      std::cout);
+      } else {
+        std::printf("%-13s %3d %9.2f %10.2f %8.2f %9.2f %8.2f %7.2f %9.2f %8.2f\n", name.c_str(),
+                    threads, compile_s[name], t, o, f, e, ort ? t / o : 0.0, t / f, t / e);
+        std::printf("  %s\n", coverage[name].substr(0, 100).c_str());
+      }
+      std::fflush(stdout);
     }
   }
-  int rc = pclose(pipe);
-  if (rc != 0) throw UserError("bench/models_torch.py failed (status " + std::to_string(rc) + ")");
   return 0;
 }
 
@@ -105,20 +204,22 @@ int Run(const Flags& flags) {
 int main(int argc, char** argv) {
   tessera::Flags flags;
   CLI::App app{
-      "Batch-1 fp32 latency of whole models: Tessera against PyTorch eager and frozen "
-      "(ratios are Tessera / PyTorch; smaller is better).",
+      "Batch-1 fp32 latency of whole models: Tessera against ONNX Runtime, PyTorch frozen and "
+      "eager, run by run interleaved (medians; ratios are Tessera / peer, smaller is better).",
       "models"};
-  app.add_option("--threads", flags.threads, "threads for both (TESSERA_NUM_THREADS, torch)")
+  app.add_option("--threads", flags.threads, "thread counts, e.g. 1,2 (every side uses the same)")
+      ->delimiter(',')
       ->check(tessera::Positive());
-  app.add_option("--repeat", flags.repeat, "timed runs per model (median)")
+  app.add_option("--repeat", flags.repeat, "timed runs per model and side (median)")
       ->check(tessera::Positive());
   app.add_option("--db", flags.db, "tuning log whose best records to use");
   app.add_option("--target", flags.target, "target string");
   app.add_option("--models", flags.models, "torchvision model names");
-  app.add_flag("--json", flags.json, "one JSON line per model");
-  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
-    // The runtime's pool reads this once, when the first parallel kernel runs.
-    setenv("TESSERA_NUM_THREADS", std::to_string(flags.threads).c_str(), 1);
-    return tessera::Run(flags);
-  });
+  app.add_flag("--json", flags.json, "one JSON line per model and thread count");
+  // `bazel run` starts in the runfiles; the peers' scripts and bench/.ort are in the workspace.
+  if (const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
+    if (chdir(workspace) != 0) std::cerr << "cannot enter " << workspace << "\n";
+  }
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
+                                 [&] { return tessera::Run(flags); });
 }

@@ -1,18 +1,22 @@
-// `tessera tune`: tunes one task locally or on the fleet and records every measurement in the
-// tuning log.
+// `tessera tune`: tunes one task, or every tunable task of an ONNX model, locally or on the fleet
+// and records every measurement in the tuning log.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "compiler/driver/build_model.h"
+#include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/space/config_proto.h"
 #include "fleet/secrets.h"
 #include "tuner/measure/task_measure.h"
+#include "tuner/tune/tune_model.h"
 #include "tuner/tune/tune_task.h"
 
 namespace tessera {
@@ -20,7 +24,8 @@ namespace cli {
 namespace {
 
 struct TuneFlags {
-  std::string task, target, db;
+  std::string model, task, target, db;
+  std::vector<std::string> input_shapes;
   tuner::TuneTaskOptions options;
   bool no_transfer = false;
   std::string rpc_token_file;
@@ -84,8 +89,102 @@ void PrintSummary(const tuner::Task& task, const tuner::TuneTaskResult& result, 
   }
 }
 
+std::string Millis(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g ms", seconds * 1e3);
+  return buf;
+}
+
+// The model's tunable tasks, as a build would look them up.
+std::vector<tuner::ModelTuneTask> ModelTasks(const TuneFlags& flags) {
+  frontend::OnnxImportOptions import;
+  for (const std::string& spec : flags.input_shapes) {
+    auto [name, shape] = frontend::ParseInputShape(spec);
+    import.input_shapes[name] = shape;
+  }
+  ModelBuildOptions build;
+  build.target = flags.target;
+  std::ostringstream fallback_notices;  // without a log every task is untuned: no news
+  build.warnings = &fallback_notices;
+  std::vector<tuner::ModelTuneTask> tasks;
+  for (const ModelTask& t : ExtractTasks(frontend::ImportOnnx(flags.model, import), build)) {
+    tasks.push_back({t.workload_key, t.weight, t.flops});
+  }
+  return tasks;
+}
+
+void TuneModel(const TuneFlags& flags) {
+  tuner::CheckTarget(flags.target);
+  std::vector<tuner::ModelTuneTask> tasks = ModelTasks(flags);
+  if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
+  auto log = tuner::TuningLog::Open(flags.db);
+  tuner::TuneModelOptions options;
+  options.trials = flags.options.trials;
+  options.task = flags.options;
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::cerr << "tuning " << tasks.size() << " tasks of " << flags.model << " for '" << flags.target
+            << "': " << options.trials << " trials in all (earlier records count), "
+            << options.task.tuner << " tuner\n";
+  tuner::TuneModelResult result = tuner::TuneModel(
+      tasks, flags.target, log.get(), options, [&](const tuner::TuneModelProgress& p) {
+        double eta = elapsed() / p.measured * (p.budget - p.trials);
+        std::cerr << "\r[" << p.trials << "/" << p.budget << "] task " << p.task + 1 << "/"
+                  << tasks.size() << " " << tasks[p.task].workload_key << ", estimated "
+                  << Millis(p.estimated) << " (" << p.measured_tasks << "/" << tasks.size()
+                  << " tasks measured), elapsed " << Duration(elapsed()) << ", ETA at most "
+                  << Duration(eta) << "   " << std::flush;
+      });
+  if (result.measured > 0) std::cerr << "\n";
+  Json out_tasks = Json::array();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const tuner::TunedTaskSummary& s = result.tasks[i];
+    const char* state = s.stalled ? "stalled" : s.exhausted ? "exhausted" : "";
+    if (flags.json) {
+      out_tasks.push_back({{"workload_key", tasks[i].workload_key},
+                           {"weight", tasks[i].weight},
+                           {"trials", s.trials},
+                           {"measured", s.measured},
+                           {"best_ms", std::isfinite(s.best) ? Json(s.best * 1e3) : Json()},
+                           {"state", state}});
+      continue;
+    }
+    std::cout << "  " << tasks[i].workload_key << " x" << tasks[i].weight << ": " << s.trials
+              << " trials (" << s.measured << " new), best " << Millis(s.best) << ", "
+              << Gflops(tasks[i].flops, s.best) << " GFLOP/s" << (*state ? ", " : "") << state
+              << "\n";
+  }
+  int measured_tasks = 0;
+  for (const auto& s : result.tasks) measured_tasks += std::isfinite(s.best) ? 1 : 0;
+  if (flags.json) {
+    Json out;
+    out["model"] = flags.model;
+    out["tasks"] = out_tasks;
+    out["measured"] = result.measured;
+    out["seconds"] = elapsed();
+    out["estimated_ms"] = result.estimated * 1e3;
+    PrintJsonLine(out, std::cout);
+  } else {
+    std::cout << "tuned " << flags.model << " [" << flags.target << "]: " << tasks.size()
+              << " tasks, " << result.measured << " trials measured in " << Duration(elapsed())
+              << "; estimated latency of the tunable part " << Millis(result.estimated) << " ("
+              << measured_tasks << "/" << tasks.size() << " tasks measured)\n";
+  }
+}
+
 void Tune(TuneFlags& flags) {
   tuner::TuneTaskOptions& options = flags.options;
+  if (flags.model.empty() == flags.task.empty()) {
+    throw UserError(
+        "tessera tune: give either a model (tessera tune model.onnx ...) or --task KEY, not "
+        "both or neither");
+  }
+  if (!flags.input_shapes.empty() && flags.model.empty()) {
+    throw UserError("tessera tune: --input-shape applies to a model, not to --task");
+  }
   if (flags.options.rpc_tracker.empty() != flags.options.rpc_key.empty()) {
     throw UserError(
         "tessera tune: --rpc-tracker HOST:PORT and --rpc-key KEY go together (measure on fleet "
@@ -93,6 +192,7 @@ void Tune(TuneFlags& flags) {
   }
   options.transfer = !flags.no_transfer;
   if (!flags.rpc_token_file.empty()) options.rpc_token = fleet::ReadTokenFile(flags.rpc_token_file);
+  if (!flags.model.empty()) return TuneModel(flags);
 
   tuner::Task task(flags.task, flags.target);
   tuner::CheckTarget(task.target());  // before the header: a bad -mcpu ends the run at once
@@ -126,17 +226,28 @@ void AddTuneCommand(CLI::App& app) {
   o.measure.run_timeout_s = 30;
   CLI::App* tune = app.add_subcommand(
       "tune",
-      "Tune one operator and record every measurement in the tuning log.\n"
+      "Tune one operator, or every tunable task of an ONNX model, and record every measurement "
+      "in the tuning log.\n"
       "  e.g. tessera tune --task 'dense.x86(1024,1024,1024,float32)' --target 'llvm "
       "-mcpu=native' --trials 300 --db tuning.db\n"
+      "       tessera tune resnet18.onnx --target 'llvm -mcpu=native' --trials 2000 --db "
+      "tuning.db\n"
       "  (`tessera tasks` lists the templates and their workload keys)");
   tune->option_defaults()->always_capture_default();
-  tune->add_option("--task", flags->task, "workload key, e.g. 'dense.x86(1024,1024,1024,float32)'")
-      ->required();
+  tune->add_option("model", flags->model,
+                   "ONNX model whose tunable tasks to tune (trials are spent where they cut the "
+                   "most end-to-end latency)")
+      ->check(CLI::ExistingFile);
+  tune->add_option("--task", flags->task,
+                   "workload key of one task, e.g. 'dense.x86(1024,1024,1024,float32)'");
+  tune->add_option("--input-shape", flags->input_shapes,
+                   "model: static shape of an input, NAME:1x3x224x224 (repeatable)");
   tune->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
       ->required();
   tune->add_option("--db", flags->db, "SQLite tuning log (created when missing)")->required();
-  tune->add_option("--trials", o.trials, "measurements to make")->check(Positive());
+  tune->add_option("--trials", o.trials,
+                   "measurements to make (model: in all, the log's earlier records included)")
+      ->check(Positive());
   tune->add_option("--tuner", o.tuner, "search strategy")
       ->check(CLI::IsMember({"xgb", "ga", "random", "grid"}));
   tune->add_option("--features", o.features,

@@ -1,0 +1,51 @@
+// ONNX Runtime's side of //bench:models: loads each OUT/NAME.onnx in onnxruntime-node (CPU
+// execution provider, all graph optimizations, THREADS intra-op threads that block when idle,
+// sequential), prints
+// "ready", then answers each stdin line "NAME COUNT" with a JSON list of COUNT latencies in ms,
+// so the caller can interleave its runs with Tessera's run by run.
+// Usage: node models_ort.js OUT THREADS NAME...  (onnxruntime-node from bench/.ort: see
+// docs/models.md)
+const path = require('path');
+const readline = require('readline');
+const ort = require(path.join(__dirname, '.ort', 'node_modules', 'onnxruntime-node'));
+
+async function main() {
+  const [outDir, threadsArg, ...names] = process.argv.slice(2);
+  const threads = parseInt(threadsArg, 10);
+  const sessions = {};
+  for (const name of names) {
+    const session = await ort.InferenceSession.create(path.join(outDir, name + '.onnx'), {
+      executionProviders: ['cpu'],
+      graphOptimizationLevel: 'all',
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      // Idle pool threads block instead of spinning: the other sides run in between.
+      extra: {session: {intra_op: {allow_spinning: '0'}, inter_op: {allow_spinning: '0'}}},
+    });
+    const meta = session.inputNames[0];
+    const x = new ort.Tensor('float32', new Float32Array(3 * 224 * 224).map(Math.random),
+                             [1, 3, 224, 224]);
+    const feeds = {[meta]: x};
+    for (let i = 0; i < 3; ++i) await session.run(feeds);  // warm-up
+    sessions[name] = {session, feeds};
+  }
+  console.log('ready');
+  const lines = readline.createInterface({input: process.stdin});
+  for await (const line of lines) {
+    const [name, countArg] = line.trim().split(/\s+/);
+    const s = sessions[name];
+    const ms = [];
+    for (let i = 0; i < parseInt(countArg, 10); ++i) {
+      const start = process.hrtime.bigint();
+      await s.session.run(s.feeds);
+      ms.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    console.log(JSON.stringify(ms));
+  }
+}
+
+main().catch((e) => {
+  console.error(e.message);
+  process.exit(1);
+});

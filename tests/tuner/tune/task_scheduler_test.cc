@@ -1,0 +1,116 @@
+// The scheduler's choices on synthetic tuning curves: no measurement, fully deterministic.
+#include "tuner/tune/task_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace tessera {
+namespace tuner {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// `n` trials whose best falls from `start` by `factor` per trial.
+std::vector<double> Curve(double start, double factor, int n) {
+  std::vector<double> costs;
+  for (int i = 0; i < n; ++i) costs.push_back(start * std::pow(factor, i));
+  return costs;
+}
+
+TEST(TaskSchedulerTest, UnmeasuredTasksFirstLargestWorkFirst) {
+  TaskScheduler s({{1, 1e6}, {2, 1e9}, {1, 5e8}});
+  EXPECT_EQ(s.Next(), 1);  // weight × FLOPs: 2e9
+  s.Record(1, {1e-3});
+  EXPECT_EQ(s.Next(), 2);
+  s.Record(2, {1e-3});
+  EXPECT_EQ(s.Next(), 0);
+  s.Record(0, {kInf});  // a failed trial is not a best: the task stays unmeasured
+  EXPECT_EQ(s.Next(), 0);
+  EXPECT_TRUE(std::isinf(s.Gain(0)));
+}
+
+TEST(TaskSchedulerTest, LargestWeightTimesBestWins) {
+  TaskSchedulerOptions o;
+  TaskScheduler s({{1, 1}, {3, 1}, {1, 1}}, o);
+  s.Record(0, {4e-3});
+  s.Record(1, {2e-3});  // 3 × 2 ms = 6 ms of the model
+  s.Record(2, {5e-3});
+  EXPECT_EQ(s.Next(), 1);
+  EXPECT_DOUBLE_EQ(s.Gain(1), 3 * 2e-3 * o.prior_rate);
+  int measured = 0;
+  EXPECT_DOUBLE_EQ(s.EstimatedLatency(&measured), 4e-3 + 6e-3 + 5e-3);
+  EXPECT_EQ(measured, 3);
+}
+
+TEST(TaskSchedulerTest, StillImprovingBeatsPlateauOfSameSize) {
+  TaskSchedulerOptions o;
+  o.min_trials = 8;
+  o.window = 8;
+  o.stall_trials = 1000;
+  TaskScheduler s({{1, 1}, {1, 1}}, o);
+  s.Record(0, Curve(1e-3, 1.0, 16));   // flat at 1 ms
+  s.Record(1, Curve(2e-3, 0.97, 16));  // 1.26 ms, still falling 3% a trial
+  EXPECT_EQ(s.Next(), 1);
+  EXPECT_DOUBLE_EQ(s.Gain(0), 1e-3 * o.floor_rate);  // a plateau keeps the floor rate
+  // A much heavier plateaued task outweighs a small improving one.
+  TaskScheduler heavy({{100, 1}, {1, 1}}, o);
+  heavy.Record(0, Curve(1e-3, 1.0, 16));
+  heavy.Record(1, Curve(2e-3, 0.97, 16));
+  EXPECT_EQ(heavy.Next(), 0);
+}
+
+TEST(TaskSchedulerTest, FewTrialsGetTheOptimisticPrior) {
+  TaskSchedulerOptions o;
+  o.min_trials = 16;
+  o.window = 16;
+  o.stall_trials = 1000;
+  TaskScheduler s({{1, 1}, {1, 1}}, o);
+  s.Record(0, Curve(1e-3, 0.99, 32));  // measured rate about 15% per window
+  s.Record(1, {0.9e-3, 0.9e-3});       // smaller best, but only two trials: prior 50%
+  EXPECT_EQ(s.Next(), 1);
+  s.Record(1, Curve(0.9e-3, 1.0, 14));  // now 16 trials, flat
+  EXPECT_EQ(s.Next(), 0);
+}
+
+TEST(TaskSchedulerTest, StalledAndExhaustedTasksStop) {
+  TaskSchedulerOptions o;
+  o.min_trials = 4;
+  o.stall_trials = 8;
+  o.stall_improvement = 0.01;
+  TaskScheduler s({{1, 1}, {1, 1}}, o);
+  s.Record(0, Curve(1e-3, 0.999, 12));  // 0.8% over the last 8: stalled
+  EXPECT_TRUE(s.stalled(0));
+  EXPECT_EQ(s.Gain(0), 0);
+  s.Record(1, Curve(1e-3, 0.9, 12));
+  EXPECT_FALSE(s.stalled(1));
+  EXPECT_EQ(s.Next(), 1);
+  s.SetExhausted(1);
+  EXPECT_TRUE(s.finished(1));
+  EXPECT_EQ(s.Next(), -1);
+}
+
+TEST(TaskSchedulerTest, ResumedCurveGivesTheSameChoice) {
+  // Recording a log's trials at once or batch by batch gives the same state.
+  TaskScheduler whole({{2, 1}, {1, 1}});
+  TaskScheduler batched({{2, 1}, {1, 1}});
+  std::vector<double> a = Curve(3e-3, 0.95, 40), b = Curve(5e-3, 0.9, 24);
+  whole.Record(0, a);
+  whole.Record(1, b);
+  for (size_t i = 0; i < a.size(); i += 8) {
+    batched.Record(0, std::vector<double>(a.begin() + i, a.begin() + std::min(a.size(), i + 8)));
+  }
+  for (size_t i = 0; i < b.size(); i += 8) {
+    batched.Record(1, std::vector<double>(b.begin() + i, b.begin() + std::min(b.size(), i + 8)));
+  }
+  EXPECT_EQ(whole.Next(), batched.Next());
+  EXPECT_DOUBLE_EQ(whole.Gain(0), batched.Gain(0));
+  EXPECT_DOUBLE_EQ(whole.Gain(1), batched.Gain(1));
+  EXPECT_EQ(whole.trials(0), 40);
+}
+
+}  // namespace
+}  // namespace tuner
+}  // namespace tessera

@@ -1,0 +1,94 @@
+#include "tuner/tune/task_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tessera {
+namespace tuner {
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}  // namespace
+
+TaskScheduler::TaskScheduler(std::vector<ScheduledTask> tasks, TaskSchedulerOptions options)
+    : tasks_(std::move(tasks)), states_(tasks_.size()), options_(options) {}
+
+void TaskScheduler::Record(int task, const std::vector<double>& costs) {
+  State& s = states_.at(task);
+  for (double cost : costs) {
+    double best = s.best_after.empty() ? kInf : s.best_after.back();
+    s.best_after.push_back(std::isfinite(cost) ? std::min(best, cost) : best);
+  }
+}
+
+void TaskScheduler::SetExhausted(int task) { states_.at(task).exhausted = true; }
+
+int64_t TaskScheduler::trials(int task) const {
+  return static_cast<int64_t>(states_.at(task).best_after.size());
+}
+
+double TaskScheduler::best(int task) const {
+  const State& s = states_.at(task);
+  return s.best_after.empty() ? kInf : s.best_after.back();
+}
+
+double TaskScheduler::BestBefore(int task, int64_t trials_ago) const {
+  const State& s = states_.at(task);
+  int64_t n = static_cast<int64_t>(s.best_after.size()) - trials_ago;
+  return n <= 0 ? kInf : s.best_after[n - 1];
+}
+
+bool TaskScheduler::stalled(int task) const {
+  if (trials(task) < std::max(options_.stall_trials, options_.min_trials)) return false;
+  double now = best(task), before = BestBefore(task, options_.stall_trials);
+  if (!std::isfinite(now)) return true;  // nothing ever ran: more of the same will not either
+  // A first success within the window is an improvement.
+  return std::isfinite(before) && before - now < options_.stall_improvement * before;
+}
+
+bool TaskScheduler::finished(int task) const { return states_.at(task).exhausted || stalled(task); }
+
+double TaskScheduler::Gain(int task) const {
+  if (finished(task)) return 0;
+  double now = best(task);
+  if (!std::isfinite(now)) return kInf;
+  double rate = options_.prior_rate;
+  if (trials(task) >= options_.min_trials) {
+    // Over the last `window` trials, or all but the first when there are just that many.
+    double before = BestBefore(task, std::min(options_.window, trials(task) - 1));
+    rate = std::isfinite(before) ? (before - now) / before : options_.prior_rate;
+    rate = std::max(rate, options_.floor_rate);
+  }
+  return tasks_[task].weight * now * rate;
+}
+
+int TaskScheduler::Next() const {
+  int chosen = -1;
+  double chosen_gain = 0, chosen_size = 0;
+  for (int t = 0; t < size(); ++t) {
+    double gain = Gain(t);
+    if (gain <= 0) continue;
+    double size = tasks_[t].weight * tasks_[t].flops;  // breaks ties among unmeasured tasks
+    if (chosen < 0 || gain > chosen_gain || (gain == chosen_gain && size > chosen_size)) {
+      chosen = t;
+      chosen_gain = gain;
+      chosen_size = size;
+    }
+  }
+  return chosen;
+}
+
+double TaskScheduler::EstimatedLatency(int* measured) const {
+  double total = 0;
+  int count = 0;
+  for (int t = 0; t < size(); ++t) {
+    if (!std::isfinite(best(t))) continue;
+    total += tasks_[t].weight * best(t);
+    ++count;
+  }
+  if (measured) *measured = count;
+  return total;
+}
+
+}  // namespace tuner
+}  // namespace tessera

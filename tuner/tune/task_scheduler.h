@@ -1,0 +1,81 @@
+/// \file
+/// Which task of a model gets the next batch of trials: the one whose next batch is expected to
+/// cut the most end-to-end latency. Pure bookkeeping over measured costs, so it can be tested on
+/// synthetic tuning curves without measuring anything.
+#ifndef TESSERA_TUNER_TUNE_TASK_SCHEDULER_H_
+#define TESSERA_TUNER_TUNE_TASK_SCHEDULER_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera {
+namespace tuner {
+
+/// Knobs of `TaskScheduler`.
+struct TaskSchedulerOptions {
+  /// Below this many trials a task's improvement rate is not trusted and `prior_rate` is used.
+  int64_t min_trials = 16;
+  /// Optimistic relative improvement per `window` trials of a task with few trials (0.5: its
+  /// best is expected to drop by half over the next window, as early trials of a template do).
+  double prior_rate = 0.5;
+  /// Trials over which the improvement rate is measured.
+  int64_t window = 16;
+  /// Lowest rate a running task is given, so a task on a plateau still gets a turn when the
+  /// others' gains are smaller.
+  double floor_rate = 0.01;
+  /// A task stops when its best improved by less than `stall_improvement` (relative) over its
+  /// last `stall_trials` trials.
+  int64_t stall_trials = 48;
+  double stall_improvement = 0.01;
+};
+
+/// One tunable task as the scheduler sees it.
+struct ScheduledTask {
+  double weight = 1;  ///< occurrences in the model
+  double flops = 0;   ///< of one call; orders tasks that have no measurement yet
+};
+
+/// Chooses tasks by expected gain: weight × current best × improvement rate. A task without a
+/// successful trial comes first (largest weight × FLOPs first); a task with fewer than
+/// `min_trials` trials uses the optimistic `prior_rate`; a stalled or exhausted task is never
+/// chosen again.
+class TaskScheduler {
+ public:
+  /// A scheduler over `tasks`, none measured yet.
+  TaskScheduler(std::vector<ScheduledTask> tasks, TaskSchedulerOptions options = {});
+
+  /// Adds measured costs of `task` in trial order (seconds; +infinity for a failed trial).
+  void Record(int task, const std::vector<double>& costs);
+  /// Marks `task` as having no configuration left to measure.
+  void SetExhausted(int task);
+
+  /// The task for the next batch, or -1 when every task is stalled or exhausted.
+  int Next() const;
+  /// Expected latency saved by `task`'s next `window` trials (seconds × weight); +infinity for
+  /// a task not measured yet, 0 for a finished one.
+  double Gain(int task) const;
+  /// Σ weight × best over tasks with a best (seconds); `measured` gets their count.
+  double EstimatedLatency(int* measured = nullptr) const;
+
+  int64_t trials(int task) const;  ///< trials recorded for `task`
+  double best(int task) const;     ///< its best cost; +infinity without a successful trial
+  bool stalled(int task) const;    ///< its best stopped improving
+  bool finished(int task) const;   ///< stalled or exhausted
+  int size() const { return static_cast<int>(tasks_.size()); }
+
+ private:
+  struct State {
+    std::vector<double> best_after;  ///< best cost after each trial
+    bool exhausted = false;
+  };
+  double BestBefore(int task, int64_t trials_ago) const;
+
+  std::vector<ScheduledTask> tasks_;
+  std::vector<State> states_;
+  TaskSchedulerOptions options_;
+};
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_TUNE_TASK_SCHEDULER_H_

@@ -1,0 +1,71 @@
+/// \file
+/// Tuning every tunable task of a model under one trial budget: a `TaskScheduler` picks the task
+/// whose next batch should cut the most end-to-end latency, and `TuneTask` runs that batch
+/// (resuming from the log, transfer from the log's other shapes, local or fleet measurement).
+#ifndef TESSERA_TUNER_TUNE_TUNE_MODEL_H_
+#define TESSERA_TUNER_TUNE_TUNE_MODEL_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tuner/log/tuning_log.h"
+#include "tuner/tune/task_scheduler.h"
+#include "tuner/tune/tune_task.h"
+
+namespace tessera {
+namespace tuner {
+
+/// One tunable task of a model (as `ExtractTasks` lists it).
+struct ModelTuneTask {
+  std::string workload_key;  ///< e.g. "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)"
+  int weight = 1;            ///< kernels of the model that use it
+  double flops = 0;          ///< of one call
+};
+
+/// Options of `TuneModel`.
+struct TuneModelOptions {
+  /// Trials over all tasks, the log's earlier records of these tasks on this target included:
+  /// running the same tuning again after an interruption continues it, and after a finished
+  /// run measures nothing.
+  int64_t trials = 256;
+  TuneTaskOptions task;  ///< per batch (`task.trials` and `task.early_stopping` are ignored)
+  TaskSchedulerOptions schedule;
+};
+
+/// Where a model's tuning stands, after each batch.
+struct TuneModelProgress {
+  int task = -1;           ///< index of the task just tuned
+  int64_t trials = 0;      ///< records of all tasks, earlier ones included
+  int64_t measured = 0;    ///< measured in this run
+  int64_t budget = 0;      ///< `TuneModelOptions::trials`
+  double estimated = 0;    ///< Σ weight × best (seconds) over tasks with a best
+  int measured_tasks = 0;  ///< tasks with a best
+};
+
+/// What became of one task.
+struct TunedTaskSummary {
+  int64_t trials = 0;    ///< records, earlier ones included
+  int64_t measured = 0;  ///< of which measured in this run
+  double best = 0;       ///< seconds; +infinity without a successful trial
+  bool stalled = false;  ///< stopped because its best stopped improving
+  bool exhausted = false;
+};
+
+/// What a model's tuning did.
+struct TuneModelResult {
+  std::vector<TunedTaskSummary> tasks;  ///< in the order given
+  int64_t measured = 0;                 ///< trials of this run
+  double estimated = 0;                 ///< Σ weight × best (seconds)
+};
+
+/// Tunes `tasks` for `target`, appending every batch to `log`; `progress` sees every batch.
+TuneModelResult TuneModel(const std::vector<ModelTuneTask>& tasks, const std::string& target,
+                          TuningLog* log, const TuneModelOptions& options,
+                          const std::function<void(const TuneModelProgress&)>& progress = nullptr);
+
+}  // namespace tuner
+}  // namespace tessera
+
+#endif  // TESSERA_TUNER_TUNE_TUNE_MODEL_H_
