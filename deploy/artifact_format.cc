@@ -8,6 +8,7 @@
 #include "deploy/artifact.h"
 #include "runtime/data_type.h"
 #include "runtime/error.h"
+#include "runtime/exec_graph.h"
 
 namespace tessera {
 namespace deploy {
@@ -43,41 +44,6 @@ T Get(const std::string& in, size_t at) {
   return value;
 }
 
-// Names go last on their line; '%' and line breaks are escaped so any name fits.
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '%')
-      out += "%25";
-    else if (c == '\n')
-      out += "%0A";
-    else if (c == '\r')
-      out += "%0D";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string Unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s.compare(i, 3, "%25") == 0) {
-      out += '%';
-      i += 2;
-    } else if (s.compare(i, 3, "%0A") == 0) {
-      out += '\n';
-      i += 2;
-    } else if (s.compare(i, 3, "%0D") == 0) {
-      out += '\r';
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 std::string ShapeText(const std::vector<int64_t>& shape) {
   if (shape.empty()) return "scalar";
   std::string out;
@@ -101,7 +67,7 @@ std::string HeaderText(const ArtifactHeader& h) {
   for (const auto* list : {&h.inputs, &h.outputs}) {
     for (const TensorSignature& t : *list) {
       out << (list == &h.inputs ? "input " : "output ") << runtime::DataTypeToString(t.dtype) << " "
-          << ShapeText(t.shape) << " " << Escape(t.name) << "\n";
+          << ShapeText(t.shape) << " " << runtime::EscapeName(t.name) << "\n";
     }
   }
   return out.str();
@@ -176,7 +142,7 @@ class HeaderParser {
         t.shape.push_back(d);
       }
     }
-    t.name = Unescape(value.substr(parts[0].size() + parts[1].size() + 2));
+    t.name = runtime::UnescapeName(value.substr(parts[0].size() + parts[1].size() + 2), source_);
     return t;
   }
 

@@ -10,37 +10,6 @@ namespace tessera {
 namespace runtime {
 namespace {
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == ' ' || c == '%' || c == '\n' || c == '\t' || c == ',') {
-      static const char* hex = "0123456789ABCDEF";
-      out += '%';
-      out += hex[(static_cast<unsigned char>(c) >> 4) & 15];
-      out += hex[static_cast<unsigned char>(c) & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string Unescape(const std::string& s, const std::string& where) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      TESSERA_CHECK(isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-                    isxdigit(static_cast<unsigned char>(s[i + 2])))
-          << where << ": bad escape in name '" << s << "'";
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 std::string Shape(const std::vector<int64_t>& shape) {
   if (shape.empty()) return "scalar";
   std::string s;
@@ -111,6 +80,37 @@ class LineReader {
 
 }  // namespace
 
+std::string EscapeName(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' || c == '%' || c == '\n' || c == '\r' || c == '\t' || c == ',') {
+      static const char* hex = "0123456789ABCDEF";
+      out += '%';
+      out += hex[(static_cast<unsigned char>(c) >> 4) & 15];
+      out += hex[static_cast<unsigned char>(c) & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string UnescapeName(const std::string& s, const std::string& where) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      TESSERA_CHECK(isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+                    isxdigit(static_cast<unsigned char>(s[i + 2])))
+          << where << ": bad escape in name '" << s << "'";
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 std::string ExecGraph::ToText() const {
   std::ostringstream os;
   os << "tessera-exec-graph " << kExecGraphVersion << "\n";
@@ -119,11 +119,11 @@ std::string ExecGraph::ToText() const {
   }
   for (size_t i = 0; i < tensors.size(); ++i) {
     const ExecTensor& t = tensors[i];
-    os << "tensor " << i << " " << Escape(t.name) << " " << DataTypeToString(t.dtype) << " "
+    os << "tensor " << i << " " << EscapeName(t.name) << " " << DataTypeToString(t.dtype) << " "
        << Shape(t.shape) << " " << (t.storage < 0 ? "param" : std::to_string(t.storage)) << "\n";
   }
   for (const ExecNode& n : nodes) {
-    os << "node " << Escape(n.name) << " " << n.function << " " << Ids(n.inputs) << " "
+    os << "node " << EscapeName(n.name) << " " << n.function << " " << Ids(n.inputs) << " "
        << Ids(n.outputs) << "\n";
   }
   for (int i : inputs) os << "input " << i << "\n";
@@ -159,7 +159,7 @@ ExecGraph ExecGraph::Parse(const std::string& text, const std::string& source) {
       r.Int("tensor id", static_cast<int64_t>(g.tensors.size()),
             static_cast<int64_t>(g.tensors.size()));
       ExecTensor t;
-      t.name = Unescape(r.Word("tensor name"), where);
+      t.name = UnescapeName(r.Word("tensor name"), where);
       std::string dtype = r.Word("dtype");
       try {
         t.dtype = ParseDataType(dtype);
@@ -176,7 +176,7 @@ ExecGraph ExecGraph::Parse(const std::string& text, const std::string& source) {
       g.tensors.push_back(std::move(t));
     } else if (kind == "node") {
       ExecNode n;
-      n.name = Unescape(r.Word("node name"), where);
+      n.name = UnescapeName(r.Word("node name"), where);
       n.function = r.Word("function");
       n.inputs = r.IdList("input id", g.tensors.size());
       n.outputs = r.IdList("output id", g.tensors.size());

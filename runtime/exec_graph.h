@@ -11,7 +11,7 @@
 ///     input <tensor id>
 ///     output <tensor id>
 ///
-/// Names are percent-escaped (space, '%', newline). Parameters are looked up by tensor name in
+/// Names are percent-escaped (`EscapeName`). Parameters are looked up by tensor name in
 /// the params file (`runtime/params.h`).
 #ifndef TESSERA_RUNTIME_EXEC_GRAPH_H_
 #define TESSERA_RUNTIME_EXEC_GRAPH_H_
@@ -58,6 +58,13 @@ struct ExecGraph {
   /// or out of range, or a newer version.
   static ExecGraph Parse(const std::string& text, const std::string& source);
 };
+
+/// Percent-escapes the characters that would split a name in Tessera's line-based text formats
+/// (space, tab, comma, '%', CR, LF), so any name is one word on its line.
+std::string EscapeName(const std::string& name);
+
+/// Inverse of `EscapeName`; throws `Error` naming `where` for a malformed escape.
+std::string UnescapeName(const std::string& text, const std::string& where);
 
 }  // namespace runtime
 }  // namespace tessera
