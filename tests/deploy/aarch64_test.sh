@@ -31,12 +31,9 @@ $tessera compile "$m.onnx" --target llvm -o "$dir/x86.tsr" >/dev/null 2>&1
 $tessera run "$dir/x86.tsr" $inputs --output "$dir/x86.npy" >/dev/null
 check "x86 artifact runs" test $? -eq 0
 
-# The loader stays inside the cross sysroot (-E LD_LIBRARY_PATH): with arm64 multiarch packages
-# installed, the host's ld.so.cache mixes their libc in and thread creation hangs under qemu.
 # Bounded, so a hang fails with its command.
 start=$(date +%s%N)
-out=$(TESSERA_NUM_THREADS=2 timeout 120 qemu-aarch64 -L /usr/aarch64-linux-gnu \
-  -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib $runner \
+out=$(TESSERA_NUM_THREADS=2 timeout 120 tools/qemu_aarch64.sh $runner \
   "$dir/arm.tsr" $inputs --output "$dir/arm.npy" 2>&1)
 rc=$?
 echo "$out"

@@ -24,15 +24,9 @@ using testing::FleetConfig;
 using ::testing::HasSubstr;
 
 constexpr const char* kServer = "rpc_server/aarch64/tessera-rpc-server-static";
+constexpr const char* kQemu = "tools/qemu_aarch64.sh";
 constexpr const char* kKey = "arm-qemu";
 constexpr const char* kBoardTarget = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72";
-
-// The emulator with the cross sysroot. LD_LIBRARY_PATH keeps the C library inside the sysroot:
-// with arm64 multiarch packages installed (tools/setup.sh installs them for this server), the
-// host's ld.so.cache would hand the sysroot's ld.so the multiarch libc, and that mix hangs in
-// pthread_create. The arm64 gRPC and protobuf libraries still come from multiarch.
-constexpr const char* kQemu =
-    "/usr/bin/qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib";
 
 std::string SkipReason() {
   std::ifstream in(kServer);
@@ -45,8 +39,8 @@ std::string SkipReason() {
   if (access("/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1", R_OK) != 0) {
     return "the aarch64 C library (Debian libc6-arm64-cross) is not installed";
   }
-  // A last check that the emulator can run threads at all (it could not while kQemu let the
-  // host's multiarch libc in: see kQemu).
+  // A last check that the emulator can run threads at all (see tools/qemu_aarch64.sh for how
+  // it once could not).
   std::string probe;
   testing::RunCommand("timeout -s KILL 20 " + std::string(kQemu) +
                           " tests/integration/qemu_thread_probe-static 2>&1",
@@ -61,10 +55,11 @@ std::string SkipReason() {
 // The board's server under the emulator. The server re-executes itself as its call worker; the
 // host kernel cannot run an aarch64 binary, so it re-executes this script instead.
 std::string WriteEmulatedServer(const std::string& dir) {
-  char server[PATH_MAX];
+  char server[PATH_MAX], qemu[PATH_MAX];
   if (realpath(kServer, server) == nullptr) throw std::runtime_error("no " + std::string(kServer));
+  if (realpath(kQemu, qemu) == nullptr) throw std::runtime_error("no " + std::string(kQemu));
   std::string script = dir + "/arm-board.sh";
-  testing::WriteFile(script, "#!/bin/sh\nexec " + std::string(kQemu) + " " + server + " \"$@\"\n");
+  testing::WriteFile(script, "#!/bin/sh\nexec " + std::string(qemu) + " " + server + " \"$@\"\n");
   chmod(script.c_str(), 0755);
   return script;
 }

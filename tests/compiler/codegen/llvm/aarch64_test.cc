@@ -26,13 +26,9 @@ std::string Slurp(const std::string& path) {
 }
 
 std::vector<float> RunUnderQemu(const std::string& library, const std::string& function, int n) {
-  // LD_LIBRARY_PATH keeps the loader inside the cross sysroot: where arm64 multiarch packages are
-  // installed too (tools/setup.sh does, for the aarch64 rpc_server), the host's ld.so.cache would
-  // otherwise hand the sysroot's ld.so the multiarch libc, and the mix hangs in pthread_create.
-  std::string command =
-      "TESSERA_NUM_THREADS=2 timeout 120 qemu-aarch64 -L /usr/aarch64-linux-gnu "
-      "-E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib " +
-      std::string(kRunner) + " " + library + " " + function + " " + std::to_string(n) + " 2>&1";
+  std::string command = "TESSERA_NUM_THREADS=2 timeout 120 tools/qemu_aarch64.sh " +
+                        std::string(kRunner) + " " + library + " " + function + " " +
+                        std::to_string(n) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
   char buffer[4096];
