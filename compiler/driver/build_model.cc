@@ -141,7 +141,7 @@ class ModelBuilder {
       result->kernels = build(functions_, target);
       return;
     }
-    auto dir = std::make_shared<codegen::TempDir>();
+    auto dir = std::make_shared<TempDir>();
     std::vector<std::string> objects(functions_.size());
     for (size_t i = 0; i < objects.size(); ++i) {
       objects[i] = dir->path() + "/k" + std::to_string(i) + ".o";

@@ -6,7 +6,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 
 #include "compiler/support/error.h"
 
@@ -63,21 +62,6 @@ void LinkSharedLibrary(const std::string& linker, const std::vector<std::string>
   TESSERA_USER_CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
       << "linking '" << output << "' with '" << linker << "' failed:\n"
       << log;
-}
-
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base && *base ? base : "/tmp") + "/tessera-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  TESSERA_USER_CHECK(mkdtemp(buffer.data()) != nullptr)
-      << "cannot create a temporary directory from '" << pattern << "'";
-  path_ = buffer.data();
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
 }
 
 }  // namespace codegen

@@ -19,21 +19,6 @@ std::string LinkerFor(const std::string& triple, bool runs_on_host);
 void LinkSharedLibrary(const std::string& linker, const std::vector<std::string>& objects,
                        const std::string& output);
 
-/// A fresh private directory under $TMPDIR (or /tmp), removed with its files on destruction.
-class TempDir {
- public:
-  /// Creates the directory; throws `UserError` when it cannot.
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  /// The directory's path.
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace codegen
 }  // namespace tessera
 

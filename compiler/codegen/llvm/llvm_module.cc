@@ -21,6 +21,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "common/file.h"
 #include "compiler/codegen/llvm/link.h"
 #include "compiler/support/error.h"
 #include "runtime/c_backend_api.h"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/codegen/llvm/link.h"
 #include "runtime/ndarray.h"
@@ -63,7 +64,7 @@ TEST(AArch64Test, CrossCompiledLibraryRunsUnderQemu) {
   std::string assembly = cross.GetSource("asm");
   EXPECT_THAT(assembly, ::testing::HasSubstr("TesseraBackendParallelLaunch"));
   EXPECT_THAT(assembly, ::testing::ContainsRegex("fmla|fmadd"));  // contraction to FMA
-  TempDir dir;
+  tessera::TempDir dir;
   std::string library = dir.path() + "/kernels.so";
   cross.export_library(library);
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 
+#include "common/file.h"
 #include "compiler/codegen/llvm/link.h"
 #include "compiler/ir/builtin.h"
 #include "compiler/ir/op.h"
@@ -259,7 +260,7 @@ TEST(CodeGenLLVMTest, AssertInsideParallelTaskReachesTheCaller) {
 
 TEST(CodeGenLLVMTest, JitAndSharedLibraryAgree) {
   runtime::Module mod = Build({ParallelAxpy(), VectorExpWithTail()}, {"", "native", {}});
-  TempDir dir;
+  tessera::TempDir dir;
   mod.export_library(dir.path() + "/kernels.so");
   runtime::Module loaded = runtime::Module::LoadFromFile(dir.path() + "/kernels.so");
   const int n = 37;

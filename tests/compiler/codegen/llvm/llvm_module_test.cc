@@ -10,6 +10,7 @@
 
 #include <fstream>
 
+#include "common/file.h"
 #include "compiler/codegen/llvm/link.h"
 #include "compiler/support/error.h"
 #include "runtime/ndarray.h"
@@ -126,7 +127,7 @@ TEST(LLVMModuleTest, KernelErrorsBecomeRuntimeErrors) {
 
 TEST(LLVMModuleTest, ExportedLibraryGivesTheSameResults) {
   runtime::Module mod = MakeModule({"", "native", {}});
-  TempDir dir;
+  tessera::TempDir dir;
   std::string path = dir.path() + "/fill.so";
   mod.export_library(path);
   runtime::Module loaded = runtime::Module::LoadFromFile(path);
@@ -137,7 +138,7 @@ TEST(LLVMModuleTest, ExportedLibraryGivesTheSameResults) {
 
 TEST(LLVMModuleTest, ExportsObjectFiles) {
   runtime::Module mod = MakeModule({});
-  TempDir dir;
+  tessera::TempDir dir;
   mod.export_library(dir.path() + "/fill.o");
   EXPECT_EQ(Slurp(dir.path() + "/fill.o").substr(0, 4),
             "\x7f"
@@ -215,7 +216,7 @@ TEST(LLVMModuleTest, CrossTargetGivesAssemblyAndRefusesToRun) {
   if (access("/usr/bin/aarch64-linux-gnu-gcc", X_OK) != 0) {
     GTEST_SKIP() << "aarch64-linux-gnu-gcc is not installed";
   }
-  TempDir dir;
+  tessera::TempDir dir;
   mod.export_library(dir.path() + "/fill.so");
   std::string elf = Slurp(dir.path() + "/fill.so");
   ASSERT_GT(elf.size(), 20u);
