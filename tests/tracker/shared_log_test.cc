@@ -1,0 +1,70 @@
+#include "tracker/shared_log.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <thread>
+#include <vector>
+
+#include "common/file.h"
+
+namespace tessera::tracker {
+namespace {
+
+bool FileExists(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+tuning::MeasureRecord Record(int64_t config_index, double cost) {
+  tuning::MeasureRecord record;
+  record.set_workload_key("dense.x86(64,64,64,float32)");
+  record.set_target("llvm");
+  record.set_config_index(config_index);
+  record.add_costs(cost);
+  return record;
+}
+
+TEST(SharedLogTest, KeepsRecordsInTheStateDirectoryAcrossReopens) {
+  TempDir state("shared-log-test");
+  {
+    SharedLog log(state.path());
+    EXPECT_EQ(log.path(), state.path() + "/tuning.db");
+    log.With([](tuner::TuningLog& l) { l.Append(Record(1, 2e-3)); });
+  }
+  SharedLog reopened(state.path());
+  EXPECT_EQ(reopened.With([](tuner::TuningLog& l) { return l.Count(); }), 1);
+}
+
+TEST(SharedLogTest, WithoutAStateDirectoryTheLogIsPrivateAndTemporary) {
+  std::string path;
+  {
+    SharedLog log("");
+    path = log.path();
+    log.With([](tuner::TuningLog& l) { l.Append(Record(1, 2e-3)); });
+    EXPECT_TRUE(FileExists(path));
+  }
+  EXPECT_FALSE(FileExists(path));
+}
+
+TEST(SharedLogTest, HandlersOnManyThreadsLoseNoRecord) {
+  SharedLog log("");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&log, t] {
+      for (int i = 0; i < 25; ++i) {
+        log.With([&](tuner::TuningLog& l) { l.Append(Record(t * 100 + i, 1e-3 * (i + 1))); });
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(log.With([](tuner::TuningLog& l) { return l.Count(); }), 100);
+  auto best =
+      log.With([](tuner::TuningLog& l) { return l.Best("dense.x86(64,64,64,float32)", "llvm"); });
+  ASSERT_TRUE(best.has_value());
+  EXPECT_DOUBLE_EQ(best->costs(0), 1e-3);
+}
+
+}  // namespace
+}  // namespace tessera::tracker

@@ -1,0 +1,14 @@
+#include "tracker/shared_log.h"
+
+namespace tessera::tracker {
+
+SharedLog::SharedLog(const std::string& state_dir) {
+  std::string dir = state_dir;
+  if (dir.empty()) {
+    scratch_ = std::make_unique<TempDir>("tessera-tracker-log");
+    dir = scratch_->path();
+  }
+  log_ = tuner::TuningLog::Open(dir + "/tuning.db");
+}
+
+}  // namespace tessera::tracker
