@@ -9,6 +9,8 @@
 #include "common/shutdown_signals.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
+#include "tracker/jobs/job_service.h"
+#include "tracker/shared_log.h"
 #include "tracker/tracker_service.h"
 
 namespace {
@@ -17,6 +19,7 @@ struct TrackerFlags {
   std::string listen = "0.0.0.0:9190";
   std::string state, token_file, tls_cert, tls_key;
   tessera::tracker::FleetSettings settings;
+  int64_t job_lease_ms = 30000;
 };
 
 int Serve(const TrackerFlags& flags) {
@@ -48,11 +51,14 @@ int Serve(const TrackerFlags& flags) {
   if (!flags.state.empty()) store = std::make_unique<tessera::tracker::StateStore>(flags.state);
 
   tessera::tracker::TrackerService service(settings, token, std::move(store));
+  tessera::tracker::SharedLog log(flags.state);
+  tessera::tracker::JobService jobs(flags.state, token, &log, flags.job_lease_ms);
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(flags.listen, credentials, &selected_port);
   tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
+  builder.RegisterService(&jobs);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
     throw ConfigError("tessera-tracker: cannot listen on '" + flags.listen +
@@ -92,6 +98,9 @@ int main(int argc, char** argv) {
                  "a server or client silent this long is dead")
       ->check(tessera::Positive());
   tessera::AddLogLevelOption(app);
+  app.add_option("--job-lease-ms", flags.job_lease_ms,
+                 "a tuner worker silent this long loses its batch to another worker")
+      ->check(tessera::Positive());
   app.add_option("--max-session-ms", flags.settings.max_session_ms, "longest session")
       ->check(tessera::Positive());
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,

@@ -13,16 +13,13 @@
 #include <thread>
 
 #include "proto/tracker.grpc.pb.h"
+#include "tracker/authorize.h"
 #include "tracker/clock.h"
 #include "tracker/fleet_state.h"
 #include "tracker/state_store.h"
 
 namespace tessera {
 namespace tracker {
-
-/// True when a gRPC peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "unix:...") is on
-/// this machine; a tracker without a token serves only such peers.
-bool IsLoopbackPeer(const std::string& peer);
 
 /// The tracker's RPC service.
 class TrackerService final : public v1::Tracker::Service {
