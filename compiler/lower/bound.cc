@@ -267,6 +267,18 @@ ScheduleAnalysis InferBound(const te::Schedule& schedule) {
         const ir::IterVar& leaf = t.stage->leaf_iter_vars[l];
         relax[leaf->var.get()] = arith::IntervalSet::FromRange(t.ranges.at(leaf.get()));
       }
+      // Shared memory belongs to the thread block: the block's threads fill it together, so
+      // its region covers every thread index of the target bound outside the attach point.
+      if (node->scope == "shared") {
+        for (size_t l = 0; l <= pos; ++l) {
+          const ir::IterVar& leaf = t.stage->leaf_iter_vars[l];
+          auto attr = t.stage->iter_var_attrs.find(leaf.get());
+          if (attr != t.stage->iter_var_attrs.end() &&
+              attr->second.thread_tag.compare(0, 9, "threadIdx") == 0) {
+            relax[leaf->var.get()] = arith::IntervalSet::FromRange(t.ranges.at(leaf.get()));
+          }
+        }
+      }
       for (size_t x = i + 1; x < result.stages.size(); ++x) {
         if (x == target || !InsideScope(result.stages[x], t, pos)) continue;
         for (const ir::IterVar& leaf : result.stages[x].stage->leaf_iter_vars) {
