@@ -17,7 +17,7 @@ bool IsLoopbackPeer(const std::string& peer);
 
 /// OK when the call carries `token` (compared in constant time) or, with an empty `token`, comes
 /// from a loopback peer; UNAUTHENTICATED or PERMISSION_DENIED with the reason otherwise.
-grpc::Status AuthorizeCall(const grpc::ServerContext& context, const std::string& token);
+grpc::Status AuthorizeCall(const grpc::ServerContextBase& context, const std::string& token);
 
 }  // namespace tracker
 }  // namespace tessera

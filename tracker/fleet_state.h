@@ -1,7 +1,7 @@
 /// \file
 /// `FleetState`: the tracker's bookkeeping without any networking: device servers and their
 /// leases, the queue of session requests per key, and open sessions. Every method takes the
-/// current time on the steady clock (`tracker/clock.h`) so that tests drive the clock; grants'
+/// current time on the steady clock (`common/clock.h`) so that tests drive the clock; grants'
 /// expiry, in wall-clock time, is derived with `SetUnixOffset`. The caller serialises access.
 #ifndef TESSERA_TRACKER_FLEET_STATE_H_
 #define TESSERA_TRACKER_FLEET_STATE_H_

@@ -22,7 +22,8 @@ int64_t SteadyMillis() {
 
 TrackerClient::TrackerClient(TrackerOptions options)
     : options_(std::move(options)),
-      stub_(tracker::v1::Tracker::NewStub(MakeChannel(options_.address, options_.tls_ca_file))) {}
+      channel_(MakeChannel(options_.address, options_.tls_ca_file)),
+      stub_(tracker::v1::Tracker::NewStub(channel_)) {}
 
 void TrackerClient::Prepare(grpc::ClientContext* context, int64_t timeout_ms) const {
   if (!options_.token.empty()) context->AddMetadata("x-tessera-token", options_.token);
@@ -36,7 +37,13 @@ void TrackerClient::CallWithRetry(const char* what, int64_t window_ms, Call call
   while (true) {
     grpc::Status status = call();
     if (status.ok()) return;
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || SteadyMillis() >= give_up) {
+    // gRPC 1.51 reports some failed connection attempts (a handshake that timed out on a loaded
+    // tracker) as UNKNOWN with a stale errno text ("No such file or directory"); with no
+    // connection up, the call never reached the tracker and is as transient as UNAVAILABLE.
+    const bool transient = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                           (status.error_code() == grpc::StatusCode::UNKNOWN &&
+                            channel_->GetState(false) != GRPC_CHANNEL_READY);
+    if (!transient || SteadyMillis() >= give_up) {
       ThrowStatus(status, std::string("tracker ") + options_.address + " (" + what + ")");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));

@@ -57,6 +57,7 @@ class TrackerClient {
   void Prepare(grpc::ClientContext* context, int64_t timeout_ms) const;
 
   TrackerOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<tracker::v1::Tracker::Stub> stub_;
 };
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "proto/jobs.grpc.pb.h"
-#include "tracker/clock.h"
+#include "common/clock.h"
 #include "tracker/jobs/job_board.h"
 #include "tracker/jobs/job_store.h"
 #include "tracker/shared_log.h"
