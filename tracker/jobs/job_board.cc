@@ -23,6 +23,10 @@ constexpr int kMaxPriority = 1000;
 constexpr int kMaxBatch = 1024;
 constexpr size_t kMaxErrorMessage = 65536;
 constexpr int kMaxCostsPerRecord = 10000;
+// Leases restored after a restart run longer than fresh ones: their workers first have to notice
+// that the tracker is back (gRPC reconnects with backoff).
+constexpr int64_t kRestartGraceFactor = 2;
+constexpr int64_t kRestartGraceMs = 5000;
 
 bool Printable(const std::string& text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
@@ -119,6 +123,11 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
       job.tasks.push_back(task);
     }
     next_seq_ = std::max(next_seq_, saved.seq + 1);
+    if (saved.state == "queued" &&
+        std::any_of(job.tasks.begin(), job.tasks.end(),
+                    [](const Task& t) { return t.started_unix_ms > 0; })) {
+      saved.state = "running";  // only the end states are written; a leased job was running
+    }
     job.stored = std::move(saved);
     jobs_[job.stored.job_id] = std::move(job);
   }
@@ -132,7 +141,7 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
   for (const StoredLease& saved : stored.leases) {
     auto job = jobs_.find(saved.job_id);
     if (job == jobs_.end() || saved.task >= static_cast<int>(job->second.tasks.size())) continue;
-    leases_[saved.lease_id] = {saved, now_ms + lease_ms_};
+    leases_[saved.lease_id] = {saved, now_ms + kRestartGraceFactor * lease_ms_ + kRestartGraceMs};
     job->second.tasks[saved.task].leased += saved.trials;
   }
   for (auto& [lease_id, reply] : stored.reports) reports_[lease_id] = reply;

@@ -44,7 +44,7 @@ struct ReportResult {
 class JobBoard {
  public:
   /// Loads what `store` holds (it outlives the board); leases restored from disk run for
-  /// another `lease_ms` from `now_ms`, so that their workers can renew and report.
+  /// 2 × `lease_ms` + 5 s from `now_ms`, so that their workers can reconnect, renew and report.
   JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms);
 
   /// Records the store has that are not in the shared log yet (a crash between the two).
