@@ -266,14 +266,7 @@ bool JobBoard::Cancel(const std::string& job_id) {
   if (!job.active()) return true;
   job.stored.state = "cancelled";
   store_->SetState(job_id, "cancelled");
-  for (auto lease = leases_.begin(); lease != leases_.end();) {
-    if (lease->second.stored.job_id == job_id) {
-      lease = leases_.erase(lease);
-    } else {
-      ++lease;
-    }
-  }
-  for (Task& task : job.tasks) task.leased = 0;
+  DropLeases(job);
   TESSERA_LOG(kInfo) << "job cancelled job=" << job_id;
   return true;
 }
@@ -380,6 +373,17 @@ void JobBoard::EndLease(const std::string& lease_id) {
   leases_.erase(it);
 }
 
+void JobBoard::DropLeases(Job& job) {
+  for (auto lease = leases_.begin(); lease != leases_.end();) {
+    if (lease->second.stored.job_id == job.stored.job_id) {
+      lease = leases_.erase(lease);
+    } else {
+      ++lease;
+    }
+  }
+  for (Task& task : job.tasks) task.leased = 0;
+}
+
 void JobBoard::FinishIfDone(Job& job) {
   if (!job.active()) return;
   for (const Task& task : job.tasks) {
@@ -387,6 +391,7 @@ void JobBoard::FinishIfDone(Job& job) {
   }
   job.stored.state = "done";
   store_->SetState(job.stored.job_id, "done");
+  DropLeases(job);  // batches of an exhausted task still out: nothing left for them to add
   TESSERA_LOG(kInfo) << "job done job=" << job.stored.job_id;
 }
 

@@ -101,6 +101,7 @@ class JobBoard {
 
   void AddRecord(Job& job, int task, const tuning::MeasureRecord& record, int64_t unix_ms);
   void EndLease(const std::string& lease_id);
+  void DropLeases(Job& job);
   void FinishIfDone(Job& job);
   jobs::v1::JobStatus StatusOf(const Job& job, int64_t now_unix_ms) const;
 
