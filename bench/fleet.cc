@@ -1,7 +1,11 @@
 // //bench:fleet: grant latency of the tracker under a full queue, and array copy throughput to a
-// device server over loopback. Starts its own tracker and servers on 127.0.0.1.
+// device server over loopback; with --jobs, tuning-job throughput with 1, 2 and 4 workers against
+// one `tessera tune` measuring on the same devices. Starts its own tracker and servers on
+// 127.0.0.1.
 //   bazel run -c opt //bench:fleet -- [--clients 200] [--servers 20] [--grants-per-client 10]
 //                                      [--mib 256] [--rounds 3]
+//   bazel run -c opt //bench:fleet -- --jobs [--job-trials 48] [--job-servers 4]
+//                                      [--job-task 'dense.x86(64,64,64,float32)']
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
@@ -11,12 +15,15 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "common/command_line.h"
+#include "fleet/client/job_client.h"
 #include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 
@@ -164,6 +171,95 @@ void Throughput(int64_t mib, int rounds) {
       cpu_in / (rounds * nbytes / 1e9), cpu_out / (rounds * nbytes / 1e9), LoadAverage().c_str());
 }
 
+struct JobBench {
+  int64_t trials = 48;
+  int servers = 4;
+  std::string task = "dense.x86(64,64,64,float32)";
+};
+
+// A fresh fleet per run, so that no run resumes from another's records.
+tessera::testing::FleetConfig JobFleetConfig() {
+  tessera::testing::FleetConfig config;
+  config.tracker_flags = {"--heartbeat-ms", "500",  "--lease-timeout-ms", "5000",
+                          "--job-lease-ms", "10000"};
+  config.server_flags = {"--call-timeout-ms", "30000"};
+  return config;
+}
+
+// Seconds for `workers` workers to finish one job of `bench.trials` trials.
+double JobSeconds(const JobBench& bench, int workers) {
+  tessera::testing::Fleet fleet(JobFleetConfig());
+  for (int i = 0; i < bench.servers; ++i) fleet.AddServer("bench");
+  tessera::fleet::TrackerOptions options;
+  options.address = fleet.tracker_address();
+  tessera::fleet::JobClient client(options);
+  tessera::jobs::v1::SubmitRequest request;
+  tessera::jobs::v1::TaskSpec* task = request.add_tasks();
+  task->set_workload_key(bench.task);
+  task->set_trials(bench.trials);
+  request.set_target("llvm");
+  request.set_rpc_key("bench");
+  request.set_batch_size(8);
+  Clock::time_point start = Clock::now();
+  std::string job = client.Submit(request);
+  std::vector<std::unique_ptr<tessera::testing::Daemon>> running;
+  for (int w = 0; w < workers; ++w) {
+    running.push_back(std::make_unique<tessera::testing::Daemon>(
+        "cli/tessera",
+        std::vector<std::string>{"worker", "--tracker", fleet.tracker_address(), "--parallel", "2"},
+        30000, "worker "));
+  }
+  tessera::testing::WaitFor([&] { return client.Status(job).state() == "done"; }, 3600000);
+  double seconds = Millis(Clock::now() - start) / 1000;
+  tessera::jobs::v1::JobStatus status = client.Status(job);
+  if (status.state() != "done" || status.done() != bench.trials) {
+    std::printf("ERROR: the job with %d worker(s) ended %s with %lld of %lld trials\n", workers,
+                status.state().c_str(), static_cast<long long>(status.done()),
+                static_cast<long long>(bench.trials));
+  }
+  return seconds;
+}
+
+// Seconds for one `tessera tune` to make the same trials on the same kind of fleet.
+double TuneSeconds(const JobBench& bench) {
+  tessera::testing::Fleet fleet(JobFleetConfig());
+  for (int i = 0; i < bench.servers; ++i) fleet.AddServer("bench");
+  char dir[] = "/tmp/tessera-bench-XXXXXX";
+  if (mkdtemp(dir) == nullptr) throw std::runtime_error("mkdtemp failed");
+  std::string command = "cli/tessera tune --task '" + bench.task + "' --target llvm --trials " +
+                        std::to_string(bench.trials) + " --batch 8 --build-parallel 2 --db " + dir +
+                        "/tune.db --rpc-tracker " + fleet.tracker_address() +
+                        " --rpc-key bench > /dev/null 2>&1";
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (access("cli/tessera", X_OK) != 0 && n > 0) {
+    command = std::string(self, static_cast<size_t>(n)) + ".runfiles/tessera/" + command;
+  }
+  Clock::time_point start = Clock::now();
+  std::string out;
+  int status = tessera::testing::RunCommand(command, &out);
+  double seconds = Millis(Clock::now() - start) / 1000;
+  if (status != 0) std::printf("ERROR: tessera tune exited %d\n", status);
+  std::string cleanup = std::string("rm -rf ") + dir;
+  tessera::testing::RunCommand(cleanup, &out);
+  return seconds;
+}
+
+void JobThroughput(const JobBench& bench) {
+  std::printf("tuning jobs: %lld trials of %s, batches of 8, %d device servers, load %s\n",
+              static_cast<long long>(bench.trials), bench.task.c_str(), bench.servers,
+              LoadAverage().c_str());
+  double local = TuneSeconds(bench);
+  std::printf("  one tessera tune (same devices):  %7.2f s  %6.2f trials/s\n", local,
+              bench.trials / local);
+  for (int workers : {1, 2, 4}) {
+    double seconds = JobSeconds(bench, workers);
+    std::printf("  job, %d worker(s):                 %7.2f s  %6.2f trials/s  (%.2fx tune)\n",
+                workers, seconds, bench.trials / seconds, local / seconds);
+  }
+  std::printf("  (load after: %s)\n", LoadAverage().c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,7 +274,19 @@ int main(int argc, char** argv) {
       ->check(tessera::Positive());
   app.add_option("--mib", mib, "array size of the copy test")->check(tessera::Positive());
   app.add_option("--rounds", rounds, "copies of the array each way")->check(tessera::Positive());
+  bool jobs = false;
+  JobBench job_bench;
+  app.add_flag("--jobs", jobs,
+               "instead: tuning-job throughput with 1, 2 and 4 workers against one tessera tune");
+  app.add_option("--job-trials", job_bench.trials, "trials of the job")->check(tessera::Positive());
+  app.add_option("--job-servers", job_bench.servers, "device servers of the job fleet")
+      ->check(tessera::Positive());
+  app.add_option("--job-task", job_bench.task, "workload key of the job's task");
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
+    if (jobs) {
+      JobThroughput(job_bench);
+      return 0;
+    }
     GrantLatency(clients, servers, grants_per_client);
     Throughput(mib, rounds);
     return 0;

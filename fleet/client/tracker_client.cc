@@ -2,23 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include "fleet/client/channel.h"
+#include "fleet/client/retry.h"
 #include "fleet/secrets.h"
 
 namespace tessera {
 namespace fleet {
-namespace {
-
-// Retry windows and queue deadlines must not move when the wall clock jumps.
-int64_t SteadyMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 TrackerClient::TrackerClient(TrackerOptions options)
     : options_(std::move(options)),
@@ -32,23 +22,8 @@ void TrackerClient::Prepare(grpc::ClientContext* context, int64_t timeout_ms) co
 
 template <typename Call>
 void TrackerClient::CallWithRetry(const char* what, int64_t window_ms, Call call) {
-  const int64_t give_up = SteadyMillis() + window_ms;
-  int64_t backoff_ms = 50;
-  while (true) {
-    grpc::Status status = call();
-    if (status.ok()) return;
-    // gRPC 1.51 reports some failed connection attempts (a handshake that timed out on a loaded
-    // tracker) as UNKNOWN with a stale errno text ("No such file or directory"); with no
-    // connection up, the call never reached the tracker and is as transient as UNAVAILABLE.
-    const bool transient = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                           (status.error_code() == grpc::StatusCode::UNKNOWN &&
-                            channel_->GetState(false) != GRPC_CHANNEL_READY);
-    if (!transient || SteadyMillis() >= give_up) {
-      ThrowStatus(status, std::string("tracker ") + options_.address + " (" + what + ")");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
-    backoff_ms = std::min<int64_t>(backoff_ms * 2, 1000);
-  }
+  fleet::CallWithRetry(std::string("tracker ") + options_.address + " (" + what + ")", window_ms,
+                       *channel_, call);
 }
 
 tracker::v1::SessionReply TrackerClient::RequestSession(const SessionOptions& options) {

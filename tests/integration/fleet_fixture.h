@@ -38,6 +38,8 @@ class Fleet {
   void RestartTracker();
   /// The tracker's address.
   const std::string& tracker_address() const { return tracker_->address(); }
+  /// The token file every daemon is given ("" without a token).
+  const std::string& token_file() const { return token_file_; }
   /// The server listening at `address`, or nullptr.
   Daemon* ServerAt(const std::string& address) const;
   /// The work directory of the server at `address`.

@@ -23,6 +23,10 @@ constexpr int kMaxPriority = 1000;
 constexpr int kMaxBatch = 1024;
 constexpr size_t kMaxErrorMessage = 65536;
 constexpr int kMaxCostsPerRecord = 10000;
+// Leases restored after a restart run longer than fresh ones: their workers first have to notice
+// that the tracker is back (gRPC reconnects with backoff).
+constexpr int64_t kRestartGraceFactor = 2;
+constexpr int64_t kRestartGraceMs = 5000;
 
 bool Printable(const std::string& text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
@@ -119,6 +123,11 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
       job.tasks.push_back(task);
     }
     next_seq_ = std::max(next_seq_, saved.seq + 1);
+    if (saved.state == "queued" &&
+        std::any_of(job.tasks.begin(), job.tasks.end(),
+                    [](const Task& t) { return t.started_unix_ms > 0; })) {
+      saved.state = "running";  // only the end states are written; a leased job was running
+    }
     job.stored = std::move(saved);
     jobs_[job.stored.job_id] = std::move(job);
   }
@@ -132,7 +141,7 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
   for (const StoredLease& saved : stored.leases) {
     auto job = jobs_.find(saved.job_id);
     if (job == jobs_.end() || saved.task >= static_cast<int>(job->second.tasks.size())) continue;
-    leases_[saved.lease_id] = {saved, now_ms + lease_ms_};
+    leases_[saved.lease_id] = {saved, now_ms + kRestartGraceFactor * lease_ms_ + kRestartGraceMs};
     job->second.tasks[saved.task].leased += saved.trials;
   }
   for (auto& [lease_id, reply] : stored.reports) reports_[lease_id] = reply;
@@ -257,14 +266,7 @@ bool JobBoard::Cancel(const std::string& job_id) {
   if (!job.active()) return true;
   job.stored.state = "cancelled";
   store_->SetState(job_id, "cancelled");
-  for (auto lease = leases_.begin(); lease != leases_.end();) {
-    if (lease->second.stored.job_id == job_id) {
-      lease = leases_.erase(lease);
-    } else {
-      ++lease;
-    }
-  }
-  for (Task& task : job.tasks) task.leased = 0;
+  DropLeases(job);
   TESSERA_LOG(kInfo) << "job cancelled job=" << job_id;
   return true;
 }
@@ -371,6 +373,17 @@ void JobBoard::EndLease(const std::string& lease_id) {
   leases_.erase(it);
 }
 
+void JobBoard::DropLeases(Job& job) {
+  for (auto lease = leases_.begin(); lease != leases_.end();) {
+    if (lease->second.stored.job_id == job.stored.job_id) {
+      lease = leases_.erase(lease);
+    } else {
+      ++lease;
+    }
+  }
+  for (Task& task : job.tasks) task.leased = 0;
+}
+
 void JobBoard::FinishIfDone(Job& job) {
   if (!job.active()) return;
   for (const Task& task : job.tasks) {
@@ -378,6 +391,7 @@ void JobBoard::FinishIfDone(Job& job) {
   }
   job.stored.state = "done";
   store_->SetState(job.stored.job_id, "done");
+  DropLeases(job);  // batches of an exhausted task still out: nothing left for them to add
   TESSERA_LOG(kInfo) << "job done job=" << job.stored.job_id;
 }
 

@@ -44,7 +44,7 @@ struct ReportResult {
 class JobBoard {
  public:
   /// Loads what `store` holds (it outlives the board); leases restored from disk run for
-  /// another `lease_ms` from `now_ms`, so that their workers can renew and report.
+  /// 2 × `lease_ms` + 5 s from `now_ms`, so that their workers can reconnect, renew and report.
   JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms);
 
   /// Records the store has that are not in the shared log yet (a crash between the two).
@@ -101,6 +101,7 @@ class JobBoard {
 
   void AddRecord(Job& job, int task, const tuning::MeasureRecord& record, int64_t unix_ms);
   void EndLease(const std::string& lease_id);
+  void DropLeases(Job& job);
   void FinishIfDone(Job& job);
   jobs::v1::JobStatus StatusOf(const Job& job, int64_t now_unix_ms) const;
 

@@ -195,6 +195,25 @@ TEST(JobBoardTest, JobsLeasesAndRecordsSurviveARestart) {
   EXPECT_EQ(board.Status(id, 0)->done(), 2);
 }
 
+TEST(JobBoardTest, AnExhaustedTaskEndsTheJobAndTheBatchesStillOut) {
+  TempDir dir;
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 0);
+  std::string id = board.Submit(Job("ann", 8), 0);
+  auto first = board.Lease("w1", 0, 0);
+  auto second = board.Lease("w2", 0, 0);
+  jobs::v1::ReportRequest report = Report(*first, {1});
+  report.set_exhausted(true);  // the space had one configuration left
+  EXPECT_EQ(board.Report(report, 0).reply.accepted(), 1);
+  auto status = board.Status(id, 0);
+  EXPECT_EQ(status->state(), "done");
+  EXPECT_TRUE(status->tasks(0).exhausted());
+  EXPECT_EQ(status->workers(), 0);
+  jobs::v1::ReportRequest late = Report(*second, {2});
+  late.set_worker_id("w2");
+  EXPECT_EQ(board.Report(late, 0).refusal.kind, Refusal::kExpired);
+}
+
 TEST(JobBoardTest, CancelEndsTheLeases) {
   TempDir dir;
   JobStore store(dir.path());
