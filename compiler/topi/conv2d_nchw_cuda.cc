@@ -1,8 +1,5 @@
 #include "compiler/topi/conv2d_nchw_cuda.h"
 
-#include "compiler/ir/op.h"
-#include "compiler/support/error.h"
-#include "compiler/te/tensor.h"
 #include "compiler/topi/gpu_schedule.h"
 #include "compiler/topi/index_constant.h"
 
@@ -13,17 +10,10 @@ namespace {
 
 constexpr int64_t kMaxTile = 4;
 
-void CheckShape(const Conv2dShape& s) {
-  TESSERA_USER_CHECK(s.n > 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.k > 0 && s.r > 0 && s.s > 0)
-      << "conv2d_nchw.cuda: dimensions must be positive";
-  TESSERA_USER_CHECK(s.stride > 0 && s.pad >= 0 && s.h + 2 * s.pad >= s.r && s.w + 2 * s.pad >= s.s)
-      << "conv2d_nchw.cuda: bad stride/padding or a kernel larger than the padded input";
-}
-
 }  // namespace
 
 space::ConfigSpace Conv2dNCHWCUDASpace(const Conv2dShape& shape) {
-  CheckShape(shape);
+  Conv2dNCHWCompute(shape);  // checks the shape
   space::ConfigSpace s;
   s.DefineSplit("tile_f", shape.k, {space::SplitPolicy::kFactors, 3, kMaxTile});
   s.DefineSplit("tile_y", shape.oh(), {space::SplitPolicy::kFactors, 3, kMaxTile});
@@ -38,33 +28,8 @@ space::ConfigSpace Conv2dNCHWCUDASpace(const Conv2dShape& shape) {
 }
 
 ScheduledOp Conv2dNCHWCUDA(const Conv2dShape& shape, const space::ConfigEntity& config) {
-  CheckShape(shape);
-  using ir::Expr;
-  using ir::Var;
-  const int64_t pad = shape.pad, stride = shape.stride;
-  te::Tensor data = te::placeholder({I(shape.n), I(shape.c), I(shape.h), I(shape.w)},
-                                    ir::DataType::Float(32), "data");
-  te::Tensor weight = te::placeholder({I(shape.k), I(shape.c), I(shape.r), I(shape.s)},
-                                      ir::DataType::Float(32), "W");
-  te::Tensor padded = te::compute(
-      {I(shape.n), I(shape.c), I(shape.h + 2 * pad), I(shape.w + 2 * pad)},
-      [&](Var n, Var c, Var y, Var x) {
-        Expr inside = y >= I(pad) && y < I(shape.h + pad) && x >= I(pad) && x < I(shape.w + pad);
-        return ir::if_then_else(inside, data(n, c, y - I(pad), x - I(pad)), 0.0f);
-      },
-      "padded");
-  ir::IterVar rc = te::reduce_axis(I(shape.c), "rc");
-  ir::IterVar ry = te::reduce_axis(I(shape.r), "ry");
-  ir::IterVar rx = te::reduce_axis(I(shape.s), "rx");
-  te::Tensor out = te::compute(
-      {I(shape.n), I(shape.k), I(shape.oh()), I(shape.ow())},
-      [&](Var n, Var k, Var y, Var x) {
-        return te::sum(
-            padded(n, rc, y * I(stride) + ry, x * I(stride) + rx) * weight(k, rc, ry, rx),
-            {rc, ry, rx});
-      },
-      "out", "conv2d_nchw");
-
+  Conv2dOperands op = Conv2dNCHWCompute(shape);
+  te::Tensor data = op.data, weight = op.kernel, padded = op.padded, out = op.out;
   std::vector<int64_t> tf = config.Split("tile_f"), ty = config.Split("tile_y"),
                        tx = config.Split("tile_x"), trc = config.Split("tile_rc");
   te::Schedule s = te::create_schedule({out});
@@ -100,8 +65,7 @@ ScheduledOp Conv2dNCHWCUDA(const Conv2dShape& shape, const space::ConfigEntity& 
     s[t].compute_at(acc, rco);
     CooperativeFetch(s[t], tf[1], ty[1], tx[1], 1);
   }
-  double flops = 2.0 * shape.n * shape.k * shape.oh() * shape.ow() * shape.c * shape.r * shape.s;
-  return {s, {data, weight, out}, flops};
+  return {s, {data, weight, out}, Conv2dNCHWFlops(shape)};
 }
 
 }  // namespace topi

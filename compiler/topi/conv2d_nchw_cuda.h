@@ -1,6 +1,7 @@
 /// \file
 /// Direct 2-D convolution for CUDA GPUs, NCHW data and OIHW weights:
-/// `out[n, k, y, x] = sum_{c, r, s} pad(data)[n, c, y*stride + r, x*stride + s] * W[k, c, r, s]`.
+/// `output[n, k, y, x] = sum_{c, r, s} pad(data)[n, c, y*stride + r, x*stride + s] *
+/// kernel[k, c, r, s]` (the compute of `Conv2dNCHWCompute`).
 ///
 /// The tunable template `conv2d_nchw.cuda` gives each thread block a tile of output channels ×
 /// rows × columns (threadIdx.z/y/x), each thread a register tile in a local cache; input
@@ -24,7 +25,8 @@ namespace topi {
 /// kernel or stride). Throws `UserError` for an impossible shape.
 space::ConfigSpace Conv2dNCHWCUDASpace(const Conv2dShape& shape);
 
-/// The tiled convolution for `config`; args: data[n, c, h, w], W[k, c, r, s], out[n, k, oh, ow].
+/// The tiled convolution for `config`; args: data[n, c, h, w], kernel[k, c, r, s],
+/// output[n, k, oh, ow].
 ScheduledOp Conv2dNCHWCUDA(const Conv2dShape& shape, const space::ConfigEntity& config);
 
 }  // namespace topi

@@ -1,7 +1,6 @@
 #include "compiler/topi/dense_cuda.h"
 
 #include "compiler/support/error.h"
-#include "compiler/te/tensor.h"
 #include "compiler/topi/gpu_schedule.h"
 #include "compiler/topi/index_constant.h"
 
@@ -38,13 +37,9 @@ ScheduledOp DenseCUDA(const DenseShape& shape, const space::ConfigEntity& config
   std::vector<int64_t> ty = config.Split("tile_y");
   std::vector<int64_t> tx = config.Split("tile_x");
   std::vector<int64_t> tk = config.Split("tile_k");
-  te::Tensor a = te::placeholder({I(shape.m), I(shape.k)}, ir::DataType::Float(32), "A");
-  te::Tensor w = te::placeholder({I(shape.n), I(shape.k)}, ir::DataType::Float(32), "W");
-  ir::IterVar k = te::reduce_axis(I(shape.k), "k");
-  te::Tensor c = te::compute(
-      {I(shape.m), I(shape.n)},
-      [&](ir::Var y, ir::Var x) { return te::sum(a(y, k) * w(x, k), {k}); }, "C", "dense");
-
+  // The plain compute of DenseDefault (A[m, k], W[n, k], C[m, n]) with a schedule of its own.
+  ScheduledOp plain = DenseDefault(shape);
+  te::Tensor a = plain.args[0], w = plain.args[1], c = plain.args[2];
   te::Schedule s = te::create_schedule({c});
   te::Tensor cl = s.cache_write(c, "local");
   te::Tensor as = s.cache_read(a, "shared", {cl});
@@ -73,7 +68,7 @@ ScheduledOp DenseCUDA(const DenseShape& shape, const space::ConfigEntity& config
     s[t].compute_at(acc, ko);
     CooperativeFetch(s[t], 1, ty[1], tx[1], config.Value("vec_load"));
   }
-  return {s, {a, w, c}, 2.0 * shape.m * shape.n * shape.k};
+  return {s, {a, w, c}, plain.flops};
 }
 
 }  // namespace topi

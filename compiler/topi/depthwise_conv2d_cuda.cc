@@ -19,7 +19,7 @@ space::ConfigSpace DepthwiseConv2dCUDASpace(const Conv2dShape& shape) {
 }
 
 ScheduledOp DepthwiseConv2dCUDA(const Conv2dShape& shape, const space::ConfigEntity& config) {
-  DepthwiseConv2dOperands op = DepthwiseConv2dCompute(shape);
+  Conv2dOperands op = DepthwiseConv2dCompute(shape);
   std::vector<int64_t> ty = config.Split("tile_y"), tx = config.Split("tile_x");
   TESSERA_USER_CHECK(ty[1] * tx[1] <= 1024)
       << "depthwise_conv2d.cuda: config " << config.ToString() << " asks for " << ty[1] * tx[1]

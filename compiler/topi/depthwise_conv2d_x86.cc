@@ -24,9 +24,9 @@ void CheckShape(const Conv2dShape& s) {
 
 }  // namespace
 
-DepthwiseConv2dOperands DepthwiseConv2dCompute(const Conv2dShape& s) {
+Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& s) {
   CheckShape(s);
-  DepthwiseConv2dOperands op;
+  Conv2dOperands op;
   const int64_t pad = s.pad, stride = s.stride;
   op.data = te::placeholder({I(s.n), I(s.c), I(s.h), I(s.w)}, DataType::Float(32), "data");
   op.kernel = te::placeholder({I(s.c), I(1), I(s.r), I(s.s)}, DataType::Float(32), "kernel");
@@ -70,7 +70,7 @@ ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEnti
   int64_t th = config.Split("tile_oh")[1], tw = config.Split("tile_ow")[1];
   TESSERA_USER_CHECK(shape.oh() % th == 0 && shape.ow() % tw == 0)
       << "depthwise_conv2d.x86: config " << config.ToString() << " does not tile the shape";
-  DepthwiseConv2dOperands op = DepthwiseConv2dCompute(shape);
+  Conv2dOperands op = DepthwiseConv2dCompute(shape);
   te::Schedule s = te::create_schedule({op.out});
   if (config.Value("pad_inline")) {
     s[op.padded].compute_inline();
@@ -96,7 +96,7 @@ ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEnti
 
 ScheduledOp DepthwiseConv2dDefault(const Conv2dShape& shape) {
   CheckShape(shape);
-  DepthwiseConv2dOperands op = DepthwiseConv2dCompute(shape);
+  Conv2dOperands op = DepthwiseConv2dCompute(shape);
   return {te::create_schedule({op.out}), {op.data, op.kernel, op.out}, DepthwiseConv2dFlops(shape)};
 }
 

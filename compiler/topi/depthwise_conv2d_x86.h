@@ -23,16 +23,9 @@ space::ConfigSpace DepthwiseConv2dX86Space(const Conv2dShape& shape);
 /// The tiled depthwise convolution for `config`.
 ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEntity& config);
 
-/// The tensors of the depthwise compute, shared by the x86 and CUDA templates.
-struct DepthwiseConv2dOperands {
-  te::Tensor data;    ///< input [n, c, h, w]
-  te::Tensor kernel;  ///< weights [c, 1, r, s]
-  te::Tensor padded;  ///< zero-padded input (a stage to compute or inline)
-  te::Tensor out;     ///< output [n, c, oh, ow]
-};
-
-/// The depthwise compute for `shape` (checked; `UserError` for an impossible one).
-DepthwiseConv2dOperands DepthwiseConv2dCompute(const Conv2dShape& shape);
+/// The depthwise compute for `shape` (checked; `UserError` for an impossible one), shared by
+/// the x86 and CUDA templates.
+Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& shape);
 
 /// Floating-point operations of one depthwise convolution of `shape`.
 double DepthwiseConv2dFlops(const Conv2dShape& shape);
