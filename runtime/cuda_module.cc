@@ -1,7 +1,9 @@
 #include "runtime/cuda_module.h"
 
+#include <fstream>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <unordered_map>
 
 #include "runtime/cuda_driver.h"
@@ -28,6 +30,7 @@ class CUDAProgram {
     for (CUDAHostFunction& f : functions) functions_[f.name] = std::move(f);
   }
   const std::string& ptx() const { return ptx_; }
+  const std::unordered_map<std::string, CUDAHostFunction>& functions() const { return functions_; }
   const CUDAHostFunction* Find(const std::string& name) const {
     auto it = functions_.find(name);
     return it == functions_.end() ? nullptr : &it->second;
@@ -119,6 +122,8 @@ class CUDAProgram {
   std::map<std::pair<int, std::string>, CUfunction> kernels_;
 };
 
+constexpr const char* kMagic = "tessera-cuda-module 1";
+
 class CUDAModuleNode final : public ModuleNode {
  public:
   CUDAModuleNode(std::shared_ptr<CUDAProgram> program, std::map<std::string, std::string> sources)
@@ -135,6 +140,34 @@ class CUDAModuleNode final : public ModuleNode {
     return it->second;
   }
 
+  // One line per function, argument, intermediate and launch, then the PTX.
+  void ExportLibrary(const std::string& path) override {
+    std::ostringstream out;
+    out << kMagic << "\n";
+    for (const auto& kv : program_->functions()) {
+      const CUDAHostFunction& f = kv.second;
+      out << "function " << f.name << " " << f.args.size() << " " << f.intermediate_bytes.size()
+          << " " << f.launches.size() << "\n";
+      for (const CUDAArgSpec& a : f.args) {
+        out << "arg " << DataTypeToString(a.dtype);
+        for (int64_t d : a.shape) out << " " << d;
+        out << "\n";
+      }
+      for (uint64_t b : f.intermediate_bytes) out << "intermediate " << b << "\n";
+      for (const CUDALaunch& l : f.launches) {
+        out << "launch " << l.kernel;
+        for (uint32_t d : l.grid) out << " " << d;
+        for (uint32_t d : l.block) out << " " << d;
+        for (int b : l.buffers) out << " " << b;
+        out << "\n";
+      }
+    }
+    out << "ptx " << program_->ptx().size() << "\n" << program_->ptx();
+    std::ofstream file(path, std::ios::binary);
+    file << out.str();
+    TESSERA_CHECK(file.good()) << "cannot write CUDA module '" << path << "'";
+  }
+
   PackedFunc FindFunction(const std::string& name) override {
     const CUDAHostFunction* f = program_->Find(name);
     if (f == nullptr) return PackedFunc();
@@ -147,7 +180,82 @@ class CUDAModuleNode final : public ModuleNode {
   std::map<std::string, std::string> sources_;
 };
 
+// Reads the next whitespace-separated numbers of `line` into `out`.
+template <typename T>
+void ReadNumbers(std::istringstream* line, size_t count, std::vector<T>* out) {
+  for (size_t i = 0; i < count; ++i) {
+    T v{};
+    *line >> v;
+    out->push_back(v);
+  }
+}
+
 }  // namespace
+
+Module LoadCUDAModule(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  TESSERA_CHECK(file.good()) << "cannot read CUDA module '" << path << "'";
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::istringstream in(text);
+  std::string line;
+  auto bad = [&](const std::string& why) {
+    return Error("'" + path + "' is not a CUDA module written by export_library: " + why);
+  };
+  if (!std::getline(in, line) || line != kMagic)
+    throw bad("no '" + std::string(kMagic) + "' header");
+  std::vector<CUDAHostFunction> functions;
+  std::string ptx;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    words >> kind;
+    if (kind == "ptx") {
+      size_t size = 0;
+      words >> size;
+      ptx.resize(size);
+      in.read(&ptx[0], static_cast<std::streamsize>(size));
+      if (static_cast<size_t>(in.gcount()) != size) throw bad("truncated PTX");
+      return CUDAModuleCreate(ptx, std::move(functions));
+    }
+    if (kind != "function") throw bad("unexpected line '" + line + "'");
+    CUDAHostFunction f;
+    size_t nargs = 0, ninter = 0, nlaunch = 0;
+    words >> f.name >> nargs >> ninter >> nlaunch;
+    if (!words) throw bad("malformed line '" + line + "'");
+    for (size_t i = 0; i < nargs + ninter + nlaunch && std::getline(in, line); ++i) {
+      std::istringstream item(line);
+      std::string tag;
+      item >> tag;
+      if (i < nargs) {
+        std::string dtype;
+        item >> dtype;
+        CUDAArgSpec spec{ParseDataType(dtype), {}};
+        int64_t d = 0;
+        while (item >> d) spec.shape.push_back(d);
+        f.args.push_back(spec);
+      } else if (i < nargs + ninter) {
+        uint64_t bytes = 0;
+        item >> bytes;
+        f.intermediate_bytes.push_back(bytes);
+      } else {
+        CUDALaunch launch;
+        item >> launch.kernel;
+        std::vector<uint32_t> dims;
+        ReadNumbers(&item, 6, &dims);
+        for (int d = 0; d < 3; ++d) {
+          launch.grid[d] = dims[d];
+          launch.block[d] = dims[3 + d];
+        }
+        int b = 0;
+        while (item >> b) launch.buffers.push_back(b);
+        f.launches.push_back(launch);
+      }
+      if (!item.eof() && item.fail()) throw bad("malformed line '" + line + "'");
+    }
+    functions.push_back(std::move(f));
+  }
+  throw bad("no PTX");
+}
 
 Module CUDAModuleCreate(const std::string& ptx, std::vector<CUDAHostFunction> functions,
                         std::map<std::string, std::string> sources) {

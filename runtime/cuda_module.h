@@ -51,6 +51,11 @@ struct CUDAHostFunction {
 Module CUDAModuleCreate(const std::string& ptx, std::vector<CUDAHostFunction> functions,
                         std::map<std::string, std::string> sources = {});
 
+/// Loads a module written by the "cuda" module's `export_library(path)` (its launchers and PTX,
+/// in a text format of its own: `tessera-cuda-module 1`). Throws `Error` naming `path` when it
+/// is unreadable or not such a file.
+Module LoadCUDAModule(const std::string& path);
+
 }  // namespace runtime
 }  // namespace tessera
 

@@ -221,32 +221,38 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   return {s, {data, kernel, out}, Conv2dFlops(sh)};
 }
 
-ScheduledOp Conv2dDefault(const Conv2dShape& sh) {
+Conv2dOperands Conv2dNCHWCompute(const Conv2dShape& sh) {
   CheckShape(sh);
   const int64_t pad = sh.pad, stride = sh.stride;
-  te::Tensor data =
-      te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
-  te::Tensor kernel =
-      te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
-  te::Tensor padded = te::compute(
+  Conv2dOperands op;
+  op.data = te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
+  op.kernel = te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
+  op.padded = te::compute(
       {I(sh.n), I(sh.c), I(sh.h + 2 * pad), I(sh.w + 2 * pad)},
       [&](Var n, Var ch, Var y, Var x) {
         Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
-        return ir::if_then_else(inside, data(n, ch, y - I(pad), x - I(pad)), 0.0f);
+        return ir::if_then_else(inside, op.data(n, ch, y - I(pad), x - I(pad)), 0.0f);
       },
       "padded");
   ir::IterVar rc = te::reduce_axis(I(sh.c), "rc");
   ir::IterVar ry = te::reduce_axis(I(sh.r), "ry");
   ir::IterVar rx = te::reduce_axis(I(sh.s), "rx");
-  te::Tensor out = te::compute(
+  op.out = te::compute(
       {I(sh.n), I(sh.k), I(sh.oh()), I(sh.ow())},
       [&](Var n, Var k, Var y, Var x) {
         return te::sum(
-            padded(n, rc, y * I(stride) + ry, x * I(stride) + rx) * kernel(k, rc, ry, rx),
+            op.padded(n, rc, y * I(stride) + ry, x * I(stride) + rx) * op.kernel(k, rc, ry, rx),
             {rc, ry, rx});
       },
       "output");
-  return {te::create_schedule({out}), {data, kernel, out}, Conv2dFlops(sh)};
+  return op;
+}
+
+double Conv2dNCHWFlops(const Conv2dShape& sh) { return Conv2dFlops(sh); }
+
+ScheduledOp Conv2dDefault(const Conv2dShape& sh) {
+  Conv2dOperands op = Conv2dNCHWCompute(sh);
+  return {te::create_schedule({op.out}), {op.data, op.kernel, op.out}, Conv2dFlops(sh)};
 }
 
 }  // namespace topi

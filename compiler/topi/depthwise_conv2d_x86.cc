@@ -22,13 +22,11 @@ void CheckShape(const Conv2dShape& s) {
       << "depthwise_conv2d: bad stride/padding or a kernel larger than the padded input";
 }
 
-struct Operands {
-  te::Tensor data, kernel, padded, out;
-  ir::IterVar kh, kw;
-};
+}  // namespace
 
-Operands Compute(const Conv2dShape& s) {
-  Operands op;
+Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& s) {
+  CheckShape(s);
+  Conv2dOperands op;
   const int64_t pad = s.pad, stride = s.stride;
   op.data = te::placeholder({I(s.n), I(s.c), I(s.h), I(s.w)}, DataType::Float(32), "data");
   op.kernel = te::placeholder({I(s.c), I(1), I(s.r), I(s.s)}, DataType::Float(32), "kernel");
@@ -39,22 +37,22 @@ Operands Compute(const Conv2dShape& s) {
         return ir::if_then_else(inside, op.data(n, c, y - I(pad), x - I(pad)), 0.0f);
       },
       "padded");
-  op.kh = te::reduce_axis(I(s.r), "kh");
-  op.kw = te::reduce_axis(I(s.s), "kw");
+  ir::IterVar kh = te::reduce_axis(I(s.r), "kh");
+  ir::IterVar kw = te::reduce_axis(I(s.s), "kw");
   op.out = te::compute(
       {I(s.n), I(s.c), I(s.oh()), I(s.ow())},
       [&](Var n, Var c, Var y, Var x) {
-        return te::sum(op.padded(n, c, y * I(stride) + op.kh, x * I(stride) + op.kw) *
-                           op.kernel(c, 0, op.kh, op.kw),
-                       {op.kh, op.kw});
+        return te::sum(
+            op.padded(n, c, y * I(stride) + kh, x * I(stride) + kw) * op.kernel(c, 0, kh, kw),
+            {kh, kw});
       },
       "output", "depthwise_conv2d");
   return op;
 }
 
-double Flops(const Conv2dShape& s) { return 2.0 * s.n * s.c * s.oh() * s.ow() * s.r * s.s; }
-
-}  // namespace
+double DepthwiseConv2dFlops(const Conv2dShape& s) {
+  return 2.0 * s.n * s.c * s.oh() * s.ow() * s.r * s.s;
+}
 
 space::ConfigSpace DepthwiseConv2dX86Space(const Conv2dShape& shape) {
   CheckShape(shape);
@@ -72,7 +70,7 @@ ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEnti
   int64_t th = config.Split("tile_oh")[1], tw = config.Split("tile_ow")[1];
   TESSERA_USER_CHECK(shape.oh() % th == 0 && shape.ow() % tw == 0)
       << "depthwise_conv2d.x86: config " << config.ToString() << " does not tile the shape";
-  Operands op = Compute(shape);
+  Conv2dOperands op = DepthwiseConv2dCompute(shape);
   te::Schedule s = te::create_schedule({op.out});
   if (config.Value("pad_inline")) {
     s[op.padded].compute_inline();
@@ -93,13 +91,13 @@ ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEnti
   acc.reorder({acc.reduce_axis(0), acc.reduce_axis(1), acc_y, acc_x});
   acc.unroll(acc_y);
   acc.vectorize(acc_x);
-  return {s, {op.data, op.kernel, op.out}, Flops(shape)};
+  return {s, {op.data, op.kernel, op.out}, DepthwiseConv2dFlops(shape)};
 }
 
 ScheduledOp DepthwiseConv2dDefault(const Conv2dShape& shape) {
   CheckShape(shape);
-  Operands op = Compute(shape);
-  return {te::create_schedule({op.out}), {op.data, op.kernel, op.out}, Flops(shape)};
+  Conv2dOperands op = DepthwiseConv2dCompute(shape);
+  return {te::create_schedule({op.out}), {op.data, op.kernel, op.out}, DepthwiseConv2dFlops(shape)};
 }
 
 }  // namespace topi

@@ -23,6 +23,13 @@ space::ConfigSpace DepthwiseConv2dX86Space(const Conv2dShape& shape);
 /// The tiled depthwise convolution for `config`.
 ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEntity& config);
 
+/// The depthwise compute for `shape` (checked; `UserError` for an impossible one), shared by
+/// the x86 and CUDA templates.
+Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& shape);
+
+/// Floating-point operations of one depthwise convolution of `shape`.
+double DepthwiseConv2dFlops(const Conv2dShape& shape);
+
 /// The plain compute (padding stage + one loop nest).
 ScheduledOp DepthwiseConv2dDefault(const Conv2dShape& shape);
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "runtime/data_type.h"
 #include "runtime/device_api.h"
 #include "runtime/error.h"
@@ -40,6 +43,25 @@ TEST(CUDAModuleTest, SourcesAndLookup) {
             "cuda module has no source in format 'll' (it has: cuda, ptx)");
   EXPECT_TRUE(mod.GetFunction("scale").defined());
   EXPECT_FALSE(mod.GetFunction("missing").defined());
+}
+
+TEST(CUDAModuleTest, ExportAndLoadRoundTrip) {
+  std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
+                     "/scale.cudamod";
+  OneFunction().export_library(path);
+  Module loaded = LoadCUDAModule(path);
+  EXPECT_EQ(loaded.GetSource("ptx"), "// ptx\n.version 8.0\n");
+  NDArray cpu = NDArray::Empty({8}, MakeDataType(kDLFloat, 32), CPUDevice());
+  EXPECT_EQ(ErrorOf([&] { loaded["scale"](cpu, cpu); }),
+            "scale: argument 0 is on cpu:0; a CUDA function needs arrays on a CUDA device");
+  std::string other = path + ".txt";
+  FILE* f = std::fopen(other.c_str(), "w");
+  std::fputs("hello\n", f);
+  std::fclose(f);
+  EXPECT_EQ(ErrorOf([&] { LoadCUDAModule(other); }),
+            "'" + other +
+                "' is not a CUDA module written by export_library: no 'tessera-cuda-module 1' "
+                "header");
 }
 
 TEST(CUDAModuleTest, ArgumentsAreCheckedFirst) {

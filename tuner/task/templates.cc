@@ -7,6 +7,7 @@
 #include "compiler/topi/depthwise_conv2d_x86.h"
 #include "tuner/task/blocked_layout.h"
 #include "tuner/task/task.h"
+#include "tuner/task/templates_cuda.h"
 
 namespace tessera {
 namespace tuner {
@@ -233,9 +234,12 @@ TemplateDef DepthwiseConv2dX86Template() {
 }  // namespace
 
 const std::vector<TemplateDef>& Templates() {
-  static const std::vector<TemplateDef> templates = {DenseX86Template(), Conv2dNCHWcX86Template(),
-                                                     BatchMatmulX86Template(),
-                                                     DepthwiseConv2dX86Template()};
+  static const std::vector<TemplateDef> templates = [] {
+    std::vector<TemplateDef> all = {DenseX86Template(), Conv2dNCHWcX86Template(),
+                                    BatchMatmulX86Template(), DepthwiseConv2dX86Template()};
+    for (TemplateDef& d : CUDATemplates(all)) all.push_back(std::move(d));
+    return all;
+  }();
   return templates;
 }
 
