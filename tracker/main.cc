@@ -9,6 +9,7 @@
 #include "common/shutdown_signals.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
+#include "tracker/relay_service.h"
 #include "tracker/tracker_service.h"
 
 namespace {
@@ -53,6 +54,9 @@ int Serve(const TrackerFlags& flags) {
   builder.AddListeningPort(flags.listen, credentials, &selected_port);
   tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
+  tessera::tracker::RelayService relay(service.relay_hooks());  // servers behind NAT
+  builder.RegisterService(&relay);
+  builder.RegisterCallbackGenericService(relay.device_relay());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
     throw ConfigError("tessera-tracker: cannot listen on '" + flags.listen +
