@@ -15,6 +15,7 @@
 #include "fleet/secrets.h"
 #include "proto/grant.h"
 #include "tests/integration/fleet_fixture.h"
+#include "tests/integration/session_helpers.h"
 
 namespace tessera {
 namespace {
@@ -28,23 +29,8 @@ using testing::FleetConfig;
 
 const char* kKernels = "tests/integration/kernels/libtest_kernels.so";
 
-fleet::SessionOptions ForKey(const std::string& key) {
-  fleet::SessionOptions options;
-  options.key = key;
-  options.queue_timeout_ms = 5000;
-  return options;
-}
-
-template <typename Body>
-FleetError Failure(Body body) {
-  try {
-    body();
-  } catch (const FleetError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a FleetError";
-  return FleetError(FleetErrorCode::kInternal, "none");
-}
+using testing::Failure;
+using testing::ForKey;
 
 // TCP sockets of process `pid` in the LISTEN state (from /proc/net/tcp and tcp6).
 int ListeningSockets(pid_t pid) {
