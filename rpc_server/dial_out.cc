@@ -12,22 +12,28 @@ namespace fleet {
 
 using relay::v1::RelayFrame;
 
-// One forwarded call, played against the device service. Lives until gRPC is done with it; the
-// hold keeps it while the relay's reader may still hand it frames.
-class ForwardedCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+// One forwarded call, played against the device service. The relay's reader and gRPC share it;
+// the hold keeps gRPC from ending it while the reader may still start operations on it, and no
+// operation starts under a lock that a reaction takes unless that lock is recursive (gRPC may run
+// a reaction inline from the operation that started it).
+class ForwardedCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
+                            public std::enable_shared_from_this<ForwardedCall> {
  public:
   ForwardedCall(DialOut* owner, uint64_t generation, uint64_t id)
       : owner_(owner), generation_(generation), id_(id) {}
 
   void Start(grpc::GenericStub* device, const std::string& method) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    self_ = shared_from_this();
     device->PrepareBidiStreamingCall(&context_, method, grpc::StubOptions(), this);
     AddHold();
     StartRead(&in_);
     StartCall();
   }
-  // A frame from the relay (the reader thread, with the owner's lock held).
+  // A frame from the relay for this call.
   void Deliver(const RelayFrame& frame) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    if (closed_) return;
     switch (frame.kind()) {
       case RelayFrame::MESSAGE: {
         grpc::Slice slice(frame.payload().data(), frame.payload().size());
@@ -49,10 +55,14 @@ class ForwardedCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grp
         break;
     }
   }
-  void Cancel() { context_.TryCancel(); }
+  // The relay stream is gone.
+  void Cancel() {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    if (!closed_) context_.TryCancel();
+  }
 
   void OnWriteDone(bool ok) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     out_.pop_front();
     if (ok && !out_.empty()) {
       StartWrite(&out_.front());
@@ -62,7 +72,11 @@ class ForwardedCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grp
     if (ok && half_closed_) StartWritesDone();
   }
   void OnReadDone(bool ok) override {
-    if (!ok) {  // the device service finished: nothing more comes from or goes to the relay
+    if (!ok) {  // the device service finished: the reader starts nothing on this call any more
+      {
+        std::lock_guard<std::recursive_mutex> lock(mu_);
+        closed_ = true;
+      }
       owner_->Forget(generation_, id_);
       RemoveHold();
       return;
@@ -74,7 +88,7 @@ class ForwardedCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grp
     if (in_.DumpToSingleSlice(&slice).ok()) {
       frame.set_payload(reinterpret_cast<const char*>(slice.begin()), slice.size());
     }
-    owner_->Send(generation_, frame);
+    owner_->Send(generation_, frame);  // blocks while the relay stream is full
     StartRead(&in_);
   }
   void OnDone(const grpc::Status& status) override {
@@ -85,19 +99,25 @@ class ForwardedCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grp
     frame.set_status_message(status.error_message());
     frame.set_status_details(status.error_details());
     owner_->Send(generation_, frame);
-    delete this;
+    std::shared_ptr<ForwardedCall> last;  // released after unlocking: it may be the last owner
+    {
+      std::lock_guard<std::recursive_mutex> lock(mu_);
+      last.swap(self_);
+    }
   }
 
  private:
   DialOut* owner_;
   const uint64_t generation_;
   const uint64_t id_;
+  std::shared_ptr<ForwardedCall> self_;  ///< kept until gRPC is done with the call
   grpc::ClientContext context_;
   grpc::ByteBuffer in_;
-  std::mutex mu_;
+  std::recursive_mutex mu_;
   std::deque<grpc::ByteBuffer> out_;
   bool writing_ = false;
   bool half_closed_ = false;
+  bool closed_ = false;
 };
 
 DialOut::DialOut(DialOutOptions options, std::shared_ptr<grpc::Channel> device)
@@ -140,16 +160,24 @@ void DialOut::Forget(uint64_t generation, uint64_t id) {
 }
 
 void DialOut::Handle(uint64_t generation, const RelayFrame& frame) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (frame.kind() == RelayFrame::START) {
-    if (calls_.count(frame.call_id()) != 0) return;
-    auto* call = new ForwardedCall(this, generation, frame.call_id());
-    calls_[frame.call_id()] = call;
-    call->Start(&device_, frame.method());
-    return;
+  std::shared_ptr<ForwardedCall> call;
+  bool start = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = calls_.find(frame.call_id());
+    if (frame.kind() == RelayFrame::START && it == calls_.end()) {
+      call = std::make_shared<ForwardedCall>(this, generation, frame.call_id());
+      calls_[frame.call_id()] = call;
+      start = true;
+    } else if (it != calls_.end()) {
+      call = it->second;
+    }
   }
-  auto it = calls_.find(frame.call_id());
-  if (it != calls_.end()) it->second->Deliver(frame);
+  if (start) {
+    call->Start(&device_, frame.method());
+  } else if (call) {
+    call->Deliver(frame);
+  }
 }
 
 void DialOut::Loop() {
@@ -191,13 +219,14 @@ void DialOut::Loop() {
       while (stream->Read(&frame)) Handle(generation, frame);
     }
     attached_ = false;
+    std::map<uint64_t, std::shared_ptr<ForwardedCall>> calls;
     {
       std::lock_guard<std::mutex> lock(mu_);
       context_ = nullptr;
-      for (auto& [id, call] : calls_) call->Cancel();
-      calls_.clear();
+      calls.swap(calls_);
       context.TryCancel();
     }
+    for (auto& [id, call] : calls) call->Cancel();
     {
       std::lock_guard<std::mutex> lock(write_mu_);
       stream_ = nullptr;

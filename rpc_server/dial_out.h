@@ -72,7 +72,7 @@ class DialOut {
   bool stopping_ = false;
   grpc::ClientContext* context_ = nullptr;  ///< of the stream now open
   uint64_t generation_ = 0;                 ///< counts streams, so old calls never write to new
-  std::map<uint64_t, ForwardedCall*> calls_;
+  std::map<uint64_t, std::shared_ptr<ForwardedCall>> calls_;  ///< by the relay's call id
 
   std::mutex write_mu_;  ///< one writer at a time on the stream
   grpc::ClientReaderWriter<relay::v1::RelayFrame, relay::v1::RelayFrame>* stream_ = nullptr;

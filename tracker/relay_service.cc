@@ -51,7 +51,7 @@ class RelayedCall final : public grpc::ServerGenericBidiReactor,
   std::shared_ptr<RelayLink> link_;
   uint64_t id_ = 0;
   grpc::ByteBuffer in_;
-  std::mutex mu_;
+  std::recursive_mutex mu_;  ///< recursive: a reaction may run inline from the operation
   std::deque<std::pair<grpc::ByteBuffer, std::function<void()>>> out_;
   bool writing_ = false;
   bool finished_ = false;
@@ -85,7 +85,7 @@ class RelayLink final : public grpc::ServerBidiReactor<RelayFrame, RelayFrame>,
   std::shared_ptr<RelayLink> self_;
   std::string server_id_;
   RelayFrame incoming_;
-  std::mutex mu_;
+  std::recursive_mutex mu_;  ///< recursive: a reaction may run inline from the operation
   bool hello_ = false;
   bool down_ = false;
   bool writing_ = false;
@@ -98,7 +98,7 @@ class RelayLink final : public grpc::ServerBidiReactor<RelayFrame, RelayFrame>,
 void RelayLink::Begin(const grpc::Status& admitted) {
   self_ = shared_from_this();
   if (!admitted.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     down_ = finished_ = true;
     Finish(admitted);
     return;
@@ -107,7 +107,7 @@ void RelayLink::Begin(const grpc::Status& admitted) {
 }
 
 void RelayLink::ReadNext() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   if (!down_) StartRead(&incoming_);
 }
 
@@ -134,7 +134,7 @@ void RelayLink::OnReadDone(bool ok) {
   }
   std::shared_ptr<RelayedCall> call;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     auto it = calls_.find(incoming_.call_id());
     if (it != calls_.end()) call = it->second;
   }
@@ -150,7 +150,7 @@ void RelayLink::OnReadDone(bool ok) {
 void RelayLink::Send(RelayFrame frame, std::function<void()> sent) {
   RelayFrame* start = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     if (down_) return;
     out_.emplace_back(std::move(frame), std::move(sent));
     if (!writing_) {
@@ -162,10 +162,12 @@ void RelayLink::Send(RelayFrame frame, std::function<void()> sent) {
 }
 
 void RelayLink::OnWriteDone(bool ok) {
+  std::shared_ptr<RelayLink> keep = shared_from_this();
   std::function<void()> sent;
   RelayFrame* next = nullptr;
+  std::deque<std::pair<RelayFrame, std::function<void()>>> unsent;  // dropped after unlocking
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     if (!out_.empty()) {
       sent = std::move(out_.front().second);
       out_.pop_front();
@@ -174,6 +176,7 @@ void RelayLink::OnWriteDone(bool ok) {
       next = &out_.front().first;
     } else {
       writing_ = false;
+      if (down_) unsent.swap(out_);
       if (down_ && !finished_) {
         finished_ = true;
         Finish(grpc::Status::OK);
@@ -189,7 +192,7 @@ void RelayLink::OnWriteDone(bool ok) {
 }
 
 uint64_t RelayLink::AddCall(std::shared_ptr<RelayedCall> call) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   if (down_) return 0;
   uint64_t id = next_call_++;
   calls_[id] = std::move(call);
@@ -197,18 +200,20 @@ uint64_t RelayLink::AddCall(std::shared_ptr<RelayedCall> call) {
 }
 
 void RelayLink::RemoveCall(uint64_t id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   calls_.erase(id);
 }
 
 void RelayLink::Down(const std::string& why) {
+  std::shared_ptr<RelayLink> keep = shared_from_this();  // OnDone may drop the last other owner
   std::map<uint64_t, std::shared_ptr<RelayedCall>> calls;
+  std::deque<std::pair<RelayFrame, std::function<void()>>> unsent;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     if (down_) return;
     down_ = true;
     calls.swap(calls_);
-    if (!writing_) out_.clear();
+    if (!writing_) unsent.swap(out_);
     if (!writing_ && !finished_) {
       finished_ = true;
       Finish(grpc::Status::OK);
@@ -226,12 +231,16 @@ void RelayLink::Down(const std::string& why) {
 
 void RelayLink::OnDone() {
   Down("its stream ended");
-  self_.reset();
+  std::shared_ptr<RelayLink> last;  // released after unlocking: it may be the last owner
+  {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    last.swap(self_);
+  }
 }
 
 void RelayedCall::Begin(grpc::GenericCallbackServerContext* context, RelayService* service) {
   self_ = shared_from_this();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   const auto& metadata = context->client_metadata();
   auto session = metadata.find("x-tessera-session");
   const std::string session_id =
@@ -277,14 +286,14 @@ void RelayedCall::OnReadDone(bool ok) {
   frame.set_payload(FromBuffer(in_));
   std::shared_ptr<RelayedCall> self = shared_from_this();
   link_->Send(std::move(frame), [self] {
-    std::lock_guard<std::mutex> lock(self->mu_);
+    std::lock_guard<std::recursive_mutex> lock(self->mu_);
     if (!self->finished_) self->StartRead(&self->in_);
   });
 }
 
 void RelayedCall::FromServer(RelayFrame frame, std::function<void()> next) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     if (!finished_ && !finish_pending_) {
       if (frame.kind() == RelayFrame::MESSAGE) {
         out_.emplace_back(ToBuffer(frame.payload()), std::move(next));
@@ -302,9 +311,10 @@ void RelayedCall::FromServer(RelayFrame frame, std::function<void()> next) {
 }
 
 void RelayedCall::OnWriteDone(bool ok) {
+  std::shared_ptr<RelayedCall> keep = shared_from_this();  // Finish may run OnDone inline
   std::function<void()> next;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     next = std::move(out_.front().second);
     out_.pop_front();
     if (ok && !out_.empty()) {
@@ -322,7 +332,7 @@ void RelayedCall::OnWriteDone(bool ok) {
 }
 
 void RelayedCall::Fail(const grpc::Status& status) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   FinishLocked(status);
 }
 
@@ -349,7 +359,7 @@ void RelayedCall::OnDone() {
   if (link_) link_->RemoveCall(id_);
   std::vector<std::function<void()>> pending;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
     for (auto& [buffer, next] : out_) pending.push_back(std::move(next));
     out_.clear();
   }

@@ -166,5 +166,28 @@ TEST(DialOutTest, ForgedGrantsAreRefused) {
   EXPECT_GT(genuine.AllocArray({4}, "float32"), 0);
 }
 
+TEST(DialOutTest, TheServerAttachesAgainAfterATrackerRestart) {
+  Fleet fleet(WithToken());
+  testing::Daemon& server = fleet.AddDialOutServer("nat");
+  fleet.RestartTracker();
+  ASSERT_TRUE(testing::WaitFor([&] { return fleet.StateOf(server.address()) == "free"; }, 10000));
+  // Registration and the relay stream come back separately: until both are up, a grant on the
+  // server is a device lost, which a client takes as "try another device".
+  int64_t array = 0;
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        try {
+          auto session = RemoteSession::Open(fleet.Client(), ForKey("nat"));
+          array = session->AllocArray({8}, "float32");
+          return true;
+        } catch (const FleetError& e) {
+          EXPECT_EQ(e.code(), FleetErrorCode::kDeviceLost) << e.what();
+          return false;
+        }
+      },
+      10000));
+  EXPECT_GT(array, 0);
+}
+
 }  // namespace
 }  // namespace tessera
