@@ -1,7 +1,7 @@
 // //bench:fleet: grant latency of the tracker under a full queue, and array copy throughput to a
-// device server over loopback; with --jobs, tuning-job throughput with 1, 2 and 4 workers against
-// one `tessera tune` measuring on the same devices. Starts its own tracker and servers on
-// 127.0.0.1.
+// device server over loopback, direct and through the tracker's relay (a --dial-out server); with
+// --jobs, tuning-job throughput with 1, 2 and 4 workers against one `tessera tune` measuring on the
+// same devices. Starts its own tracker and servers on 127.0.0.1.
 //   bazel run -c opt //bench:fleet -- [--clients 200] [--servers 20] [--grants-per-client 10]
 //                                      [--mib 256] [--rounds 3]
 //   bazel run -c opt //bench:fleet -- --jobs [--job-trials 48] [--job-servers 4]
@@ -135,9 +135,10 @@ double CpuSeconds(pid_t pid) {
   return ticks / sysconf(_SC_CLK_TCK);
 }
 
-void Throughput(int64_t mib, int rounds) {
+// Array copies to one server, reached directly or (`relayed`) through the tracker's relay.
+void Throughput(int64_t mib, int rounds, bool relayed) {
   tessera::testing::Fleet fleet;
-  pid_t server = fleet.AddServer("copy").pid();
+  pid_t server = (relayed ? fleet.AddDialOutServer("copy") : fleet.AddServer("copy")).pid();
   tessera::fleet::SessionOptions options;
   options.key = "copy";
   auto session = tessera::fleet::RemoteSession::Open(fleet.Client(), options);
@@ -145,17 +146,21 @@ void Throughput(int64_t mib, int rounds) {
   std::vector<char> data(nbytes, 1), back(nbytes, 0);
   int64_t array = session->AllocArray({static_cast<int64_t>(nbytes)}, "uint8");
   double best_in = 0, best_out = 0, sum_in = 0, sum_out = 0, cpu_in = 0, cpu_out = 0;
+  const pid_t tracker = relayed ? fleet.tracker_pid() : 0;
+  auto cpu_seconds = [&] {  // client, server and (relayed) the tracker
+    return CpuSeconds(0) + CpuSeconds(server) + (tracker != 0 ? CpuSeconds(tracker) : 0);
+  };
   for (int r = 0; r < rounds; ++r) {
-    double cpu = CpuSeconds(0) + CpuSeconds(server);
+    double cpu = cpu_seconds();
     Clock::time_point start = Clock::now();
     session->CopyIn(array, data.data(), nbytes);
     double in = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
-    double cpu_mid = CpuSeconds(0) + CpuSeconds(server);
+    double cpu_mid = cpu_seconds();
     cpu_in += cpu_mid - cpu;
     start = Clock::now();
     session->CopyOut(array, back.data(), nbytes);
     double out = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
-    cpu_out += CpuSeconds(0) + CpuSeconds(server) - cpu_mid;
+    cpu_out += cpu_seconds() - cpu_mid;
     best_in = std::max(best_in, in);
     best_out = std::max(best_out, out);
     sum_in += in;
@@ -163,11 +168,12 @@ void Throughput(int64_t mib, int rounds) {
   }
   if (back != data) std::printf("ERROR: the array came back different\n");
   std::printf(
-      "array copy over loopback, %lld MiB, %d rounds:\n"
+      "array copy over loopback, %s, %lld MiB, %d rounds:\n"
       "  upload (CopyIn):    best %.2f GB/s   mean %.2f GB/s\n"
       "  download (CopyOut): best %.2f GB/s   mean %.2f GB/s\n"
-      "  CPU time of client + server per GB: upload %.2f s, download %.2f s (load %s)\n",
-      static_cast<long long>(mib), rounds, best_in, sum_in / rounds, best_out, sum_out / rounds,
+      "  CPU time of client + server%s per GB: upload %.2f s, download %.2f s (load %s)\n",
+      relayed ? "through the tracker's relay (--dial-out)" : "direct", static_cast<long long>(mib),
+      rounds, best_in, sum_in / rounds, best_out, sum_out / rounds, relayed ? " + tracker" : "",
       cpu_in / (rounds * nbytes / 1e9), cpu_out / (rounds * nbytes / 1e9), LoadAverage().c_str());
 }
 
@@ -288,7 +294,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     GrantLatency(clients, servers, grants_per_client);
-    Throughput(mib, rounds);
+    Throughput(mib, rounds, false);
+    Throughput(mib, rounds, true);
     return 0;
   });
 }

@@ -11,6 +11,7 @@
 #include "fleet/server/listen.h"
 #include "tracker/jobs/job_service.h"
 #include "tracker/shared_log.h"
+#include "tracker/relay_service.h"
 #include "tracker/tracker_service.h"
 
 namespace {
@@ -59,6 +60,9 @@ int Serve(const TrackerFlags& flags) {
   tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
   builder.RegisterService(&jobs);
+  tessera::tracker::RelayService relay(service.relay_hooks());  // servers behind NAT
+  builder.RegisterService(&relay);
+  builder.RegisterCallbackGenericService(relay.device_relay());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
     throw ConfigError("tessera-tracker: cannot listen on '" + flags.listen +

@@ -261,6 +261,16 @@ grpc::ServerUnaryReactor* TrackerService::ReleaseSession(grpc::CallbackServerCon
   return reactor;
 }
 
+RelayHooks TrackerService::relay_hooks() {
+  RelayHooks hooks;
+  hooks.authorize = [this](const grpc::ServerContextBase& context) { return Authorize(context); };
+  hooks.server_of_session = [this](const std::string& session_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return state_.ServerOfSession(session_id);
+  };
+  return hooks;
+}
+
 grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
                                     v1::FleetStatus* reply) {
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;

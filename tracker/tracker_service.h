@@ -18,6 +18,7 @@
 #include "proto/tracker.grpc.pb.h"
 #include "tracker/authorize.h"
 #include "tracker/fleet_state.h"
+#include "tracker/relay_service.h"
 #include "tracker/state_store.h"
 
 namespace tessera {
@@ -55,6 +56,9 @@ class TrackerService final
   grpc::ServerUnaryReactor* ReleaseSession(grpc::CallbackServerContext* context,
                                            const v1::SessionRef* request,
                                            v1::Empty* reply) override;
+  /// What the relay for dial-out servers needs: this tracker's access rule and its sessions.
+  RelayHooks relay_hooks();
+
   /// The fleet as `tessera fleet status` shows it.
   grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
                       v1::FleetStatus* reply) override;

@@ -50,6 +50,8 @@ class TrackerClient {
   tracker::v1::FleetStatus Status();
   /// The tracker's address.
   const std::string& address() const { return options_.address; }
+  /// The PEM root certificate of a TLS tracker ("" for plaintext).
+  const std::string& tls_ca_file() const { return options_.tls_ca_file; }
 
  private:
   template <typename Call>

@@ -8,18 +8,13 @@
 
 #include "proto/grant.h"
 #include "rpc_server/device_service.h"
+#include "tests/testing/fake_clock.h"
 
 namespace tessera {
 namespace fleet {
 namespace {
 
-class FakeClock final : public Clock {
- public:
-  int64_t SteadyMillis() const override { return steady; }
-  int64_t UnixMillis() const override { return unix; }
-  std::atomic<int64_t> steady{5000000};
-  std::atomic<int64_t> unix{1790000000000};
-};
+using testing::FakeClock;
 
 class SessionClockTest : public ::testing::Test {
  protected:

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/testing/fake_clock.h"
+
 namespace tessera {
 namespace tracker {
 namespace {
@@ -31,14 +33,7 @@ TEST(TrackerServiceTest, OnlyLoopbackPeersCountAsLocal) {
   EXPECT_FALSE(IsLoopbackPeer(""));
 }
 
-// Steady and wall time that the test moves by hand.
-class FakeClock final : public Clock {
- public:
-  int64_t SteadyMillis() const override { return steady; }
-  int64_t UnixMillis() const override { return unix; }
-  std::atomic<int64_t> steady{5000000};
-  std::atomic<int64_t> unix{1790000000000};
-};
+using testing::FakeClock;
 
 // A tracker service on 127.0.0.1 whose lease clock is `clock`.
 class LeaseClockTest : public ::testing::Test {
