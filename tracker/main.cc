@@ -9,6 +9,8 @@
 #include "common/shutdown_signals.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
+#include "tracker/log_service.h"
+#include "tracker/shared_log.h"
 #include "tracker/tracker_service.h"
 
 namespace {
@@ -48,11 +50,14 @@ int Serve(const TrackerFlags& flags) {
   if (!flags.state.empty()) store = std::make_unique<tessera::tracker::StateStore>(flags.state);
 
   tessera::tracker::TrackerService service(settings, token, std::move(store));
+  tessera::tracker::SharedLog shared_log(flags.state);
+  tessera::tracker::LogService log_service(&shared_log, token);
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(flags.listen, credentials, &selected_port);
   tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
+  builder.RegisterService(&log_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
     throw ConfigError("tessera-tracker: cannot listen on '" + flags.listen +

@@ -5,16 +5,10 @@
 #include "fleet/secrets.h"
 #include "proto/grant.h"
 #include "proto/server_proof.h"
+#include "tracker/access.h"
 
 namespace tessera {
 namespace tracker {
-bool IsLoopbackPeer(const std::string& peer) {
-  for (const char* prefix : {"ipv4:127.", "ipv6:[::1]:", "ipv6:%5B::1%5D:", "ipv6:[::ffff:127.",
-                             "ipv6:%5B::ffff:127.", "unix:"}) {
-    if (peer.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
 
 TrackerService::TrackerService(FleetSettings settings, std::string token,
                                std::unique_ptr<StateStore> store,
@@ -51,23 +45,7 @@ int64_t TrackerService::Now() {
 }
 
 grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
-  if (token_.empty()) {
-    if (IsLoopbackPeer(context->peer())) return grpc::Status::OK;
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        "this tracker runs without --token-file and accepts loopback clients "
-                        "only; refused peer " +
-                            context->peer());
-  }
-  const auto& metadata = context->client_metadata();
-  auto it = metadata.find("x-tessera-token");
-  if (it == metadata.end()) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        "missing token: this tracker requires the shared token (--token-file)");
-  }
-  if (!fleet::SecretsEqual(std::string(it->second.data(), it->second.size()), token_)) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "wrong token");
-  }
-  return grpc::Status::OK;
+  return AuthorizeRpc(context, token_);
 }
 
 void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes) {
@@ -216,9 +194,13 @@ grpc::Status TrackerService::ReleaseSession(grpc::ServerContext* context,
 grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
                                     v1::FleetStatus* reply) {
   if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
-  std::lock_guard<std::mutex> lock(mu_);
-  *reply = state_.Status(Now());
+  *reply = Snapshot();
   return grpc::Status::OK;
+}
+
+v1::FleetStatus TrackerService::Snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_.Status(Now());
 }
 
 }  // namespace tracker

@@ -13,16 +13,13 @@
 #include <thread>
 
 #include "proto/tracker.grpc.pb.h"
+#include "tracker/access.h"
 #include "tracker/clock.h"
 #include "tracker/fleet_state.h"
 #include "tracker/state_store.h"
 
 namespace tessera {
 namespace tracker {
-
-/// True when a gRPC peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "unix:...") is on
-/// this machine; a tracker without a token serves only such peers.
-bool IsLoopbackPeer(const std::string& peer);
 
 /// The tracker's RPC service.
 class TrackerService final : public v1::Tracker::Service {
@@ -53,6 +50,8 @@ class TrackerService final : public v1::Tracker::Service {
   /// The fleet as `tessera fleet status` shows it.
   grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
                       v1::FleetStatus* reply) override;
+  /// The fleet now, as `Status` returns it (the dashboard reads it without an RPC).
+  v1::FleetStatus Snapshot();
 
  private:
   grpc::Status Authorize(grpc::ServerContext* context) const;
