@@ -9,6 +9,7 @@
 #include "common/shutdown_signals.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
+#include "tracker/dashboard/dashboard.h"
 #include "tracker/log_service.h"
 #include "tracker/shared_log.h"
 #include "tracker/tracker_service.h"
@@ -18,6 +19,7 @@ namespace {
 struct TrackerFlags {
   std::string listen = "0.0.0.0:9190";
   std::string state, token_file, tls_cert, tls_key;
+  std::string http;  // the dashboard's address; empty: no dashboard
   tessera::tracker::FleetSettings settings;
 };
 
@@ -64,10 +66,23 @@ int Serve(const TrackerFlags& flags) {
                       "': " + tessera::fleet::ListenFailureReason(flags.listen));
   }
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
+  std::unique_ptr<tessera::tracker::Dashboard> dashboard;
+  if (!flags.http.empty()) {
+    tessera::tracker::DashboardSources sources;
+    sources.fleet = [&service] { return service.Snapshot(); };
+    sources.log = &shared_log;
+    dashboard = std::make_unique<tessera::tracker::Dashboard>(sources, token);
+    const int http_port = dashboard->Start(flags.http);
+    std::string http_host;
+    int ignored = 0;
+    tessera::SplitHostPort("http", flags.http, &http_host, &ignored);
+    std::cout << "dashboard on http://" << http_host << ":" << http_port << std::endl;
+  }
 
   // Shut down cleanly on SIGINT/SIGTERM so the state database is closed properly.
   tessera::WaitForShutdownSignal();
   std::cerr << "tessera-tracker: shutting down" << std::endl;
+  if (dashboard) dashboard->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
 }
@@ -87,6 +102,10 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   app.add_option("--token-file", flags.token_file,
                  "shared secret of the fleet; without it only loopback peers are accepted");
+  app.add_option("--http", flags.http,
+                 "serve the web dashboard on HOST:PORT (port 0 picks one; same token as the "
+                 "RPCs)")
+      ->check(tessera::HostPort());
   auto* cert = app.add_option("--tls-cert", flags.tls_cert, "PEM certificate: serve TLS");
   auto* key = app.add_option("--tls-key", flags.tls_key, "PEM private key of --tls-cert");
   cert->needs(key);
