@@ -5,7 +5,7 @@
 
 #include "common/log.h"
 #include "fleet/log_wire.h"
-#include "tracker/access.h"
+#include "tracker/authorize.h"
 #include "tuner/log/record_check.h"
 
 namespace tessera {
@@ -24,7 +24,7 @@ LogService::LogService(SharedLog* log, std::string token) : log_(*log), token_(s
 
 grpc::Status LogService::Best(grpc::ServerContext* context, const log::v1::BestRequest* request,
                               log::v1::BestReply* reply) {
-  if (grpc::Status auth = AuthorizeRpc(context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   try {
     const tuner::RecordFilter filter = fleet::FilterFromWire(request->filter());
     log_.With([&](tuner::TuningLog& log) {
@@ -42,7 +42,7 @@ grpc::Status LogService::Best(grpc::ServerContext* context, const log::v1::BestR
 
 grpc::Status LogService::List(grpc::ServerContext* context, const log::v1::ListRequest* request,
                               grpc::ServerWriter<log::v1::RecordChunk>* writer) {
-  if (grpc::Status auth = AuthorizeRpc(context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   std::vector<tuning::MeasureRecord> records;
   try {
     const tuner::RecordFilter filter = fleet::FilterFromWire(request->filter());
@@ -66,7 +66,7 @@ grpc::Status LogService::List(grpc::ServerContext* context, const log::v1::ListR
 
 grpc::Status LogService::Stats(grpc::ServerContext* context, const log::v1::StatsRequest* request,
                                log::v1::StatsReply* reply) {
-  if (grpc::Status auth = AuthorizeRpc(context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   try {
     const tuner::RecordFilter filter = fleet::FilterFromWire(request->filter());
     log_.With([&](tuner::TuningLog& log) {
@@ -83,7 +83,7 @@ grpc::Status LogService::Stats(grpc::ServerContext* context, const log::v1::Stat
 
 grpc::Status LogService::Push(grpc::ServerContext* context, const log::v1::PushRequest* request,
                               log::v1::PushReply* reply) {
-  if (grpc::Status auth = AuthorizeRpc(context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   if (request->records_size() > fleet::kMaxPushRecords) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                         "Push: " + std::to_string(request->records_size()) +

@@ -1,7 +1,7 @@
 /// \file
 /// `LogService`: the tracker's shared tuning log on the wire (`proto/log_service.proto`). Builds
 /// anywhere read the best records, users push local ones; the service stores and serves records,
-/// it never builds. Every RPC checks the tracker's token (`tracker/access.h`).
+/// it never builds. Every RPC checks the tracker's token (`tracker/authorize.h`).
 #ifndef TESSERA_TRACKER_LOG_SERVICE_H_
 #define TESSERA_TRACKER_LOG_SERVICE_H_
 

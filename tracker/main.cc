@@ -10,6 +10,8 @@
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
 #include "tracker/dashboard/dashboard.h"
+#include "tracker/dashboard/dashboard_json.h"
+#include "tracker/jobs/job_service.h"
 #include "tracker/log_service.h"
 #include "tracker/shared_log.h"
 #include "tracker/tracker_service.h"
@@ -21,6 +23,7 @@ struct TrackerFlags {
   std::string state, token_file, tls_cert, tls_key;
   std::string http;  // the dashboard's address; empty: no dashboard
   tessera::tracker::FleetSettings settings;
+  int64_t job_lease_ms = 30000;
 };
 
 int Serve(const TrackerFlags& flags) {
@@ -52,13 +55,15 @@ int Serve(const TrackerFlags& flags) {
   if (!flags.state.empty()) store = std::make_unique<tessera::tracker::StateStore>(flags.state);
 
   tessera::tracker::TrackerService service(settings, token, std::move(store));
-  tessera::tracker::SharedLog shared_log(flags.state);
-  tessera::tracker::LogService log_service(&shared_log, token);
+  tessera::tracker::SharedLog log(flags.state);
+  tessera::tracker::JobService jobs(flags.state, token, &log, flags.job_lease_ms);
+  tessera::tracker::LogService log_service(&log, token);
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(flags.listen, credentials, &selected_port);
   tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
+  builder.RegisterService(&jobs);
   builder.RegisterService(&log_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
@@ -70,7 +75,8 @@ int Serve(const TrackerFlags& flags) {
   if (!flags.http.empty()) {
     tessera::tracker::DashboardSources sources;
     sources.fleet = [&service] { return service.Snapshot(); };
-    sources.log = &shared_log;
+    sources.log = &log;
+    sources.jobs = [&jobs] { return tessera::tracker::JobsJson(jobs.Snapshot()); };
     dashboard = std::make_unique<tessera::tracker::Dashboard>(sources, token);
     const int http_port = dashboard->Start(flags.http);
     std::string http_host;
@@ -116,6 +122,9 @@ int main(int argc, char** argv) {
                  "a server or client silent this long is dead")
       ->check(tessera::Positive());
   tessera::AddLogLevelOption(app);
+  app.add_option("--job-lease-ms", flags.job_lease_ms,
+                 "a tuner worker silent this long loses its batch to another worker")
+      ->check(tessera::Positive());
   app.add_option("--max-session-ms", flags.settings.max_session_ms, "longest session")
       ->check(tessera::Positive());
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,

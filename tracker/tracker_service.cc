@@ -5,7 +5,7 @@
 #include "fleet/secrets.h"
 #include "proto/grant.h"
 #include "proto/server_proof.h"
-#include "tracker/access.h"
+#include "tracker/authorize.h"
 
 namespace tessera {
 namespace tracker {
@@ -45,7 +45,7 @@ int64_t TrackerService::Now() {
 }
 
 grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
-  return AuthorizeRpc(context, token_);
+  return AuthorizeCall(*context, token_);
 }
 
 void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes) {

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "proto/tracker.grpc.pb.h"
-#include "tracker/access.h"
+#include "tracker/authorize.h"
 #include "tracker/clock.h"
 #include "tracker/fleet_state.h"
 #include "tracker/state_store.h"

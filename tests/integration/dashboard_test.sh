@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard in a real browser: a live tracker (--http, a token) with one registered
-# rpc_server and a few pushed records; headless Chromium loads the page, lets it refresh, and the
+# rpc_server, a few pushed records and a job with one reported batch; headless Chromium loads the page, lets it refresh, and the
 # rendered DOM shows the server's key and a workload's best record. A screenshot goes to the
 # test's outputs. The endpoints of the live tracker refuse a missing (401) or forged (403) token.
 set -uo pipefail
-tessera=$1 tracker_binary=$2 server_binary=$3 helper=$4
+tessera=$1 tracker_binary=$2 server_binary=$3 helper=$4 job_helper=$5
 dir=$(mktemp -d "${TEST_TMPDIR:-/tmp}/dashboard-test.XXXXXX")
 outputs=${TEST_UNDECLARED_OUTPUTS_DIR:-$dir}
 failures=0
@@ -38,6 +38,8 @@ JSON
 $tessera log import --db "$dir/local.db" --file "$dir/records.jsonl" >/dev/null
 $tessera log push --db "$dir/local.db" --tracker "$tracker" --token-file "$dir/token" >/dev/null
 check "records pushed" test $? -eq 0
+job=$("$job_helper" "$tracker" "$dir/token" dash-board-cpu)
+check "a job with one reported batch" test -n "$job"
 
 # The live endpoints and the page: 401 without the token, 403 with a forged one, 200 with it.
 /usr/bin/python3 - "$url" "$token" <<'PY' >"$dir/http.txt"
@@ -80,8 +82,13 @@ check "a workload's best record is shown" \
   grep -q '<td>dense.x86(64,64,64,float32)</td><td>llvm -mcpu=znver3</td><td class="num">1.2500 ms</td><td class="num">7</td>' "$dir/dom.html"
 check "a workload without a success shows no best" \
   grep -q '<td>conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)</td><td>llvm -mcpu=znver3</td><td class="num">–</td>' "$dir/dom.html"
-check "the record count is shown" grep -q "3 records in the shared log" "$dir/dom.html"
-check "the jobs panel says there is no job service" grep -q 'id="no-job-service"' "$dir/dom.html"
+check "the record count is shown (pushed and reported)" grep -q "7 records in the shared log" "$dir/dom.html"
+check "the job is shown" grep -q "<td>$job</td><td>two-dense.onnx</td><td>running</td><td>ana</td>" "$dir/dom.html"
+check "its progress bar is a quarter full" grep -q '<div class="bar" title="4 / 16"><div style="width:25.0%"></div></div>' "$dir/dom.html"
+check "its failed share and best are shown" \
+  grep -q '<td class="num">4 / 16</td><td class="num">2.0000 ms</td><td class="num">25%</td>' "$dir/dom.html"
+check "its first task shows its progress" \
+  grep -q '<td colspan="5" class="task">dense.x86(64,64,64,float32)</td><td><div class="bar" title="4 / 8"><div style="width:50.0%">' "$dir/dom.html"
 
 chrome --dump-dom "$url/?token=forged" >"$dir/forged.html"
 check "a forged token shows no fleet" bash -c "! grep -q dash-board-cpu '$dir/forged.html'"

@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "fleet/server/listen.h"
-#include "tracker/access.h"
+#include "tracker/authorize.h"
 #include "tracker/dashboard/dashboard_json.h"
 #include "tracker/dashboard/page.h"
 
@@ -60,11 +60,11 @@ void Dashboard::Route() {
       presented = request.get_param_value("token");
     }
     const std::string peer = PeerOf(request);
-    const Refusal refusal =
+    const AccessRefusal refusal =
         CheckAccess(token_, IsLoopbackPeer(peer), has_token ? &presented : nullptr);
-    if (refusal == Refusal::kNone) return httplib::Server::HandlerResponse::Unhandled;
+    if (refusal == AccessRefusal::kNone) return httplib::Server::HandlerResponse::Unhandled;
     TESSERA_LOG(kWarning) << "dashboard request refused peer=" << peer << " path=" << request.path;
-    ReplyJson(response, refusal == Refusal::kMissingToken ? 401 : 403,
+    ReplyJson(response, refusal == AccessRefusal::kMissingToken ? 401 : 403,
               {{"error", RefusalMessage(refusal, peer)}});
     return httplib::Server::HandlerResponse::Handled;
   });

@@ -1,7 +1,7 @@
 /// \file
 /// The tracker's web dashboard (`tessera-tracker --http HOST:PORT`): one self-refreshing page
 /// (HTML and JavaScript embedded in the binary) over JSON endpoints, served by cpp-httplib on
-/// its own threads. Same access rule as the RPCs (`tracker/access.h`): the token in the
+/// its own threads. Same access rule as the RPCs (`tracker/authorize.h`): the token in the
 /// `x-tessera-token` header (or `?token=` on the page's URL, which its script then sends as the
 /// header), or loopback peers only without a token; 401 without a token, 403 with a wrong one.
 #ifndef TESSERA_TRACKER_DASHBOARD_DASHBOARD_H_

@@ -74,5 +74,48 @@ Json BestJson(const tuner::TuningLog& log) {
           {"truncated", static_cast<int64_t>(stats.size()) > kDashboardMaxWorkloads}};
 }
 
+namespace {
+
+Json SecondsOrNull(double seconds, bool known) { return known ? Json(seconds) : Json(nullptr); }
+
+}  // namespace
+
+Json JobsJson(const jobs::v1::JobList& list) {
+  Json jobs = Json::array();
+  for (const jobs::v1::JobStatus& job : list.jobs()) {
+    Json tasks = Json::array();
+    int64_t failed = 0;
+    double best = 0;
+    for (const jobs::v1::TaskStatus& task : job.tasks()) {
+      failed += task.failed();
+      if (task.best_cost() > 0 && (best == 0 || task.best_cost() < best)) best = task.best_cost();
+      tasks.push_back({{"workload_key", task.workload_key()},
+                       {"trials", task.trials()},
+                       {"done", task.done()},
+                       {"failed", task.failed()},
+                       {"leased", task.leased()},
+                       {"best_seconds", SecondsOrNull(task.best_cost(), task.best_cost() > 0)},
+                       {"eta_seconds", SecondsOrNull(task.eta_s(), task.eta_s() >= 0)},
+                       {"exhausted", task.exhausted()}});
+    }
+    jobs.push_back({{"id", job.job_id()},
+                    {"name", job.name()},
+                    {"state", job.state()},
+                    {"user", job.user()},
+                    {"priority", job.priority()},
+                    {"target", job.target()},
+                    {"rpc_key", job.rpc_key()},
+                    {"trials_total", job.trials()},
+                    {"trials_done", job.done()},
+                    {"failed_share", job.done() > 0 ? Json(static_cast<double>(failed) / job.done())
+                                                    : Json(nullptr)},
+                    {"best_seconds", SecondsOrNull(best, best > 0)},
+                    {"eta_seconds", SecondsOrNull(job.eta_s(), job.eta_s() >= 0)},
+                    {"workers", job.workers()},
+                    {"tasks", std::move(tasks)}});
+  }
+  return jobs;
+}
+
 }  // namespace tracker
 }  // namespace tessera

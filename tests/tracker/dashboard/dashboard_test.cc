@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "tracker/dashboard/dashboard_json.h"
 
 namespace tessera::tracker {
 namespace {
@@ -171,6 +172,52 @@ TEST_F(DashboardTest, ATakenPortIsRefusedNotShared) {
                                          " is already in use by another process");
   }
   EXPECT_EQ(Get("/api/jobs", kToken)->status, 200);  // the first one still serves
+}
+
+TEST(JobsJsonTest, JobsCarryTheirProgressAndUnknownFiguresAreNull) {
+  jobs::v1::JobList list;
+  jobs::v1::JobStatus* job = list.add_jobs();
+  job->set_job_id("j1");
+  job->set_state("running");
+  job->set_trials(16);
+  job->set_done(4);
+  job->set_eta_s(-1);
+  jobs::v1::TaskStatus* first = job->add_tasks();
+  first->set_workload_key("dense.x86(64,64,64,float32)");
+  first->set_trials(8);
+  first->set_done(4);
+  first->set_failed(1);
+  first->set_best_cost(0.002);
+  first->set_eta_s(7);
+  jobs::v1::TaskStatus* second = job->add_tasks();
+  second->set_workload_key("dense.x86(8,8,8,float32)");
+  second->set_trials(8);
+  second->set_eta_s(-1);
+  list.add_jobs()->set_job_id("j2");  // nothing done yet
+
+  Json jobs = JobsJson(list);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0]["trials_total"], 16);
+  EXPECT_EQ(jobs[0]["trials_done"], 4);
+  EXPECT_DOUBLE_EQ(jobs[0]["failed_share"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(jobs[0]["best_seconds"].get<double>(), 0.002);
+  EXPECT_TRUE(jobs[0]["eta_seconds"].is_null());
+  EXPECT_DOUBLE_EQ(jobs[0]["tasks"][0]["eta_seconds"].get<double>(), 7);
+  EXPECT_TRUE(jobs[0]["tasks"][1]["best_seconds"].is_null());
+  EXPECT_TRUE(jobs[1]["failed_share"].is_null());
+  EXPECT_TRUE(jobs[1]["best_seconds"].is_null());
+}
+
+TEST_F(DashboardTest, WithAJobServiceTheJobsEndpointListsItsJobs) {
+  DashboardSources sources;
+  sources.fleet = [] { return SomeFleet(); };
+  sources.log = &log_;
+  sources.jobs = [] { return Json::array({{{"id", "j1"}}}); };
+  Dashboard with_jobs(sources, kToken);
+  httplib::Client client("127.0.0.1", with_jobs.Start("127.0.0.1:0"));
+  httplib::Result result = client.Get("/api/jobs", {{"x-tessera-token", kToken}});
+  ASSERT_TRUE(result);
+  EXPECT_EQ(Json::parse(result->body), Json::parse(R"({"service":true,"jobs":[{"id":"j1"}]})"));
 }
 
 TEST(DashboardWithoutTokenTest, ServesLoopbackPeers) {
