@@ -274,9 +274,13 @@ RelayHooks TrackerService::relay_hooks() {
 grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
                                     v1::FleetStatus* reply) {
   if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-  std::lock_guard<std::mutex> lock(mu_);
-  *reply = state_.Status(Now());
+  *reply = Snapshot();
   return grpc::Status::OK;
+}
+
+v1::FleetStatus TrackerService::Snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_.Status(Now());
 }
 
 }  // namespace tracker

@@ -62,6 +62,8 @@ class TrackerService final
   /// The fleet as `tessera fleet status` shows it.
   grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
                       v1::FleetStatus* reply) override;
+  /// The fleet now, as `Status` returns it (the dashboard reads it without an RPC).
+  v1::FleetStatus Snapshot();
 
  private:
   class QueuedCall;

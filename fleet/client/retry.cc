@@ -33,5 +33,11 @@ void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& c
   }
 }
 
+void PrepareTrackerCall(grpc::ClientContext* context, const std::string& token,
+                        int64_t timeout_ms) {
+  if (!token.empty()) context->AddMetadata("x-tessera-token", token);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+}
+
 }  // namespace fleet
 }  // namespace tessera

@@ -23,7 +23,10 @@ namespace fleet {
 void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& channel,
                    const std::function<grpc::Status()>& call);
 
-/// Milliseconds on the steady clock (retry windows must not move when the wall clock jumps).
+/// Sets the token metadata (when `token` is not empty) and a deadline `timeout_ms` from now.
+void PrepareTrackerCall(grpc::ClientContext* context, const std::string& token, int64_t timeout_ms);
+
+/// Milliseconds on the steady clock: retry windows and deadlines ignore wall-clock jumps.
 int64_t SteadyMillis();
 
 }  // namespace fleet

@@ -16,8 +16,7 @@ TrackerClient::TrackerClient(TrackerOptions options)
       stub_(tracker::v1::Tracker::NewStub(channel_)) {}
 
 void TrackerClient::Prepare(grpc::ClientContext* context, int64_t timeout_ms) const {
-  if (!options_.token.empty()) context->AddMetadata("x-tessera-token", options_.token);
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+  PrepareTrackerCall(context, options_.token, timeout_ms);
 }
 
 template <typename Call>

@@ -7,6 +7,7 @@
 
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
+#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -22,7 +23,7 @@ bool FirstFallback(const std::string& workload, const std::string& target) {
 
 }  // namespace
 
-ChosenConfig ChooseConfig(const Task& task, const TuningLog* log, std::ostream& warnings) {
+ChosenConfig ChooseConfig(const Task& task, const RecordSource* log, std::ostream& warnings) {
   std::string reason = "no tuning log was given";
   if (log) {
     RecordFilter filter;
@@ -32,12 +33,12 @@ ChosenConfig ChooseConfig(const Task& task, const TuningLog* log, std::ostream& 
     std::vector<tuning::MeasureRecord> records = log->List(filter);
     std::stable_sort(records.begin(), records.end(),
                      [](const auto& a, const auto& b) { return MeanCost(a) < MeanCost(b); });
-    reason = "no tuning record in " + log->path();
+    reason = "no tuning record in " + log->SourceName();
     for (const tuning::MeasureRecord& record : records) {
       try {
         return {space::ConfigFromProto(task.config_space(), record.config()), record};
       } catch (const UserError&) {
-        reason = "no record in " + log->path() + " fits the current template";
+        reason = "no record in " + log->SourceName() + " fits the current template";
       }
     }
   }

@@ -10,7 +10,7 @@
 
 #include "compiler/space/config_space.h"
 #include "proto/tuning.pb.h"
-#include "tuner/log/tuning_log.h"
+#include "tuner/log/record_source.h"
 #include "tuner/task/task.h"
 
 namespace tessera {
@@ -22,9 +22,9 @@ struct ChosenConfig {
   std::optional<tuning::MeasureRecord> record;  ///< the record it came from (none: fallback)
 };
 
-/// The best usable record of `task` in `log` (null: no log), else the fallback; the fallback is
-/// announced on `warnings` once per (workload, target) in this process.
-ChosenConfig ChooseConfig(const Task& task, const TuningLog* log, std::ostream& warnings);
+/// The best usable record of `task` in `log` (a local log or the tracker's; null: no log), else the
+/// fallback; the fallback is announced on `warnings` once per (workload, target) in this process.
+ChosenConfig ChooseConfig(const Task& task, const RecordSource* log, std::ostream& warnings);
 
 }  // namespace tuner
 }  // namespace tessera

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compiler/space/config_proto.h"
+#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
