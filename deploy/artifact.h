@@ -19,7 +19,7 @@ namespace tessera {
 namespace deploy {
 
 /// Version of the artifact format this code writes and the newest it reads.
-constexpr uint32_t kArtifactFormatVersion = 1;
+constexpr uint32_t kArtifactFormatVersion = 2;
 /// The Tessera release recorded in every artifact's header.
 constexpr const char* kTesseraVersion = "0.1.0";
 /// The magic bytes every artifact starts with.
@@ -66,7 +66,11 @@ std::string HostArch();
 /// artifact records which of these its kernels use.
 std::vector<std::string> CheckableCPUFeatures(const std::string& arch);
 
-/// Serializes `artifact` (the checksum is computed here).
+/// The checksum of an artifact of `format_version` over `data` (every byte after the prefix):
+/// FNV-1a 64 for version 1, XXH64 (seed 0) from version 2 on.
+uint64_t ArtifactChecksum(uint32_t format_version, const char* data, size_t n);
+
+/// Serializes `artifact` in its header's format version (the checksum is computed here).
 std::string SerializeArtifact(const Artifact& artifact);
 /// Parses and checks the file format: magic, format version, size, checksum, header and section
 /// bounds. Throws `runtime::Error` naming `source` and saying what is wrong (truncated, corrupt,
@@ -95,7 +99,8 @@ struct LoadedModel {
 /// a private temporary file) and prepares the executor. Throws `runtime::Error` naming `source`.
 LoadedModel LoadArtifactBytes(const std::string& bytes, const std::string& source,
                               const HostInfo& host = HostInfo::Current());
-/// `LoadArtifactBytes` of the file at `path`.
+/// `LoadArtifactBytes` of the file at `path`, mapped into memory rather than read (the sections
+/// are used in place).
 LoadedModel LoadArtifact(const std::string& path, const HostInfo& host = HostInfo::Current());
 
 }  // namespace deploy

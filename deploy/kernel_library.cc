@@ -31,7 +31,7 @@ class LoadedLibraryNode final : public runtime::ModuleNode {
   std::string temp_dir_, temp_file_;
 };
 
-bool WriteAll(int fd, const std::string& bytes) {
+bool WriteAll(int fd, std::string_view bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
@@ -43,7 +43,7 @@ bool WriteAll(int fd, const std::string& bytes) {
 
 }  // namespace
 
-runtime::Module LoadKernelLibrary(const std::string& bytes, const std::string& source) {
+runtime::Module LoadKernelLibrary(std::string_view bytes, const std::string& source) {
   std::shared_ptr<LoadedLibraryNode> owner;
   std::string path;
   int fd = memfd_create("tessera-kernels", MFD_CLOEXEC);

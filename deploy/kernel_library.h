@@ -3,6 +3,7 @@
 #define TESSERA_DEPLOY_KERNEL_LIBRARY_H_
 
 #include <string>
+#include <string_view>
 
 #include "runtime/module.h"
 
@@ -13,7 +14,7 @@ namespace deploy {
 // unavailable from a file in a fresh private directory; never from a fixed path two processes
 // could race on. The file lives as long as the returned module. Throws `runtime::Error` naming
 // `source`.
-runtime::Module LoadKernelLibrary(const std::string& bytes, const std::string& source);
+runtime::Module LoadKernelLibrary(std::string_view bytes, const std::string& source);
 
 }  // namespace deploy
 }  // namespace tessera
