@@ -91,7 +91,9 @@ LoadedModel LoadArtifactView(std::string_view bytes, const std::string& source,
         source + ": corrupt artifact: the header's inputs or outputs differ from the graph's");
   }
   auto params = runtime::LoadParams(a.params, source + " (params)");
-  runtime::Module kernels = LoadKernelLibrary(a.kernels, source);
+  runtime::Module kernels = a.header.kernel_format == kCSourceKernels
+                                ? CompileKernelSource(a.kernels, source)
+                                : LoadKernelLibrary(a.kernels, source);
   return LoadedModel{a.header, runtime::GraphExecutor(std::move(graph), params, kernels)};
 }
 

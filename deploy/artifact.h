@@ -25,6 +25,14 @@ constexpr const char* kTesseraVersion = "0.1.0";
 /// The magic bytes every artifact starts with.
 constexpr const char kArtifactMagic[8] = {'T', 'E', 'S', 'S', 'E', 'R', 'A', 'M'};
 
+/// `ArtifactHeader::kernel_format` of kernels compiled ahead of time into a shared library.
+constexpr const char* kSharedLibraryKernels = "shared-library";
+/// `ArtifactHeader::kernel_format` of kernels shipped as C source and compiled by the machine that
+/// loads them (`--target c`); their artifacts run on any architecture (`arch any`).
+constexpr const char* kCSourceKernels = "c-source";
+/// `ArtifactHeader::arch` of an artifact that runs on any architecture.
+constexpr const char* kAnyArch = "any";
+
 /// Name, element type and shape of a model input or output.
 struct TensorSignature {
   std::string name;            ///< tensor name in the model
@@ -34,19 +42,20 @@ struct TensorSignature {
 
 /// What an artifact says about itself and what it needs from the machine that runs it.
 struct ArtifactHeader {
-  uint32_t format_version = kArtifactFormatVersion;  ///< layout version of the file
-  std::string tessera_version = kTesseraVersion;     ///< release that wrote it
-  std::string target;                                ///< target string it was compiled for
-  std::string arch;                                  ///< "x86_64", "aarch64", ...
-  std::vector<std::string> cpu_features;             ///< CPU features the kernels use (LLVM names)
-  std::vector<TensorSignature> inputs;               ///< model inputs, in order
-  std::vector<TensorSignature> outputs;              ///< model outputs, in order
+  uint32_t format_version = kArtifactFormatVersion;   ///< layout version of the file
+  std::string tessera_version = kTesseraVersion;      ///< release that wrote it
+  std::string target;                                 ///< target string it was compiled for
+  std::string arch;                                   ///< "x86_64", "aarch64", ..., or "any"
+  std::string kernel_format = kSharedLibraryKernels;  ///< what the kernels section holds
+  std::vector<std::string> cpu_features;              ///< CPU features the kernels use (LLVM names)
+  std::vector<TensorSignature> inputs;                ///< model inputs, in order
+  std::vector<TensorSignature> outputs;               ///< model outputs, in order
 };
 
 /// An artifact's contents, in memory.
 struct Artifact {
   ArtifactHeader header;  ///< the header
-  std::string kernels;    ///< the kernel shared library's bytes
+  std::string kernels;    ///< the kernel shared library's bytes, or C source (`kernel_format`)
   std::string graph;      ///< `runtime::ExecGraph` text
   std::string params;     ///< `runtime::SaveParams` bytes
 };
@@ -96,7 +105,9 @@ struct LoadedModel {
 };
 
 /// Parses `bytes`, checks it runs on `host`, loads the kernel library from memory (a memfd, else
-/// a private temporary file) and prepares the executor. Throws `runtime::Error` naming `source`.
+/// a private temporary file; C source kernels are first compiled there by this machine's C
+/// compiler, `$TESSERA_CC` or `cc`) and prepares the executor. Throws `runtime::Error` naming
+/// `source`.
 LoadedModel LoadArtifactBytes(const std::string& bytes, const std::string& source,
                               const HostInfo& host = HostInfo::Current());
 /// `LoadArtifactBytes` of the file at `path`, mapped into memory rather than read (the sections

@@ -120,6 +120,7 @@ std::string HeaderText(const ArtifactHeader& h) {
       << "target " << h.target << "\n"
       << "arch " << h.arch << "\n"
       << "cpu-features " << Join(h.cpu_features) << "\n";
+  if (h.kernel_format != kSharedLibraryKernels) out << "kernels " << h.kernel_format << "\n";
   for (const auto* list : {&h.inputs, &h.outputs}) {
     for (const TensorSignature& t : *list) {
       out << (list == &h.inputs ? "input " : "output ") << runtime::DataTypeToString(t.dtype) << " "
@@ -151,6 +152,10 @@ class HeaderParser {
       } else if (key == "arch") {
         Check(!value.empty(), "empty architecture");
         h.arch = value, seen_arch = true;
+      } else if (key == "kernels") {
+        Check(value == kSharedLibraryKernels || value == kCSourceKernels,
+              "unknown kernel format '" + value + "'");
+        h.kernel_format = value;
       } else if (key == "cpu-features") {
         if (value != "-") h.cpu_features = Split(value, ',');
       } else if (key == "input" || key == "output") {

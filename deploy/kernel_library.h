@@ -1,4 +1,5 @@
-// Loading a kernel library from bytes in memory (private to deploy/).
+// Loading a kernel library from bytes in memory, or compiling it from C source first (private
+// to deploy/).
 #ifndef TESSERA_DEPLOY_KERNEL_LIBRARY_H_
 #define TESSERA_DEPLOY_KERNEL_LIBRARY_H_
 
@@ -15,6 +16,12 @@ namespace deploy {
 // could race on. The file lives as long as the returned module. Throws `runtime::Error` naming
 // `source`.
 runtime::Module LoadKernelLibrary(std::string_view bytes, const std::string& source);
+
+// Compiles the C source `code` (what `--target c` generates) into a shared library in a fresh
+// private directory with this machine's C compiler ($TESSERA_CC, else cc; -O2 -shared -fPIC) and
+// loads it. Throws `runtime::Error` naming `source` when there is no compiler or it fails (with
+// its output).
+runtime::Module CompileKernelSource(std::string_view code, const std::string& source);
 
 }  // namespace deploy
 }  // namespace tessera

@@ -155,6 +155,26 @@ TEST(ArtifactTest, RefusesOtherArchitecture) {
                         "this machine is x86_64"));
 }
 
+TEST(ArtifactTest, CSourceKernelsRunOnAnyArchitectureAndNameTheirFormat) {
+  Artifact a = AddBias();
+  a.header.arch = kAnyArch;
+  a.header.kernel_format = kCSourceKernels;
+  a.kernels = "not C at all";
+  const std::string bytes = SerializeArtifact(a);
+  EXPECT_EQ(ParseArtifact(bytes, "m.tsr").header.kernel_format, kCSourceKernels);
+  EXPECT_NO_THROW(CheckRunsOn(a.header, HostInfo{"riscv64", {}}, "m.tsr"));
+  // The loading machine's compiler sees the source (and here refuses it, with its output).
+  EXPECT_THAT(LoadError(bytes), HasSubstr("m.tsr: the C compiler 'cc' failed on the kernels' "
+                                          "source (exit status 1):"));
+  std::string unknown = bytes;
+  const size_t at = unknown.find("kernels c-source");
+  ASSERT_NE(at, std::string::npos);
+  unknown.replace(at + 8, 8, "fortran!");
+  FixChecksum(&unknown);
+  EXPECT_THAT(LoadError(unknown), HasSubstr("m.tsr: corrupt artifact header (line 5): unknown "
+                                            "kernel format 'fortran!'"));
+}
+
 TEST(ArtifactTest, RefusesMissingCPUFeatures) {
   Artifact a = AddBias();
   a.header.cpu_features = {"avx2", "avx512f"};
