@@ -27,6 +27,7 @@ struct Session {
   std::mutex mu;
   std::map<int64_t, std::shared_ptr<SharedArray>> arrays;  ///< shared: copies run unlocked
   std::map<int64_t, std::string> modules;  ///< id -> path, replayed into a fresh worker
+  std::map<int64_t, std::string> models;   ///< id -> artifact path, replayed likewise
   std::unique_ptr<WorkerProcess> worker;
   int64_t next_id = 1;
 };
@@ -190,6 +191,14 @@ void DeviceService::EnsureWorker(Session& session) {
     device::v1::WorkerReply reply =
         session.worker->Call(request, -1, options_.call_timeout_ms, "reloading modules");
     if (!reply.ok()) throw WorkerFailure("reloading module " + path + ": " + reply.error());
+  }
+  for (const auto& [id, path] : session.models) {
+    device::v1::WorkerRequest request;
+    request.mutable_load_model()->set_module_id(id);
+    request.mutable_load_model()->set_path(path);
+    device::v1::WorkerReply reply =
+        session.worker->Call(request, -1, options_.call_timeout_ms, "reloading models");
+    if (!reply.ok()) throw WorkerFailure("reloading model " + path + ": " + reply.error());
   }
 }
 
@@ -390,6 +399,48 @@ grpc::Status DeviceService::Time(grpc::ServerContext*, const device::v1::TimeReq
                        &worker_reply);
   if (!status.ok()) return status;
   for (double seconds : worker_reply.seconds()) reply->add_seconds(seconds);
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::LoadModel(grpc::ServerContext*,
+                                      const device::v1::LoadModelRequest* request,
+                                      device::v1::LoadModelReply* reply) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  std::string path;
+  try {
+    path = session->sandbox->PathOf(request->name());
+  } catch (const SandboxError& e) {
+    return SandboxStatus(e);
+  }
+  int64_t id = session->next_id++;
+  device::v1::WorkerRequest load;
+  load.mutable_load_model()->set_module_id(id);
+  load.mutable_load_model()->set_path(path);
+  device::v1::WorkerReply worker_reply;
+  status = RunInWorker(*session, load, "loading model '" + request->name() + "'", &worker_reply);
+  if (!status.ok()) return status;
+  session->models[id] = path;
+  *reply = worker_reply.model();
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::RunModel(grpc::ServerContext*,
+                                     const device::v1::RunModelRequest* request,
+                                     device::v1::RunModelReply* reply) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  device::v1::WorkerRequest run;
+  *run.mutable_run_model() = *request;
+  device::v1::WorkerReply worker_reply;
+  status = RunInWorker(*session, run, "running model " + std::to_string(request->model_id()),
+                       &worker_reply);
+  if (!status.ok()) return status;
+  *reply = worker_reply.run();
   return grpc::Status::OK;
 }
 

@@ -86,6 +86,13 @@ class DeviceService final
   /// Times a function in the worker with the runtime's time evaluator.
   grpc::Status Time(grpc::ServerContext* context, const device::v1::TimeRequest* request,
                     device::v1::TimeReply* reply) override;
+  /// Loads an uploaded model artifact in the worker (which checks that it runs on this device)
+  /// and describes its inputs and outputs.
+  grpc::Status LoadModel(grpc::ServerContext* context, const device::v1::LoadModelRequest* request,
+                         device::v1::LoadModelReply* reply) override;
+  /// Runs a loaded model on the session's arrays in the worker, then times `repeat` more runs.
+  grpc::Status RunModel(grpc::ServerContext* context, const device::v1::RunModelRequest* request,
+                        device::v1::RunModelReply* reply) override;
 
  private:
   std::shared_ptr<SharedArray> ArrayOfSession(const std::string& session_id, int64_t array_id,

@@ -355,6 +355,24 @@ std::vector<double> RemoteSession::Time(int64_t module, const std::string& funct
   return std::vector<double>(reply.seconds().begin(), reply.seconds().end());
 }
 
+device::v1::LoadModelReply RemoteSession::LoadModel(const std::string& name) {
+  Scope scope(this);
+  device::v1::LoadModelRequest request;
+  request.set_session_id(grant_.session_id());
+  request.set_name(name);
+  device::v1::LoadModelReply reply;
+  Check(stub_->LoadModel(&scope.context, request, &reply), "LoadModel");
+  return reply;
+}
+
+device::v1::RunModelReply RemoteSession::RunModel(device::v1::RunModelRequest request) {
+  Scope scope(this);
+  request.set_session_id(grant_.session_id());
+  device::v1::RunModelReply reply;
+  Check(stub_->RunModel(&scope.context, request, &reply), "RunModel");
+  return reply;
+}
+
 void RemoteSession::Close() {
   {
     std::lock_guard<std::mutex> lock(mu_);
