@@ -4,6 +4,7 @@
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/dense_x86.h"
+#include "compiler/topi/depthwise_conv2d_nchwc_x86.h"
 #include "compiler/topi/depthwise_conv2d_x86.h"
 #include "tuner/task/blocked_layout.h"
 #include "tuner/task/task.h"
@@ -185,6 +186,33 @@ topi::Conv2dShape DepthwiseShapeOf(const TaskArgs& args) {
   return {v[0], v[1], v[2], v[3], v[1], v[4], v[5], v[6], v[7]};
 }
 
+// Direct NCHW depthwise convolution with zero padding, accumulated in double.
+std::vector<float> DepthwiseReference(const TaskArgs& args,
+                                      const std::vector<std::vector<float>>& inputs) {
+  topi::Conv2dShape s = DepthwiseShapeOf(args);
+  const int64_t oh = s.oh(), ow = s.ow();
+  std::vector<float> out(static_cast<size_t>(s.n * s.c * oh * ow));
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t c = 0; c < s.c; ++c) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          double sum = 0;
+          for (int64_t r = 0; r < s.r; ++r) {
+            for (int64_t q = 0; q < s.s; ++q) {
+              int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + q - s.pad;
+              if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+              sum += double(inputs[0][((n * s.c + c) * s.h + iy) * s.w + ix]) *
+                     double(inputs[1][(c * s.r + r) * s.s + q]);
+            }
+          }
+          out[((n * s.c + c) * oh + y) * ow + x] = static_cast<float>(sum);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 TemplateDef DepthwiseConv2dX86Template() {
   TemplateDef d;
   d.name = "depthwise_conv2d.x86";
@@ -203,39 +231,57 @@ TemplateDef DepthwiseConv2dX86Template() {
   d.baseline = [](const TaskArgs& args) {
     return topi::DepthwiseConv2dDefault(DepthwiseShapeOf(args));
   };
-  d.reference = [](const TaskArgs& args, const std::vector<std::vector<float>>& inputs) {
-    topi::Conv2dShape s = DepthwiseShapeOf(args);
-    const int64_t oh = s.oh(), ow = s.ow();
-    std::vector<float> out(static_cast<size_t>(s.n * s.c * oh * ow));
-    for (int64_t n = 0; n < s.n; ++n) {
-      for (int64_t c = 0; c < s.c; ++c) {
-        for (int64_t y = 0; y < oh; ++y) {
-          for (int64_t x = 0; x < ow; ++x) {
-            double sum = 0;
-            for (int64_t r = 0; r < s.r; ++r) {
-              for (int64_t q = 0; q < s.s; ++q) {
-                int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + q - s.pad;
-                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-                sum += double(inputs[0][((n * s.c + c) * s.h + iy) * s.w + ix]) *
-                       double(inputs[1][(c * s.r + r) * s.s + q]);
-              }
-            }
-            out[((n * s.c + c) * oh + y) * ow + x] = static_cast<float>(sum);
-          }
-        }
-      }
-    }
-    return out;
+  d.reference = DepthwiseReference;
+  return d;
+}
+
+// Candidates take NCHW[bn]c data and [C/bn, R, S, bn] weights and give NCHW[bn]c.
+CandidateLayout DepthwiseNCHWcLayout(const TaskArgs& args, const space::ConfigEntity& config) {
+  const topi::Conv2dShape s = DepthwiseShapeOf(args);
+  const int64_t bn = topi::DepthwiseConv2dNCHWcBlock(config);
+  const NCHWDims data{s.n, s.c, s.h, s.w}, weights{1, s.c, s.r, s.s}, out{s.n, s.c, s.oh(), s.ow()};
+  CandidateLayout layout;
+  layout.shapes = {
+      {s.n, s.c / bn, s.h, s.w, bn}, {s.c / bn, s.r, s.s, bn}, {s.n, s.c / bn, s.oh(), s.ow(), bn}};
+  layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
+    return std::vector<std::vector<float>>{ToNCHWc(inputs[0], data, bn),
+                                           ToNCHWc(inputs[1], weights, bn)};
   };
+  layout.unpack_output = [=](const std::vector<float>& output) {
+    return FromNCHWc(output, out, bn);
+  };
+  return layout;
+}
+
+TemplateDef DepthwiseConv2dNCHWcX86Template() {
+  TemplateDef d;
+  d.name = "depthwise_conv2d_NCHWc.x86";
+  d.args_help = "(N,C,H,W,R,S,stride,pad,float32)";
+  d.validate = [](const TaskArgs& args) {
+    TESSERA_USER_CHECK(args.ints.size() == 8 && args.dtype == "float32")
+        << "depthwise_conv2d_NCHWc.x86 takes (N,C,H,W,R,S,stride,pad,float32)";
+    topi::DepthwiseConv2dNCHWcX86Space(DepthwiseShapeOf(args));
+  };
+  d.space = [](const TaskArgs& args) {
+    return topi::DepthwiseConv2dNCHWcX86Space(DepthwiseShapeOf(args));
+  };
+  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
+    return topi::DepthwiseConv2dNCHWcX86(DepthwiseShapeOf(args), config);
+  };
+  d.baseline = [](const TaskArgs& args) {
+    return topi::DepthwiseConv2dDefault(DepthwiseShapeOf(args));
+  };
+  d.reference = DepthwiseReference;
+  d.layout = DepthwiseNCHWcLayout;
   return d;
 }
 
 }  // namespace
 
 const std::vector<TemplateDef>& Templates() {
-  static const std::vector<TemplateDef> templates = {DenseX86Template(), Conv2dNCHWcX86Template(),
-                                                     BatchMatmulX86Template(),
-                                                     DepthwiseConv2dX86Template()};
+  static const std::vector<TemplateDef> templates = {
+      DenseX86Template(), Conv2dNCHWcX86Template(), BatchMatmulX86Template(),
+      DepthwiseConv2dX86Template(), DepthwiseConv2dNCHWcX86Template()};
   return templates;
 }
 
