@@ -83,9 +83,9 @@ std::string Symbol(size_t index, const std::string& op) {
 // The configuration of a template workload: the tuning log's best record for the exact target,
 // else the fallback. The only place a model build reads the log.
 space::ConfigEntity ChooseTemplateConfig(const tuner::Task& task, const ModelBuildOptions& options,
-                                         bool* tuned) {
-  tuner::ChosenConfig chosen =
-      tuner::ChooseConfig(task, options.log, options.warnings ? *options.warnings : std::cerr);
+                                         const tuner::ConfigPreference& preference, bool* tuned) {
+  tuner::ChosenConfig chosen = tuner::ChooseConfig(
+      task, options.log, options.warnings ? *options.warnings : std::cerr, preference);
   *tuned = chosen.record.has_value();
   return chosen.config;
 }
@@ -416,9 +416,10 @@ class ModelBuilder {
     }
   }
 
-  space::ConfigEntity Configure(const tuner::Task& task) {
+  space::ConfigEntity Configure(const tuner::Task& task,
+                                const tuner::ConfigPreference& preference = {}) {
     bool tuned = false;
-    space::ConfigEntity config = ChooseTemplateConfig(task, options_, &tuned);
+    space::ConfigEntity config = ChooseTemplateConfig(task, options_, preference, &tuned);
     auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
       return t.workload_key == task.workload_key();
     });
@@ -441,7 +442,9 @@ class ModelBuilder {
     int64_t out_block = 0;  // the output's channel block
   };
 
-  const ConvPlan& PlanConv(const Node& conv) {
+  // `in_block`: the block the data is written in (0: unknown); among the tuning log's records
+  // close to the best, one reading that block is taken (no layout change in between).
+  const ConvPlan& PlanConv(const Node& conv, int64_t in_block = 0) {
     auto found = conv_plans_.find(&conv);
     if (found != conv_plans_.end()) return found->second;
     ConvPlan& plan = conv_plans_[&conv];
@@ -466,7 +469,15 @@ class ModelBuilder {
                            {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad}, &flops);
     }
     if (!plan.task) return plan;
-    plan.config = Configure(*plan.task);
+    tuner::ConfigPreference preference;
+    if (in_block > 0) {
+      const bool depthwise = plan.depthwise;
+      preference.wanted = [depthwise, in_block](const space::ConfigEntity& c) {
+        return (depthwise ? topi::DepthwiseConv2dNCHWcBlock(c)
+                          : topi::Conv2dNCHWcBlocks(c).ic_bn) == in_block;
+      };
+    }
+    plan.config = Configure(*plan.task, preference);
     if (plan.depthwise) {
       plan.in_block = plan.out_block = topi::DepthwiseConv2dNCHWcBlock(*plan.config);
     } else {
@@ -492,7 +503,10 @@ class ModelBuilder {
       for (size_t k = 0; k < node.inputs.size(); ++k) {
         if (node.inputs[k] != value) continue;
         if (plain_readers.count(node.op)) return 0;
-        if (node.op == "Conv" && k == 0 && wanted == 0) wanted = PlanConv(node).in_block;
+        if (node.op == "Conv" && k == 0) {
+          const int64_t block = PlanConv(node, natural).in_block;
+          if (wanted == 0) wanted = block;
+        }
       }
     }
     const int64_t bn = wanted ? wanted : natural;

@@ -74,27 +74,12 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
-// Register tile of one blocked convolution stage: reg_h rows x reg_n columns x oc_bn channels
-// accumulated in a local cache, the reduction inside so its accumulators stay in registers.
-// `out` is the stage that writes the tile: `conv` itself (its accumulators are a local cache), or
-// an epilogue on it (then `conv` is the local accumulator stage, which the epilogue reads).
+// Register tile of one blocked convolution stage: reg_h rows x reg_n columns x oc_bn channels,
+// the reduction inside so its accumulators stay in registers. `out` writes the tile: `conv`
+// itself, or an epilogue on it.
 void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
                           int64_t reg_h, int64_t reg_n, bool unroll_kw) {
-  te::Tensor acc = conv;
-  if (out.same_tensor(conv)) {
-    acc = s.cache_write(conv, "local");
-  } else {
-    s[conv]->scope = "local";
-  }
-  te::Stage c = s[out];
-  auto [oh_chunk, oh_block] = c.split(c.axis(2), I(reg_h));
-  auto [ow_chunk, ow_block] = c.split(c.axis(3), I(reg_n));
-  c.reorder({c.axis(0), c.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, c.axis(4)});
-  c.parallel(c.fuse(c.fuse(c.axis(0), c.axis(1)), oh_chunk));
-  c.vectorize(c.axis(4));
-
-  te::Stage a = s[acc];
-  a.compute_at(c, ow_chunk);
+  te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_n);
   ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_oc = a.axis(4);
   ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
               r_kw = a.reduce_axis(3);

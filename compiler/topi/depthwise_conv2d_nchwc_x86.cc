@@ -5,6 +5,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "compiler/topi/depthwise_conv2d_x86.h"
 #include "compiler/topi/index_constant.h"
 
 namespace tessera {
@@ -15,19 +16,10 @@ using ir::DataType;
 using ir::Expr;
 using ir::Var;
 
-void CheckShape(const Conv2dShape& s) {
-  TESSERA_USER_CHECK(s.n > 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.r > 0 && s.s > 0)
-      << "depthwise_conv2d_NCHWc: dimensions must be positive";
-  TESSERA_USER_CHECK(s.k == s.c) << "depthwise_conv2d_NCHWc: output channels (" << s.k
-                                 << ") must equal input channels (" << s.c << ")";
-  TESSERA_USER_CHECK(s.stride > 0 && s.pad >= 0 && s.h + 2 * s.pad >= s.r && s.w + 2 * s.pad >= s.s)
-      << "depthwise_conv2d_NCHWc: bad stride/padding or a kernel larger than the padded input";
-}
-
 }  // namespace
 
 space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape) {
-  CheckShape(shape);
+  CheckDepthwiseShape(shape, "depthwise_conv2d_NCHWc");
   space::ConfigSpace sp;
   sp.DefineSplit("tile_c", shape.c, {space::SplitPolicy::kFactors, 2, 64});
   sp.DefineSplit("tile_oh", shape.oh(), {space::SplitPolicy::kFactors, 2, 4});
@@ -47,7 +39,7 @@ int64_t DepthwiseConv2dNCHWcBlock(const space::ConfigEntity& config) {
 
 ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
                                     const OutputEpilogue* epilogue) {
-  CheckShape(sh);
+  CheckDepthwiseShape(sh, "depthwise_conv2d_NCHWc");
   const int64_t bn = DepthwiseConv2dNCHWcBlock(config);
   const int64_t reg_h = config.Split("tile_oh")[1], reg_w = config.Split("tile_ow")[1];
   const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad, stride = sh.stride;
@@ -85,22 +77,7 @@ ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEn
     p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
     p.vectorize(p.axis(4));
   }
-  // The accumulators: a local cache of the output, or the convolution itself when an epilogue
-  // stage writes the output.
-  te::Tensor acc = conv;
-  if (out.same_tensor(conv)) {
-    acc = s.cache_write(conv, "local");
-  } else {
-    s[conv]->scope = "local";
-  }
-  te::Stage o = s[out];
-  auto [oh_chunk, oh_block] = o.split(o.axis(2), I(reg_h));
-  auto [ow_chunk, ow_block] = o.split(o.axis(3), I(reg_w));
-  o.reorder({o.axis(0), o.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, o.axis(4)});
-  o.parallel(o.fuse(o.fuse(o.axis(0), o.axis(1)), oh_chunk));
-  o.vectorize(o.axis(4));
-  te::Stage a = s[acc];
-  a.compute_at(o, ow_chunk);
+  te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_w);
   ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_c = a.axis(4);
   a.reorder({a.reduce_axis(0), a.reduce_axis(1), a_oh, a_ow, a_c});
   a.unroll(a_oh);

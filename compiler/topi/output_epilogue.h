@@ -23,6 +23,14 @@ struct OutputEpilogue {
   std::vector<te::Tensor> inputs;
 };
 
+/// Schedules `out`, the output stage of a blocked (`NCHW[bn]c`) template, as register tiles of
+/// reg_h rows × reg_w columns × the block (batch, channel blocks and row tiles fused and in
+/// parallel, the block vectorized), and computes the accumulators at each tile: `result` in a
+/// local cache when `out` is `result`, else `result` itself in local storage, read by the
+/// epilogue stage `out`. Returns the accumulator stage; its reduction order is the caller's.
+te::Stage ScheduleBlockedTile(te::Schedule& s, const te::Tensor& result, const te::Tensor& out,
+                              int64_t reg_h, int64_t reg_w);
+
 /// Inlines every stage of `s` without a reduction except the outputs and `keep` (e.g. a padding
 /// stage the template schedules itself): the epilogue's intermediate computes then become
 /// expressions of the output stage.

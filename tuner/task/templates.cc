@@ -1,3 +1,4 @@
+#include <functional>
 #include <sstream>
 
 #include "compiler/support/error.h"
@@ -213,28 +214,6 @@ std::vector<float> DepthwiseReference(const TaskArgs& args,
   return out;
 }
 
-TemplateDef DepthwiseConv2dX86Template() {
-  TemplateDef d;
-  d.name = "depthwise_conv2d.x86";
-  d.args_help = "(N,C,H,W,R,S,stride,pad,float32)";
-  d.validate = [](const TaskArgs& args) {
-    TESSERA_USER_CHECK(args.ints.size() == 8 && args.dtype == "float32")
-        << "depthwise_conv2d.x86 takes (N,C,H,W,R,S,stride,pad,float32)";
-    topi::DepthwiseConv2dX86Space(DepthwiseShapeOf(args));
-  };
-  d.space = [](const TaskArgs& args) {
-    return topi::DepthwiseConv2dX86Space(DepthwiseShapeOf(args));
-  };
-  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
-    return topi::DepthwiseConv2dX86(DepthwiseShapeOf(args), config);
-  };
-  d.baseline = [](const TaskArgs& args) {
-    return topi::DepthwiseConv2dDefault(DepthwiseShapeOf(args));
-  };
-  d.reference = DepthwiseReference;
-  return d;
-}
-
 // Candidates take NCHW[bn]c data and [C/bn, R, S, bn] weights and give NCHW[bn]c.
 CandidateLayout DepthwiseNCHWcLayout(const TaskArgs& args, const space::ConfigEntity& config) {
   const topi::Conv2dShape s = DepthwiseShapeOf(args);
@@ -253,26 +232,29 @@ CandidateLayout DepthwiseNCHWcLayout(const TaskArgs& args, const space::ConfigEn
   return layout;
 }
 
-TemplateDef DepthwiseConv2dNCHWcX86Template() {
+// Both depthwise templates take the same arguments, baseline and reference; they differ in the
+// schedule and the candidates' layout (none: plain NCHW).
+TemplateDef DepthwiseTemplate(
+    const std::string& name, std::function<space::ConfigSpace(const topi::Conv2dShape&)> space_of,
+    std::function<topi::ScheduledOp(const topi::Conv2dShape&, const space::ConfigEntity&)> make,
+    std::function<CandidateLayout(const TaskArgs&, const space::ConfigEntity&)> layout) {
   TemplateDef d;
-  d.name = "depthwise_conv2d_NCHWc.x86";
+  d.name = name;
   d.args_help = "(N,C,H,W,R,S,stride,pad,float32)";
-  d.validate = [](const TaskArgs& args) {
+  d.validate = [name, space_of](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 8 && args.dtype == "float32")
-        << "depthwise_conv2d_NCHWc.x86 takes (N,C,H,W,R,S,stride,pad,float32)";
-    topi::DepthwiseConv2dNCHWcX86Space(DepthwiseShapeOf(args));
+        << name << " takes (N,C,H,W,R,S,stride,pad,float32)";
+    space_of(DepthwiseShapeOf(args));  // checks the shape
   };
-  d.space = [](const TaskArgs& args) {
-    return topi::DepthwiseConv2dNCHWcX86Space(DepthwiseShapeOf(args));
-  };
-  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
-    return topi::DepthwiseConv2dNCHWcX86(DepthwiseShapeOf(args), config);
+  d.space = [space_of](const TaskArgs& args) { return space_of(DepthwiseShapeOf(args)); };
+  d.instantiate = [make](const TaskArgs& args, const space::ConfigEntity& config) {
+    return make(DepthwiseShapeOf(args), config);
   };
   d.baseline = [](const TaskArgs& args) {
     return topi::DepthwiseConv2dDefault(DepthwiseShapeOf(args));
   };
   d.reference = DepthwiseReference;
-  d.layout = DepthwiseNCHWcLayout;
+  d.layout = std::move(layout);
   return d;
 }
 
@@ -281,7 +263,14 @@ TemplateDef DepthwiseConv2dNCHWcX86Template() {
 const std::vector<TemplateDef>& Templates() {
   static const std::vector<TemplateDef> templates = {
       DenseX86Template(), Conv2dNCHWcX86Template(), BatchMatmulX86Template(),
-      DepthwiseConv2dX86Template(), DepthwiseConv2dNCHWcX86Template()};
+      DepthwiseTemplate("depthwise_conv2d.x86", topi::DepthwiseConv2dX86Space,
+                        topi::DepthwiseConv2dX86, nullptr),
+      DepthwiseTemplate(
+          "depthwise_conv2d_NCHWc.x86", topi::DepthwiseConv2dNCHWcX86Space,
+          [](const topi::Conv2dShape& shape, const space::ConfigEntity& config) {
+            return topi::DepthwiseConv2dNCHWcX86(shape, config);
+          },
+          DepthwiseNCHWcLayout)};
   return templates;
 }
 
