@@ -184,5 +184,45 @@ TEST(DialOutTest, TheServerAttachesAgainAfterATrackerRestart) {
   EXPECT_GT(session->AllocArray({8}, "float32"), 0);
 }
 
+TEST(DialOutTest, ABoardDialsATlsTracker) {
+  const std::string dir = testing::MakeTempDir("dial-out-tls");
+  std::string out;
+  ASSERT_EQ(testing::RunCommand("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "
+                                "/CN=localhost -addext subjectAltName=IP:127.0.0.1 -keyout " +
+                                    dir + "/key.pem -out " + dir + "/cert.pem 2>&1",
+                                &out),
+            0)
+      << out;
+  testing::WriteFile(dir + "/token", "tls-token");
+  testing::Daemon tracker("tracker/tessera-tracker",
+                          {"--listen", "127.0.0.1:0", "--tls-cert", dir + "/cert.pem", "--tls-key",
+                           dir + "/key.pem", "--token-file", dir + "/token"});
+  testing::Daemon server(
+      "rpc_server/tessera-rpc-server",
+      {"--tracker", tracker.address(), "--key", "nat", "--dial-out", "--tls-ca", dir + "/cert.pem",
+       "--token-file", dir + "/token", "--workdir", dir + "/server"});
+  fleet::TrackerOptions options;
+  options.address = tracker.address();
+  options.token = "tls-token";
+  options.tls_ca_file = dir + "/cert.pem";
+  auto client = std::make_shared<fleet::TrackerClient>(options);
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        const tracker::v1::FleetStatus fleet = client->Status();
+        for (const auto& status : fleet.servers()) {
+          if (status.address() == server.address()) return status.state() == "free";
+        }
+        return false;
+      },
+      10000));
+  // The device calls go to the tracker over TLS too.
+  auto session = RemoteSession::Open(client, ForKey("nat"));
+  int64_t array = session->AllocArray({4}, "float32");
+  float in[4] = {1, 2, 3, 4}, back[4] = {0, 0, 0, 0};
+  session->CopyIn(array, in, sizeof(in));
+  session->CopyOut(array, back, sizeof(back));
+  EXPECT_EQ(back[3], 4.0f);
+}
+
 }  // namespace
 }  // namespace tessera
