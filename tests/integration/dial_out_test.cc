@@ -186,13 +186,7 @@ TEST(DialOutTest, TheServerAttachesAgainAfterATrackerRestart) {
 
 TEST(DialOutTest, ABoardDialsATlsTracker) {
   const std::string dir = testing::MakeTempDir("dial-out-tls");
-  std::string out;
-  ASSERT_EQ(testing::RunCommand("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "
-                                "/CN=localhost -addext subjectAltName=IP:127.0.0.1 -keyout " +
-                                    dir + "/key.pem -out " + dir + "/cert.pem 2>&1",
-                                &out),
-            0)
-      << out;
+  testing::WriteSelfSignedCertificate(dir);
   testing::WriteFile(dir + "/token", "tls-token");
   testing::Daemon tracker("tracker/tessera-tracker",
                           {"--listen", "127.0.0.1:0", "--tls-cert", dir + "/cert.pem", "--tls-key",
