@@ -1,10 +1,12 @@
-// //bench:fleet: grant latency of the tracker under a full queue, and array copy throughput to a
-// device server over loopback; with --jobs, tuning-job throughput with 1, 2 and 4 workers against
-// one `tessera tune` measuring on the same devices. Starts its own tracker and servers on
-// 127.0.0.1.
-//   bazel run -c opt //bench:fleet -- [--clients 200] [--servers 20] [--grants-per-client 10]
-//                                      [--mib 256] [--rounds 3]
-//   bazel run -c opt //bench:fleet -- --jobs [--job-trials 48] [--job-servers 4]
+// //bench:fleet: grant latency of the tracker under a full queue, array copy throughput to a
+// device server over loopback (direct and through the tracker's relay, a --dial-out server), the
+// latency of a `log best` query through the tracker's shared log, and (--mode jobs) tuning-job
+// throughput with 1, 2 and 4 workers against one `tessera tune` measuring on the same devices.
+// Starts its own tracker and servers on 127.0.0.1.
+//   bazel run -c opt //bench:fleet -- [--mode all|grants|copy|log|jobs] [--clients 200]
+//                                      [--servers 20] [--grants-per-client 10] [--mib 256]
+//                                      [--rounds 3] [--log-records 100000] [--log-queries 2000]
+//   bazel run -c opt //bench:fleet -- --mode jobs [--job-trials 48] [--job-servers 4]
 //                                      [--job-task 'dense.x86(64,64,64,float32)']
 #include <unistd.h>
 #include <algorithm>
@@ -24,6 +26,7 @@
 
 #include "common/command_line.h"
 #include "fleet/client/job_client.h"
+#include "fleet/client/log_client.h"
 #include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 
@@ -135,9 +138,10 @@ double CpuSeconds(pid_t pid) {
   return ticks / sysconf(_SC_CLK_TCK);
 }
 
-void Throughput(int64_t mib, int rounds) {
+// Array copies to one server, reached directly or (`relayed`) through the tracker's relay.
+void Throughput(int64_t mib, int rounds, bool relayed) {
   tessera::testing::Fleet fleet;
-  pid_t server = fleet.AddServer("copy").pid();
+  pid_t server = (relayed ? fleet.AddDialOutServer("copy") : fleet.AddServer("copy")).pid();
   tessera::fleet::SessionOptions options;
   options.key = "copy";
   auto session = tessera::fleet::RemoteSession::Open(fleet.Client(), options);
@@ -145,17 +149,21 @@ void Throughput(int64_t mib, int rounds) {
   std::vector<char> data(nbytes, 1), back(nbytes, 0);
   int64_t array = session->AllocArray({static_cast<int64_t>(nbytes)}, "uint8");
   double best_in = 0, best_out = 0, sum_in = 0, sum_out = 0, cpu_in = 0, cpu_out = 0;
+  const pid_t tracker = relayed ? fleet.tracker_pid() : 0;
+  auto cpu_seconds = [&] {  // client, server and (relayed) the tracker
+    return CpuSeconds(0) + CpuSeconds(server) + (tracker != 0 ? CpuSeconds(tracker) : 0);
+  };
   for (int r = 0; r < rounds; ++r) {
-    double cpu = CpuSeconds(0) + CpuSeconds(server);
+    double cpu = cpu_seconds();
     Clock::time_point start = Clock::now();
     session->CopyIn(array, data.data(), nbytes);
     double in = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
-    double cpu_mid = CpuSeconds(0) + CpuSeconds(server);
+    double cpu_mid = cpu_seconds();
     cpu_in += cpu_mid - cpu;
     start = Clock::now();
     session->CopyOut(array, back.data(), nbytes);
     double out = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
-    cpu_out += CpuSeconds(0) + CpuSeconds(server) - cpu_mid;
+    cpu_out += cpu_seconds() - cpu_mid;
     best_in = std::max(best_in, in);
     best_out = std::max(best_out, out);
     sum_in += in;
@@ -163,11 +171,12 @@ void Throughput(int64_t mib, int rounds) {
   }
   if (back != data) std::printf("ERROR: the array came back different\n");
   std::printf(
-      "array copy over loopback, %lld MiB, %d rounds:\n"
+      "array copy over loopback, %s, %lld MiB, %d rounds:\n"
       "  upload (CopyIn):    best %.2f GB/s   mean %.2f GB/s\n"
       "  download (CopyOut): best %.2f GB/s   mean %.2f GB/s\n"
-      "  CPU time of client + server per GB: upload %.2f s, download %.2f s (load %s)\n",
-      static_cast<long long>(mib), rounds, best_in, sum_in / rounds, best_out, sum_out / rounds,
+      "  CPU time of client + server%s per GB: upload %.2f s, download %.2f s (load %s)\n",
+      relayed ? "through the tracker's relay (--dial-out)" : "direct", static_cast<long long>(mib),
+      rounds, best_in, sum_in / rounds, best_out, sum_out / rounds, relayed ? " + tracker" : "",
       cpu_in / (rounds * nbytes / 1e9), cpu_out / (rounds * nbytes / 1e9), LoadAverage().c_str());
 }
 
@@ -260,13 +269,79 @@ void JobThroughput(const JobBench& bench) {
   std::printf("  (load after: %s)\n", LoadAverage().c_str());
 }
 
+// A tuning log of `records` records (`workloads` shapes, one target) pushed into the tracker,
+// then `queries` best-record queries for one workload and target, as `tessera log best --task W
+// --target T` asks, and the per-task read of `tessera compile --db tracker://`.
+void LogBestLatency(int64_t records, int queries) {
+  tessera::testing::Fleet fleet;
+  tessera::fleet::TrackerOptions options;
+  options.address = fleet.tracker_address();
+  tessera::fleet::LogClient client(options);
+  const int64_t workloads = std::max<int64_t>(1, records / 500);
+  const std::string target = "llvm -mcpu=znver4";
+  std::vector<tessera::tuning::MeasureRecord> batch;
+  for (int64_t i = 0; i < records; ++i) {
+    tessera::tuning::MeasureRecord r;
+    r.set_workload_key("dense.x86(" + std::to_string(16 * (1 + i % workloads)) +
+                       ",256,256,float32)");
+    r.set_target(target);
+    r.set_device_key("bench");
+    r.set_config_index(i / workloads);
+    r.add_costs(1e-3 * (1 + (i * 7919) % 1000) / 1000);
+    r.add_costs(1e-3 * (1 + (i * 104729) % 1000) / 1000);
+    r.set_timestamp(1.7e9 + i);
+    tessera::tuning::KnobValue* knob = r.mutable_config()->add_knobs();
+    knob->set_name("tile_x");
+    knob->set_kind("sp");
+    knob->add_ints(-1);
+    knob->add_ints(1 << (i % 6));
+    batch.push_back(std::move(r));
+  }
+  Clock::time_point start = Clock::now();
+  tessera::tuner::ImportResult pushed = client.Push(batch);
+  const double push_s = Millis(Clock::now() - start) / 1000;
+
+  tessera::tuner::RecordFilter one;
+  one.workload_key = "dense.x86(" + std::to_string(16 * (1 + workloads / 2)) + ",256,256,float32)";
+  one.target = target;
+  std::vector<double> best_ms, list_ms;
+  size_t listed = 0;
+  for (int q = 0; q < queries; ++q) {
+    start = Clock::now();
+    tessera::fleet::BestRecords best = client.Best(one);
+    best_ms.push_back(Millis(Clock::now() - start));
+    if (best.records.size() != 1)
+      std::printf("ERROR: best returned %zu records\n", best.records.size());
+  }
+  one.only_successful = true;
+  for (int q = 0; q < std::max(1, queries / 10); ++q) {
+    start = Clock::now();
+    listed = client.List(one).size();
+    list_ms.push_back(Millis(Clock::now() - start));
+  }
+  std::printf(
+      "shared tuning log through the tracker, %lld records (%lld workloads, one target):\n"
+      "  push: %lld imported in %.2f s (%.0f records/s)\n"
+      "  log best for one workload and target (%d queries): p50 %6.3f ms   p99 %6.3f ms\n"
+      "  compile's read of one task (%zu records, %zu queries): p50 %6.3f ms   p99 %6.3f ms\n"
+      "  (load %s)\n",
+      static_cast<long long>(records), static_cast<long long>(workloads),
+      static_cast<long long>(pushed.imported), push_s, pushed.imported / push_s, queries,
+      Percentile(best_ms, 0.5), Percentile(best_ms, 0.99), listed, list_ms.size(),
+      Percentile(list_ms, 0.5), Percentile(list_ms, 0.99), LoadAverage().c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int clients = 200, servers = 20, grants_per_client = 10, rounds = 3;
-  int64_t mib = 256;
-  CLI::App app{"Grant latency of the tracker under a full queue, and array copy throughput.",
-               "fleet"};
+  int64_t mib = 256, log_records = 100000;
+  int log_queries = 2000;
+  std::string mode = "all";
+  CLI::App app{
+      "Grant latency of the tracker under a full queue, array copy throughput, and the latency "
+      "of a log best query through the tracker.",
+      "fleet"};
   app.option_defaults()->always_capture_default();
   app.add_option("--clients", clients, "clients queueing at once")->check(tessera::Positive());
   app.add_option("--servers", servers, "device servers")->check(tessera::Positive());
@@ -274,21 +349,25 @@ int main(int argc, char** argv) {
       ->check(tessera::Positive());
   app.add_option("--mib", mib, "array size of the copy test")->check(tessera::Positive());
   app.add_option("--rounds", rounds, "copies of the array each way")->check(tessera::Positive());
-  bool jobs = false;
+  app.add_option("--mode", mode, "what to measure ('all' is grants, copy and log)")
+      ->check(CLI::IsMember({"all", "grants", "copy", "log", "jobs"}));
+  app.add_option("--log-records", log_records, "records in the tracker's shared log")
+      ->check(tessera::Positive());
+  app.add_option("--log-queries", log_queries, "best-record queries timed")
+      ->check(tessera::Positive());
   JobBench job_bench;
-  app.add_flag("--jobs", jobs,
-               "instead: tuning-job throughput with 1, 2 and 4 workers against one tessera tune");
   app.add_option("--job-trials", job_bench.trials, "trials of the job")->check(tessera::Positive());
   app.add_option("--job-servers", job_bench.servers, "device servers of the job fleet")
       ->check(tessera::Positive());
   app.add_option("--job-task", job_bench.task, "workload key of the job's task");
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
-    if (jobs) {
-      JobThroughput(job_bench);
-      return 0;
+    if (mode == "all" || mode == "grants") GrantLatency(clients, servers, grants_per_client);
+    if (mode == "all" || mode == "copy") {
+      Throughput(mib, rounds, false);
+      Throughput(mib, rounds, true);
     }
-    GrantLatency(clients, servers, grants_per_client);
-    Throughput(mib, rounds);
+    if (mode == "all" || mode == "log") LogBestLatency(log_records, log_queries);
+    if (mode == "jobs") JobThroughput(job_bench);
     return 0;
   });
 }

@@ -10,12 +10,13 @@ namespace fleet {
 
 JobClient::JobClient(TrackerOptions options)
     : options_(std::move(options)),
-      stub_(jobs::v1::JobService::NewStub(MakeChannel(options_.address, options_.tls_ca_file))) {}
+      channel_(MakeChannel(options_.address, options_.tls_ca_file)),
+      stub_(jobs::v1::JobService::NewStub(channel_)) {}
 
 void JobClient::Call(const char* what,
                      const std::function<grpc::Status(grpc::ClientContext*)>& call) {
   CallWithRetry(std::string("tracker ") + options_.address + " (" + what + ")",
-                options_.retry_window_ms, [&] {
+                options_.retry_window_ms, *channel_, [&] {
                   grpc::ClientContext context;
                   if (!options_.token.empty()) {
                     context.AddMetadata("x-tessera-token", options_.token);

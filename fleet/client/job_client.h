@@ -48,6 +48,7 @@ class JobClient {
   void Call(const char* what, const std::function<grpc::Status(grpc::ClientContext*)>& call);
 
   TrackerOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<jobs::v1::JobService::Stub> stub_;
 };
 

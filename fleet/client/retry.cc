@@ -15,19 +15,28 @@ int64_t SteadyMillis() {
       .count();
 }
 
-void CallWithRetry(const std::string& where, int64_t window_ms,
+void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& channel,
                    const std::function<grpc::Status()>& call) {
   const int64_t give_up = SteadyMillis() + window_ms;
   int64_t backoff_ms = 50;
   while (true) {
     grpc::Status status = call();
     if (status.ok()) return;
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || SteadyMillis() >= give_up) {
+    const bool transient = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                           (status.error_code() == grpc::StatusCode::UNKNOWN &&
+                            channel.GetState(false) != GRPC_CHANNEL_READY);
+    if (!transient || SteadyMillis() >= give_up) {
       ThrowStatus(status, where);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
     backoff_ms = std::min<int64_t>(backoff_ms * 2, 1000);
   }
+}
+
+void PrepareTrackerCall(grpc::ClientContext* context, const std::string& token,
+                        int64_t timeout_ms) {
+  if (!token.empty()) context->AddMetadata("x-tessera-token", token);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
 }
 
 }  // namespace fleet

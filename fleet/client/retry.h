@@ -14,12 +14,19 @@
 namespace tessera {
 namespace fleet {
 
-/// Runs `call` until it succeeds, fails with anything but UNAVAILABLE, or `window_ms` passes on
-/// the steady clock; throws `FleetError` naming `where` on failure.
-void CallWithRetry(const std::string& where, int64_t window_ms,
+/// Runs `call` on `channel` until it succeeds, fails with anything but a transient error, or
+/// `window_ms` passes on the steady clock; throws `FleetError` naming `where` on failure.
+/// Transient: UNAVAILABLE, and UNKNOWN while `channel` has no connection up (gRPC 1.51 reports
+/// some failed connection attempts, such as a handshake that timed out on a loaded tracker, as
+/// UNKNOWN with a stale errno text like "No such file or directory": such a call never reached
+/// the tracker).
+void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& channel,
                    const std::function<grpc::Status()>& call);
 
-/// Milliseconds on the steady clock (retry windows must not move when the wall clock jumps).
+/// Sets the token metadata (when `token` is not empty) and a deadline `timeout_ms` from now.
+void PrepareTrackerCall(grpc::ClientContext* context, const std::string& token, int64_t timeout_ms);
+
+/// Milliseconds on the steady clock: retry windows and deadlines ignore wall-clock jumps.
 int64_t SteadyMillis();
 
 }  // namespace fleet

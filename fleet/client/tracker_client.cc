@@ -12,17 +12,17 @@ namespace fleet {
 
 TrackerClient::TrackerClient(TrackerOptions options)
     : options_(std::move(options)),
-      stub_(tracker::v1::Tracker::NewStub(MakeChannel(options_.address, options_.tls_ca_file))) {}
+      channel_(MakeChannel(options_.address, options_.tls_ca_file)),
+      stub_(tracker::v1::Tracker::NewStub(channel_)) {}
 
 void TrackerClient::Prepare(grpc::ClientContext* context, int64_t timeout_ms) const {
-  if (!options_.token.empty()) context->AddMetadata("x-tessera-token", options_.token);
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+  PrepareTrackerCall(context, options_.token, timeout_ms);
 }
 
 template <typename Call>
 void TrackerClient::CallWithRetry(const char* what, int64_t window_ms, Call call) {
   fleet::CallWithRetry(std::string("tracker ") + options_.address + " (" + what + ")", window_ms,
-                       call);
+                       *channel_, call);
 }
 
 tracker::v1::SessionReply TrackerClient::RequestSession(const SessionOptions& options) {

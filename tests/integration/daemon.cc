@@ -68,13 +68,15 @@ Daemon::Daemon(const std::string& given_binary, const std::vector<std::string>& 
     }
     line.append(buffer, static_cast<size_t>(n));
   }
-  const std::string& prefix = ready_prefix;
   line = line.substr(0, line.find('\n'));
-  if (line.rfind(prefix, 0) != 0) {
+  // A dial-out device server has no port: it names the address clients' grants carry.
+  for (const std::string& prefix : {ready_prefix, std::string("relayed as ")}) {
+    if (line.rfind(prefix, 0) == 0) address_ = line.substr(prefix.size());
+  }
+  if (address_.empty()) {
     Stop(SIGKILL);
     throw std::runtime_error(binary + " printed '" + line + "' first");
   }
-  address_ = line.substr(prefix.size());
 }
 
 Daemon::~Daemon() {

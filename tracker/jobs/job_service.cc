@@ -95,10 +95,14 @@ grpc::Status JobService::Submit(grpc::ServerContext* context,
 grpc::Status JobService::List(grpc::ServerContext* context, const jobs::v1::ListRequest*,
                               jobs::v1::JobList* reply) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
+  *reply = Snapshot();
+  return grpc::Status::OK;
+}
+
+jobs::v1::JobList JobService::Snapshot() {
   std::lock_guard<std::mutex> lock(mu_);
   board_->Expire(clock_->SteadyMillis());
-  *reply = board_->List(clock_->UnixMillis());
-  return grpc::Status::OK;
+  return board_->List(clock_->UnixMillis());
 }
 
 grpc::Status JobService::Status(grpc::ServerContext* context, const jobs::v1::JobRef* request,

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "proto/jobs.grpc.pb.h"
-#include "tracker/clock.h"
+#include "common/clock.h"
 #include "tracker/jobs/job_board.h"
 #include "tracker/jobs/job_store.h"
 #include "tracker/shared_log.h"
@@ -36,6 +36,8 @@ class JobService final : public jobs::v1::JobService::Service {
   /// Every job.
   grpc::Status List(grpc::ServerContext* context, const jobs::v1::ListRequest* request,
                     jobs::v1::JobList* reply) override;
+  /// Every job now, as `List` returns it (the dashboard reads it without an RPC).
+  jobs::v1::JobList Snapshot();
   /// One job; NOT_FOUND when unknown.
   grpc::Status Status(grpc::ServerContext* context, const jobs::v1::JobRef* request,
                       jobs::v1::JobStatus* reply) override;
