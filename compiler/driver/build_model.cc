@@ -443,7 +443,8 @@ class ModelBuilder {
   };
 
   // `in_block`: the block the data is written in (0: unknown); among the tuning log's records
-  // close to the best, one reading that block is taken (no layout change in between).
+  // close to the best, one reading that block is taken: another block costs a layout change
+  // (a pass over the data) or an epilogue kernel, which a slightly slower config saves.
   const ConvPlan& PlanConv(const Node& conv, int64_t in_block = 0) {
     auto found = conv_plans_.find(&conv);
     if (found != conv_plans_.end()) return found->second;
@@ -477,6 +478,8 @@ class ModelBuilder {
                           : topi::Conv2dNCHWcBlocks(c).ic_bn) == in_block;
       };
     }
+    // One pass reading and writing the data at about 10 GB/s: a pessimistic single core.
+    preference.slack_s = 2.0 * 4 * sh.n * sh.c * sh.h * sh.w / 10e9;
     plan.config = Configure(*plan.task, preference);
     if (plan.depthwise) {
       plan.in_block = plan.out_block = topi::DepthwiseConv2dNCHWcBlock(*plan.config);

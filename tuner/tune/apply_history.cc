@@ -37,7 +37,10 @@ ChosenConfig ChooseConfig(const Task& task, const RecordSource* log, std::ostrea
     reason = "no tuning record in " + log->SourceName();
     std::optional<ChosenConfig> best;
     for (const tuning::MeasureRecord& record : records) {
-      if (best && MeanCost(record) > MeanCost(*best->record) * preference.tolerance) break;
+      if (best &&
+          MeanCost(record) > MeanCost(*best->record) * preference.tolerance + preference.slack_s) {
+        break;
+      }
       try {
         ChosenConfig chosen{space::ConfigFromProto(task.config_space(), record.config()), record};
         if (!preference.wanted || preference.wanted(chosen.config)) return chosen;

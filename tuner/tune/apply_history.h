@@ -29,11 +29,12 @@ struct ChosenConfig {
 struct ConfigPreference {
   std::function<bool(const space::ConfigEntity&)> wanted;  ///< null: no preference
   double tolerance = 1.1;  ///< accept a wanted record up to this factor of the best mean cost
+  double slack_s = 0;      ///< ... plus this many seconds (what not getting it costs elsewhere)
 };
 
 /// The best usable record of `task` in `log` (a local log or the tracker's; null: no log), or the
-/// fastest one `preference` wants within its tolerance of the best; else the fallback, announced on
-/// `warnings` once per (workload, target) in this process.
+/// fastest one `preference` wants within its tolerance and slack of the best; else the fallback,
+/// announced on `warnings` once per (workload, target) in this process.
 ChosenConfig ChooseConfig(const Task& task, const RecordSource* log, std::ostream& warnings,
                           const ConfigPreference& preference = {});
 

@@ -6,8 +6,10 @@
 #include <random>
 
 #include "compiler/driver/build.h"
+#include "compiler/ir/op.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
+#include "compiler/te/tensor.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
@@ -56,6 +58,53 @@ TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
       EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
           << "C backend: " << config.ToString();
       EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, LLVMBackend()), "")
+          << "LLVM backend: " << config.ToString();
+    }
+  }
+}
+
+ir::Expr I(int64_t v) { return ir::IntImm(ir::DataType::Int(32), v); }
+
+// The fused epilogue (per-channel bias, a residual read in the output's layout, ReLU) is written
+// from the register tile, border rows split or not, and computes what the unscheduled graph does.
+TEST(Conv2dNCHWcX86Test, FusedEpilogueMatchesTheReference) {
+  for (Conv2dShape shape :
+       {Conv2dShape{1, 8, 6, 6, 8, 3, 3, 1, 1}, Conv2dShape{1, 4, 7, 7, 6, 3, 3, 2, 1}}) {
+    space::ConfigSpace s = Conv2dNCHWcX86Space(shape);
+    std::mt19937_64 rng(5);
+    std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(0), s.Get(s.size() - 1)};
+    for (int i = 0; i < 4; ++i) configs.push_back(space::RandomConfig(s, rng));
+    for (const auto& config : configs) {
+      const int64_t oc_bn = Conv2dNCHWcBlocks(config).oc_bn;
+      std::vector<ir::Expr> out_shape = {I(shape.n), I(shape.k / oc_bn), I(shape.oh()),
+                                         I(shape.ow()), I(oc_bn)};
+      te::Tensor bias = te::placeholder({I(shape.k)}, ir::DataType::Float(32), "bias");
+      te::Tensor skip = te::placeholder(out_shape, ir::DataType::Float(32), "skip");
+      OutputEpilogue epilogue;
+      epilogue.inputs = {bias, skip};
+      epilogue.apply = [&](const te::Tensor& conv) {
+        te::Tensor added = te::compute(
+            out_shape,
+            [&](const std::vector<ir::Var>& i) {
+              std::vector<ir::Expr> e(i.begin(), i.end());
+              return conv(e) + bias(i[1] * I(oc_bn) + i[4]) + skip(e);
+            },
+            "added");
+        return te::compute(
+            out_shape,
+            [&](const std::vector<ir::Var>& i) {
+              ir::Expr v = added(std::vector<ir::Expr>(i.begin(), i.end()));
+              return ir::max(v, ir::const_like(v, 0));
+            },
+            "relu");
+      };
+      ScheduledOp op = Conv2dNCHWcX86(shape, config, &epilogue);
+      ASSERT_EQ(op.args.size(), 5u);  // data, kernel, bias, skip, output
+      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv_epilogue", 4), "")
+          << "C backend: " << config.ToString();
+      EXPECT_EQ(
+          testing::CheckAgainstReference(op.schedule, op.args, "conv_epilogue", 4, LLVMBackend()),
+          "")
           << "LLVM backend: " << config.ToString();
     }
   }

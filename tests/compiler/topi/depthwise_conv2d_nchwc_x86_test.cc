@@ -5,8 +5,10 @@
 #include <random>
 
 #include "compiler/driver/build.h"
+#include "compiler/ir/op.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
+#include "compiler/te/tensor.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
@@ -19,9 +21,9 @@ testing::Backend LLVMBackend() {
 
 // Every sampled config computes what the schedule-free compute does, strided and padded or not.
 TEST(DepthwiseConv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
-  for (Conv2dShape shape : {Conv2dShape{1, 8, 8, 8, 8, 3, 3, 1, 1},
-                            Conv2dShape{2, 12, 9, 9, 12, 3, 3, 2, 1},
-                            Conv2dShape{1, 4, 6, 6, 4, 3, 3, 1, 0}}) {
+  for (Conv2dShape shape :
+       {Conv2dShape{1, 8, 8, 8, 8, 3, 3, 1, 1}, Conv2dShape{2, 12, 9, 9, 12, 3, 3, 2, 1},
+        Conv2dShape{1, 4, 6, 6, 4, 3, 3, 1, 0}}) {
     space::ConfigSpace s = DepthwiseConv2dNCHWcX86Space(shape);
     std::mt19937_64 rng(11);
     std::vector<space::ConfigEntity> configs = {s.Get(0), s.Get(s.size() - 1)};
@@ -33,6 +35,39 @@ TEST(DepthwiseConv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
       EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8, LLVMBackend()), "")
           << "LLVM backend: " << config.ToString();
     }
+  }
+}
+
+ir::Expr I(int64_t v) { return ir::IntImm(ir::DataType::Int(32), v); }
+
+// The fused epilogue (bias and ReLU6) of the blocked depthwise template, written from its tile.
+TEST(DepthwiseConv2dNCHWcX86Test, FusedEpilogueMatchesTheReference) {
+  const Conv2dShape shape{1, 8, 7, 7, 8, 3, 3, 2, 1};
+  space::ConfigSpace s = DepthwiseConv2dNCHWcX86Space(shape);
+  std::mt19937_64 rng(3);
+  std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(0), s.Get(s.size() - 1)};
+  for (int i = 0; i < 3; ++i) configs.push_back(space::RandomConfig(s, rng));
+  for (const auto& config : configs) {
+    const int64_t bn = DepthwiseConv2dNCHWcBlock(config);
+    std::vector<ir::Expr> out_shape = {I(1), I(8 / bn), I(shape.oh()), I(shape.ow()), I(bn)};
+    te::Tensor bias = te::placeholder({I(8)}, ir::DataType::Float(32), "bias");
+    OutputEpilogue epilogue;
+    epilogue.inputs = {bias};
+    epilogue.apply = [&](const te::Tensor& conv) {
+      return te::compute(
+          out_shape,
+          [&](const std::vector<ir::Var>& i) {
+            ir::Expr v =
+                conv(std::vector<ir::Expr>(i.begin(), i.end())) + bias(i[1] * I(bn) + i[4]);
+            return ir::min(ir::max(v, ir::const_like(v, 0)), ir::const_like(v, 6));
+          },
+          "relu6");
+    };
+    ScheduledOp op = DepthwiseConv2dNCHWcX86(shape, config, &epilogue);
+    ASSERT_EQ(op.args.size(), 4u);  // data, kernel, bias, output
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dw_epilogue", 4, LLVMBackend()),
+              "")
+        << config.ToString();
   }
 }
 

@@ -58,18 +58,21 @@ TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
   log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(5), 1.05),
                     Record(task, s.Get(7), 1.02), Record(task, s.Get(9), 1.5)});
   std::ostringstream warnings;
-  auto wanting = [&](std::vector<int64_t> indices, double tolerance) {
+  auto wanting = [&](std::vector<int64_t> indices, double tolerance, double slack_s = 0) {
     ConfigPreference p;
     p.wanted = [indices](const space::ConfigEntity& c) {
       return std::find(indices.begin(), indices.end(), c.index()) != indices.end();
     };
     p.tolerance = tolerance;
+    p.slack_s = slack_s;
     return ChooseConfig(task, log.get(), warnings, p).config;
   };
   EXPECT_EQ(wanting({5, 7}, 1.1), s.Get(7));  // the fastest wanted one
   EXPECT_EQ(wanting({5}, 1.1), s.Get(5));
   EXPECT_EQ(wanting({9}, 1.1), s.Get(3));  // too slow: the best
   EXPECT_EQ(wanting({9}, 2.0), s.Get(9));
+  EXPECT_EQ(wanting({9}, 1.1, 0.3), s.Get(3));
+  EXPECT_EQ(wanting({9}, 1.1, 0.45), s.Get(9));
   EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(3));
   EXPECT_EQ(warnings.str(), "");
 }
