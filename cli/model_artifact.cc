@@ -37,7 +37,8 @@ std::vector<std::string> EnabledFeatures(const codegen::ResolvedLLVMTarget& targ
 void SaveModelArtifact(const ModelBuild& build, const std::string& target_spec,
                        const std::string& path) {
   const Target target(target_spec);
-  std::string arch = deploy::HostArch();  // C kernels are compiled by this machine's cc
+  // C kernels ship as source, compiled by the machine that loads them: any architecture.
+  std::string arch = target.kind() == TargetKind::kC ? deploy::kAnyArch : deploy::HostArch();
   std::vector<std::string> features;
   if (target.kind() == TargetKind::kLLVM) {
     codegen::ResolvedLLVMTarget resolved =
@@ -48,7 +49,12 @@ void SaveModelArtifact(const ModelBuild& build, const std::string& target_spec,
   TempDir dir("tessera-artifact");
   build.Save(dir.path());
   try {
-    deploy::SaveArtifact(deploy::PackModelDirectory(dir.path(), target_spec, arch, features), path);
+    deploy::Artifact artifact = deploy::PackModelDirectory(dir.path(), target_spec, arch, features);
+    if (target.kind() == TargetKind::kC) {
+      artifact.kernels = build.kernels.GetSource("c");
+      artifact.header.kernel_format = deploy::kCSourceKernels;
+    }
+    deploy::SaveArtifact(artifact, path);
   } catch (const runtime::Error& e) {
     throw UserError(e.what());
   }

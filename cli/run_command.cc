@@ -1,15 +1,18 @@
-// `tessera run`: runs a compiled model (artifact or directory) with the runtime alone; inputs and
-// outputs are .npy files (random inputs when none are given), with latency and per-kernel profiles.
+// `tessera run`: runs a compiled model (artifact or directory) with the runtime alone, or an
+// artifact on a fleet device (--rpc-tracker); inputs and outputs are .npy files (random inputs when
+// none are given), with latency and per-kernel profiles.
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/remote_run.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "deploy/run_model.h"
 #include "runtime/data_type.h"
 #include "runtime/graph_executor.h"
+#include "runtime/npy.h"
 
 namespace tessera {
 namespace cli {
@@ -20,9 +23,53 @@ struct RunFlags {
   std::vector<std::string> inputs, outputs;
   int repeat = 1;
   bool profile = false, json = false;
+  FleetDevice device;
 };
 
+void PrintOutputs(const std::vector<runtime::ExecTensor>& outputs,
+                  const std::vector<std::string>& files) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::cout << "output '" << outputs[i].name
+              << "': " << runtime::DataTypeToString(outputs[i].dtype)
+              << runtime::ShapeToString(outputs[i].shape)
+              << (i < files.size() ? " -> " + files[i] : "") << "\n";
+  }
+}
+
+void RunRemotely(const RunFlags& flags) {
+  if (flags.device.tracker.empty() || flags.device.key.empty()) {
+    throw UserError(
+        "tessera run: --rpc-tracker HOST:PORT and --rpc-key KEY go together (run on a fleet "
+        "device of that key); leave both out to run on this machine");
+  }
+  if (flags.profile) throw UserError("tessera run: --profile is for runs on this machine");
+  const RemoteRun run = RunOnFleet(flags.model, flags.device, flags.inputs, flags.repeat);
+  if (flags.outputs.size() > run.outputs.size()) {
+    throw UserError("the model has " + std::to_string(run.outputs.size()) + " outputs but " +
+                    std::to_string(flags.outputs.size()) + " --output files were given");
+  }
+  for (size_t i = 0; i < flags.outputs.size(); ++i) {
+    runtime::SaveNpy(flags.outputs[i], run.output_arrays[i]);
+  }
+  const deploy::Latency& latency = run.latency;
+  if (flags.json) {
+    Json out{{"model", flags.model},       {"device", run.device},
+             {"target", run.target},       {"repeat", flags.repeat},
+             {"load_ms", run.load_ms},     {"first_run_ms", run.first_run_ms},
+             {"mean_ms", latency.mean_ms}, {"median_ms", latency.median_ms},
+             {"min_ms", latency.min_ms}};
+    PrintJsonLine(out, std::cout);
+    return;
+  }
+  std::cout << flags.model << " on device " << run.device << " (target '" << run.target
+            << "'): load " << run.load_ms << " ms, first run " << run.first_run_ms
+            << " ms; device latency over " << flags.repeat << " runs: mean " << latency.mean_ms
+            << " ms, median " << latency.median_ms << " ms, min " << latency.min_ms << " ms\n";
+  PrintOutputs(run.outputs, flags.outputs);
+}
+
 void Run(const RunFlags& flags) {
+  if (!flags.device.tracker.empty() || !flags.device.key.empty()) return RunRemotely(flags);
   runtime::GraphExecutor exec = deploy::LoadModel(flags.model);
   deploy::SetInputs(exec, flags.inputs);
   exec.Run();  // warm-up, and the outputs
@@ -48,13 +95,9 @@ void Run(const RunFlags& flags) {
   std::cout << flags.model << ": " << exec.NumKernelCalls() << " kernel calls, "
             << exec.PlannedBytes() / 1e6 << " MB of activations; latency over " << flags.repeat
             << " runs: mean " << mean << " ms, median " << median << " ms, min " << best << " ms\n";
-  for (int i = 0; i < exec.NumOutputs(); ++i) {
-    const runtime::ExecTensor& info = exec.OutputInfo(i);
-    std::cout << "output '" << info.name << "': " << runtime::DataTypeToString(info.dtype)
-              << runtime::ShapeToString(info.shape)
-              << (static_cast<size_t>(i) < flags.outputs.size() ? " -> " + flags.outputs[i] : "")
-              << "\n";
-  }
+  std::vector<runtime::ExecTensor> outputs;
+  for (int i = 0; i < exec.NumOutputs(); ++i) outputs.push_back(exec.OutputInfo(i));
+  PrintOutputs(outputs, flags.outputs);
   if (!profile.empty()) {
     double total = 0;
     for (const auto& p : profile) total += p.mean_ms;
@@ -72,7 +115,8 @@ void AddRunCommand(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* run = app.add_subcommand(
       "run",
-      "Run a compiled model (artifact or directory) on this machine (inputs and outputs as .npy).");
+      "Run a compiled model (artifact or directory) on this machine, or an artifact on a fleet "
+      "device (inputs and outputs as .npy).");
   run->add_option("model", flags->model, "model.tsr or directory written by `tessera compile`")
       ->required();
   run->add_option("--input", flags->inputs, "NAME=file.npy (repeatable; others get random data)");
@@ -80,6 +124,13 @@ void AddRunCommand(CLI::App& app) {
   run->add_option("--repeat", flags->repeat, "timed runs")->check(Positive());
   run->add_flag("--profile", flags->profile, "time every kernel call");
   run->add_flag("--json", flags->json, "one JSON object");
+  run->add_option("--rpc-tracker", flags->device.tracker,
+                  "run the artifact on a fleet device of this tracker")
+      ->check(HostPort());
+  run->add_option("--rpc-key", flags->device.key, "device key of the fleet device to run on");
+  run->add_option("--rpc-token-file,--token-file", flags->device.token_file,
+                  "the fleet's shared token")
+      ->check(CLI::ExistingFile);
   run->callback([flags] { Run(*flags); });
 }
 

@@ -1,9 +1,16 @@
-// Packing a compiled model directory into an artifact, and loading an artifact into a ready
-// executor after every check.
+// Packing a compiled model directory into an artifact, and loading an artifact (mapped, its
+// sections used in place) into a ready executor after every check.
 #include "deploy/artifact.h"
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <fstream>
+#include <string_view>
+
+#include "deploy/artifact_view.h"
 #include "deploy/kernel_library.h"
 #include "runtime/error.h"
 #include "runtime/params.h"
@@ -71,23 +78,66 @@ Artifact PackModelDirectory(const std::string& dir, const std::string& target,
   return a;
 }
 
-LoadedModel LoadArtifactBytes(const std::string& bytes, const std::string& source,
-                              const HostInfo& host) {
-  Artifact a = ParseArtifact(bytes, source);
+namespace {
+
+LoadedModel LoadArtifactView(std::string_view bytes, const std::string& source,
+                             const HostInfo& host) {
+  ArtifactView a = ParseArtifactView(bytes, source);
   CheckRunsOn(a.header, host, source);
-  runtime::ExecGraph graph = runtime::ExecGraph::Parse(a.graph, source + " (graph)");
+  runtime::ExecGraph graph = runtime::ExecGraph::Parse(std::string(a.graph), source + " (graph)");
   if (!SameSignatures(Signatures(graph, graph.inputs), a.header.inputs) ||
       !SameSignatures(Signatures(graph, graph.outputs), a.header.outputs)) {
     throw runtime::Error(
         source + ": corrupt artifact: the header's inputs or outputs differ from the graph's");
   }
   auto params = runtime::LoadParams(a.params, source + " (params)");
-  runtime::Module kernels = LoadKernelLibrary(a.kernels, source);
+  runtime::Module kernels = a.header.kernel_format == kCSourceKernels
+                                ? CompileKernelSource(a.kernels, source)
+                                : LoadKernelLibrary(a.kernels, source);
   return LoadedModel{a.header, runtime::GraphExecutor(std::move(graph), params, kernels)};
 }
 
+// A read-only private mapping of a whole regular file; empty when the file is not one.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* data = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (data != MAP_FAILED) {
+        data_ = static_cast<const char*>(data);
+        size_ = static_cast<size_t>(st.st_size);
+      }
+    }
+    close(fd);
+  }
+  ~MappedFile() {
+    if (data_ != nullptr) munmap(const_cast<char*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  bool mapped() const { return data_ != nullptr; }
+  std::string_view bytes() const { return {data_, size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+LoadedModel LoadArtifactBytes(const std::string& bytes, const std::string& source,
+                              const HostInfo& host) {
+  return LoadArtifactView(bytes, source, host);
+}
+
 LoadedModel LoadArtifact(const std::string& path, const HostInfo& host) {
-  return LoadArtifactBytes(ReadArtifactFile(path), path, host);
+  MappedFile file(path);
+  // What cannot be mapped (an empty file, a pipe, a directory) is read, with read's messages.
+  if (!file.mapped()) return LoadArtifactBytes(ReadArtifactFile(path), path, host);
+  return LoadArtifactView(file.bytes(), path, host);
 }
 
 }  // namespace deploy

@@ -19,11 +19,19 @@ namespace tessera {
 namespace deploy {
 
 /// Version of the artifact format this code writes and the newest it reads.
-constexpr uint32_t kArtifactFormatVersion = 1;
+constexpr uint32_t kArtifactFormatVersion = 2;
 /// The Tessera release recorded in every artifact's header.
 constexpr const char* kTesseraVersion = "0.1.0";
 /// The magic bytes every artifact starts with.
 constexpr const char kArtifactMagic[8] = {'T', 'E', 'S', 'S', 'E', 'R', 'A', 'M'};
+
+/// `ArtifactHeader::kernel_format` of kernels compiled ahead of time into a shared library.
+constexpr const char* kSharedLibraryKernels = "shared-library";
+/// `ArtifactHeader::kernel_format` of kernels shipped as C source and compiled by the machine that
+/// loads them (`--target c`); their artifacts run on any architecture (`arch any`).
+constexpr const char* kCSourceKernels = "c-source";
+/// `ArtifactHeader::arch` of an artifact that runs on any architecture.
+constexpr const char* kAnyArch = "any";
 
 /// Name, element type and shape of a model input or output.
 struct TensorSignature {
@@ -34,19 +42,20 @@ struct TensorSignature {
 
 /// What an artifact says about itself and what it needs from the machine that runs it.
 struct ArtifactHeader {
-  uint32_t format_version = kArtifactFormatVersion;  ///< layout version of the file
-  std::string tessera_version = kTesseraVersion;     ///< release that wrote it
-  std::string target;                                ///< target string it was compiled for
-  std::string arch;                                  ///< "x86_64", "aarch64", ...
-  std::vector<std::string> cpu_features;             ///< CPU features the kernels use (LLVM names)
-  std::vector<TensorSignature> inputs;               ///< model inputs, in order
-  std::vector<TensorSignature> outputs;              ///< model outputs, in order
+  uint32_t format_version = kArtifactFormatVersion;   ///< layout version of the file
+  std::string tessera_version = kTesseraVersion;      ///< release that wrote it
+  std::string target;                                 ///< target string it was compiled for
+  std::string arch;                                   ///< "x86_64", "aarch64", ..., or "any"
+  std::string kernel_format = kSharedLibraryKernels;  ///< what the kernels section holds
+  std::vector<std::string> cpu_features;              ///< CPU features the kernels use (LLVM names)
+  std::vector<TensorSignature> inputs;                ///< model inputs, in order
+  std::vector<TensorSignature> outputs;               ///< model outputs, in order
 };
 
 /// An artifact's contents, in memory.
 struct Artifact {
   ArtifactHeader header;  ///< the header
-  std::string kernels;    ///< the kernel shared library's bytes
+  std::string kernels;    ///< the kernel shared library's bytes, or C source (`kernel_format`)
   std::string graph;      ///< `runtime::ExecGraph` text
   std::string params;     ///< `runtime::SaveParams` bytes
 };
@@ -66,7 +75,11 @@ std::string HostArch();
 /// artifact records which of these its kernels use.
 std::vector<std::string> CheckableCPUFeatures(const std::string& arch);
 
-/// Serializes `artifact` (the checksum is computed here).
+/// The checksum of an artifact of `format_version` over `data` (every byte after the prefix):
+/// FNV-1a 64 for version 1, XXH64 (seed 0) from version 2 on.
+uint64_t ArtifactChecksum(uint32_t format_version, const char* data, size_t n);
+
+/// Serializes `artifact` in its header's format version (the checksum is computed here).
 std::string SerializeArtifact(const Artifact& artifact);
 /// Parses and checks the file format: magic, format version, size, checksum, header and section
 /// bounds. Throws `runtime::Error` naming `source` and saying what is wrong (truncated, corrupt,
@@ -92,10 +105,13 @@ struct LoadedModel {
 };
 
 /// Parses `bytes`, checks it runs on `host`, loads the kernel library from memory (a memfd, else
-/// a private temporary file) and prepares the executor. Throws `runtime::Error` naming `source`.
+/// a private temporary file; C source kernels are first compiled there by this machine's C
+/// compiler, `$TESSERA_CC` or `cc`) and prepares the executor. Throws `runtime::Error` naming
+/// `source`.
 LoadedModel LoadArtifactBytes(const std::string& bytes, const std::string& source,
                               const HostInfo& host = HostInfo::Current());
-/// `LoadArtifactBytes` of the file at `path`.
+/// `LoadArtifactBytes` of the file at `path`, mapped into memory rather than read (the sections
+/// are used in place).
 LoadedModel LoadArtifact(const std::string& path, const HostInfo& host = HostInfo::Current());
 
 }  // namespace deploy

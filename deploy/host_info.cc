@@ -86,7 +86,7 @@ HostInfo HostInfo::Current() {
 }
 
 void CheckRunsOn(const ArtifactHeader& header, const HostInfo& host, const std::string& source) {
-  if (header.arch != host.arch) {
+  if (header.arch != host.arch && header.arch != kAnyArch) {
     throw runtime::Error(source + ": built for " + header.arch + " (target '" + header.target +
                          "'), but this machine is " + host.arch);
   }

@@ -37,21 +37,45 @@ runtime::GraphExecutor LoadModel(const std::string& path) {
   return LoadArtifact(path).executor;
 }
 
-void SetInputs(runtime::GraphExecutor& exec, const std::vector<std::string>& specs) {
-  std::vector<bool> given(static_cast<size_t>(exec.NumInputs()), false);
+std::vector<runtime::NDArray> InputArrays(const std::vector<runtime::ExecTensor>& inputs,
+                                          const std::vector<std::string>& specs) {
+  std::vector<runtime::NDArray> arrays(inputs.size());
   for (const std::string& spec : specs) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) {
       throw runtime::Error("--input '" + spec + "' is not NAME=file.npy");
     }
-    int index = exec.InputIndex(spec.substr(0, eq));
-    exec.SetInput(index, runtime::LoadNpy(spec.substr(eq + 1)));
-    given[static_cast<size_t>(index)] = true;
+    const std::string name = spec.substr(0, eq);
+    std::string names;
+    size_t index = 0;
+    while (index < inputs.size() && inputs[index].name != name) {
+      names += " '" + inputs[index++].name + "'";
+    }
+    if (index == inputs.size()) {
+      throw runtime::Error("the model has no input '" + name + "' (inputs:" + names + ")");
+    }
+    runtime::NDArray value = runtime::LoadNpy(spec.substr(eq + 1));
+    const runtime::ExecTensor& info = inputs[index];
+    if (value.Shape() != info.shape || runtime::operator!=(value.DataType(), info.dtype)) {
+      throw runtime::Error(
+          "input '" + info.name + "' expects " + runtime::DataTypeToString(info.dtype) +
+          runtime::ShapeToString(info.shape) + ", got " +
+          runtime::DataTypeToString(value.DataType()) + runtime::ShapeToString(value.Shape()));
+    }
+    arrays[index] = value;
   }
   std::mt19937 rng(13);
-  for (int i = 0; i < exec.NumInputs(); ++i) {
-    if (!given[static_cast<size_t>(i)]) exec.SetInput(i, RandomInput(exec.InputInfo(i), rng));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!arrays[i].defined()) arrays[i] = RandomInput(inputs[i], rng);
   }
+  return arrays;
+}
+
+void SetInputs(runtime::GraphExecutor& exec, const std::vector<std::string>& specs) {
+  std::vector<runtime::ExecTensor> inputs;
+  for (int i = 0; i < exec.NumInputs(); ++i) inputs.push_back(exec.InputInfo(i));
+  std::vector<runtime::NDArray> arrays = InputArrays(inputs, specs);
+  for (int i = 0; i < exec.NumInputs(); ++i) exec.SetInput(i, arrays[static_cast<size_t>(i)]);
 }
 
 void SaveOutputs(const runtime::GraphExecutor& exec, const std::vector<std::string>& files) {
@@ -72,7 +96,12 @@ Latency TimeRuns(runtime::GraphExecutor& exec, int repeat) {
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
   }
+  return Summarize(std::move(ms));
+}
+
+Latency Summarize(std::vector<double> ms) {
   Latency l;
+  if (ms.empty()) return l;
   for (double m : ms) l.mean_ms += m / static_cast<double>(ms.size());
   std::sort(ms.begin(), ms.end());
   l.median_ms = ms[ms.size() / 2];

@@ -17,6 +17,13 @@ namespace deploy {
 /// directory. Throws `runtime::Error` naming the path.
 runtime::GraphExecutor LoadModel(const std::string& path);
 
+/// The arrays of a model's `inputs`, in order: those named by `specs` ("NAME=file.npy") from
+/// their files, the others the same random data every time (uniform in [-1, 1) for float32, zeros
+/// otherwise). Throws `runtime::Error` for a malformed spec, an unknown input or a file of the
+/// wrong shape or dtype. What `SetInputs` sets, for a model that runs elsewhere.
+std::vector<runtime::NDArray> InputArrays(const std::vector<runtime::ExecTensor>& inputs,
+                                          const std::vector<std::string>& specs);
+
 /// Sets the inputs named by `specs` ("NAME=file.npy") and fills the others with the same random
 /// data every time (uniform in [-1, 1) for float32, zeros otherwise). Throws `runtime::Error` for
 /// a malformed spec, an unknown input or a file of the wrong shape or dtype.
@@ -32,6 +39,9 @@ struct Latency {
   double median_ms = 0;  ///< median
   double min_ms = 0;     ///< fastest
 };
+
+/// Mean, median and fastest of `ms` (all zero when it is empty).
+Latency Summarize(std::vector<double> ms);
 
 /// Runs the model `repeat` times (at least once), timing each run.
 Latency TimeRuns(runtime::GraphExecutor& exec, int repeat);

@@ -22,11 +22,12 @@ namespace fleet {
 /// One open session. Operations hold `mu`, so a session's calls run one at a time.
 struct Session {
   std::string id;
-  int64_t expires_ms = 0;
+  int64_t deadline_ms = 0;  ///< on the steady clock, so a wall-clock jump does not move it
   std::unique_ptr<Sandbox> sandbox;
   std::mutex mu;
   std::map<int64_t, std::shared_ptr<SharedArray>> arrays;  ///< shared: copies run unlocked
   std::map<int64_t, std::string> modules;  ///< id -> path, replayed into a fresh worker
+  std::map<int64_t, std::string> models;   ///< id -> artifact path, replayed likewise
   std::unique_ptr<WorkerProcess> worker;
   int64_t next_id = 1;
 };
@@ -66,7 +67,8 @@ void DeviceService::EndSession(const std::string& session_id) {
 std::pair<std::string, int64_t> DeviceService::ActiveSession() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!session_) return {"", 0};
-  return {session_->id, session_->expires_ms};
+  const Clock& clock = *options_.clock;
+  return {session_->id, session_->deadline_ms - clock.SteadyMillis() + clock.UnixMillis()};
 }
 
 std::shared_ptr<Session> DeviceService::Find(const std::string& session_id, grpc::Status* status) {
@@ -76,10 +78,10 @@ std::shared_ptr<Session> DeviceService::Find(const std::string& session_id, grpc
                            "no open session '" + session_id + "' on this server");
     return nullptr;
   }
-  if (UnixMillis() >= session_->expires_ms) {
+  if (options_.clock->SteadyMillis() >= session_->deadline_ms) {
     session_.reset();
     *status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                           "session '" + session_id + "' reached its wall-clock limit");
+                           "session '" + session_id + "' reached its time limit");
     return nullptr;
   }
   return session_;
@@ -90,13 +92,14 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
                                         device::v1::SessionRef* reply) {
   const tracker::v1::Grant& grant = request->grant();
   std::lock_guard<std::mutex> lock(mu_);
-  grpc::Status admitted = guard_->Admit(grant, UnixMillis());
+  const int64_t now_unix = options_.clock->UnixMillis();
+  grpc::Status admitted = guard_->Admit(grant, now_unix);
   if (!admitted.ok()) return admitted;
   // The tracker only grants a busy server after ending its session, so a newer grant wins.
   session_.reset();
   auto session = std::make_shared<Session>();
   session->id = grant.session_id();
-  session->expires_ms = grant.expires_unix_ms();
+  session->deadline_ms = options_.clock->SteadyMillis() + (grant.expires_unix_ms() - now_unix);
   try {
     session->sandbox = std::make_unique<Sandbox>(options_.workdir + "/session-" + session->id);
   } catch (const SandboxError& e) {
@@ -188,6 +191,14 @@ void DeviceService::EnsureWorker(Session& session) {
     device::v1::WorkerReply reply =
         session.worker->Call(request, -1, options_.call_timeout_ms, "reloading modules");
     if (!reply.ok()) throw WorkerFailure("reloading module " + path + ": " + reply.error());
+  }
+  for (const auto& [id, path] : session.models) {
+    device::v1::WorkerRequest request;
+    request.mutable_load_model()->set_module_id(id);
+    request.mutable_load_model()->set_path(path);
+    device::v1::WorkerReply reply =
+        session.worker->Call(request, -1, options_.call_timeout_ms, "reloading models");
+    if (!reply.ok()) throw WorkerFailure("reloading model " + path + ": " + reply.error());
   }
 }
 
@@ -388,6 +399,48 @@ grpc::Status DeviceService::Time(grpc::ServerContext*, const device::v1::TimeReq
                        &worker_reply);
   if (!status.ok()) return status;
   for (double seconds : worker_reply.seconds()) reply->add_seconds(seconds);
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::LoadModel(grpc::ServerContext*,
+                                      const device::v1::LoadModelRequest* request,
+                                      device::v1::LoadModelReply* reply) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  std::string path;
+  try {
+    path = session->sandbox->PathOf(request->name());
+  } catch (const SandboxError& e) {
+    return SandboxStatus(e);
+  }
+  int64_t id = session->next_id++;
+  device::v1::WorkerRequest load;
+  load.mutable_load_model()->set_module_id(id);
+  load.mutable_load_model()->set_path(path);
+  device::v1::WorkerReply worker_reply;
+  status = RunInWorker(*session, load, "loading model '" + request->name() + "'", &worker_reply);
+  if (!status.ok()) return status;
+  session->models[id] = path;
+  *reply = worker_reply.model();
+  return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::RunModel(grpc::ServerContext*,
+                                     const device::v1::RunModelRequest* request,
+                                     device::v1::RunModelReply* reply) {
+  grpc::Status status;
+  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  if (!session) return status;
+  std::lock_guard<std::mutex> lock(session->mu);
+  device::v1::WorkerRequest run;
+  *run.mutable_run_model() = *request;
+  device::v1::WorkerReply worker_reply;
+  status = RunInWorker(*session, run, "running model " + std::to_string(request->model_id()),
+                       &worker_reply);
+  if (!status.ok()) return status;
+  *reply = worker_reply.run();
   return grpc::Status::OK;
 }
 

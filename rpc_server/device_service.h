@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "common/clock.h"
 #include "proto/device.grpc.pb.h"
 
 namespace tessera {
@@ -26,6 +27,8 @@ struct DeviceOptions {
   int64_t max_upload_bytes = 256ll << 20;            ///< per uploaded file
   int64_t max_array_bytes = 4ll << 30;               ///< per array
   int64_t call_timeout_ms = 10000;  ///< a call or timing that takes longer is killed
+  /// Grants' expiry is checked on its wall clock, a session's limit runs on its steady clock.
+  std::shared_ptr<const Clock> clock = SystemClock();
 };
 
 struct Session;
@@ -46,7 +49,7 @@ class DeviceService final
   void SetGrantKey(const std::string& key);
   /// Closes session `session_id` if it is open (the tracker ended it).
   void EndSession(const std::string& session_id);
-  /// The open session's id and expiry ("" and 0 when none).
+  /// The open session's id and its expiry in wall-clock milliseconds ("" and 0 when none).
   std::pair<std::string, int64_t> ActiveSession();
 
   /// Verifies the grant and opens its session (closing any older one).
@@ -83,6 +86,13 @@ class DeviceService final
   /// Times a function in the worker with the runtime's time evaluator.
   grpc::Status Time(grpc::ServerContext* context, const device::v1::TimeRequest* request,
                     device::v1::TimeReply* reply) override;
+  /// Loads an uploaded model artifact in the worker (which checks that it runs on this device)
+  /// and describes its inputs and outputs.
+  grpc::Status LoadModel(grpc::ServerContext* context, const device::v1::LoadModelRequest* request,
+                         device::v1::LoadModelReply* reply) override;
+  /// Runs a loaded model on the session's arrays in the worker, then times `repeat` more runs.
+  grpc::Status RunModel(grpc::ServerContext* context, const device::v1::RunModelRequest* request,
+                        device::v1::RunModelReply* reply) override;
 
  private:
   std::shared_ptr<SharedArray> ArrayOfSession(const std::string& session_id, int64_t array_id,

@@ -1,5 +1,6 @@
-// The worker process's side of rpc_server/worker.h: maps arrays, loads modules, calls and times
-// functions with the runtime. Anything uploaded code does to this process stays here.
+// The worker process's side of rpc_server/worker.h: maps arrays, loads modules and model
+// artifacts, calls and times functions and models with the runtime. Anything uploaded code does
+// to this process stays here.
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -7,8 +8,11 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <thread>
 
+#include "deploy/artifact.h"
+#include "deploy/run_model.h"
 #include "rpc_server/worker.h"
 #include "runtime/data_type.h"
 #include "runtime/module.h"
@@ -86,6 +90,12 @@ class Worker {
       case device::v1::WorkerRequest::kTime:
         Invoke(request.time().call(), &request.time(), &reply);
         break;
+      case device::v1::WorkerRequest::kLoadModel:
+        LoadModel(request.load_model(), reply.mutable_model());
+        break;
+      case device::v1::WorkerRequest::kRunModel:
+        RunModel(request.run_model(), reply.mutable_run());
+        break;
       default:
         throw runtime::Error("unknown worker request");
     }
@@ -147,8 +157,76 @@ class Worker {
     }
   }
 
+  static void Describe(const runtime::ExecTensor& tensor, device::v1::TensorInfo* info) {
+    info->set_name(tensor.name);
+    for (int64_t dim : tensor.shape) info->add_shape(dim);
+    info->set_dtype(runtime::DataTypeToString(tensor.dtype));
+  }
+
+  // The artifact's checks (architecture, CPU features) run here, on the device.
+  void LoadModel(const device::v1::LoadInWorker& load, device::v1::LoadModelReply* reply) {
+    const auto start = std::chrono::steady_clock::now();
+    auto model = std::make_unique<deploy::LoadedModel>(deploy::LoadArtifact(load.path()));
+    reply->set_load_seconds(SecondsSince(start));
+    reply->set_model_id(load.module_id());
+    reply->set_target(model->header.target);
+    const runtime::GraphExecutor& exec = model->executor;
+    for (int i = 0; i < exec.NumInputs(); ++i) Describe(exec.InputInfo(i), reply->add_inputs());
+    for (int i = 0; i < exec.NumOutputs(); ++i) Describe(exec.OutputInfo(i), reply->add_outputs());
+    models_[load.module_id()] = std::move(model);
+  }
+
+  NDArray ArrayOf(const device::v1::NamedArray& named) {
+    auto array = arrays_.find(named.array_id());
+    if (array == arrays_.end()) {
+      throw runtime::Error("'" + named.name() + "': no array " + std::to_string(named.array_id()) +
+                           " in this session");
+    }
+    return array->second;
+  }
+
+  // The executor's outputs are views of its own buffers: they are copied into the session's
+  // arrays after the first run, before the timed runs overwrite them.
+  void RunModel(const device::v1::RunModelRequest& run, device::v1::RunModelReply* reply) {
+    auto model = models_.find(run.model_id());
+    if (model == models_.end()) {
+      throw runtime::Error("no model " + std::to_string(run.model_id()) + " in this session");
+    }
+    runtime::GraphExecutor& exec = model->second->executor;
+    for (const device::v1::NamedArray& input : run.inputs()) {
+      exec.SetInput(input.name(), ArrayOf(input));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    exec.Run();
+    reply->set_first_run_seconds(SecondsSince(start));
+    for (const device::v1::NamedArray& output : run.outputs()) {
+      ArrayOf(output).CopyFrom(exec.GetOutput(output.name()));
+    }
+    if (run.repeat() <= 0) return;
+    runtime::PackedFunc whole_model(
+        [&exec](runtime::PackedArgs, runtime::RetValue*) { exec.Run(); });
+    runtime::TimeEvaluatorOptions options;
+    options.number = 1;
+    options.repeat = run.repeat();
+    std::vector<double> ms;
+    for (double seconds : runtime::TimeFunction(whole_model, runtime::CPUDevice(), options,
+                                                runtime::PackedArgs(nullptr, nullptr, 0))) {
+      ms.push_back(seconds * 1e3);
+    }
+    const deploy::Latency latency = deploy::Summarize(std::move(ms));
+    reply->set_runs(run.repeat());
+    reply->set_mean_seconds(latency.mean_ms / 1e3);
+    reply->set_median_seconds(latency.median_ms / 1e3);
+    reply->set_min_seconds(latency.min_ms / 1e3);
+  }
+
+  static double SecondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
   std::map<int64_t, NDArray> arrays_;
   std::map<int64_t, runtime::Module> modules_;
+  std::map<int64_t, std::unique_ptr<deploy::LoadedModel>> models_;
 };
 
 }  // namespace

@@ -20,7 +20,7 @@ void Put(std::string* out, T value) {
 
 class Reader {
  public:
-  Reader(const std::string& bytes, const std::string& source) : bytes_(bytes), source_(source) {}
+  Reader(std::string_view bytes, const std::string& source) : bytes_(bytes), source_(source) {}
 
   template <typename T>
   T Get(const std::string& what) {
@@ -38,7 +38,7 @@ class Reader {
   size_t remaining() const { return bytes_.size() - pos_; }
 
  private:
-  const std::string& bytes_;
+  std::string_view bytes_;
   const std::string& source_;
   size_t pos_ = 0;
 };
@@ -67,7 +67,7 @@ std::string SaveParams(const std::map<std::string, NDArray>& params) {
   return out;
 }
 
-std::map<std::string, NDArray> LoadParams(const std::string& bytes, const std::string& source) {
+std::map<std::string, NDArray> LoadParams(std::string_view bytes, const std::string& source) {
   TESSERA_CHECK(bytes.size() >= sizeof(kMagic) &&
                 std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0)
       << source << ": not a Tessera params file (bad magic)";

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "runtime/ndarray.h"
 
@@ -23,7 +24,7 @@ std::string SaveParams(const std::map<std::string, NDArray>& params);
 
 /// Parses the params format into host arrays. Throws `Error` naming `source` for a foreign file
 /// ("not a Tessera params file"), a newer version, or truncation (naming the array it reached).
-std::map<std::string, NDArray> LoadParams(const std::string& bytes,
+std::map<std::string, NDArray> LoadParams(std::string_view bytes,
                                           const std::string& source = "params");
 
 /// Writes `SaveParams(params)` to `path`; throws `Error` when the file cannot be written.

@@ -7,25 +7,13 @@
 
 namespace tessera {
 namespace topi {
-namespace {
 
 using ir::DataType;
 using ir::Expr;
 using ir::Var;
 
-void CheckShape(const Conv2dShape& s) {
-  TESSERA_USER_CHECK(s.n > 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.r > 0 && s.s > 0)
-      << "depthwise_conv2d: dimensions must be positive";
-  TESSERA_USER_CHECK(s.k == s.c) << "depthwise_conv2d: output channels (" << s.k
-                                 << ") must equal input channels (" << s.c << ")";
-  TESSERA_USER_CHECK(s.stride > 0 && s.pad >= 0 && s.h + 2 * s.pad >= s.r && s.w + 2 * s.pad >= s.s)
-      << "depthwise_conv2d: bad stride/padding or a kernel larger than the padded input";
-}
-
-}  // namespace
-
 Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& s) {
-  CheckShape(s);
+  CheckDepthwiseShape(s, "depthwise_conv2d");
   Conv2dOperands op;
   const int64_t pad = s.pad, stride = s.stride;
   op.data = te::placeholder({I(s.n), I(s.c), I(s.h), I(s.w)}, DataType::Float(32), "data");
@@ -54,8 +42,17 @@ double DepthwiseConv2dFlops(const Conv2dShape& s) {
   return 2.0 * s.n * s.c * s.oh() * s.ow() * s.r * s.s;
 }
 
+void CheckDepthwiseShape(const Conv2dShape& s, const std::string& what) {
+  TESSERA_USER_CHECK(s.n > 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.r > 0 && s.s > 0)
+      << what << ": dimensions must be positive";
+  TESSERA_USER_CHECK(s.k == s.c) << what << ": output channels (" << s.k
+                                 << ") must equal input channels (" << s.c << ")";
+  TESSERA_USER_CHECK(s.stride > 0 && s.pad >= 0 && s.h + 2 * s.pad >= s.r && s.w + 2 * s.pad >= s.s)
+      << what << ": bad stride/padding or a kernel larger than the padded input";
+}
+
 space::ConfigSpace DepthwiseConv2dX86Space(const Conv2dShape& shape) {
-  CheckShape(shape);
+  CheckDepthwiseShape(shape, "depthwise_conv2d");
   space::ConfigSpace sp;
   sp.DefineSplit("tile_oh", shape.oh(), {space::SplitPolicy::kFactors, 2, 16});
   sp.DefineSplit("tile_ow", shape.ow(), {space::SplitPolicy::kFactors, 2, 32});
@@ -66,7 +63,7 @@ space::ConfigSpace DepthwiseConv2dX86Space(const Conv2dShape& shape) {
 }
 
 ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEntity& config) {
-  CheckShape(shape);
+  CheckDepthwiseShape(shape, "depthwise_conv2d");
   int64_t th = config.Split("tile_oh")[1], tw = config.Split("tile_ow")[1];
   TESSERA_USER_CHECK(shape.oh() % th == 0 && shape.ow() % tw == 0)
       << "depthwise_conv2d.x86: config " << config.ToString() << " does not tile the shape";
@@ -95,7 +92,7 @@ ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEnti
 }
 
 ScheduledOp DepthwiseConv2dDefault(const Conv2dShape& shape) {
-  CheckShape(shape);
+  CheckDepthwiseShape(shape, "depthwise_conv2d");
   Conv2dOperands op = DepthwiseConv2dCompute(shape);
   return {te::create_schedule({op.out}), {op.data, op.kernel, op.out}, DepthwiseConv2dFlops(shape)};
 }

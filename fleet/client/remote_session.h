@@ -1,8 +1,9 @@
 /// \file
 /// `RemoteSession`: a session on a device server, obtained through the tracker: upload files,
-/// load modules, move arrays, call and time functions, then release. A keepalive thread renews
-/// the session with the tracker; when the tracker reports the device lost, calls in flight are
-/// cancelled and every call fails fast with `FleetErrorCode::kDeviceLost`.
+/// load modules and model artifacts, move arrays, call and time functions and models, then
+/// release. A keepalive thread renews the session with the tracker; when the tracker reports the
+/// device lost, calls in flight are cancelled and every call fails fast with
+/// `FleetErrorCode::kDeviceLost`.
 #ifndef TESSERA_FLEET_CLIENT_REMOTE_SESSION_H_
 #define TESSERA_FLEET_CLIENT_REMOTE_SESSION_H_
 
@@ -32,6 +33,10 @@ struct RemoteArg {
   static RemoteArg Float(double value);
   device::v1::Arg proto;  ///< the wire form
 };
+
+/// True when a grant's server address ("relay:SERVER_ID") says the server dialed out to its
+/// tracker (`tessera-rpc-server --dial-out`): the session goes through the tracker's relay.
+bool IsRelayAddress(const std::string& address);
 
 /// An open session; thread-safe; closes itself on destruction.
 class RemoteSession {
@@ -71,6 +76,13 @@ class RemoteSession {
   std::vector<double> Time(int64_t module, const std::string& function,
                            const std::vector<RemoteArg>& args, int number, int repeat,
                            int min_repeat_ms = 0);
+  /// Loads an uploaded model artifact (`deploy/artifact.h`) on the device, which checks that it
+  /// runs there (a refusal is kCallFailed with the device's message); returns its id, target
+  /// and signature.
+  device::v1::LoadModelReply LoadModel(const std::string& name);
+  /// Runs a loaded model: `request`'s inputs and outputs name session arrays (its session id is
+  /// filled in here); returns the device-side first-run and timed-run seconds.
+  device::v1::RunModelReply RunModel(device::v1::RunModelRequest request);
   /// Closes the session on the server and releases it at the tracker.
   void Close();
   /// The grant this session was opened with.
@@ -81,6 +93,7 @@ class RemoteSession {
   void Check(const grpc::Status& status, const char* what);
   void KeepaliveLoop(int64_t keepalive_ms);
   void CheckArraySize(int64_t array, size_t nbytes);
+  void AddSessionMetadata(grpc::ClientContext* context) const;
   template <typename CopyRange>
   void InParallel(size_t nbytes, CopyRange copy);
 

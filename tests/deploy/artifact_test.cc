@@ -66,16 +66,14 @@ std::vector<float> RunOn(runtime::GraphExecutor& exec, std::vector<float> x) {
   return std::vector<float>(y.Data<float>(), y.Data<float>() + 4);
 }
 
-// The checksum of docs/deploy.md (FNV-1a 64 over everything after the 32-byte prefix), for
-// mutations that must get past it.
+// The checksum of docs/deploy.md, for mutations that must get past it.
 void FixChecksum(std::string* bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 32; i < bytes->size(); ++i) {
-    h ^= static_cast<unsigned char>((*bytes)[i]);
-    h *= 1099511628211ull;
-  }
+  const uint64_t h =
+      ArtifactChecksum(kArtifactFormatVersion, bytes->data() + 32, bytes->size() - 32);
   for (int i = 0; i < 8; ++i) (*bytes)[24 + i] = static_cast<char>(h >> (8 * i));
 }
+
+uint64_t Xxh64(const std::string& s) { return ArtifactChecksum(2, s.data(), s.size()); }
 
 TEST(ArtifactTest, RoundTripLoadsFromMemoryAndRuns) {
   Artifact a = AddBias();
@@ -92,6 +90,27 @@ TEST(ArtifactTest, RoundTripLoadsFromMemoryAndRuns) {
   // A second model loaded at the same time gets its own copy of the library.
   LoadedModel m2 = LoadArtifactBytes(bytes, "m2.tsr");
   EXPECT_EQ(RunOn(m2.executor, {0, 0, 0, 1}), (std::vector<float>{10, 20, 30, 41}));
+}
+
+TEST(ArtifactTest, ChecksumsAreFnv1aInVersion1AndXxh64FromVersion2) {
+  // Reference values: `xxhsum -H64` (Debian's xxhash); version 1's FNV-1a starts from
+  // 1469598103934665603, a digit short of the standard offset basis (kept: version 1 files).
+  EXPECT_EQ(Xxh64(""), 0xef46db3751d8e999ull);
+  EXPECT_EQ(Xxh64("abc"), 0x44bc2cf5ad770999ull);
+  EXPECT_EQ(Xxh64("The quick brown fox jumps over the lazy dog, then rests for 63 bytes"),
+            0x9170c54c5a211a6full);
+  EXPECT_EQ(ArtifactChecksum(1, "a", 1), (1469598103934665603ull ^ 'a') * 1099511628211ull);
+}
+
+TEST(ArtifactTest, StillLoadsVersion1) {
+  Artifact a = AddBias();
+  a.header.cpu_features = {};
+  a.header.format_version = 1;
+  std::string bytes = SerializeArtifact(a);
+  EXPECT_EQ(bytes[8], 1);
+  LoadedModel m = LoadArtifactBytes(bytes, "m.tsr");
+  EXPECT_EQ(m.header.format_version, 1u);
+  EXPECT_EQ(RunOn(m.executor, {1, 2, 3, 4}), (std::vector<float>{11, 22, 33, 44}));
 }
 
 TEST(ArtifactTest, SavesAndLoadsFiles) {
@@ -122,9 +141,9 @@ TEST(ArtifactTest, RefusesTruncatedCorruptAndForeignFiles) {
 
 TEST(ArtifactTest, RefusesNewerFormat) {
   std::string bytes = SerializeArtifact(AddBias());
-  bytes[8] = 2;  // the format version, outside the checksum so that it is read first
-  EXPECT_THAT(LoadError(bytes), HasSubstr("m.tsr: artifact format version 2 is newer than this "
-                                          "runtime (it reads up to version 1)"));
+  bytes[8] = 3;  // the format version, outside the checksum so that it is read first
+  EXPECT_THAT(LoadError(bytes), HasSubstr("m.tsr: artifact format version 3 is newer than this "
+                                          "runtime (it reads up to version 2)"));
 }
 
 TEST(ArtifactTest, RefusesOtherArchitecture) {
@@ -134,6 +153,26 @@ TEST(ArtifactTest, RefusesOtherArchitecture) {
   EXPECT_THAT(LoadError(SerializeArtifact(a), HostInfo{"x86_64", {}}),
               HasSubstr("m.tsr: built for aarch64 (target 'llvm -mtriple=aarch64-linux-gnu'), but "
                         "this machine is x86_64"));
+}
+
+TEST(ArtifactTest, CSourceKernelsRunOnAnyArchitectureAndNameTheirFormat) {
+  Artifact a = AddBias();
+  a.header.arch = kAnyArch;
+  a.header.kernel_format = kCSourceKernels;
+  a.kernels = "not C at all";
+  const std::string bytes = SerializeArtifact(a);
+  EXPECT_EQ(ParseArtifact(bytes, "m.tsr").header.kernel_format, kCSourceKernels);
+  EXPECT_NO_THROW(CheckRunsOn(a.header, HostInfo{"riscv64", {}}, "m.tsr"));
+  // The loading machine's compiler sees the source (and here refuses it, with its output).
+  EXPECT_THAT(LoadError(bytes), HasSubstr("m.tsr: the C compiler 'cc' failed on the kernels' "
+                                          "source (exit status 1):"));
+  std::string unknown = bytes;
+  const size_t at = unknown.find("kernels c-source");
+  ASSERT_NE(at, std::string::npos);
+  unknown.replace(at + 8, 8, "fortran!");
+  FixChecksum(&unknown);
+  EXPECT_THAT(LoadError(unknown), HasSubstr("m.tsr: corrupt artifact header (line 5): unknown "
+                                            "kernel format 'fortran!'"));
 }
 
 TEST(ArtifactTest, RefusesMissingCPUFeatures) {
