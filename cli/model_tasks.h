@@ -1,5 +1,6 @@
-// The tunable tasks of an ONNX model, as a build would look them up (private to the tune and
-// job commands).
+/// \file
+/// The tunable tasks of an ONNX model, as a build would look them up: shared by `tessera tune`
+/// and `tessera job submit`.
 #ifndef TESSERA_CLI_MODEL_TASKS_H_
 #define TESSERA_CLI_MODEL_TASKS_H_
 
@@ -11,7 +12,7 @@
 namespace tessera {
 namespace cli {
 
-// The tasks of `model` for `target`, with `input_shapes` ("NAME:1x3x224x224") fixing inputs.
+/// The tasks of `model` for `target`, with `input_shapes` ("NAME:1x3x224x224") fixing inputs.
 std::vector<tuner::ModelTuneTask> ExtractModelTasks(const std::string& model,
                                                     const std::vector<std::string>& input_shapes,
                                                     const std::string& target);

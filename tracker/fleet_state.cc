@@ -100,11 +100,18 @@ const PendingRequest* FleetState::BestRequestFor(const std::string& key) const {
   return best;
 }
 
+// Dial-out servers (proto/relay.proto) register the address "relay:SERVER_ID".
+bool FleetState::Reachable(const ServerEntry& server) const {
+  return server.address.rfind("relay:", 0) != 0 || relay_attached_.count(server.server_id) != 0;
+}
+
 std::map<std::string, RequestOutcome> FleetState::Dispatch(int64_t now_ms) {
   std::map<std::string, RequestOutcome> outcomes;
   std::vector<ServerEntry*> free_servers;
   for (auto& [id, server] : servers_) {
-    if (!server.dead && server.session_id.empty()) free_servers.push_back(&server);
+    if (!server.dead && server.session_id.empty() && Reachable(server)) {
+      free_servers.push_back(&server);
+    }
   }
   std::sort(free_servers.begin(), free_servers.end(),
             [](const ServerEntry* a, const ServerEntry* b) {
@@ -232,7 +239,10 @@ v1::FleetStatus FleetState::Status(int64_t now_ms) const {
     v1::ServerStatus* out = status.add_servers();
     out->set_key(server.key);
     out->set_address(server.address);
-    out->set_state(server.dead ? "dead" : server.session_id.empty() ? "free" : "busy");
+    out->set_state(server.dead                  ? "dead"
+                   : !server.session_id.empty() ? "busy"
+                   : Reachable(server)          ? "free"
+                                                : "detached");
     *out->mutable_info() = server.info;
     out->set_server_id(server.server_id);
     out->set_session_id(server.session_id);

@@ -125,6 +125,16 @@ class FleetState {
   void SetStartTime(int64_t now_ms) { started_ms_ = now_ms; }
   /// Requests still queued (for persistence).
   const std::map<std::string, PendingRequest>& queue() const { return queue_; }
+  /// Whether dial-out server `server_id` (registered address `relay:SERVER_ID`) has its stream to
+  /// the tracker's relay up; such a server is granted only while it has (it may attach before
+  /// it registers). Status shows an idle one without its stream as "detached".
+  void SetRelayAttached(const std::string& server_id, bool attached) {
+    if (attached) {
+      relay_attached_[server_id] = true;
+    } else {
+      relay_attached_.erase(server_id);
+    }
+  }
   /// The server of open session `session_id`, or "" when it is not open.
   std::string ServerOfSession(const std::string& session_id) const {
     auto it = sessions_.find(session_id);
@@ -146,6 +156,7 @@ class FleetState {
 
  private:
   void EndSession(std::string session_id, const std::string& why, int64_t now_ms);
+  bool Reachable(const ServerEntry& server) const;
   const PendingRequest* BestRequestFor(const std::string& key) const;
 
   FleetSettings settings_;
@@ -156,6 +167,7 @@ class FleetState {
   std::map<std::string, std::vector<std::string>> to_close_;  ///< server id -> ended sessions
   std::map<std::string, uint64_t> last_served_;               ///< user -> grant number
   std::map<std::string, bool> known_keys_;
+  std::map<std::string, bool> relay_attached_;  ///< dial-out servers whose stream is up
   int64_t started_ms_ = 0;
   int64_t unix_offset_ms_ = 0;
   uint64_t next_seq_ = 1;

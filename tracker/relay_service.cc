@@ -423,12 +423,17 @@ void RelayService::Adopt(const std::shared_ptr<RelayLink>& link) {
     slot = link;
   }
   if (older && older != link) older->Down("replaced by a newer stream of the same server");
+  if (hooks_.attachment_changed) hooks_.attachment_changed(link->server_id(), true);
 }
 
 void RelayService::Forget(const RelayLink* link) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = links_.find(link->server_id());
-  if (it != links_.end() && it->second.get() == link) links_.erase(it);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = links_.find(link->server_id());
+    if (it == links_.end() || it->second.get() != link) return;  // replaced, or never adopted
+    links_.erase(it);
+  }
+  if (hooks_.attachment_changed) hooks_.attachment_changed(link->server_id(), false);
 }
 
 }  // namespace tracker

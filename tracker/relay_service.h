@@ -29,6 +29,8 @@ struct RelayHooks {
   std::function<grpc::Status(const grpc::ServerContextBase&)> authorize;
   /// The server id of open session `session_id`, or "" when no such session is open.
   std::function<std::string(const std::string& session_id)> server_of_session;
+  /// Server `server_id`'s stream came up (true) or went down (false).
+  std::function<void(const std::string& server_id, bool attached)> attachment_changed;
 };
 
 class RelayLink;

@@ -268,6 +268,14 @@ RelayHooks TrackerService::relay_hooks() {
     std::lock_guard<std::mutex> lock(mu_);
     return state_.ServerOfSession(session_id);
   };
+  hooks.attachment_changed = [this](const std::string& server_id, bool attached) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      state_.SetRelayAttached(server_id, attached);
+      if (attached) DispatchLocked(Now());
+    }
+    FinishReady();
+  };
   return hooks;
 }
 

@@ -136,5 +136,15 @@ int RunCommand(const std::string& command, std::string* output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+void WriteSelfSignedCertificate(const std::string& dir) {
+  std::string output;
+  if (RunCommand("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext "
+                 "subjectAltName=IP:127.0.0.1 -keyout " +
+                     dir + "/key.pem -out " + dir + "/cert.pem 2>&1",
+                 &output) != 0) {
+    throw std::runtime_error("openssl could not make a test certificate: " + output);
+  }
+}
+
 }  // namespace testing
 }  // namespace tessera

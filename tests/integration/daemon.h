@@ -54,6 +54,11 @@ void WriteFile(const std::string& path, const std::string& text);
 /// Runs a command line through /bin/sh, returns its exit status and fills `output` with stdout.
 int RunCommand(const std::string& command, std::string* output);
 
+/// Writes a fresh self-signed TLS certificate for 127.0.0.1 to `dir`/cert.pem and its key to
+/// `dir`/key.pem (with `openssl`); throws `std::runtime_error` with openssl's output when that
+/// fails.
+void WriteSelfSignedCertificate(const std::string& dir);
+
 }  // namespace testing
 }  // namespace tessera
 

@@ -132,6 +132,14 @@ TEST(DialOutTest, ItsDeathMidSessionIsADeviceLost) {
     session->Call(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)});
   });
   EXPECT_EQ(lost.code(), FleetErrorCode::kDeviceLost) << lost.what();
+  // Off its relay, the server is granted to nobody else (before its lease runs out, too).
+  session.reset();
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        const std::string state = fleet.StateOf(server.address());
+        return state == "detached" || state == "dead";
+      },
+      5000));
 }
 
 TEST(DialOutTest, ForgedGrantsAreRefused) {
@@ -171,22 +179,43 @@ TEST(DialOutTest, TheServerAttachesAgainAfterATrackerRestart) {
   testing::Daemon& server = fleet.AddDialOutServer("nat");
   fleet.RestartTracker();
   ASSERT_TRUE(testing::WaitFor([&] { return fleet.StateOf(server.address()) == "free"; }, 10000));
-  // Registration and the relay stream come back separately: until both are up, a grant on the
-  // server is a device lost, which a client takes as "try another device".
-  int64_t array = 0;
-  EXPECT_TRUE(testing::WaitFor(
+  // "free" means registered and attached again: the tracker grants it only then.
+  auto session = RemoteSession::Open(fleet.Client(), ForKey("nat"));
+  EXPECT_GT(session->AllocArray({8}, "float32"), 0);
+}
+
+TEST(DialOutTest, ABoardDialsATlsTracker) {
+  const std::string dir = testing::MakeTempDir("dial-out-tls");
+  testing::WriteSelfSignedCertificate(dir);
+  testing::WriteFile(dir + "/token", "tls-token");
+  testing::Daemon tracker("tracker/tessera-tracker",
+                          {"--listen", "127.0.0.1:0", "--tls-cert", dir + "/cert.pem", "--tls-key",
+                           dir + "/key.pem", "--token-file", dir + "/token"});
+  testing::Daemon server(
+      "rpc_server/tessera-rpc-server",
+      {"--tracker", tracker.address(), "--key", "nat", "--dial-out", "--tls-ca", dir + "/cert.pem",
+       "--token-file", dir + "/token", "--workdir", dir + "/server"});
+  fleet::TrackerOptions options;
+  options.address = tracker.address();
+  options.token = "tls-token";
+  options.tls_ca_file = dir + "/cert.pem";
+  auto client = std::make_shared<fleet::TrackerClient>(options);
+  ASSERT_TRUE(testing::WaitFor(
       [&] {
-        try {
-          auto session = RemoteSession::Open(fleet.Client(), ForKey("nat"));
-          array = session->AllocArray({8}, "float32");
-          return true;
-        } catch (const FleetError& e) {
-          EXPECT_EQ(e.code(), FleetErrorCode::kDeviceLost) << e.what();
-          return false;
+        const tracker::v1::FleetStatus fleet = client->Status();
+        for (const auto& status : fleet.servers()) {
+          if (status.address() == server.address()) return status.state() == "free";
         }
+        return false;
       },
       10000));
-  EXPECT_GT(array, 0);
+  // The device calls go to the tracker over TLS too.
+  auto session = RemoteSession::Open(client, ForKey("nat"));
+  int64_t array = session->AllocArray({4}, "float32");
+  float in[4] = {1, 2, 3, 4}, back[4] = {0, 0, 0, 0};
+  session->CopyIn(array, in, sizeof(in));
+  session->CopyOut(array, back, sizeof(back));
+  EXPECT_EQ(back[3], 4.0f);
 }
 
 }  // namespace

@@ -318,12 +318,7 @@ TEST(TrackerTest, QueuedRequestSurvivesATrackerRestart) {
 TEST(TrackerTest, TlsTrackerServesTlsClientsOnly) {
   std::string dir = testing::MakeTempDir("tls");
   std::string out;
-  ASSERT_EQ(testing::RunCommand("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "
-                                "/CN=localhost -addext subjectAltName=IP:127.0.0.1 -keyout " +
-                                    dir + "/key.pem -out " + dir + "/cert.pem 2>&1",
-                                &out),
-            0)
-      << out;
+  testing::WriteSelfSignedCertificate(dir);
   testing::WriteFile(dir + "/token", "tls-token");
   std::vector<std::string> args = FastLeases();
   args.insert(args.end(), {"--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/key.pem",

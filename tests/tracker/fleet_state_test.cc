@@ -166,6 +166,23 @@ TEST(FleetStateTest, RestoredRequestsWaitForTheirClientAndKeepTheirPlace) {
   EXPECT_EQ(outcomes.begin()->first, "old");
 }
 
+TEST(FleetStateTest, ADialOutServerIsGrantedOnlyWhileAttachedToTheRelay) {
+  FleetState fleet(Settings());
+  fleet.SetRelayAttached("nat", true);  // it attaches before it registers
+  v1::RegisterRequest server = Server("nat", "cpu");
+  server.set_address("relay:nat");
+  fleet.RegisterServer(server, 0);
+  fleet.SetRelayAttached("nat", false);  // its stream dropped
+  EXPECT_EQ(fleet.Status(10).servers(0).state(), "detached");
+  fleet.Enqueue(Request("r1", "u", 0));
+  EXPECT_TRUE(fleet.Dispatch(10).empty());
+  fleet.SetRelayAttached("nat", true);
+  EXPECT_EQ(fleet.Status(10).servers(0).state(), "free");
+  auto outcomes = fleet.Dispatch(20);
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes.at("r1").grant.server_address(), "relay:nat");
+}
+
 }  // namespace
 }  // namespace tracker
 }  // namespace tessera

@@ -134,8 +134,7 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
   for (const StoredRecord& record : stored.records) {
     auto job = jobs_.find(record.job_id);
     if (job == jobs_.end() || record.task >= static_cast<int>(job->second.tasks.size())) continue;
-    AddRecord(job->second, record.task, record.record,
-              static_cast<int64_t>(record.record.timestamp() * 1000));
+    AddRecord(job->second, record.task, record.config_index, record.cost, record.unix_ms);
     if (!record.logged) unlogged_.push_back(record.record);
   }
   for (const StoredLease& saved : stored.leases) {
@@ -152,12 +151,11 @@ void JobBoard::MarkAllLogged() {
   unlogged_.clear();
 }
 
-void JobBoard::AddRecord(Job& job, int task_index, const tuning::MeasureRecord& record,
+void JobBoard::AddRecord(Job& job, int task_index, int64_t config_index, double cost,
                          int64_t unix_ms) {
   Task& task = job.tasks[task_index];
-  task.configs.insert(record.config_index());
+  task.configs.insert(config_index);
   ++task.done;
-  double cost = tuner::MeanCost(record);
   if (!std::isfinite(cost)) {
     ++task.failed;
   } else if (task.best == 0 || cost < task.best) {
@@ -464,7 +462,9 @@ ReportResult JobBoard::Report(const jobs::v1::ReportRequest& request, int64_t no
   result.reply.set_accepted(static_cast<int32_t>(result.accepted.size()));
   store_->SaveReport(lease, result.accepted, result.reply, request.exhausted());
   reports_[lease.lease_id] = result.reply;
-  for (const tuning::MeasureRecord& r : result.accepted) AddRecord(job, lease.task, r, now_unix_ms);
+  for (const tuning::MeasureRecord& r : result.accepted) {
+    AddRecord(job, lease.task, r.config_index(), tuner::MeanCost(r), now_unix_ms);
+  }
   if (request.exhausted()) task.exhausted = true;
   EndLease(lease.lease_id);
   FinishIfDone(job);

@@ -99,7 +99,7 @@ class JobBoard {
     int64_t expires_ms = 0;
   };
 
-  void AddRecord(Job& job, int task, const tuning::MeasureRecord& record, int64_t unix_ms);
+  void AddRecord(Job& job, int task, int64_t config_index, double cost, int64_t unix_ms);
   void EndLease(const std::string& lease_id);
   void DropLeases(Job& job);
   void FinishIfDone(Job& job);

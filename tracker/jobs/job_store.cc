@@ -1,8 +1,12 @@
 #include "tracker/jobs/job_store.h"
 
+#include <cmath>
+#include <limits>
+
 #include "common/error.h"
 #include "common/file.h"
 #include "common/sqlite.h"
+#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace tracker {
@@ -60,8 +64,9 @@ JobStore::JobStore(const std::string& dir) {
       "task INTEGER NOT NULL, worker_id TEXT NOT NULL, trials INTEGER NOT NULL, "
       "seed INTEGER NOT NULL);"
       "CREATE TABLE IF NOT EXISTS job_records (job_id TEXT NOT NULL, task INTEGER NOT NULL, "
-      "config_index INTEGER NOT NULL, lease_id TEXT NOT NULL, record BLOB NOT NULL, "
-      "logged INTEGER NOT NULL, PRIMARY KEY (job_id, task, config_index));"
+      "config_index INTEGER NOT NULL, lease_id TEXT NOT NULL, cost REAL, "
+      "unix_ms INTEGER NOT NULL, logged INTEGER NOT NULL, record BLOB NOT NULL, "
+      "PRIMARY KEY (job_id, task, config_index));"
       "CREATE TABLE IF NOT EXISTS job_reports (lease_id TEXT PRIMARY KEY, reply BLOB NOT NULL);");
 }
 
@@ -105,16 +110,21 @@ StoredJobs JobStore::Load() const {
     lease.seed = static_cast<uint64_t>(leases.Int(5));
     out.leases.push_back(lease);
   }
-  Statement records(*db_, "SELECT job_id, task, record, logged FROM job_records ORDER BY rowid");
+  Statement records(*db_,
+                    "SELECT job_id, task, config_index, cost, unix_ms, logged, record FROM "
+                    "job_records ORDER BY rowid");
   while (records.Step()) {
     StoredRecord record;
     record.job_id = records.Text(0);
     record.task = static_cast<int>(records.Int(1));
-    if (!record.record.ParseFromString(records.Text(2))) {
+    record.config_index = records.Int(2);
+    record.cost = records.IsNull(3) ? std::numeric_limits<double>::infinity() : records.Real(3);
+    record.unix_ms = records.Int(4);
+    record.logged = records.Int(5) != 0;
+    if (!record.logged && !record.record.ParseFromString(records.Text(6))) {
       throw ConfigError("tracker jobs '" + db_->path() + "': a record of job '" + record.job_id +
                         "' cannot be parsed (the file is damaged)");
     }
-    record.logged = records.Int(3) != 0;
     out.records.push_back(std::move(record));
   }
   Statement reports(*db_, "SELECT lease_id, reply FROM job_reports");
@@ -192,13 +202,20 @@ void JobStore::SaveReport(const StoredLease& lease,
                           const std::vector<tuning::MeasureRecord>& records,
                           const jobs::v1::ReportReply& reply, bool exhausted) {
   Transaction transaction(*db_);
-  Statement insert(*db_, "INSERT INTO job_records VALUES (?, ?, ?, ?, ?, 0)");
+  Statement insert(*db_, "INSERT INTO job_records VALUES (?, ?, ?, ?, ?, ?, 0, ?)");
   for (const tuning::MeasureRecord& record : records) {
     insert.Bind(1, lease.job_id)
         .Bind(2, static_cast<int64_t>(lease.task))
         .Bind(3, record.config_index())
-        .Bind(4, lease.lease_id)
-        .BindBlob(5, record.SerializeAsString())
+        .Bind(4, lease.lease_id);
+    const double cost = tuner::MeanCost(record);
+    if (std::isfinite(cost)) {
+      insert.Bind(5, cost);
+    } else {
+      insert.BindNull(5);
+    }
+    insert.Bind(6, static_cast<int64_t>(record.timestamp() * 1000))
+        .BindBlob(7, record.SerializeAsString())
         .Run();
   }
   Statement(*db_, "INSERT INTO job_reports VALUES (?, ?)")
@@ -216,10 +233,14 @@ void JobStore::SaveReport(const StoredLease& lease,
 }
 
 void JobStore::MarkLogged(const std::string& lease_id) {
-  Statement(*db_, "UPDATE job_records SET logged = 1 WHERE lease_id = ?").Bind(1, lease_id).Step();
+  Statement(*db_, "UPDATE job_records SET logged = 1, record = x'' WHERE lease_id = ?")
+      .Bind(1, lease_id)
+      .Step();
 }
 
-void JobStore::MarkAllLogged() { db_->Exec("UPDATE job_records SET logged = 1 WHERE logged = 0"); }
+void JobStore::MarkAllLogged() {
+  db_->Exec("UPDATE job_records SET logged = 1, record = x'' WHERE logged = 0");
+}
 
 }  // namespace tracker
 }  // namespace tessera

@@ -1,7 +1,10 @@
 /// \file
 /// `JobStore`: the tuning jobs on disk (SQLite `DIR/jobs.db` beside the tracker's state): jobs
-/// and their tasks, the leases out with workers, the records each job received, and the replies
-/// to reports already taken, so that a restarted tracker loses no job, record or lease.
+/// and their tasks, the leases out with workers, which configurations each job received (with
+/// their cost), and the replies to reports already taken, so that a restarted tracker loses no
+/// job, record or lease. A report's records are written here in one transaction with the end of
+/// its lease, then into the shared log, then dropped here: a crash between the two writes leaves
+/// them here for the next start to put into the log.
 #ifndef TESSERA_TRACKER_JOBS_JOB_STORE_H_
 #define TESSERA_TRACKER_JOBS_JOB_STORE_H_
 
@@ -46,12 +49,16 @@ struct StoredLease {
   uint64_t seed = 0;
 };
 
-/// A record a job received, with where it belongs.
+/// What a job keeps of a record it received: enough to count and rank it. The record itself
+/// lives in the shared tuning log; the job holds a copy only until it is written there.
 struct StoredRecord {
   std::string job_id;
   int task = 0;
-  tuning::MeasureRecord record;
-  bool logged = false;  ///< already in the shared tuning log
+  int64_t config_index = 0;
+  double cost = 0;  ///< mean seconds; +infinity for a failed record
+  int64_t unix_ms = 0;
+  bool logged = false;           ///< already in the shared tuning log
+  tuning::MeasureRecord record;  ///< only while not `logged`
 };
 
 /// Everything `Load` reads back.
@@ -86,9 +93,9 @@ class JobStore {
   /// and the task's exhaustion.
   void SaveReport(const StoredLease& lease, const std::vector<tuning::MeasureRecord>& records,
                   const jobs::v1::ReportReply& reply, bool exhausted);
-  /// Marks the records of a lease's report as written to the shared log.
+  /// Marks the records of a lease's report as written to the shared log (and drops their copy).
   void MarkLogged(const std::string& lease_id);
-  /// Marks every record as written to the shared log.
+  /// Marks every record as written to the shared log (and drops their copies).
   void MarkAllLogged();
 
  private:

@@ -193,6 +193,12 @@ TEST(JobBoardTest, JobsLeasesAndRecordsSurviveARestart) {
   done.set_lease_id(done_lease);
   EXPECT_EQ(board.Report(Report(done, {4, 5}), 0).reply.accepted(), 2);
   EXPECT_EQ(board.Status(id, 0)->done(), 2);
+  // Once in the shared log, the job keeps only what it counts and ranks with.
+  board.MarkAllLogged();
+  JobBoard again(&store, kLeaseMs, 60000);
+  EXPECT_TRUE(again.UnloggedRecords().empty());
+  EXPECT_EQ(again.Status(id, 0)->done(), 2);
+  EXPECT_DOUBLE_EQ(again.Status(id, 0)->tasks(0).best_cost(), 5e-3);
 }
 
 TEST(JobBoardTest, AnExhaustedTaskEndsTheJobAndTheBatchesStillOut) {
