@@ -58,7 +58,11 @@ class CUDAProgram {
           << f.name << ": argument " << i << " must have shape " << ShapeText(f.args[i].shape)
           << ", got " << ShapeText(shape);
       TESSERA_CHECK(IsCompact(*t)) << f.name << ": argument " << i << " must be compact";
-      pointers.push_back(static_cast<char*>(t->data) + t->byte_offset);
+      char* data = static_cast<char*>(t->data) + t->byte_offset;
+      // Kernels may move 16-byte vectors (float4) at aligned indices of every buffer.
+      TESSERA_CHECK(reinterpret_cast<uintptr_t>(data) % 16 == 0)
+          << f.name << ": argument " << i << " must be 16-byte aligned on the device";
+      pointers.push_back(data);
     }
     if (device_id < 0) device_id = 0;
     const CUDADriverTable& drv = CUDADriverActivate(device_id);

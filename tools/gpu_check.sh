@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU and the CUDA toolkit: runs the CUDA backend's tests, including
 # the ones that launch kernels (sampled schedules and sampled configs of every CUDA template
-# against the CPU reference), then tunes dense 1024^3 and prints the best record. Not run
+# against the CPU reference), then tunes dense 1024^3 and compares it with cuBLAS. Not run
 # by ./test.sh or CI (they have no GPU). TESSERA_CUDA_ARCH (default sm_90) picks the PTX target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,10 +22,11 @@ if grep -q "SKIPPED" "$log"; then
   grep -A1 "Skipped" "$log" >&2 || true
   exit 1
 fi
-# A tuned dense 1024^3 on this GPU (the cuBLAS comparison is not written yet).
-bazel build -c opt //cli:tessera
+# A tuned dense 1024^3 on this GPU against cuBLAS in the same run.
+bazel build -c opt //cli:tessera //bench:cuda_dense
 db="$(mktemp -d)/gpu_check.db"
 bazel-bin/cli/tessera tune --task 'dense.cuda(1024,1024,1024,float32)' --target "cuda -arch=$arch" \
   --trials "${TRIALS:-64}" --db "$db"
 bazel-bin/cli/tessera log best --db "$db"
+bazel-bin/bench/cuda_dense --db "$db" --arch "$arch" --n 1024
 echo "gpu_check: OK"

@@ -1,8 +1,11 @@
 #include "compiler/codegen/cuda/cuda_toolkit.h"
 
 #include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <vector>
@@ -20,7 +23,14 @@ std::string NvccHome() {
   std::stringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    if (!dir.empty() && Executable(dir + "/nvcc")) return dir + "/..";
+    if (dir.empty() || !Executable(dir + "/nvcc")) continue;
+    // A link to nvcc (e.g. /usr/local/bin/nvcc) counts where it points: the toolkit's bin/.
+    char resolved[PATH_MAX];
+    if (realpath((dir + "/nvcc").c_str(), resolved) != nullptr) {
+      std::string real = resolved;
+      return real.substr(0, real.rfind('/')) + "/..";
+    }
+    return dir + "/..";
   }
   return "";
 }
@@ -40,6 +50,26 @@ std::string FindNvrtc(const std::string& dir) {
   }
   closedir(d);
   return best.empty() ? "" : dir + "/" + best;
+}
+
+// The toolkit root that `nvcc` itself reports (`#$ TOP=...` of a dry run): for an nvcc on PATH
+// that is a wrapper script rather than the toolkit's own binary.
+std::string NvccReportedTop(const std::string& nvcc) {
+  std::string cmd = "'" + nvcc + "' -dryrun -E -x cu /dev/null 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return "";
+  std::string top;
+  char line[4096];
+  while (fgets(line, sizeof(line), pipe) != nullptr) {
+    std::string l = line;
+    size_t at = l.find("TOP=");
+    if (top.empty() && l.compare(0, 2, "#$") == 0 && at != std::string::npos) {
+      top = l.substr(at + 4);
+      while (!top.empty() && (top.back() == '\n' || top.back() == '\r')) top.pop_back();
+    }
+  }
+  pclose(pipe);
+  return top;
 }
 
 }  // namespace
@@ -64,6 +94,14 @@ CUDAToolkit FindCUDAToolkit() {
   if (Executable(tk.home + "/bin/ptxas")) tk.ptxas = tk.home + "/bin/ptxas";
   tk.nvrtc = FindNvrtc(tk.home + "/lib64");
   if (tk.nvrtc.empty()) tk.nvrtc = FindNvrtc(tk.home + "/lib");
+  if (tk.nvrtc.empty() && (env == nullptr || !*env)) {
+    std::string top = NvccReportedTop(tk.home + "/bin/nvcc");
+    if (!top.empty() && !FindNvrtc(top + "/lib64").empty()) {
+      tk.home = top;
+      tk.nvrtc = FindNvrtc(top + "/lib64");
+      tk.ptxas = Executable(top + "/bin/ptxas") ? top + "/bin/ptxas" : "";
+    }
+  }
   if (tk.nvrtc.empty()) {
     tk.missing = "NVRTC (libnvrtc.so) was not found in lib64/ or lib/ of the CUDA toolkit at " +
                  source + "; install the toolkit's NVRTC or set TESSERA_CUDA_HOME";

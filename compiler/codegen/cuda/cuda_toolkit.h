@@ -1,6 +1,8 @@
 /// \file
 /// Finding the CUDA toolkit at run time, never at build time: `$TESSERA_CUDA_HOME` when set,
-/// else the directory above the `nvcc` found on `$PATH` (`<dir of nvcc>/..`). The build needs
+/// else the directory above the `nvcc` found on `$PATH` (`<dir of nvcc>/..`, following a symbolic
+/// link to nvcc to the toolkit's own bin/, and asking a wrapper script named nvcc for the
+/// toolkit's root with `nvcc -dryrun`). The build needs
 /// none of the toolkit's headers or libraries.
 #ifndef TESSERA_COMPILER_CODEGEN_CUDA_CUDA_TOOLKIT_H_
 #define TESSERA_COMPILER_CODEGEN_CUDA_CUDA_TOOLKIT_H_

@@ -1,0 +1,75 @@
+// GPU schedules checked for their values without a GPU: the schedule is lowered as for a CPU
+// with every loop bound to blockIdx/threadIdx run as a serial loop (each emulated thread then
+// fills whole shared tiles itself, so barriers are moot) and compared with the reference
+// evaluator through the C backend. This checks the values that the schedules define, with the
+// regions, guards and indices the GPU lowering shares with this path, for random GPU schedules
+// and sampled configs of every CUDA template. It cannot see what needs real threads (whether a
+// shared tile covers the whole block, the barriers, the launch): cuda_run_test checks those on
+// a GPU.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "compiler/codegen/c/c_module.h"
+#include "compiler/ir/functor.h"
+#include "compiler/space/mutation.h"
+#include "compiler/topi/conv2d_nchw_cuda.h"
+#include "compiler/topi/dense_cuda.h"
+#include "compiler/topi/depthwise_conv2d_cuda.h"
+#include "tests/compiler/codegen/cuda/cuda_test_util.h"
+#include "tests/compiler/testing/reference_check.h"
+
+namespace tessera {
+namespace {
+
+class SerializeThreads : public ir::StmtMutator {
+ public:
+  ir::Stmt VisitStmt_(const ir::ForNode* op) override {
+    ir::Stmt body = VisitStmt(op->body);
+    ir::ForKind kind =
+        op->for_kind == ir::ForKind::kThreadBinding ? ir::ForKind::kSerial : op->for_kind;
+    return ir::For(op->loop_var, op->min, op->extent, kind, body);
+  }
+};
+
+testing::Backend SerialC() {
+  return [](const ir::PrimFunc& f) {
+    return codegen::BuildCModule({f.WithBody(SerializeThreads().VisitStmt(f->body))});
+  };
+}
+
+std::string Check(const topi::ScheduledOp& op, uint64_t seed) {
+  return testing::CheckAgainstReference(op.schedule, op.args, "emulated", seed, SerialC(), 1e-3,
+                                        1e-3);
+}
+
+TEST(SerialEmulationTest, RandomGPUSchedules) {
+  for (int seed = 0; seed < 16; ++seed) {
+    std::mt19937 rng(seed);
+    std::string desc;
+    testing::GPUSchedule g = testing::RandomGPUSchedule(&rng, &desc);
+    EXPECT_EQ(Check({g.schedule, g.args, 0}, seed), "") << "seed " << seed << ": " << desc;
+  }
+}
+
+TEST(SerialEmulationTest, TemplateConfigs) {
+  std::mt19937_64 rng(21);
+  topi::DenseShape dense{32, 24, 16};
+  space::ConfigSpace ds = topi::DenseCUDASpace(dense);
+  topi::Conv2dShape conv{1, 4, 6, 6, 8, 3, 3, 1, 1};
+  space::ConfigSpace cs = topi::Conv2dNCHWCUDASpace(conv);
+  topi::Conv2dShape dw{1, 4, 9, 9, 4, 3, 3, 2, 1};
+  space::ConfigSpace ws = topi::DepthwiseConv2dCUDASpace(dw);
+  for (int i = 0; i < 4; ++i) {
+    space::ConfigEntity c = i == 0 ? ds.Fallback() : space::RandomConfig(ds, rng);
+    EXPECT_EQ(Check(topi::DenseCUDA(dense, c), i), "") << "dense.cuda " << c.ToString();
+    c = i == 0 ? cs.Fallback() : space::RandomConfig(cs, rng);
+    EXPECT_EQ(Check(topi::Conv2dNCHWCUDA(conv, c), i), "") << "conv2d_nchw.cuda " << c.ToString();
+    c = i == 0 ? ws.Fallback() : space::RandomConfig(ws, rng);
+    EXPECT_EQ(Check(topi::DepthwiseConv2dCUDA(dw, c), i), "")
+        << "depthwise_conv2d.cuda " << c.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace tessera
