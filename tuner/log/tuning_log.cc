@@ -7,7 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "common/sqlite.h"
 #include "tuner/log/legacy_config.h"
@@ -270,24 +274,40 @@ ImportResult TuningLog::ImportJsonLines(std::istream& in, const std::string& sou
 }
 
 ImportResult TuningLog::ImportRecords(const std::vector<tuning::MeasureRecord>& records) {
+  // A record's identity: same device, config, time and costs within its workload and target.
+  using Identity = std::tuple<std::string, int64_t, double, std::string>;
   ImportResult result;
   db_->Exec("BEGIN IMMEDIATE");
   try {
-    Statement exists(*db_,
-                     "SELECT count(*) FROM records WHERE workload_key = ? AND target = ? AND "
-                     "device_key = ? AND config_index = ? AND timestamp = ? AND costs = ?");
+    // One read of each (workload, target) the batch touches, not one scan of it per record: a
+    // shared log holds thousands of records per workload.
+    std::map<std::pair<std::string, std::string>, std::set<Identity>> present;
+    Statement existing(*db_,
+                       "SELECT device_key, config_index, timestamp, costs FROM records"
+                       " WHERE workload_key = ? AND target = ?");
     for (const auto& r : records) {
-      exists.Bind(1, r.workload_key()).Bind(2, r.target()).Bind(3, r.device_key());
-      exists.Bind(4, static_cast<int64_t>(r.config_index())).Bind(5, r.timestamp());
-      exists.Bind(6, CostsToText(r));
-      exists.Step();
-      bool duplicate = exists.Int(0) > 0;
-      exists.Reset();
-      if (duplicate) {
-        ++result.duplicates;
-      } else {
+      auto group = present.find({r.workload_key(), r.target()});
+      if (group == present.end()) {
+        group = present.emplace(std::make_pair(r.workload_key(), r.target()), std::set<Identity>())
+                    .first;
+        existing.Bind(1, r.workload_key()).Bind(2, r.target());
+        while (existing.Step()) {
+          group->second.emplace(existing.Text(0), existing.Int(1), existing.Real(2),
+                                existing.Text(3));
+        }
+        existing.Reset();
+      }
+      // A time that is not a number equals nothing (as in SQL), and would break the set's order.
+      const bool added = !std::isfinite(r.timestamp()) ||
+                         group->second
+                             .emplace(r.device_key(), static_cast<int64_t>(r.config_index()),
+                                      r.timestamp(), CostsToText(r))
+                             .second;
+      if (added) {
         Insert(r);
         ++result.imported;
+      } else {
+        ++result.duplicates;
       }
     }
     db_->Exec("COMMIT");
