@@ -7,9 +7,11 @@ cd "$(dirname "$0")"
 ./tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
 # The CUDA backend's tests find the toolkit from the nvcc on PATH (never a fixed path); they skip
-# with a message where there is none.
-if [ -z "${TESSERA_CUDA_HOME:-}" ] && nvcc_path=$(command -v nvcc); then
-  export TESSERA_CUDA_HOME="$(dirname "$(dirname "$(readlink -f "$nvcc_path")")")"
+# with a message where there is none. Its root is what nvcc itself reports, since the nvcc on PATH
+# may be a wrapper script outside the toolkit.
+if [ -z "${TESSERA_CUDA_HOME:-}" ] && command -v nvcc > /dev/null; then
+  cuda_top=$(nvcc -dryrun -E -x cu /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -n 1)
+  [ -n "$cuda_top" ] && export TESSERA_CUDA_HOME="$(readlink -f "$cuda_top")"
 fi
 
 targets=$(bazel query 'tests(//...)' 2>/dev/null) || {

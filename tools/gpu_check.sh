@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 nvcc_path=$(command -v nvcc) || { echo "gpu_check: no nvcc on PATH" >&2; exit 2; }
-export TESSERA_CUDA_HOME="${TESSERA_CUDA_HOME:-$(dirname "$(dirname "$(readlink -f "$nvcc_path")")")}"
+# The toolkit's root as nvcc reports it (the nvcc on PATH may be a wrapper script).
+cuda_top=$(nvcc -dryrun -E -x cu /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -n 1)
+export TESSERA_CUDA_HOME="${TESSERA_CUDA_HOME:-$(readlink -f "${cuda_top:-$(dirname "$nvcc_path")/..}")}"
 arch="${TESSERA_CUDA_ARCH:-sm_90}"
 nvidia-smi -L || { echo "gpu_check: no GPU (nvidia-smi failed)" >&2; exit 1; }
 
