@@ -6,6 +6,12 @@ cd "$(dirname "$0")"
 
 ./tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
+# The CUDA backend's tests find the toolkit from the nvcc on PATH (never a fixed path); they skip
+# with a message where there is none.
+if [ -z "${TESSERA_CUDA_HOME:-}" ] && nvcc_path=$(command -v nvcc); then
+  export TESSERA_CUDA_HOME="$(dirname "$(dirname "$(readlink -f "$nvcc_path")")")"
+fi
+
 targets=$(bazel query 'tests(//...)' 2>/dev/null) || {
   echo "bazel query failed:"; bazel query 'tests(//...)'; echo "0 passed, 1 failed"; exit 1; }
 

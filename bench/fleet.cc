@@ -1,7 +1,13 @@
-// //bench:fleet: grant latency of the tracker under a full queue, and array copy throughput to a
-// device server over loopback. Starts its own tracker and servers on 127.0.0.1.
-//   bazel run -c opt //bench:fleet -- [--clients 200] [--servers 20] [--grants-per-client 10]
-//                                      [--mib 256] [--rounds 3]
+// //bench:fleet: grant latency of the tracker under a full queue, array copy throughput to a
+// device server over loopback (direct and through the tracker's relay, a --dial-out server), the
+// latency of a `log best` query through the tracker's shared log, and (--mode jobs) tuning-job
+// throughput with 1, 2 and 4 workers against one `tessera tune` measuring on the same devices.
+// Starts its own tracker and servers on 127.0.0.1.
+//   bazel run -c opt //bench:fleet -- [--mode all|grants|copy|log|jobs] [--clients 200]
+//                                      [--servers 20] [--grants-per-client 10] [--mib 256]
+//                                      [--rounds 3] [--log-records 100000] [--log-queries 2000]
+//   bazel run -c opt //bench:fleet -- --mode jobs [--job-trials 48] [--job-servers 4]
+//                                      [--job-task 'dense.x86(64,64,64,float32)']
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
@@ -11,12 +17,16 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "common/command_line.h"
+#include "fleet/client/job_client.h"
+#include "fleet/client/log_client.h"
 #include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
 
@@ -128,9 +138,10 @@ double CpuSeconds(pid_t pid) {
   return ticks / sysconf(_SC_CLK_TCK);
 }
 
-void Throughput(int64_t mib, int rounds) {
+// Array copies to one server, reached directly or (`relayed`) through the tracker's relay.
+void Throughput(int64_t mib, int rounds, bool relayed) {
   tessera::testing::Fleet fleet;
-  pid_t server = fleet.AddServer("copy").pid();
+  pid_t server = (relayed ? fleet.AddDialOutServer("copy") : fleet.AddServer("copy")).pid();
   tessera::fleet::SessionOptions options;
   options.key = "copy";
   auto session = tessera::fleet::RemoteSession::Open(fleet.Client(), options);
@@ -138,17 +149,21 @@ void Throughput(int64_t mib, int rounds) {
   std::vector<char> data(nbytes, 1), back(nbytes, 0);
   int64_t array = session->AllocArray({static_cast<int64_t>(nbytes)}, "uint8");
   double best_in = 0, best_out = 0, sum_in = 0, sum_out = 0, cpu_in = 0, cpu_out = 0;
+  const pid_t tracker = relayed ? fleet.tracker_pid() : 0;
+  auto cpu_seconds = [&] {  // client, server and (relayed) the tracker
+    return CpuSeconds(0) + CpuSeconds(server) + (tracker != 0 ? CpuSeconds(tracker) : 0);
+  };
   for (int r = 0; r < rounds; ++r) {
-    double cpu = CpuSeconds(0) + CpuSeconds(server);
+    double cpu = cpu_seconds();
     Clock::time_point start = Clock::now();
     session->CopyIn(array, data.data(), nbytes);
     double in = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
-    double cpu_mid = CpuSeconds(0) + CpuSeconds(server);
+    double cpu_mid = cpu_seconds();
     cpu_in += cpu_mid - cpu;
     start = Clock::now();
     session->CopyOut(array, back.data(), nbytes);
     double out = nbytes / (Millis(Clock::now() - start) / 1000) / 1e9;
-    cpu_out += CpuSeconds(0) + CpuSeconds(server) - cpu_mid;
+    cpu_out += cpu_seconds() - cpu_mid;
     best_in = std::max(best_in, in);
     best_out = std::max(best_out, out);
     sum_in += in;
@@ -156,21 +171,177 @@ void Throughput(int64_t mib, int rounds) {
   }
   if (back != data) std::printf("ERROR: the array came back different\n");
   std::printf(
-      "array copy over loopback, %lld MiB, %d rounds:\n"
+      "array copy over loopback, %s, %lld MiB, %d rounds:\n"
       "  upload (CopyIn):    best %.2f GB/s   mean %.2f GB/s\n"
       "  download (CopyOut): best %.2f GB/s   mean %.2f GB/s\n"
-      "  CPU time of client + server per GB: upload %.2f s, download %.2f s (load %s)\n",
-      static_cast<long long>(mib), rounds, best_in, sum_in / rounds, best_out, sum_out / rounds,
+      "  CPU time of client + server%s per GB: upload %.2f s, download %.2f s (load %s)\n",
+      relayed ? "through the tracker's relay (--dial-out)" : "direct", static_cast<long long>(mib),
+      rounds, best_in, sum_in / rounds, best_out, sum_out / rounds, relayed ? " + tracker" : "",
       cpu_in / (rounds * nbytes / 1e9), cpu_out / (rounds * nbytes / 1e9), LoadAverage().c_str());
+}
+
+struct JobBench {
+  int64_t trials = 48;
+  int servers = 4;
+  std::string task = "dense.x86(64,64,64,float32)";
+};
+
+// A fresh fleet per run, so that no run resumes from another's records.
+tessera::testing::FleetConfig JobFleetConfig() {
+  tessera::testing::FleetConfig config;
+  config.tracker_flags = {"--heartbeat-ms", "500",  "--lease-timeout-ms", "5000",
+                          "--job-lease-ms", "10000"};
+  config.server_flags = {"--call-timeout-ms", "30000"};
+  return config;
+}
+
+// Seconds for `workers` workers to finish one job of `bench.trials` trials.
+double JobSeconds(const JobBench& bench, int workers) {
+  tessera::testing::Fleet fleet(JobFleetConfig());
+  for (int i = 0; i < bench.servers; ++i) fleet.AddServer("bench");
+  tessera::fleet::TrackerOptions options;
+  options.address = fleet.tracker_address();
+  tessera::fleet::JobClient client(options);
+  tessera::jobs::v1::SubmitRequest request;
+  tessera::jobs::v1::TaskSpec* task = request.add_tasks();
+  task->set_workload_key(bench.task);
+  task->set_trials(bench.trials);
+  request.set_target("llvm");
+  request.set_rpc_key("bench");
+  request.set_batch_size(8);
+  Clock::time_point start = Clock::now();
+  std::string job = client.Submit(request);
+  std::vector<std::unique_ptr<tessera::testing::Daemon>> running;
+  for (int w = 0; w < workers; ++w) {
+    running.push_back(std::make_unique<tessera::testing::Daemon>(
+        "cli/tessera",
+        std::vector<std::string>{"worker", "--tracker", fleet.tracker_address(), "--parallel", "2"},
+        30000, "worker "));
+  }
+  tessera::testing::WaitFor([&] { return client.Status(job).state() == "done"; }, 3600000);
+  double seconds = Millis(Clock::now() - start) / 1000;
+  tessera::jobs::v1::JobStatus status = client.Status(job);
+  if (status.state() != "done" || status.done() != bench.trials) {
+    std::printf("ERROR: the job with %d worker(s) ended %s with %lld of %lld trials\n", workers,
+                status.state().c_str(), static_cast<long long>(status.done()),
+                static_cast<long long>(bench.trials));
+  }
+  return seconds;
+}
+
+// Seconds for one `tessera tune` to make the same trials on the same kind of fleet.
+double TuneSeconds(const JobBench& bench) {
+  tessera::testing::Fleet fleet(JobFleetConfig());
+  for (int i = 0; i < bench.servers; ++i) fleet.AddServer("bench");
+  char dir[] = "/tmp/tessera-bench-XXXXXX";
+  if (mkdtemp(dir) == nullptr) throw std::runtime_error("mkdtemp failed");
+  std::string command = "cli/tessera tune --task '" + bench.task + "' --target llvm --trials " +
+                        std::to_string(bench.trials) + " --batch 8 --build-parallel 2 --db " + dir +
+                        "/tune.db --rpc-tracker " + fleet.tracker_address() +
+                        " --rpc-key bench > /dev/null 2>&1";
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (access("cli/tessera", X_OK) != 0 && n > 0) {
+    command = std::string(self, static_cast<size_t>(n)) + ".runfiles/tessera/" + command;
+  }
+  Clock::time_point start = Clock::now();
+  std::string out;
+  int status = tessera::testing::RunCommand(command, &out);
+  double seconds = Millis(Clock::now() - start) / 1000;
+  if (status != 0) std::printf("ERROR: tessera tune exited %d\n", status);
+  std::string cleanup = std::string("rm -rf ") + dir;
+  tessera::testing::RunCommand(cleanup, &out);
+  return seconds;
+}
+
+void JobThroughput(const JobBench& bench) {
+  std::printf("tuning jobs: %lld trials of %s, batches of 8, %d device servers, load %s\n",
+              static_cast<long long>(bench.trials), bench.task.c_str(), bench.servers,
+              LoadAverage().c_str());
+  double local = TuneSeconds(bench);
+  std::printf("  one tessera tune (same devices):  %7.2f s  %6.2f trials/s\n", local,
+              bench.trials / local);
+  for (int workers : {1, 2, 4}) {
+    double seconds = JobSeconds(bench, workers);
+    std::printf("  job, %d worker(s):                 %7.2f s  %6.2f trials/s  (%.2fx tune)\n",
+                workers, seconds, bench.trials / seconds, local / seconds);
+  }
+  std::printf("  (load after: %s)\n", LoadAverage().c_str());
+}
+
+// A tuning log of `records` records (`workloads` shapes, one target) pushed into the tracker,
+// then `queries` best-record queries for one workload and target, as `tessera log best --task W
+// --target T` asks, and the per-task read of `tessera compile --db tracker://`.
+void LogBestLatency(int64_t records, int queries) {
+  tessera::testing::Fleet fleet;
+  tessera::fleet::TrackerOptions options;
+  options.address = fleet.tracker_address();
+  tessera::fleet::LogClient client(options);
+  const int64_t workloads = std::max<int64_t>(1, records / 500);
+  const std::string target = "llvm -mcpu=znver4";
+  std::vector<tessera::tuning::MeasureRecord> batch;
+  for (int64_t i = 0; i < records; ++i) {
+    tessera::tuning::MeasureRecord r;
+    r.set_workload_key("dense.x86(" + std::to_string(16 * (1 + i % workloads)) +
+                       ",256,256,float32)");
+    r.set_target(target);
+    r.set_device_key("bench");
+    r.set_config_index(i / workloads);
+    r.add_costs(1e-3 * (1 + (i * 7919) % 1000) / 1000);
+    r.add_costs(1e-3 * (1 + (i * 104729) % 1000) / 1000);
+    r.set_timestamp(1.7e9 + i);
+    tessera::tuning::KnobValue* knob = r.mutable_config()->add_knobs();
+    knob->set_name("tile_x");
+    knob->set_kind("sp");
+    knob->add_ints(-1);
+    knob->add_ints(1 << (i % 6));
+    batch.push_back(std::move(r));
+  }
+  Clock::time_point start = Clock::now();
+  tessera::tuner::ImportResult pushed = client.Push(batch);
+  const double push_s = Millis(Clock::now() - start) / 1000;
+
+  tessera::tuner::RecordFilter one;
+  one.workload_key = "dense.x86(" + std::to_string(16 * (1 + workloads / 2)) + ",256,256,float32)";
+  one.target = target;
+  std::vector<double> best_ms, list_ms;
+  size_t listed = 0;
+  for (int q = 0; q < queries; ++q) {
+    start = Clock::now();
+    tessera::fleet::BestRecords best = client.Best(one);
+    best_ms.push_back(Millis(Clock::now() - start));
+    if (best.records.size() != 1)
+      std::printf("ERROR: best returned %zu records\n", best.records.size());
+  }
+  one.only_successful = true;
+  for (int q = 0; q < std::max(1, queries / 10); ++q) {
+    start = Clock::now();
+    listed = client.List(one).size();
+    list_ms.push_back(Millis(Clock::now() - start));
+  }
+  std::printf(
+      "shared tuning log through the tracker, %lld records (%lld workloads, one target):\n"
+      "  push: %lld imported in %.2f s (%.0f records/s)\n"
+      "  log best for one workload and target (%d queries): p50 %6.3f ms   p99 %6.3f ms\n"
+      "  compile's read of one task (%zu records, %zu queries): p50 %6.3f ms   p99 %6.3f ms\n"
+      "  (load %s)\n",
+      static_cast<long long>(records), static_cast<long long>(workloads),
+      static_cast<long long>(pushed.imported), push_s, pushed.imported / push_s, queries,
+      Percentile(best_ms, 0.5), Percentile(best_ms, 0.99), listed, list_ms.size(),
+      Percentile(list_ms, 0.5), Percentile(list_ms, 0.99), LoadAverage().c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int clients = 200, servers = 20, grants_per_client = 10, rounds = 3;
-  int64_t mib = 256;
-  CLI::App app{"Grant latency of the tracker under a full queue, and array copy throughput.",
-               "fleet"};
+  int64_t mib = 256, log_records = 100000;
+  int log_queries = 2000;
+  std::string mode = "all";
+  CLI::App app{
+      "Grant latency of the tracker under a full queue, array copy throughput, and the latency "
+      "of a log best query through the tracker.",
+      "fleet"};
   app.option_defaults()->always_capture_default();
   app.add_option("--clients", clients, "clients queueing at once")->check(tessera::Positive());
   app.add_option("--servers", servers, "device servers")->check(tessera::Positive());
@@ -178,9 +349,25 @@ int main(int argc, char** argv) {
       ->check(tessera::Positive());
   app.add_option("--mib", mib, "array size of the copy test")->check(tessera::Positive());
   app.add_option("--rounds", rounds, "copies of the array each way")->check(tessera::Positive());
+  app.add_option("--mode", mode, "what to measure ('all' is grants, copy and log)")
+      ->check(CLI::IsMember({"all", "grants", "copy", "log", "jobs"}));
+  app.add_option("--log-records", log_records, "records in the tracker's shared log")
+      ->check(tessera::Positive());
+  app.add_option("--log-queries", log_queries, "best-record queries timed")
+      ->check(tessera::Positive());
+  JobBench job_bench;
+  app.add_option("--job-trials", job_bench.trials, "trials of the job")->check(tessera::Positive());
+  app.add_option("--job-servers", job_bench.servers, "device servers of the job fleet")
+      ->check(tessera::Positive());
+  app.add_option("--job-task", job_bench.task, "workload key of the job's task");
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
-    GrantLatency(clients, servers, grants_per_client);
-    Throughput(mib, rounds);
+    if (mode == "all" || mode == "grants") GrantLatency(clients, servers, grants_per_client);
+    if (mode == "all" || mode == "copy") {
+      Throughput(mib, rounds, false);
+      Throughput(mib, rounds, true);
+    }
+    if (mode == "all" || mode == "log") LogBestLatency(log_records, log_queries);
+    if (mode == "jobs") JobThroughput(job_bench);
     return 0;
   });
 }

@@ -214,7 +214,8 @@ int main(int argc, char** argv) {
       ->check(tessera::Positive());
   app.add_option("--db", flags.db, "tuning log whose best records to use");
   app.add_option("--target", flags.target, "target string");
-  app.add_option("--models", flags.models, "torchvision model names");
+  app.add_option("--models", flags.models, "torchvision model names, e.g. resnet18,mobilenet_v2")
+      ->delimiter(',');
   app.add_flag("--json", flags.json, "one JSON line per model and thread count");
   // `bazel run` starts in the runfiles; the peers' scripts and bench/.ort are in the workspace.
   if (const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {

@@ -27,6 +27,12 @@ void AddFleetCommand(CLI::App& app);
 /// `tessera compile`: an ONNX model into a compiled model directory.
 void AddCompileCommand(CLI::App& app);
 
+/// `tessera job submit|list|status|watch|cancel`: tuning jobs on the tracker.
+void AddJobCommand(CLI::App& app);
+
+/// `tessera worker`: tunes batches of the tracker's jobs on fleet devices.
+void AddWorkerCommand(CLI::App& app);
+
 /// `tessera run`: runs a compiled model directory with the runtime.
 void AddRunCommand(CLI::App& app);
 

@@ -11,6 +11,8 @@
 #include "compiler/driver/build_model.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/graph.h"
+#include "fleet/client/log_client.h"
+#include "fleet/secrets.h"
 #include "tuner/log/tuning_log.h"
 
 namespace tessera {
@@ -19,6 +21,7 @@ namespace {
 
 struct CompileFlags {
   std::string model, target, db, output;
+  std::string token_file, tls_ca;  // with --db tracker://HOST:PORT
   std::vector<std::string> input_shapes;
   bool print_graph = false;
 };
@@ -37,8 +40,18 @@ void Compile(const CompileFlags& flags) {
   }
   graph::Graph g = frontend::ImportOnnx(flags.model, import);
   if (flags.print_graph) std::cout << "// imported\n" << graph::ToText(g);
-  std::unique_ptr<tuner::TuningLog> log;
-  if (!flags.db.empty()) log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  std::unique_ptr<tuner::RecordSource> log;
+  if (const std::string tracker = fleet::TrackerLogAddress(flags.db); !tracker.empty()) {
+    fleet::TrackerOptions tracker_options;
+    tracker_options.address = tracker;
+    tracker_options.tls_ca_file = flags.tls_ca;
+    if (!flags.token_file.empty()) tracker_options.token = fleet::ReadTokenFile(flags.token_file);
+    log = std::make_unique<fleet::LogClient>(tracker_options);
+  } else if (!flags.token_file.empty() || !flags.tls_ca.empty()) {
+    throw UserError("--token-file and --tls-ca go with --db tracker://HOST:PORT");
+  } else if (!flags.db.empty()) {
+    log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  }
   ModelBuildOptions options;
   options.target = flags.target;
   options.log = log.get();
@@ -76,7 +89,13 @@ void AddCompileCommand(CLI::App& app) {
   compile->add_option("model", flags->model, "the .onnx file")->required();
   compile->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
       ->required();
-  compile->add_option("--db", flags->db, "tuning log whose best records to use");
+  compile->add_option("--db", flags->db,
+                      "tuning log whose best records to use: a file, or tracker://HOST:PORT for "
+                      "the tracker's shared log");
+  compile->add_option("--token-file", flags->token_file,
+                      "the fleet's shared token (with --db tracker://)");
+  compile->add_option("--tls-ca", flags->tls_ca,
+                      "PEM root certificate of a TLS tracker (with --db tracker://)");
   compile->add_option("--input-shape", flags->input_shapes,
                       "static shape of an input, NAME:1x3x224x224 (repeatable)");
   compile->add_flag("--print-graph", flags->print_graph, "print the graph after each pass");

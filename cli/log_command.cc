@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +10,9 @@
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "fleet/client/log_client.h"
+#include "fleet/secrets.h"
+#include "tuner/log/record_check.h"
 #include "tuner/log/tuning_log.h"
 
 namespace tessera {
@@ -17,6 +21,7 @@ namespace {
 
 struct LogFlags {
   std::string db, file;
+  std::string tracker, token_file, tls_ca;  // the tracker's shared log instead of --db
   tuner::RecordFilter filter;
   bool json = false;
 };
@@ -54,21 +59,78 @@ void Import(const LogFlags& flags) {
             << result.duplicates << " already present)\n";
 }
 
-void Export(const LogFlags& flags) {
+std::unique_ptr<fleet::LogClient> TrackerLog(const LogFlags& flags) {
+  fleet::TrackerOptions options;
+  options.address = flags.tracker;
+  options.tls_ca_file = flags.tls_ca;
+  if (!flags.token_file.empty()) options.token = fleet::ReadTokenFile(flags.token_file);
+  return std::make_unique<fleet::LogClient>(options);
+}
+
+// Every query reads either a local file or the tracker's log, with the same output.
+void ForEachRecord(const LogFlags& flags,
+                   const std::function<void(const tuning::MeasureRecord&)>& each) {
+  if (!flags.tracker.empty()) return TrackerLog(flags)->ForEach(flags.filter, each);
+  for (const auto& r : tuner::TuningLog::Open(flags.db, /*create=*/false)->List(flags.filter)) {
+    each(r);
+  }
+}
+
+fleet::BestRecords ReadBest(const LogFlags& flags) {
+  if (!flags.tracker.empty()) return TrackerLog(flags)->Best(flags.filter);
   auto log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  fleet::BestRecords best;
+  for (const auto& s : log->Stats(flags.filter)) {
+    ++best.workloads;
+    if (auto record = log->Best(s.workload_key, s.target)) best.records.push_back(*record);
+  }
+  return best;
+}
+
+std::vector<tuner::WorkloadStats> ReadStats(const LogFlags& flags) {
+  if (!flags.tracker.empty()) return TrackerLog(flags)->Stats(flags.filter);
+  return tuner::TuningLog::Open(flags.db, /*create=*/false)->Stats(flags.filter);
+}
+
+std::string SourceName(const LogFlags& flags) {
+  return flags.tracker.empty() ? flags.db : fleet::kTrackerLogScheme + flags.tracker;
+}
+
+void Export(const LogFlags& flags) {
   if (flags.file.empty()) {
-    log->ExportJsonLines(std::cout, flags.filter);
+    ForEachRecord(
+        flags, [](const tuning::MeasureRecord& r) { std::cout << tuner::RecordToJson(r) << '\n'; });
     return;
   }
   std::ofstream file(flags.file, std::ios::trunc);
   if (!file) throw UserError("--file '" + flags.file + "': cannot write file");
-  int64_t n = log->ExportJsonLines(file, flags.filter);
+  int64_t n = 0;
+  ForEachRecord(flags, [&](const tuning::MeasureRecord& r) {
+    file << tuner::RecordToJson(r) << '\n';
+    ++n;
+  });
   std::cerr << "exported " << n << " records to " << flags.file << "\n";
 }
 
 void List(const LogFlags& flags) {
-  auto log = tuner::TuningLog::Open(flags.db, /*create=*/false);
-  for (const auto& r : log->List(flags.filter)) PrintRecord(r, flags.json);
+  ForEachRecord(flags, [&](const tuning::MeasureRecord& r) { PrintRecord(r, flags.json); });
+}
+
+// Every record is checked before the first is sent, so a bad log pushes nothing.
+void Push(const LogFlags& flags) {
+  const std::vector<tuning::MeasureRecord> records =
+      tuner::TuningLog::Open(flags.db, /*create=*/false)->List({});
+  for (size_t i = 0; i < records.size(); ++i) {
+    const std::string problem = tuner::RecordProblem(records[i]);
+    if (!problem.empty()) {
+      throw UserError("--db '" + flags.db + "': record " + std::to_string(i + 1) + " (" +
+                      records[i].workload_key().substr(0, 200) + "): " + problem +
+                      "; nothing was pushed");
+    }
+  }
+  tuner::ImportResult result = TrackerLog(flags)->Push(records);
+  std::cout << "imported " << result.imported << " records into " << SourceName(flags) << " ("
+            << result.duplicates << " already present)\n";
 }
 
 void PrintStats(const tuner::WorkloadStats& s, bool json) {
@@ -86,31 +148,53 @@ void PrintStats(const tuner::WorkloadStats& s, bool json) {
             << s.failures << " failed, best " << FormatCost(s.best_cost) << "\n";
 }
 
-// `best` and `stats` go per workload and target; `best` without any record exits 1.
-void Summarize(const LogFlags& flags, bool best) {
-  auto log = tuner::TuningLog::Open(flags.db, /*create=*/false);
-  auto stats = log->Stats(flags.filter);
-  if (stats.empty()) {
-    const tuner::RecordFilter& f = flags.filter;
-    std::cerr << "no records" << (f.workload_key.empty() ? "" : " for " + f.workload_key)
-              << (f.target.empty() ? "" : " on '" + f.target + "'") << " in " << flags.db << "\n";
-    if (best) throw CLI::RuntimeError(1);
-    return;
-  }
-  for (const auto& s : stats) {
-    if (!best) {
-      PrintStats(s, flags.json);
-    } else if (auto record = log->Best(s.workload_key, s.target)) {
-      PrintRecord(*record, flags.json);
-    }
-  }
+void NoRecords(const LogFlags& flags, bool best) {
+  const tuner::RecordFilter& f = flags.filter;
+  std::cerr << "no records" << (f.workload_key.empty() ? "" : " for " + f.workload_key)
+            << (f.target.empty() ? "" : " on '" + f.target + "'") << " in " << SourceName(flags)
+            << "\n";
+  if (best) throw CLI::RuntimeError(1);
 }
 
-// One verb with the flags every verb shares; `file` only where it means something.
+// `best` and `stats` go per workload and target; `best` without any record exits 1.
+void Best(const LogFlags& flags) {
+  fleet::BestRecords best = ReadBest(flags);
+  if (best.workloads == 0) return NoRecords(flags, /*best=*/true);
+  for (const auto& record : best.records) PrintRecord(record, flags.json);
+}
+
+void Stats(const LogFlags& flags) {
+  auto stats = ReadStats(flags);
+  if (stats.empty()) return NoRecords(flags, /*best=*/false);
+  for (const auto& s : stats) PrintStats(s, flags.json);
+}
+
+void AddTrackerOptions(CLI::App* verb, const std::shared_ptr<LogFlags>& flags,
+                       CLI::Option* tracker) {
+  verb->add_option("--token-file", flags->token_file, "the fleet's shared token (with --tracker)")
+      ->needs(tracker);
+  verb->add_option("--tls-ca", flags->tls_ca, "PEM root certificate of a TLS tracker")
+      ->needs(tracker);
+}
+
+// One verb with the flags every verb shares; `file` only where it means something. A query
+// reads a local log (--db) or the tracker's shared one (--tracker).
 CLI::App* AddVerb(CLI::App* log, const std::string& name, const std::string& help,
-                  const std::shared_ptr<LogFlags>& flags, bool filters, const char* file_help) {
+                  const std::shared_ptr<LogFlags>& flags, bool filters, const char* file_help,
+                  bool query) {
   CLI::App* verb = log->add_subcommand(name, help);
-  verb->add_option("--db", flags->db, "SQLite tuning log")->required();
+  if (query) {
+    CLI::Option_group* source = verb->add_option_group("source", "where the records are");
+    source->add_option("--db", flags->db, "SQLite tuning log");
+    CLI::Option* tracker =
+        source
+            ->add_option("--tracker", flags->tracker, "the shared log of the tracker at HOST:PORT")
+            ->check(HostPort());
+    source->require_option(1);
+    AddTrackerOptions(verb, flags, tracker);
+  } else {
+    verb->add_option("--db", flags->db, "SQLite tuning log")->required();
+  }
   if (filters) {
     verb->add_option("--task", flags->filter.workload_key, "only this workload key");
     verb->add_option("--target", flags->filter.target, "only this exact target string");
@@ -126,25 +210,34 @@ void AddLogCommand(CLI::App& app) {
   CLI::App* log = app.add_subcommand("log", "Query and move tuning logs.");
   log->require_subcommand(1);
   CLI::App* best = AddVerb(log, "best", "the fastest successful record per workload and target",
-                           flags, true, nullptr);
+                           flags, true, nullptr, true);
   best->add_flag("--json", flags->json, "records as JSON lines");
-  best->callback([flags] { Summarize(*flags, /*best=*/true); });
+  best->callback([flags] { Best(*flags); });
   CLI::App* list =
-      AddVerb(log, "list", "every record (the newest N with --limit)", flags, true, nullptr);
+      AddVerb(log, "list", "every record (the newest N with --limit)", flags, true, nullptr, true);
   list->add_flag("--json", flags->json, "records as JSON lines");
   list->add_option("--limit", flags->filter.limit, "at most N records, the newest")
       ->check(Positive());
   list->callback([flags] { List(*flags); });
   CLI::App* stats = AddVerb(log, "stats", "records, failures and best cost per workload and target",
-                            flags, true, nullptr);
+                            flags, true, nullptr, true);
   stats->add_flag("--json", flags->json, "one JSON object per workload and target");
-  stats->callback([flags] { Summarize(*flags, /*best=*/false); });
+  stats->callback([flags] { Stats(*flags); });
   AddVerb(log, "export", "records as JSON lines", flags, true,
-          "write to this file (default: standard output)")
+          "write to this file (default: standard output)", true)
       ->callback([flags] { Export(*flags); });
   AddVerb(log, "import", "JSON lines into the log (duplicates skipped; a bad line imports nothing)",
-          flags, false, "read this file (default: standard input)")
+          flags, false, "read this file (default: standard input)", false)
       ->callback([flags] { Import(*flags); });
+  CLI::App* push = AddVerb(log, "push",
+                           "upload a local log's records to the tracker's shared log (duplicates "
+                           "skipped; a bad record pushes nothing)",
+                           flags, false, nullptr, false);
+  CLI::Option* tracker = push->add_option("--tracker", flags->tracker, "the tracker at HOST:PORT")
+                             ->required()
+                             ->check(HostPort());
+  AddTrackerOptions(push, flags, tracker);
+  push->callback([flags] { Push(*flags); });
 }
 
 }  // namespace cli

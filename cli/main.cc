@@ -15,5 +15,7 @@ int main(int argc, char** argv) {
   tessera::cli::AddFleetCommand(app);
   tessera::cli::AddCompileCommand(app);
   tessera::cli::AddRunCommand(app);
+  tessera::cli::AddJobCommand(app);
+  tessera::cli::AddWorkerCommand(app);
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr);
 }

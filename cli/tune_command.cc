@@ -8,11 +8,10 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/model_tasks.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
-#include "compiler/driver/build_model.h"
-#include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/space/config_proto.h"
 #include "fleet/secrets.h"
 #include "tuner/measure/task_measure.h"
@@ -96,27 +95,10 @@ std::string Millis(double seconds) {
   return buf;
 }
 
-// The model's tunable tasks, as a build would look them up.
-std::vector<tuner::ModelTuneTask> ModelTasks(const TuneFlags& flags) {
-  frontend::OnnxImportOptions import;
-  for (const std::string& spec : flags.input_shapes) {
-    auto [name, shape] = frontend::ParseInputShape(spec);
-    import.input_shapes[name] = shape;
-  }
-  ModelBuildOptions build;
-  build.target = flags.target;
-  std::ostringstream fallback_notices;  // without a log every task is untuned: no news
-  build.warnings = &fallback_notices;
-  std::vector<tuner::ModelTuneTask> tasks;
-  for (const ModelTask& t : ExtractTasks(frontend::ImportOnnx(flags.model, import), build)) {
-    tasks.push_back({t.workload_key, t.weight, t.flops});
-  }
-  return tasks;
-}
-
 void TuneModel(const TuneFlags& flags) {
   tuner::CheckTarget(flags.target);
-  std::vector<tuner::ModelTuneTask> tasks = ModelTasks(flags);
+  std::vector<tuner::ModelTuneTask> tasks =
+      ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
   auto log = tuner::TuningLog::Open(flags.db);
   tuner::TuneModelOptions options;

@@ -22,7 +22,7 @@ namespace fleet {
 /// One open session. Operations hold `mu`, so a session's calls run one at a time.
 struct Session {
   std::string id;
-  int64_t expires_ms = 0;
+  int64_t deadline_ms = 0;  ///< on the steady clock, so a wall-clock jump does not move it
   std::unique_ptr<Sandbox> sandbox;
   std::mutex mu;
   std::map<int64_t, std::shared_ptr<SharedArray>> arrays;  ///< shared: copies run unlocked
@@ -76,7 +76,8 @@ void DeviceService::EndSession(const std::string& session_id) {
 std::pair<std::string, int64_t> DeviceService::ActiveSession() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!session_) return {"", 0};
-  return {session_->id, session_->expires_ms};
+  const Clock& clock = *options_.clock;
+  return {session_->id, session_->deadline_ms - clock.SteadyMillis() + clock.UnixMillis()};
 }
 
 std::shared_ptr<Session> DeviceService::Find(const std::string& session_id, grpc::Status* status) {
@@ -86,10 +87,10 @@ std::shared_ptr<Session> DeviceService::Find(const std::string& session_id, grpc
                            "no open session '" + session_id + "' on this server");
     return nullptr;
   }
-  if (UnixMillis() >= session_->expires_ms) {
+  if (options_.clock->SteadyMillis() >= session_->deadline_ms) {
     session_.reset();
     *status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                           "session '" + session_id + "' reached its wall-clock limit");
+                           "session '" + session_id + "' reached its time limit");
     return nullptr;
   }
   return session_;
@@ -100,13 +101,14 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
                                         device::v1::SessionRef* reply) {
   const tracker::v1::Grant& grant = request->grant();
   std::lock_guard<std::mutex> lock(mu_);
-  grpc::Status admitted = guard_->Admit(grant, UnixMillis());
+  const int64_t now_unix = options_.clock->UnixMillis();
+  grpc::Status admitted = guard_->Admit(grant, now_unix);
   if (!admitted.ok()) return admitted;
   // The tracker only grants a busy server after ending its session, so a newer grant wins.
   session_.reset();
   auto session = std::make_shared<Session>();
   session->id = grant.session_id();
-  session->expires_ms = grant.expires_unix_ms();
+  session->deadline_ms = options_.clock->SteadyMillis() + (grant.expires_unix_ms() - now_unix);
   try {
     session->sandbox = std::make_unique<Sandbox>(options_.workdir + "/session-" + session->id);
   } catch (const SandboxError& e) {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "common/clock.h"
 #include "proto/device.grpc.pb.h"
 
 namespace tessera {
@@ -26,6 +27,8 @@ struct DeviceOptions {
   int64_t max_upload_bytes = 256ll << 20;            ///< per uploaded file
   int64_t max_array_bytes = 4ll << 30;               ///< per array
   int64_t call_timeout_ms = 10000;  ///< a call or timing that takes longer is killed
+  /// Grants' expiry is checked on its wall clock, a session's limit runs on its steady clock.
+  std::shared_ptr<const Clock> clock = SystemClock();
 };
 
 struct Session;
@@ -46,7 +49,7 @@ class DeviceService final
   void SetGrantKey(const std::string& key);
   /// Closes session `session_id` if it is open (the tracker ended it).
   void EndSession(const std::string& session_id);
-  /// The open session's id and expiry ("" and 0 when none).
+  /// The open session's id and its expiry in wall-clock milliseconds ("" and 0 when none).
   std::pair<std::string, int64_t> ActiveSession();
 
   /// Verifies the grant and opens its session (closing any older one).

@@ -19,6 +19,7 @@
 #include "fleet/server/listen.h"
 #include "proto/grant.h"
 #include "rpc_server/device_service.h"
+#include "rpc_server/dial_out.h"
 #include "rpc_server/tracker_link.h"
 #include "rpc_server/worker.h"
 
@@ -49,6 +50,7 @@ void RemoveStaleSessions(const std::string& workdir) {
 struct ServerFlags {
   std::string tracker, key, listen, advertise, token_file, workdir, target;
   std::string tls_ca;
+  bool dial_out = false;
   tessera::fleet::DeviceOptions device;
 };
 
@@ -56,12 +58,6 @@ int Serve(ServerFlags& flags) {
   tessera::fleet::TrackerLinkOptions link;
   link.tracker = flags.tracker;
   link.key = flags.key;
-  std::string host;
-  int port = 0;
-  if (flags.listen.empty())
-    flags.listen = tessera::fleet::DefaultServerListenAddress(flags.tracker);
-  tessera::SplitHostPort("listen", flags.listen, &host, &port);
-
   tessera::fleet::DeviceOptions device = flags.device;
   device.server_id = tessera::fleet::RandomHexId(8);
   device.key = link.key;
@@ -76,24 +72,55 @@ int Serve(ServerFlags& flags) {
   if (!token.empty()) service.SetGrantKey(tessera::fleet::GrantKeyFromToken(token));
 
   grpc::ServerBuilder builder;
-  int selected_port = 0;
-  builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &selected_port);
   tessera::fleet::ApplyFleetServerArguments(&builder);
-  tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || selected_port == 0) {
-    throw ConfigError("tessera-rpc-server: cannot listen on '" + flags.listen +
-                      "': " + tessera::fleet::ListenFailureReason(flags.listen));
-  }
-  std::cout << "listening on " << host << ":" << selected_port << std::endl;
-  std::string advertised = host + ":" + std::to_string(selected_port);
-  if (!flags.advertise.empty()) {
-    advertised = flags.advertise;
-  } else if (host == "0.0.0.0" || host == "[::]") {
-    char name[256] = {0};
-    gethostname(name, sizeof(name) - 1);
-    advertised = std::string(name) + ":" + std::to_string(selected_port);
+  std::unique_ptr<grpc::Server> server;
+  std::string advertised;
+  std::unique_ptr<tessera::fleet::DialOut> dial_out;
+  if (flags.dial_out) {
+    // No port at all: sessions come through the tracker's relay into an in-process channel.
+    server = builder.BuildAndStart();
+    if (!server)
+      throw tessera::InternalError("tessera-rpc-server: cannot start the device service");
+    advertised = "relay:" + device.server_id;
+    std::cout << "relayed as " << advertised << std::endl;
+    tessera::fleet::DialOutOptions relay;
+    relay.tracker = flags.tracker;
+    relay.token = token;
+    relay.tls_ca_file = flags.tls_ca;
+    relay.server_id = device.server_id;
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(tessera::fleet::kMaxMessageBytes);
+    args.SetMaxSendMessageSize(tessera::fleet::kMaxMessageBytes);
+    dial_out = std::make_unique<tessera::fleet::DialOut>(relay, server->InProcessChannel(args));
+    // Registered before attached, the server could be granted while clients cannot reach it.
+    if (!dial_out->WaitAttached(10000)) {
+      std::cerr << "warning: tessera-rpc-server: not attached to the relay of " << flags.tracker
+                << " yet; registering anyway (it keeps trying)" << std::endl;
+    }
+  } else {
+    std::string host;
+    int port = 0;
+    if (flags.listen.empty())
+      flags.listen = tessera::fleet::DefaultServerListenAddress(flags.tracker);
+    tessera::SplitHostPort("listen", flags.listen, &host, &port);
+    int selected_port = 0;
+    builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &selected_port);
+    tessera::fleet::ClaimPortsExclusively(&builder);
+    server = builder.BuildAndStart();
+    if (!server || selected_port == 0) {
+      throw ConfigError("tessera-rpc-server: cannot listen on '" + flags.listen +
+                        "': " + tessera::fleet::ListenFailureReason(flags.listen));
+    }
+    std::cout << "listening on " << host << ":" << selected_port << std::endl;
+    advertised = host + ":" + std::to_string(selected_port);
+    if (!flags.advertise.empty()) {
+      advertised = flags.advertise;
+    } else if (host == "0.0.0.0" || host == "[::]") {
+      char name[256] = {0};
+      gethostname(name, sizeof(name) - 1);
+      advertised = std::string(name) + ":" + std::to_string(selected_port);
+    }
   }
 
   link.token = token;
@@ -111,6 +138,7 @@ int Serve(ServerFlags& flags) {
 
   tessera::WaitForShutdownSignal();
   std::cerr << "tessera-rpc-server: shutting down" << std::endl;
+  dial_out.reset();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
 }
@@ -141,13 +169,19 @@ int main(int argc, char** argv) {
   app.add_option("--key", flags.key, "device key to register under")
       ->required()
       ->type_name("DEVICE_KEY");
+  auto* dial_out = app.add_flag(
+      "--dial-out", flags.dial_out,
+      "behind NAT or a firewall: listen on no port; sessions come through the tracker, over one "
+      "connection this server keeps open to it");
   app.add_option("--listen", flags.listen,
                  "address to serve sessions on (default: an OS-chosen port, on 127.0.0.1 when the "
                  "tracker is on loopback)")
-      ->check(tessera::HostPort());
+      ->check(tessera::HostPort())
+      ->excludes(dial_out);
   app.add_option("--advertise", flags.advertise,
                  "address clients reach this server at (default: the listening one)")
-      ->check(tessera::HostPort());
+      ->check(tessera::HostPort())
+      ->excludes(dial_out);
   app.add_option("--token-file", flags.token_file, "shared secret of the fleet");
   app.add_option("--workdir", flags.workdir,
                  "session sandboxes go here (default /tmp/tessera-rpc-PID)")

@@ -8,30 +8,11 @@
 
 #include "runtime/cuda_driver.h"
 #include "runtime/error.h"
+#include "runtime/time_evaluator.h"
 
 namespace tessera {
 namespace runtime {
 namespace {
-
-using CUresult = int;
-using CUdevice = int;
-using CUcontext = void*;
-using CUdeviceptr = unsigned long long;  // NOLINT(runtime/int): the driver's own type
-
-struct DriverTable {
-  CUresult (*cuInit)(unsigned int);
-  CUresult (*cuDeviceGetCount)(int*);
-  CUresult (*cuDeviceGet)(CUdevice*, int);
-  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);
-  CUresult (*cuCtxSetCurrent)(CUcontext);
-  CUresult (*cuCtxSynchronize)();
-  CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
-  CUresult (*cuMemFree)(CUdeviceptr);
-  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
-  CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
-  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
-  CUresult (*cuGetErrorString)(CUresult, const char**);
-};
 
 class CUDADriverAPI final : public DeviceAPI {
  public:
@@ -51,7 +32,15 @@ class CUDADriverAPI final : public DeviceAPI {
         Bind(&t_.cuCtxSynchronize, "cuCtxSynchronize") && Bind(&t_.cuMemAlloc, "cuMemAlloc_v2") &&
         Bind(&t_.cuMemFree, "cuMemFree_v2") && Bind(&t_.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
         Bind(&t_.cuMemcpyDtoH, "cuMemcpyDtoH_v2") && Bind(&t_.cuMemcpyDtoD, "cuMemcpyDtoD_v2") &&
-        Bind(&t_.cuGetErrorString, "cuGetErrorString");
+        Bind(&t_.cuGetErrorString, "cuGetErrorString") &&
+        Bind(&t_.cuModuleLoadData, "cuModuleLoadData") &&
+        Bind(&t_.cuModuleUnload, "cuModuleUnload") &&
+        Bind(&t_.cuModuleGetFunction, "cuModuleGetFunction") &&
+        Bind(&t_.cuLaunchKernel, "cuLaunchKernel") && Bind(&t_.cuEventCreate, "cuEventCreate") &&
+        Bind(&t_.cuEventRecord, "cuEventRecord") &&
+        Bind(&t_.cuEventSynchronize, "cuEventSynchronize") &&
+        Bind(&t_.cuEventElapsedTime, "cuEventElapsedTime") &&
+        Bind(&t_.cuEventDestroy, "cuEventDestroy_v2");
     if (!ok) return;
     CUresult r = t_.cuInit(0);
     if (r != 0) {
@@ -95,24 +84,8 @@ class CUDADriverAPI final : public DeviceAPI {
     return count_;
   }
 
- private:
-  template <typename F>
-  bool Bind(F* slot, const char* name) {
-    *slot = reinterpret_cast<F>(dlsym(handle_, name));
-    if (*slot == nullptr) {
-      error_ = std::string("no CUDA device: the CUDA driver lacks ") + name + " (driver too old?)";
-    }
-    return *slot != nullptr;
-  }
-  std::string Describe(CUresult r) {
-    const char* text = nullptr;
-    if (t_.cuGetErrorString != nullptr) t_.cuGetErrorString(r, &text);
-    return text ? std::string(text) : "CUDA error " + std::to_string(r);
-  }
-  void Check(CUresult r, const char* what) {
-    if (r != 0) throw Error(std::string("CUDA ") + what + " failed: " + Describe(r));
-  }
-  void Activate(int id) {
+  // Makes device `id`'s primary context current on this thread; the driver's table.
+  const CUDADriverTable& Activate(int id) {
     DeviceCount();
     CUcontext ctx = nullptr;
     {
@@ -128,21 +101,68 @@ class CUDADriverAPI final : public DeviceAPI {
       }
     }
     Check(t_.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    return t_;
+  }
+  std::string Describe(CUresult r) {
+    const char* text = nullptr;
+    if (t_.cuGetErrorString != nullptr) t_.cuGetErrorString(r, &text);
+    return text ? std::string(text) : "CUDA error " + std::to_string(r);
+  }
+  void Check(CUresult r, const char* what) {
+    if (r != 0) throw Error(std::string("CUDA ") + what + " failed: " + Describe(r));
+  }
+
+ private:
+  template <typename F>
+  bool Bind(F* slot, const char* name) {
+    *slot = reinterpret_cast<F>(dlsym(handle_, name));
+    if (*slot == nullptr) {
+      error_ = std::string("no CUDA device: the CUDA driver lacks ") + name + " (driver too old?)";
+    }
+    return *slot != nullptr;
   }
 
   void* handle_ = nullptr;
-  DriverTable t_{};
+  CUDADriverTable t_{};
   int count_ = 0;
   std::string error_;
   std::mutex mu_;
   std::map<int, CUcontext> contexts_;
 };
 
-}  // namespace
-
-DeviceAPI* CUDADeviceAPI() {
+CUDADriverAPI* Driver() {
   static CUDADriverAPI* api = new CUDADriverAPI();  // never destroyed: the driver outlives exit
   return api;
+}
+
+}  // namespace
+
+DeviceAPI* CUDADeviceAPI() { return Driver(); }
+
+const CUDADriverTable& CUDADriverActivate(int device_id) { return Driver()->Activate(device_id); }
+
+void CUDACheck(CUresult result, const char* what) { Driver()->Check(result, what); }
+
+double CUDAElapsedSeconds(int device_id, const std::function<void()>& run) {
+  const CUDADriverTable& drv = CUDADriverActivate(device_id);
+  CUevent start = nullptr, stop = nullptr;
+  CUDACheck(drv.cuEventCreate(&start, 0), "cuEventCreate");
+  CUDACheck(drv.cuEventCreate(&stop, 0), "cuEventCreate");
+  struct Destroy {
+    const CUDADriverTable& drv;
+    CUevent a, b;
+    ~Destroy() {
+      drv.cuEventDestroy(a);
+      drv.cuEventDestroy(b);
+    }
+  } destroy{drv, start, stop};
+  CUDACheck(drv.cuEventRecord(start, nullptr), "cuEventRecord");
+  run();
+  CUDACheck(drv.cuEventRecord(stop, nullptr), "cuEventRecord");
+  CUDACheck(drv.cuEventSynchronize(stop), "cuEventSynchronize");
+  float ms = 0;
+  CUDACheck(drv.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+  return ms * 1e-3;
 }
 
 }  // namespace runtime

@@ -4,6 +4,7 @@
 #ifndef TESSERA_RUNTIME_TIME_EVALUATOR_H_
 #define TESSERA_RUNTIME_TIME_EVALUATOR_H_
 
+#include <functional>
 #include <vector>
 
 #include "runtime/packed_func.h"
@@ -24,6 +25,11 @@ struct TimeEvaluatorOptions {
 /// for options out of range, and whatever the function throws.
 std::vector<double> TimeFunction(const PackedFunc& func, DLDevice device,
                                  const TimeEvaluatorOptions& options, PackedArgs args);
+
+/// Seconds that `run` took on CUDA device `device_id`, measured with CUDA events around it on
+/// the default stream (`TimeFunction` uses it for CUDA devices). Throws `Error` "no CUDA device:
+/// ..." without a driver or device.
+double CUDAElapsedSeconds(int device_id, const std::function<void()>& run);
 
 /// A function that takes `func`'s arguments, times it as `TimeFunction` does, and returns the
 /// per-repeat seconds as a float64 `NDArray` of shape [repeat].

@@ -10,6 +10,8 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev
   libsqlite3-dev libxgboost-dev libdlpack-dev llvm-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+  # the tracker's web dashboard, and the browser its test loads it in
+  libcpp-httplib-dev chromium
   # cross compilation (aarch64) and its emulator for tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # the aarch64 rpc_server's arm64 libraries (Debian multiarch; see README "Add a board")

@@ -4,6 +4,7 @@
 
 #include "common/log.h"
 #include "fleet/secrets.h"
+#include "tracker/fair_share.h"
 
 namespace tessera {
 namespace tracker {
@@ -91,20 +92,10 @@ const PendingRequest* FleetState::BestRequestFor(const std::string& key) const {
   };
   for (const auto& [id, request] : queue_) {
     if (request.key != key || !request.attached) continue;
-    if (best == nullptr) {
+    if (best == nullptr || ServedBefore({request.priority, served(request.user), request.seq},
+                                        {best->priority, served(best->user), best->seq})) {
       best = &request;
-      continue;
     }
-    if (request.priority != best->priority) {
-      if (request.priority > best->priority) best = &request;
-      continue;
-    }
-    uint64_t mine = served(request.user), theirs = served(best->user);
-    if (mine != theirs) {
-      if (mine < theirs) best = &request;
-      continue;
-    }
-    if (request.seq < best->seq) best = &request;
   }
   return best;
 }

@@ -1,7 +1,7 @@
 /// \file
 /// `FleetState`: the tracker's bookkeeping without any networking: device servers and their
 /// leases, the queue of session requests per key, and open sessions. Every method takes the
-/// current time on the steady clock (`tracker/clock.h`) so that tests drive the clock; grants'
+/// current time on the steady clock (`common/clock.h`) so that tests drive the clock; grants'
 /// expiry, in wall-clock time, is derived with `SetUnixOffset`. The caller serialises access.
 #ifndef TESSERA_TRACKER_FLEET_STATE_H_
 #define TESSERA_TRACKER_FLEET_STATE_H_
@@ -125,6 +125,11 @@ class FleetState {
   void SetStartTime(int64_t now_ms) { started_ms_ = now_ms; }
   /// Requests still queued (for persistence).
   const std::map<std::string, PendingRequest>& queue() const { return queue_; }
+  /// The server of open session `session_id`, or "" when it is not open.
+  std::string ServerOfSession(const std::string& session_id) const {
+    auto it = sessions_.find(session_id);
+    return it == sessions_.end() ? "" : it->second.server_id;
+  }
   /// Known servers, by id.
   const std::map<std::string, ServerEntry>& servers() const { return servers_; }
   /// Adds a server restored from disk: shown as dead until it registers again.

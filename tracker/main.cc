@@ -9,6 +9,12 @@
 #include "common/shutdown_signals.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
+#include "tracker/dashboard/dashboard.h"
+#include "tracker/dashboard/dashboard_json.h"
+#include "tracker/jobs/job_service.h"
+#include "tracker/log_service.h"
+#include "tracker/relay_service.h"
+#include "tracker/shared_log.h"
 #include "tracker/tracker_service.h"
 
 namespace {
@@ -16,7 +22,9 @@ namespace {
 struct TrackerFlags {
   std::string listen = "0.0.0.0:9190";
   std::string state, token_file, tls_cert, tls_key;
+  std::string http;  // the dashboard's address; empty: no dashboard
   tessera::tracker::FleetSettings settings;
+  int64_t job_lease_ms = 30000;
 };
 
 int Serve(const TrackerFlags& flags) {
@@ -48,21 +56,43 @@ int Serve(const TrackerFlags& flags) {
   if (!flags.state.empty()) store = std::make_unique<tessera::tracker::StateStore>(flags.state);
 
   tessera::tracker::TrackerService service(settings, token, std::move(store));
+  tessera::tracker::SharedLog log(flags.state);
+  tessera::tracker::JobService jobs(flags.state, token, &log, flags.job_lease_ms);
+  tessera::tracker::LogService log_service(&log, token);
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(flags.listen, credentials, &selected_port);
   tessera::fleet::ClaimPortsExclusively(&builder);
   builder.RegisterService(&service);
+  builder.RegisterService(&jobs);
+  tessera::tracker::RelayService relay(service.relay_hooks());  // servers behind NAT
+  builder.RegisterService(&relay);
+  builder.RegisterCallbackGenericService(relay.device_relay());
+  builder.RegisterService(&log_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || selected_port == 0) {
     throw ConfigError("tessera-tracker: cannot listen on '" + flags.listen +
                       "': " + tessera::fleet::ListenFailureReason(flags.listen));
   }
   std::cout << "listening on " << host << ":" << selected_port << std::endl;
+  std::unique_ptr<tessera::tracker::Dashboard> dashboard;
+  if (!flags.http.empty()) {
+    tessera::tracker::DashboardSources sources;
+    sources.fleet = [&service] { return service.Snapshot(); };
+    sources.log = &log;
+    sources.jobs = [&jobs] { return tessera::tracker::JobsJson(jobs.Snapshot()); };
+    dashboard = std::make_unique<tessera::tracker::Dashboard>(sources, token);
+    const int http_port = dashboard->Start(flags.http);
+    std::string http_host;
+    int ignored = 0;
+    tessera::SplitHostPort("http", flags.http, &http_host, &ignored);
+    std::cout << "dashboard on http://" << http_host << ":" << http_port << std::endl;
+  }
 
   // Shut down cleanly on SIGINT/SIGTERM so the state database is closed properly.
   tessera::WaitForShutdownSignal();
   std::cerr << "tessera-tracker: shutting down" << std::endl;
+  if (dashboard) dashboard->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
 }
@@ -82,6 +112,10 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   app.add_option("--token-file", flags.token_file,
                  "shared secret of the fleet; without it only loopback peers are accepted");
+  app.add_option("--http", flags.http,
+                 "serve the web dashboard on HOST:PORT (port 0 picks one; same token as the "
+                 "RPCs)")
+      ->check(tessera::HostPort());
   auto* cert = app.add_option("--tls-cert", flags.tls_cert, "PEM certificate: serve TLS");
   auto* key = app.add_option("--tls-key", flags.tls_key, "PEM private key of --tls-cert");
   cert->needs(key);
@@ -92,6 +126,9 @@ int main(int argc, char** argv) {
                  "a server or client silent this long is dead")
       ->check(tessera::Positive());
   tessera::AddLogLevelOption(app);
+  app.add_option("--job-lease-ms", flags.job_lease_ms,
+                 "a tuner worker silent this long loses its batch to another worker")
+      ->check(tessera::Positive());
   app.add_option("--max-session-ms", flags.settings.max_session_ms, "longest session")
       ->check(tessera::Positive());
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,

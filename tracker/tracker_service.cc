@@ -5,16 +5,10 @@
 #include "fleet/secrets.h"
 #include "proto/grant.h"
 #include "proto/server_proof.h"
+#include "tracker/authorize.h"
 
 namespace tessera {
 namespace tracker {
-bool IsLoopbackPeer(const std::string& peer) {
-  for (const char* prefix : {"ipv4:127.", "ipv6:[::1]:", "ipv6:%5B::1%5D:", "ipv6:[::ffff:127.",
-                             "ipv6:%5B::ffff:127.", "unix:"}) {
-    if (peer.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
 
 TrackerService::TrackerService(FleetSettings settings, std::string token,
                                std::unique_ptr<StateStore> store,
@@ -50,36 +44,72 @@ int64_t TrackerService::Now() {
   return steady;
 }
 
-grpc::Status TrackerService::Authorize(grpc::ServerContext* context) const {
-  if (token_.empty()) {
-    if (IsLoopbackPeer(context->peer())) return grpc::Status::OK;
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        "this tracker runs without --token-file and accepts loopback clients "
-                        "only; refused peer " +
-                            context->peer());
-  }
-  const auto& metadata = context->client_metadata();
-  auto it = metadata.find("x-tessera-token");
-  if (it == metadata.end()) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        "missing token: this tracker requires the shared token (--token-file)");
-  }
-  if (!fleet::SecretsEqual(std::string(it->second.data(), it->second.size()), token_)) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "wrong token");
-  }
+grpc::Status TrackerService::Authorize(const grpc::ServerContextBase& context) const {
+  return AuthorizeCall(context, token_);
+}
+
+// A RequestSession call waiting in the queue. It lives until gRPC is done with it; the service
+// answers it (or forgets it on cancellation) under `mu_` and finishes it after releasing `mu_`.
+class TrackerService::QueuedCall final : public grpc::ServerUnaryReactor {
+ public:
+  QueuedCall(TrackerService* service, std::string id, v1::SessionReply* reply)
+      : service_(service), id_(std::move(id)), reply_(reply) {}
+  void OnCancel() override { service_->Cancelled(this); }
+  void OnDone() override { delete this; }
+  const std::string& id() const { return id_; }
+  v1::SessionReply* reply() const { return reply_; }
+
+ private:
+  TrackerService* service_;
+  std::string id_;
+  v1::SessionReply* reply_;
+};
+
+grpc::Status TrackerService::Answer(RequestOutcome outcome, v1::SessionReply* reply) const {
+  if (!outcome.granted) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, outcome.error);
+  fleet::SignGrant(grant_key_, &outcome.grant);
+  *reply->mutable_grant() = outcome.grant;
+  reply->set_server_proof_key(fleet::ServerProofKey(grant_key_, outcome.grant));
+  reply->set_keepalive_ms(state_.settings().heartbeat_ms);
   return grpc::Status::OK;
 }
 
 void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes) {
   for (const auto& [id, outcome] : outcomes) {
-    outcomes_[id] = outcome;
-    outcome_times_[id] = Now();
     if (store_) store_->DeleteRequest(id);
+    auto waiting = waiting_.find(id);
+    if (waiting == waiting_.end()) {
+      outcomes_[id] = outcome;
+      outcome_times_[id] = Now();
+      continue;
+    }
+    QueuedCall* call = waiting->second;
+    waiting_.erase(waiting);
+    ready_.emplace_back(call, Answer(outcome, call->reply()));
   }
-  for (const auto& [id, outcome] : outcomes) {
-    auto waiter = waiters_.find(id);
-    if (waiter != waiters_.end()) waiter->second->notify_one();
+}
+
+void TrackerService::Cancelled(QueuedCall* call) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto waiting = waiting_.find(call->id());
+    if (waiting == waiting_.end() || waiting->second != call) return;  // answered already
+    waiting_.erase(waiting);
+    state_.Cancel(call->id());
+    if (store_) store_->DeleteRequest(call->id());
+    ready_.emplace_back(call, grpc::Status(grpc::StatusCode::CANCELLED, "request cancelled"));
   }
+  FinishReady();
+}
+
+// Finishing a call may run gRPC callbacks that take `mu_`, so it happens after releasing it.
+void TrackerService::FinishReady() {
+  std::vector<std::pair<QueuedCall*, grpc::Status>> ready;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ready.swap(ready_);
+  }
+  for (auto& [call, status] : ready) call->Finish(status);
 }
 
 void TrackerService::DispatchLocked(int64_t now_ms) { Record(state_.Dispatch(now_ms)); }
@@ -99,33 +129,47 @@ void TrackerService::ClockLoop() {
       outcomes_.erase(it->first);
       it = outcome_times_.erase(it);
     }
+    lock.unlock();
+    FinishReady();
+    lock.lock();
+    if (stopping_) break;
     changed_.wait_for(lock, std::chrono::milliseconds(20));
   }
+  // Shutting down: whoever still waits hears so now rather than at its deadline.
+  for (auto& [id, call] : waiting_) {
+    ready_.emplace_back(call, grpc::Status(grpc::StatusCode::UNAVAILABLE, "tracker shutting down"));
+  }
+  waiting_.clear();
+  lock.unlock();
+  FinishReady();
 }
 
 grpc::Status TrackerService::Register(grpc::ServerContext* context,
                                       const v1::RegisterRequest* request,
                                       v1::RegisterReply* reply) {
-  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
   if (request->server_id().empty() || request->key().empty() || request->address().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "Register needs server_id, key and address");
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  int64_t now = Now();
-  state_.RegisterServer(*request, now);
-  if (store_) store_->SaveServer(state_.servers().at(request->server_id()));
-  reply->set_heartbeat_ms(state_.settings().heartbeat_ms);
-  reply->set_lease_timeout_ms(state_.settings().lease_timeout_ms);
-  if (token_.empty()) reply->set_grant_key(grant_key_);
-  DispatchLocked(now);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t now = Now();
+    state_.RegisterServer(*request, now);
+    if (store_) store_->SaveServer(state_.servers().at(request->server_id()));
+    reply->set_heartbeat_ms(state_.settings().heartbeat_ms);
+    reply->set_lease_timeout_ms(state_.settings().lease_timeout_ms);
+    if (token_.empty()) reply->set_grant_key(grant_key_);
+    DispatchLocked(now);
+  }
+  FinishReady();
   return grpc::Status::OK;
 }
 
 grpc::Status TrackerService::Heartbeat(grpc::ServerContext* context,
                                        const v1::HeartbeatRequest* request,
                                        v1::HeartbeatReply* reply) {
-  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> ended;
   if (!state_.Heartbeat(request->server_id(), request->active_session_id(), Now(), &ended)) {
@@ -136,17 +180,22 @@ grpc::Status TrackerService::Heartbeat(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
-                                            const v1::SessionRequest* request,
-                                            v1::SessionReply* reply) {
-  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
-  if (request->key().empty()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "RequestSession needs a device key");
+grpc::ServerUnaryReactor* TrackerService::RequestSession(grpc::CallbackServerContext* context,
+                                                         const v1::SessionRequest* request,
+                                                         v1::SessionReply* reply) {
+  grpc::Status refused = Authorize(*context);
+  if (refused.ok() && request->key().empty()) {
+    refused = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "RequestSession needs a device key");
   }
-  if (request->queue_timeout_ms() <= 0) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "RequestSession needs a positive queue_timeout_ms, got " +
-                            std::to_string(request->queue_timeout_ms()));
+  if (refused.ok() && request->queue_timeout_ms() <= 0) {
+    refused = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                           "RequestSession needs a positive queue_timeout_ms, got " +
+                               std::to_string(request->queue_timeout_ms()));
+  }
+  if (!refused.ok()) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(refused);
+    return reactor;
   }
   PendingRequest pending;
   pending.request_id = request->request_id().empty() ? fleet::RandomHexId() : request->request_id();
@@ -155,47 +204,39 @@ grpc::Status TrackerService::RequestSession(grpc::ServerContext* context,
   pending.priority = request->priority();
   pending.session_limit_ms = request->session_limit_ms();
   const std::string id = pending.request_id;
-
-  std::unique_lock<std::mutex> lock(mu_);
-  int64_t now = Now();
-  pending.deadline_ms = now + request->queue_timeout_ms();
-  bool known = state_.queue().count(id) != 0;
-  state_.Enqueue(pending);
-  if (store_ && !known) store_->SaveRequest(state_.WithUnixDeadline(state_.queue().at(id)));
-  auto waiter = std::make_shared<std::condition_variable>();
-  waiters_[id] = waiter;
-  struct Unregister {
-    TrackerService* self;
-    std::string id;
-    ~Unregister() { self->waiters_.erase(id); }  // runs with mu_ held (the lock outlives it)
-  } unregister{this, id};
-  DispatchLocked(now);
-  while (true) {
-    auto it = outcomes_.find(id);
-    if (it != outcomes_.end()) {
-      RequestOutcome outcome = it->second;
-      outcomes_.erase(it);
+  auto* call = new QueuedCall(this, id, reply);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto answered = outcomes_.find(id);  // decided while its client was away (a retry)
+    if (answered != outcomes_.end()) {
+      ready_.emplace_back(call, Answer(answered->second, reply));
+      outcomes_.erase(answered);
       outcome_times_.erase(id);
-      if (!outcome.granted) return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, outcome.error);
-      fleet::SignGrant(grant_key_, &outcome.grant);
-      *reply->mutable_grant() = outcome.grant;
-      reply->set_server_proof_key(fleet::ServerProofKey(grant_key_, outcome.grant));
-      reply->set_keepalive_ms(state_.settings().heartbeat_ms);
-      return grpc::Status::OK;
+    } else if (stopping_) {
+      ready_.emplace_back(call,
+                          grpc::Status(grpc::StatusCode::UNAVAILABLE, "tracker shutting down"));
+    } else {
+      int64_t now = Now();
+      pending.deadline_ms = now + request->queue_timeout_ms();
+      bool known = state_.queue().count(id) != 0;
+      state_.Enqueue(pending);
+      if (store_ && !known) store_->SaveRequest(state_.WithUnixDeadline(state_.queue().at(id)));
+      auto older = waiting_.find(id);  // the same request again: the newer call takes its place
+      if (older != waiting_.end()) {
+        ready_.emplace_back(older->second, grpc::Status(grpc::StatusCode::CANCELLED,
+                                                        "superseded by a retry of the request"));
+      }
+      waiting_[id] = call;
+      DispatchLocked(now);
     }
-    if (context->IsCancelled() || stopping_) {
-      state_.Cancel(id);
-      if (store_) store_->DeleteRequest(id);
-      return grpc::Status(grpc::StatusCode::CANCELLED, "request cancelled");
-    }
-    // The timeout only bounds how late a client that went away is noticed.
-    waiter->wait_for(lock, std::chrono::milliseconds(100));
   }
+  FinishReady();
+  return call;
 }
 
 grpc::Status TrackerService::KeepSession(grpc::ServerContext* context,
                                          const v1::SessionRef* request, v1::Empty*) {
-  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
   std::lock_guard<std::mutex> lock(mu_);
   std::string why = state_.KeepSession(request->session_id(), Now());
   if (why.empty()) return grpc::Status::OK;
@@ -203,22 +244,43 @@ grpc::Status TrackerService::KeepSession(grpc::ServerContext* context,
   return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "session ended: " + why);
 }
 
-grpc::Status TrackerService::ReleaseSession(grpc::ServerContext* context,
-                                            const v1::SessionRef* request, v1::Empty*) {
-  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
-  std::lock_guard<std::mutex> lock(mu_);
-  int64_t now = Now();
-  state_.ReleaseSession(request->session_id(), now);
-  DispatchLocked(now);
-  return grpc::Status::OK;
+grpc::ServerUnaryReactor* TrackerService::ReleaseSession(grpc::CallbackServerContext* context,
+                                                         const v1::SessionRef* request,
+                                                         v1::Empty*) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  grpc::Status auth = Authorize(*context);
+  if (auth.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t now = Now();
+    state_.ReleaseSession(request->session_id(), now);
+    DispatchLocked(now);
+  }
+  // The next client hears of its grant before this one hears that its release went through.
+  FinishReady();
+  reactor->Finish(auth);
+  return reactor;
+}
+
+RelayHooks TrackerService::relay_hooks() {
+  RelayHooks hooks;
+  hooks.authorize = [this](const grpc::ServerContextBase& context) { return Authorize(context); };
+  hooks.server_of_session = [this](const std::string& session_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return state_.ServerOfSession(session_id);
+  };
+  return hooks;
 }
 
 grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
                                     v1::FleetStatus* reply) {
-  if (grpc::Status auth = Authorize(context); !auth.ok()) return auth;
-  std::lock_guard<std::mutex> lock(mu_);
-  *reply = state_.Status(Now());
+  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  *reply = Snapshot();
   return grpc::Status::OK;
+}
+
+v1::FleetStatus TrackerService::Snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_.Status(Now());
 }
 
 }  // namespace tracker

@@ -11,21 +11,25 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "common/clock.h"
 #include "proto/tracker.grpc.pb.h"
-#include "tracker/clock.h"
+#include "tracker/authorize.h"
 #include "tracker/fleet_state.h"
+#include "tracker/relay_service.h"
 #include "tracker/state_store.h"
 
 namespace tessera {
 namespace tracker {
 
-/// True when a gRPC peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "unix:...") is on
-/// this machine; a tracker without a token serves only such peers.
-bool IsLoopbackPeer(const std::string& peer);
-
-/// The tracker's RPC service.
-class TrackerService final : public v1::Tracker::Service {
+/// The tracker's RPC service. Queued `RequestSession` calls hold no server thread while they wait
+/// (gRPC's callback API): the grant path finishes the waiting call at once, and a release runs
+/// on the thread that read it, handing its server to the next client without a thread switch.
+class TrackerService final
+    : public v1::Tracker::WithCallbackMethod_RequestSession<
+          v1::Tracker::WithCallbackMethod_ReleaseSession<v1::Tracker::Service>> {
  public:
   /// A service with `settings`. `token` empty means no authentication but loopback peers only;
   /// `store` may be null (nothing survives a restart). Starts the lease clock, which reads
@@ -42,23 +46,35 @@ class TrackerService final : public v1::Tracker::Service {
   grpc::Status Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
                          v1::HeartbeatReply* reply) override;
   /// Queues a client until a server is granted, the deadline passes, or the client leaves.
-  grpc::Status RequestSession(grpc::ServerContext* context, const v1::SessionRequest* request,
-                              v1::SessionReply* reply) override;
+  grpc::ServerUnaryReactor* RequestSession(grpc::CallbackServerContext* context,
+                                           const v1::SessionRequest* request,
+                                           v1::SessionReply* reply) override;
   /// Renews a client's session; ABORTED "device lost ..." when its server died.
   grpc::Status KeepSession(grpc::ServerContext* context, const v1::SessionRef* request,
                            v1::Empty* reply) override;
   /// Ends a session and frees its server.
-  grpc::Status ReleaseSession(grpc::ServerContext* context, const v1::SessionRef* request,
-                              v1::Empty* reply) override;
+  grpc::ServerUnaryReactor* ReleaseSession(grpc::CallbackServerContext* context,
+                                           const v1::SessionRef* request,
+                                           v1::Empty* reply) override;
+  /// What the relay for dial-out servers needs: this tracker's access rule and its sessions.
+  RelayHooks relay_hooks();
+
   /// The fleet as `tessera fleet status` shows it.
   grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
                       v1::FleetStatus* reply) override;
+  /// The fleet now, as `Status` returns it (the dashboard reads it without an RPC).
+  v1::FleetStatus Snapshot();
 
  private:
-  grpc::Status Authorize(grpc::ServerContext* context) const;
+  class QueuedCall;
+
+  grpc::Status Authorize(const grpc::ServerContextBase& context) const;
   int64_t Now();
   void DispatchLocked(int64_t now_ms);
   void Record(const std::map<std::string, RequestOutcome>& outcomes);
+  grpc::Status Answer(RequestOutcome outcome, v1::SessionReply* reply) const;
+  void Cancelled(QueuedCall* call);
+  void FinishReady();
   void ClockLoop();
 
   const std::string token_;
@@ -66,11 +82,12 @@ class TrackerService final : public v1::Tracker::Service {
   std::string grant_key_;
   std::unique_ptr<StateStore> store_;
   std::mutex mu_;
-  std::condition_variable changed_;  ///< wakes the lease clock (shutdown)
-  /// One wake-up per waiting request, so a grant wakes its own handler, not all of them.
-  std::map<std::string, std::shared_ptr<std::condition_variable>> waiters_;
+  std::condition_variable changed_;             ///< wakes the lease clock (shutdown)
+  std::map<std::string, QueuedCall*> waiting_;  ///< request id -> its open call
+  /// Calls answered under `mu_`, finished by `FinishReady` once it is released.
+  std::vector<std::pair<QueuedCall*, grpc::Status>> ready_;
   FleetState state_;
-  std::map<std::string, RequestOutcome> outcomes_;  ///< picked up by the waiting handler
+  std::map<std::string, RequestOutcome> outcomes_;  ///< for requests whose client is away
   std::map<std::string, int64_t> outcome_times_;    ///< when each outcome was recorded
   bool stopping_ = false;
   std::thread clock_;

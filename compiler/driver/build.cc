@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "compiler/codegen/c/c_module.h"
+#include "compiler/codegen/cuda/cuda_module.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/ir/functor.h"
 #include "compiler/lower/lower.h"
@@ -53,6 +54,10 @@ runtime::Module build(const te::Schedule& schedule, const std::vector<te::Tensor
         << "' is in storage scope 'shared', but target '" << target.str()
         << "' is not a GPU target (use 'local' or 'global' on CPUs)";
   }
+  if (IsGPU(target)) {
+    lower::HostDeviceSplit split = lower::LowerForGPU(schedule, args, name);
+    return codegen::BuildCUDA({split.host}, split.kernels, {target.arch(), target.fast_math()});
+  }
   ir::PrimFunc function = lower::Lower(schedule, args, name);
   return build(std::vector<ir::PrimFunc>{function}, target);
 }
@@ -71,7 +76,8 @@ runtime::Module build(const std::vector<ir::PrimFunc>& functions, const Target& 
       break;
   }
   throw UserError("target '" + target.str() +
-                  "' has no code generator in this build yet; accepted: 'llvm ...' and 'c'");
+                  "': CUDA modules are built from schedules (build(schedule, args, target, name)), "
+                  "not from functions lowered for a CPU");
 }
 
 }  // namespace tessera

@@ -1,6 +1,7 @@
 /// \file
 /// `build`: compiles a schedule into a runtime module for a target, choosing the code generator
-/// from the target's kind (LLVM for `llvm ...`, the C backend for `c`).
+/// from the target's kind (LLVM for `llvm ...`, the C backend for `c`, CUDA C through NVRTC for
+/// `cuda ...`).
 #ifndef TESSERA_COMPILER_DRIVER_BUILD_H_
 #define TESSERA_COMPILER_DRIVER_BUILD_H_
 

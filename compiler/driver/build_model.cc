@@ -22,7 +22,7 @@
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/dense_x86.h"
-#include "compiler/topi/depthwise_conv2d_x86.h"
+#include "compiler/topi/depthwise_conv2d_nchwc_x86.h"
 #include "compiler/topi/nchwc_layout.h"
 #include "runtime/data_type.h"
 #include "runtime/graph_executor.h"
@@ -83,9 +83,9 @@ std::string Symbol(size_t index, const std::string& op) {
 // The configuration of a template workload: the tuning log's best record for the exact target,
 // else the fallback. The only place a model build reads the log.
 space::ConfigEntity ChooseTemplateConfig(const tuner::Task& task, const ModelBuildOptions& options,
-                                         bool* tuned) {
-  tuner::ChosenConfig chosen =
-      tuner::ChooseConfig(task, options.log, options.warnings ? *options.warnings : std::cerr);
+                                         const tuner::ConfigPreference& preference, bool* tuned) {
+  tuner::ChosenConfig chosen = tuner::ChooseConfig(
+      task, options.log, options.warnings ? *options.warnings : std::cerr, preference);
   *tuned = chosen.record.has_value();
   return chosen.config;
 }
@@ -199,15 +199,47 @@ class ModelBuilder {
     return id;
   }
 
-  // The execution tensor of a graph value (constants become parameters on first use).
+  // The execution tensor of a graph value in the plain layout (constants become parameters on
+  // first use; a value written blocked is unpacked by a kernel on its first plain read).
   int TensorOf(int value) {
     if (value_tensor_[value] >= 0) return value_tensor_[value];
     const Value& v = g_.values[value];
+    auto blocked = value_blocked_.find(value);
+    if (blocked != value_blocked_.end() && !blocked->second.empty()) {
+      const auto [bn, id] = *blocked->second.begin();
+      value_tensor_[value] = NewTensor(v.name, DLType(v.dtype), v.shape, kNewBuffer);
+      AddKernel(v.name + "/unpack", "unpack_NCHWc",
+                topi::UnpackNCHWc(v.shape[0], v.shape[1], v.shape[2], v.shape[3], bn), {id},
+                {value_tensor_[value]});
+      return value_tensor_[value];
+    }
     TESSERA_INTERNAL_CHECK(v.is_constant())
         << "value '" << v.name << "' is used before it is computed";
     value_tensor_[value] = AddParam(
         v.name, HostArray(v.shape, DLType(v.dtype), v.data->bytes.data(), v.data->bytes.size()));
     return value_tensor_[value];
+  }
+
+  // The execution tensor of a float32 NCHW value in the NCHW[bn]c layout: as its producer wrote
+  // it, else packed from the plain layout or repacked from another block by a kernel (once).
+  int BlockedOf(int value, int64_t bn) {
+    std::map<int64_t, int>& forms = value_blocked_[value];
+    auto found = forms.find(bn);
+    if (found != forms.end()) return found->second;
+    const Value& v = g_.values[value];
+    const auto& s = v.shape;
+    int id = NewTensor(v.name + "_NCHW" + std::to_string(bn) + "c", DLType(v.dtype),
+                       {s[0], s[1] / bn, s[2], s[3], bn}, kNewBuffer);
+    if (value_tensor_[value] < 0 && !forms.empty()) {
+      const auto [from_bn, from] = *forms.begin();
+      AddKernel(v.name + "/repack", "repack_NCHWc",
+                topi::RepackNCHWc(s[0], s[1], s[2], s[3], from_bn, bn), {from}, {id});
+    } else {
+      AddKernel(v.name + "/pack", "pack_NCHWc", topi::PackNCHWc(s[0], s[1], s[2], s[3], bn),
+                {TensorOf(value)}, {id});
+    }
+    forms[bn] = id;
+    return id;
   }
 
   // A tensor sharing `of`'s buffer with another shape (a free reshape).
@@ -235,6 +267,7 @@ class ModelBuilder {
     std::vector<te::Tensor> tensors;
     std::vector<int> ids;
     std::map<int, te::Tensor> by_value;
+    int64_t block = 0;  // the channel block of the first input read blocked (0: none)
   };
 
   driver::Operand External(int value, Args* args) {
@@ -248,6 +281,27 @@ class ModelBuilder {
       return o;
     }
     auto it = args->by_value.find(value);
+    auto blocked = value_blocked_.find(value);
+    if (it == args->by_value.end() && value_tensor_[value] < 0 && blocked != value_blocked_.end() &&
+        !blocked->second.empty()) {
+      // Written blocked only: the kernel reads the blocked tensor through a plain-indexed view,
+      // inlined into its computes.
+      const auto [bn, id] = *blocked->second.begin();
+      const auto& s = v.shape;
+      te::Tensor t =
+          te::placeholder(ShapeExprs({s[0], s[1] / bn, s[2], s[3], bn}), ir::DataType::Float(32),
+                          "in" + std::to_string(args->tensors.size()));
+      args->tensors.push_back(t);
+      args->ids.push_back(id);
+      if (args->block == 0) args->block = bn;
+      te::Tensor view = te::compute(
+          ShapeExprs(s),
+          [&](const std::vector<Var>& i) {
+            return t(i[0], ir::floordiv(i[1], I(bn)), i[2], i[3], ir::floormod(i[1], I(bn)));
+          },
+          t.name() + "_view");
+      it = args->by_value.emplace(value, view).first;
+    }
     if (it == args->by_value.end()) {
       te::Tensor t = te::placeholder(ShapeExprs(v.shape), driver::KernelType(v.dtype),
                                      "in" + std::to_string(args->tensors.size()));
@@ -292,32 +346,52 @@ class ModelBuilder {
   }
 
   // Finishes a template group: the epilogue kernel reads `base` (a tensor of the anchor's output
-  // shape, or its blocked form through `read`), adds `bias` (per channel of `channel_axis`, or
-  // broadcast like numpy when it is -1) and runs the chain; without either, `base_tensor` is the
-  // result itself.
+  // shape, or its NCHW[block]c form through `read`), adds `bias` (per channel of `channel_axis`,
+  // or broadcast like numpy when it is -1) and runs the chain; without either, `base_tensor` is
+  // the value itself when its layout suits the readers.
   void Epilogue(const std::vector<const Node*>& group, int base_tensor, int bias_value,
                 int channel_axis,
                 const std::function<Expr(const te::Tensor&, const std::vector<Var>&)>& read,
-                const std::vector<int64_t>& base_shape) {
-    const Value& anchor_out = g_.values[group[0]->outputs[0]];
-    if (bias_value < 0 && group.size() == 1 && !read && BlockedReader(group[0]->outputs[0]) == 0) {
-      // The template's output is the value itself: it takes the value's name.
-      names_.erase(exec_.tensors[base_tensor].name);
-      exec_.tensors[base_tensor].name = anchor_out.name;
-      names_.insert(anchor_out.name);
-      value_tensor_[group[0]->outputs[0]] = base_tensor;
-      return;
+                const std::vector<int64_t>& base_shape, int64_t block = 0) {
+    const int anchor_value = group[0]->outputs[0];
+    const Value& anchor_out = g_.values[anchor_value];
+    if (bias_value < 0 && group.size() == 1) {
+      if (!read && OutputBlock(anchor_value, 0) == 0) {
+        // The template's output is the value itself: it takes the value's name.
+        names_.erase(exec_.tensors[base_tensor].name);
+        exec_.tensors[base_tensor].name = anchor_out.name;
+        names_.insert(anchor_out.name);
+        value_tensor_[anchor_value] = base_tensor;
+        return;
+      }
+      if (read && OutputBlock(anchor_value, block) == block) {
+        value_blocked_[anchor_value][block] = base_tensor;
+        return;
+      }
     }
     Args args;
     te::Tensor base_in = te::placeholder(ShapeExprs(base_shape), ir::DataType::Float(32), "base");
     args.tensors.push_back(base_in);
     args.ids.push_back(base_tensor);
+    te::Tensor result = GroupValue(group, base_in, bias_value, channel_axis, read, &args);
+    int out = KernelOutput(group.back()->outputs[0], &result, block);
+    args.tensors.push_back(result);
+    AddKernel(GroupName(group), "epilogue", driver::DefaultSchedule(result), args.tensors, args.ids,
+              {out});
+  }
+
+  // The value of a template group in the plain index space: the anchor's result `base` (read
+  // through `read` when it is blocked), plus `bias`, then the group's elementwise chain.
+  te::Tensor GroupValue(const std::vector<const Node*>& group, const te::Tensor& base,
+                        int bias_value, int channel_axis,
+                        const std::function<Expr(const te::Tensor&, const std::vector<Var>&)>& read,
+                        Args* args) {
     driver::Operand bias;
-    if (bias_value >= 0) bias = External(bias_value, &args);
+    if (bias_value >= 0) bias = External(bias_value, args);
     te::Tensor value = te::compute(
-        ShapeExprs(anchor_out.shape),
+        ShapeExprs(g_.values[group[0]->outputs[0]].shape),
         [&](const std::vector<Var>& i) {
-          Expr v = read ? read(base_in, i) : base_in(E(i));
+          Expr v = read ? read(base, i) : base(E(i));
           if (bias.scalar.defined()) return v + bias.scalar;
           if (bias.tensor.defined()) {
             v = v + (channel_axis >= 0 ? bias.tensor(i[channel_axis]) : driver::Read(bias, i));
@@ -325,11 +399,7 @@ class ModelBuilder {
           return v;
         },
         group[0]->name + "_epilogue");
-    te::Tensor result = Chain(group, 1, value, &args);
-    int out = KernelOutput(group.back()->outputs[0], &result);
-    args.tensors.push_back(result);
-    AddKernel(GroupName(group), "epilogue", driver::DefaultSchedule(result), args.tensors, args.ids,
-              {out});
+    return Chain(group, 1, value, args);
   }
 
   const tuner::Task* MakeTask(const std::string& templ, const std::vector<int64_t>& ints,
@@ -346,9 +416,10 @@ class ModelBuilder {
     }
   }
 
-  space::ConfigEntity Configure(const tuner::Task& task) {
+  space::ConfigEntity Configure(const tuner::Task& task,
+                                const tuner::ConfigPreference& preference = {}) {
     bool tuned = false;
-    space::ConfigEntity config = ChooseTemplateConfig(task, options_, &tuned);
+    space::ConfigEntity config = ChooseTemplateConfig(task, options_, preference, &tuned);
     auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
       return t.workload_key == task.workload_key();
     });
@@ -367,9 +438,13 @@ class ModelBuilder {
     bool depthwise = false;
     topi::Conv2dShape shape;
     std::optional<space::ConfigEntity> config;
+    int64_t in_block = 0;   // the data's channel block
+    int64_t out_block = 0;  // the output's channel block
   };
 
-  const ConvPlan& PlanConv(const Node& conv) {
+  // `in_block`: the block the data is written in (0: unknown); among the tuning log's records
+  // close to the best, one reading that block is taken (no layout change in between).
+  const ConvPlan& PlanConv(const Node& conv, int64_t in_block = 0) {
     auto found = conv_plans_.find(&conv);
     if (found != conv_plans_.end()) return found->second;
     ConvPlan& plan = conv_plans_[&conv];
@@ -387,51 +462,86 @@ class ModelBuilder {
     double flops = 0;
     if (group_count == xs[1] && ws[0] == xs[1] && ws[1] == 1) {
       plan.depthwise = true;
-      plan.task = MakeTask("depthwise_conv2d.x86",
+      plan.task = MakeTask("depthwise_conv2d_NCHWc.x86",
                            {sh.n, sh.c, sh.h, sh.w, sh.r, sh.s, sh.stride, sh.pad}, &flops);
     } else if (group_count == 1) {
       plan.task = MakeTask("conv2d_NCHWc.x86",
                            {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad}, &flops);
     }
-    if (plan.task) plan.config = Configure(*plan.task);
+    if (!plan.task) return plan;
+    tuner::ConfigPreference preference;
+    if (in_block > 0) {
+      const bool depthwise = plan.depthwise;
+      preference.wanted = [depthwise, in_block](const space::ConfigEntity& c) {
+        return (depthwise ? topi::DepthwiseConv2dNCHWcBlock(c)
+                          : topi::Conv2dNCHWcBlocks(c).ic_bn) == in_block;
+      };
+    }
+    plan.config = Configure(*plan.task, preference);
+    if (plan.depthwise) {
+      plan.in_block = plan.out_block = topi::DepthwiseConv2dNCHWcBlock(*plan.config);
+    } else {
+      const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(*plan.config);
+      plan.in_block = b.ic_bn;
+      plan.out_block = b.oc_bn;
+    }
     return plan;
   }
 
-  // The input block of the blocked convolution that is the only reader of `value`, or 0: the
-  // producer of such a value writes it blocked, and the convolution skips its packing.
-  int64_t BlockedReader(int value) {
+  // The layout a producer writes `value` in: NCHW[bn]c (returns bn) when its readers take it,
+  // else plain (0). Blocked convolutions read blocked data and every plain compute reads it
+  // through a view; reshapes and matrix products need the plain layout. The block is the one
+  // the first blocked convolution among the readers reads, else `natural` (the block the
+  // producer computes in, 0 for none).
+  int64_t OutputBlock(int value, int64_t natural) {
     const Value& v = g_.values[value];
-    if (uses_[value] != 1 || is_output_[value] || v.shape.size() != 4 ||
-        v.dtype != graph::DType::kFloat32) {
-      return 0;
-    }
+    if (is_output_[value] || v.shape.size() != 4 || v.dtype != graph::DType::kFloat32) return 0;
+    static const std::set<std::string> plain_readers = {"Reshape",   "Flatten", "Squeeze",
+                                                        "Unsqueeze", "Gemm",    "MatMul"};
+    int64_t wanted = 0;
     for (const Node& node : g_.nodes) {
-      if (node.op != "Conv" || node.inputs[0] != value) continue;
-      const ConvPlan& plan = PlanConv(node);
-      if (!plan.task || plan.depthwise) return 0;
-      return topi::Conv2dNCHWcBlocks(*plan.config).ic_bn;
+      for (size_t k = 0; k < node.inputs.size(); ++k) {
+        if (node.inputs[k] != value) continue;
+        if (plain_readers.count(node.op)) return 0;
+        if (node.op == "Conv" && k == 0) {
+          const int64_t block = PlanConv(node, natural).in_block;
+          if (wanted == 0) wanted = block;
+        }
+      }
     }
-    return 0;
+    const int64_t bn = wanted ? wanted : natural;
+    return bn > 0 && v.shape[1] % bn == 0 ? bn : 0;
   }
 
-  // Registers `result` (the value of `out_value`) as a kernel output: plain, or in the blocked
-  // layout its only reader takes. Returns the output tensor.
-  int KernelOutput(int out_value, te::Tensor* result) {
+  // Registers `result` (the value of `out_value`, computed in the plain index space) as a kernel
+  // output: plain, or blocked as `OutputBlock` chooses (`natural`: the block the kernel computes
+  // in). Returns the output tensor.
+  int KernelOutput(int out_value, te::Tensor* result, int64_t natural) {
     const Value& v = g_.values[out_value];
-    const int64_t bn = BlockedReader(out_value);
+    const int64_t bn = OutputBlock(out_value, natural);
     if (bn == 0) {
       value_tensor_[out_value] = NewTensor(v.name, DLType(v.dtype), v.shape, kNewBuffer);
       return value_tensor_[out_value];
     }
-    const te::Tensor plain = *result;
-    std::vector<int64_t> shape = {v.shape[0], v.shape[1] / bn, v.shape[2], v.shape[3], bn};
-    *result = te::compute(
-        ShapeExprs(shape),
-        [&](const std::vector<Var>& i) { return plain(i[0], i[1] * I(bn) + i[4], i[2], i[3]); },
-        v.name + "_NCHWc");
-    int id = NewTensor(v.name + "_NCHWc", DLType(v.dtype), shape, kNewBuffer);
-    value_blocked_[out_value] = {id, bn};
+    *result = ToBlocked(*result, bn, v.name + "_NCHWc");
+    int id = NewTensor(v.name + "_NCHWc", DLType(v.dtype), BlockedShape(v.shape, bn), kNewBuffer);
+    value_blocked_[out_value][bn] = id;
     return id;
+  }
+
+  static std::vector<int64_t> BlockedShape(const std::vector<int64_t>& s, int64_t bn) {
+    return {s[0], s[1] / bn, s[2], s[3], bn};
+  }
+
+  // `plain` (NCHW) written in NCHW[bn]c.
+  static te::Tensor ToBlocked(const te::Tensor& plain, int64_t bn, const std::string& name) {
+    std::vector<Expr> shape = plain.shape();
+    shape[1] = I(*ir::AsConstInt(shape[1]) / bn);
+    shape.push_back(I(bn));
+    return te::compute(
+        shape,
+        [&](const std::vector<Var>& i) { return plain(i[0], i[1] * I(bn) + i[4], i[2], i[3]); },
+        name);
   }
 
   bool EmitConv(const std::vector<const Node*>& group) {
@@ -441,46 +551,53 @@ class ModelBuilder {
     int x = conv.inputs[0], w = conv.inputs[1];
     int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
     const topi::Conv2dShape& shape = plan.shape;
-    const Value& out = g_.values[conv.outputs[0]];
+    const int64_t ic_bn = plan.in_block, oc_bn = plan.out_block;
+    const int packed_x = BlockedOf(x, ic_bn);
+    const std::vector<float> weights = Floats(*g_.values[w].data);
+    std::vector<float> packed;
+    std::vector<int64_t> pw_shape;
     if (plan.depthwise) {
-      int raw = NewTensor(conv.name + "_dw", DLType(out.dtype), out.shape, kNewBuffer);
-      AddKernel(conv.name, "depthwise_conv2d", plan.task->Instantiate(*plan.config),
-                {TensorOf(x), TensorOf(w)}, {raw});
-      Epilogue(group, raw, bias, 1, {}, out.shape);
-      return true;
-    }
-    const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(*plan.config);
-    int packed_x = -1;
-    auto blocked_in = value_blocked_.find(x);
-    if (blocked_in != value_blocked_.end() && blocked_in->second.second == b.ic_bn) {
-      packed_x = blocked_in->second.first;  // its producer wrote it blocked
+      packed = tuner::ToNCHWc(weights, {1, shape.c, shape.r, shape.s}, ic_bn);
+      pw_shape = {shape.c / ic_bn, shape.r, shape.s, ic_bn};
     } else {
-      packed_x = NewTensor(conv.name + "_data_NCHWc", DLType(graph::DType::kFloat32),
-                           {shape.n, shape.c / b.ic_bn, shape.h, shape.w, b.ic_bn}, kNewBuffer);
-      AddKernel(conv.name + "/pack", "pack_NCHWc",
-                topi::PackNCHWc(shape.n, shape.c, shape.h, shape.w, b.ic_bn), {TensorOf(x)},
-                {packed_x});
+      packed = tuner::ToOIHWio(weights, {shape.k, shape.c, shape.r, shape.s}, ic_bn, oc_bn);
+      pw_shape = {shape.k / oc_bn, shape.c / ic_bn, shape.r, shape.s, ic_bn, oc_bn};
     }
-    std::vector<float> packed = tuner::ToOIHWio(
-        Floats(*g_.values[w].data), {shape.k, shape.c, shape.r, shape.s}, b.ic_bn, b.oc_bn);
-    std::vector<int64_t> pw_shape = {shape.k / b.oc_bn, shape.c / b.ic_bn, shape.r,
-                                     shape.s,           b.ic_bn,           b.oc_bn};
-    int pw = AddParam(g_.values[w].name + "_OIHWio",
+    int pw = AddParam(g_.values[w].name + (plan.depthwise ? "_packed" : "_OIHWio"),
                       HostArray(pw_shape, DLType(graph::DType::kFloat32), packed.data(),
                                 packed.size() * sizeof(float)));
-    std::vector<int64_t> blocked_shape = {shape.n, shape.k / b.oc_bn, shape.oh(), shape.ow(),
-                                          b.oc_bn};
+    std::vector<int64_t> blocked_shape = {shape.n, shape.k / oc_bn, shape.oh(), shape.ow(), oc_bn};
+    const std::string kernel = plan.depthwise ? "depthwise_conv2d_NCHWc" : "conv2d_NCHWc";
+    auto read = [oc_bn](const te::Tensor& t, const std::vector<Var>& i) {
+      return t(i[0], ir::floordiv(i[1], I(oc_bn)), i[2], i[3], ir::floormod(i[1], I(oc_bn)));
+    };
+    const int value = group.back()->outputs[0];
+    if ((bias >= 0 || group.size() > 1) && OutputBlock(value, oc_bn) == oc_bn) {
+      // The epilogue runs in the template's output stage, on the accumulators: one kernel.
+      Args args;
+      auto output = [&](const te::Tensor& result) {
+        return ToBlocked(GroupValue(group, result, bias, 1, read, &args), oc_bn,
+                         g_.values[value].name + "_NCHWc");
+      };
+      // A first pass on a stand-in collects the epilogue's inputs; the template's pass then
+      // finds them in `args`.
+      output(te::placeholder(ShapeExprs(blocked_shape), ir::DataType::Float(32), "stand_in"));
+      topi::OutputEpilogue epilogue{output, args.tensors};
+      topi::ScheduledOp op = plan.depthwise
+                                 ? topi::DepthwiseConv2dNCHWcX86(shape, *plan.config, &epilogue)
+                                 : topi::Conv2dNCHWcX86(shape, *plan.config, &epilogue);
+      int out = NewTensor(g_.values[value].name + "_NCHWc", DLType(graph::DType::kFloat32),
+                          BlockedShape(g_.values[value].shape, oc_bn), kNewBuffer);
+      value_blocked_[value][oc_bn] = out;
+      std::vector<int> inputs = {packed_x, pw};
+      inputs.insert(inputs.end(), args.ids.begin(), args.ids.end());
+      AddKernel(GroupName(group), kernel, op, inputs, {out});
+      return true;
+    }
     int blocked =
         NewTensor(conv.name + "_NCHWc", DLType(graph::DType::kFloat32), blocked_shape, kNewBuffer);
-    AddKernel(conv.name, "conv2d_NCHWc", plan.task->Instantiate(*plan.config), {packed_x, pw},
-              {blocked});
-    const int64_t oc_bn = b.oc_bn;
-    Epilogue(
-        group, blocked, bias, 1,
-        [oc_bn](const te::Tensor& t, const std::vector<Var>& i) {
-          return t(i[0], ir::floordiv(i[1], I(oc_bn)), i[2], i[3], ir::floormod(i[1], I(oc_bn)));
-        },
-        blocked_shape);
+    AddKernel(conv.name, kernel, plan.task->Instantiate(*plan.config), {packed_x, pw}, {blocked});
+    Epilogue(group, blocked, bias, 1, read, blocked_shape, oc_bn);
     return true;
   }
 
@@ -559,8 +676,36 @@ class ModelBuilder {
     return true;
   }
 
+  // A pooling whose input was written blocked, and whose output can stay so, runs in that layout
+  // (vectors along the channel block; through a plain view its windows read scattered values).
+  bool EmitPoolBlocked(const Node& node) {
+    const int x = node.inputs[0], out_value = node.outputs[0];
+    auto blocked = value_blocked_.find(x);
+    if (value_tensor_[x] >= 0 || blocked == value_blocked_.end() || blocked->second.empty()) {
+      return false;
+    }
+    const auto [bn, id] = *blocked->second.begin();
+    if (node.outputs.size() != 1 || OutputBlock(out_value, bn) != bn) return false;
+    const auto& xs = g_.values[x].shape;
+    te::Tensor in = te::placeholder(ShapeExprs({xs[0], xs[1] / bn, xs[2], xs[3], bn}),
+                                    ir::DataType::Float(32), "in0");
+    te::Tensor result = driver::PoolNCHWc(g_, node, in, xs);
+    const Value& v = g_.values[out_value];
+    std::vector<int64_t> shape = v.shape;
+    shape[1] /= bn;
+    shape.push_back(bn);
+    int out = NewTensor(v.name + "_NCHWc", DLType(v.dtype), shape, kNewBuffer);
+    value_blocked_[out_value][bn] = out;
+    AddKernel(node.name, node.op, driver::DefaultSchedule(result), {in, result}, {id}, {out});
+    return true;
+  }
+
   void EmitPlain(const std::vector<const Node*>& group) {
     const Node& anchor = *group[0];
+    if (group.size() == 1 && (anchor.op == "MaxPool" || anchor.op == "AveragePool") &&
+        EmitPoolBlocked(anchor)) {
+      return;
+    }
     static const std::set<std::string> reshapes = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
     if (group.size() == 1 && reshapes.count(anchor.op) && !IsParam(anchor.inputs[0])) {
       const Value& out = g_.values[anchor.outputs[0]];
@@ -572,7 +717,7 @@ class ModelBuilder {
       te::Tensor result = driver::ComputeNode(g_, anchor, Operands(anchor, &args), k);
       result = Chain(group, 1, result, &args);
       int out_value = group.size() == 1 ? anchor.outputs[k] : group.back()->outputs[0];
-      int out = KernelOutput(out_value, &result);
+      int out = KernelOutput(out_value, &result, args.block);
       args.tensors.push_back(result);
       AddKernel(GroupName(group), anchor.op, driver::DefaultSchedule(result), args.tensors,
                 args.ids, {out});
@@ -600,8 +745,7 @@ class ModelBuilder {
   std::vector<ModelTask> tasks_;
   std::vector<std::unique_ptr<tuner::Task>> tasks_storage_;
   std::map<const Node*, ConvPlan> conv_plans_;
-  std::map<int, std::pair<int, int64_t>> value_blocked_;  // value -> (blocked tensor, block)
-  std::vector<int> uses_ = g_.UseCounts();
+  std::map<int, std::map<int64_t, int>> value_blocked_;  // value -> block -> blocked tensor
   std::vector<bool> is_output_ = [this] {
     std::vector<bool> out(g_.values.size(), false);
     for (int v : g_.outputs) out[v] = true;

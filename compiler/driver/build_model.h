@@ -26,7 +26,7 @@
 
 namespace tessera {
 namespace tuner {
-class TuningLog;
+class RecordSource;
 }  // namespace tuner
 
 /// A tunable workload of a model (one template instance), deduplicated by workload key.
@@ -39,9 +39,10 @@ struct ModelTask {
 
 /// Knobs of `BuildModel`.
 struct ModelBuildOptions {
-  std::string target = "llvm";            ///< target string, as the tuning log keys it
-  const tuner::TuningLog* log = nullptr;  ///< best records come from here (null: fallbacks)
-  std::ostream* warnings = nullptr;       ///< fallback notices (null: std::cerr)
+  std::string target = "llvm";  ///< target string, as the tuning log keys it
+  /// Best records come from here: a local log or the tracker's (null: fallbacks).
+  const tuner::RecordSource* log = nullptr;
+  std::ostream* warnings = nullptr;  ///< fallback notices (null: std::cerr)
   /// Called with the graph after each graph pass (e.g. `--print-graph`).
   std::function<void(const std::string& pass, const graph::Graph&)> after_pass;
 };

@@ -163,32 +163,34 @@ te::Tensor Conv(const graph::Graph& g, const graph::Node& node, const std::vecto
       [&](const std::vector<Var>& i) { return conv(E(i)) + in[2].tensor(i[1]); }, node.name);
 }
 
-te::Tensor Pool(const graph::Graph& g, const graph::Node& node, const std::vector<Operand>& in) {
-  const auto& xs = in[0].shape;
-  const graph::Value& out = OutValue(g, node);
+// A pooling window over axes 2 and 3 of `data` (NCHW, or NCHW[bn]c with the block innermost),
+// whose plain input is `xs`; the output has `out_shape` (the same rank).
+te::Tensor PoolOver(const graph::Node& node, const te::Tensor& data, const std::vector<int64_t>& xs,
+                    const std::vector<int64_t>& out_shape, const std::string& tag) {
   std::vector<int64_t> k = node.Ints("kernel_shape"), st = node.Ints("strides", {1, 1}),
                        pads = node.Ints("pads", {0, 0, 0, 0});
   ir::IterVar ry = te::reduce_axis(I(k[0]), "ry"), rx = te::reduce_axis(I(k[1]), "rx");
   const bool is_max = node.op == "MaxPool";
   te::Tensor pooled = te::compute(
-      ShapeExprs(out.shape),
+      ShapeExprs(out_shape),
       [&](const std::vector<Var>& i) {
         Tap y = WindowTap(i[2], ry->var, st[0], pads[0], 1, xs[2]);
         Tap x = WindowTap(i[3], rx->var, st[1], pads[1], 1, xs[3]);
         // Clamped reads stay in bounds and taps outside give the reduction's identity: no
         // condition in the loop, so the vectorizer takes it.
-        Expr safe_y = ir::min(ir::max(y.pos, I(0)), I(xs[2] - 1));
-        Expr safe_x = ir::min(ir::max(x.pos, I(0)), I(xs[3] - 1));
-        Expr v = in[0].tensor(i[0], i[1], safe_y, safe_x);
+        std::vector<Expr> index = E(i);
+        index[2] = ir::min(ir::max(y.pos, I(0)), I(xs[2] - 1));
+        index[3] = ir::min(ir::max(x.pos, I(0)), I(xs[3] - 1));
+        Expr v = data(index);
         Expr identity = is_max ? ir::min_value(DataType::Float(32)) : Expr(0.0f);
         v = ir::select(y.inside && x.inside, v, identity);
         return is_max ? te::max(v, {ry, rx}) : te::sum(v, {ry, rx});
       },
-      node.name + (is_max ? "" : "_sum"), "pool");
+      node.name + (is_max ? "" : "_sum"), tag);
   if (is_max) return pooled;
   const bool include_pad = node.Int("count_include_pad", 0) != 0;
   return te::compute(
-      ShapeExprs(out.shape),
+      ShapeExprs(out_shape),
       [&](const std::vector<Var>& i) {
         auto count = [&](const Expr& o, int axis) {
           int64_t size = xs[2 + axis], pad_begin = pads[axis], pad_end = pads[axis + 2];
@@ -201,6 +203,10 @@ te::Tensor Pool(const graph::Graph& g, const graph::Node& node, const std::vecto
         return pooled(E(i)) / ir::cast(DataType::Float(32), count(i[2], 0) * count(i[3], 1));
       },
       node.name);
+}
+
+te::Tensor Pool(const graph::Graph& g, const graph::Node& node, const std::vector<Operand>& in) {
+  return PoolOver(node, in[0].tensor, in[0].shape, OutValue(g, node).shape, "pool");
 }
 
 // Sum over `axes` of `in` as a compute with the reduced axes kept or dropped.
@@ -504,7 +510,7 @@ void ScheduleStage(te::Schedule& s, const te::Tensor& t) {
   // are no ramp: vectorizing their output axis here makes every tap a gather (9 vgatherdps per
   // 8 outputs of a 3x3 MaxPool, 0.66 ms for ResNet-18's). Left serial, LLVM's loop vectorizer
   // takes the loop itself and reads the stride-2 taps with wide loads and shuffles (0.24 ms).
-  const bool window_reads = compute->tag == "pool";
+  const bool window_reads = compute->tag == "pool";  // "pool_NCHWc" reads whole blocks
   if (last >= 4 && !window_reads) {
     int64_t factor = last % 16 == 0 ? 16 : last % 8 == 0 ? 8 : last % 4 == 0 ? 4 : 8;
     auto [lo, li] = stage.split(inner_most, I(factor));
@@ -600,6 +606,15 @@ te::Tensor ComputeNode(const graph::Graph& g, const graph::Node& node,
   TESSERA_USER_ERROR() << Where(node)
                        << ": has no run-time kernel (its inputs must be compile-time constants)";
   return te::Tensor();
+}
+
+te::Tensor PoolNCHWc(const graph::Graph& g, const graph::Node& node, const te::Tensor& blocked,
+                     const std::vector<int64_t>& input_shape) {
+  const int64_t bn = *ir::AsConstInt(blocked.shape()[4]);
+  std::vector<int64_t> out = OutValue(g, node).shape;
+  out[1] /= bn;
+  out.push_back(bn);
+  return PoolOver(node, blocked, input_shape, out, "pool_NCHWc");
 }
 
 te::Schedule DefaultSchedule(const te::Tensor& output) {

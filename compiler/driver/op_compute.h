@@ -35,6 +35,12 @@ ir::Expr Read(const Operand& operand, const std::vector<ir::Var>& index);
 te::Tensor ComputeNode(const graph::Graph& g, const graph::Node& node,
                        const std::vector<Operand>& inputs, size_t output = 0);
 
+/// MaxPool or AveragePool `node` computed in the NCHW[bn]c layout: `blocked` is its input
+/// (`input_shape` in NCHW), the result is `[n, c / bn, oh, ow, bn]`. Windows read whole channel
+/// blocks, so the default schedule vectorizes along the block.
+te::Tensor PoolNCHWc(const graph::Graph& g, const graph::Node& node, const te::Tensor& blocked,
+                     const std::vector<int64_t>& input_shape);
+
 /// The default schedule of a kernel computing `output`: stages without reductions are inlined,
 /// the others (and the output) run their outer loops in parallel and the innermost one in
 /// vectors.

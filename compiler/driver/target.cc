@@ -36,7 +36,7 @@ const char* AcceptedOptions(TargetKind kind) {
     case TargetKind::kC:
       return "none";
     case TargetKind::kCUDA:
-      return "-arch=sm_<NN>";
+      return "-arch=sm_<NN>, -fast-math=0|1";
   }
   return "";
 }
@@ -58,7 +58,7 @@ bool IsCudaArch(const std::string& arch) {
 
 const char* Target::AcceptedForms() {
   return "'llvm [-mtriple=<triple>] [-mcpu=<cpu>|native] [-mattr=+feature,-feature,...]', 'c', "
-         "'cuda [-arch=sm_<NN>]'";
+         "'cuda [-arch=sm_<NN>] [-fast-math=0|1]'";
 }
 
 Target::Target(const std::string& spec) {
@@ -106,6 +106,10 @@ Target::Target(const std::string& spec) {
       TESSERA_USER_CHECK(IsCudaArch(value)) << where << ": CUDA architecture '" << value
                                             << "' is not of the form sm_<NN> (e.g. sm_90)";
       arch_ = value;
+    } else if (kind_ == TargetKind::kCUDA && name == "-fast-math") {
+      TESSERA_USER_CHECK(value == "0" || value == "1")
+          << where << ": -fast-math takes 0 or 1, not '" << value << "'";
+      fast_math_ = value == "1";
     } else {
       throw UserError(where + ": unknown option '" + name + "' for target kind '" + kind_name_ +
                       "'; accepted options: " + AcceptedOptions(kind_));
@@ -122,6 +126,7 @@ std::string Target::str() const {
     for (size_t i = 0; i < mattrs_.size(); ++i) out += (i ? "," : "") + mattrs_[i];
   }
   if (!arch_.empty()) out += " -arch=" + arch_;
+  if (fast_math_) out += " -fast-math=1";
   return out;
 }
 

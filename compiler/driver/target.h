@@ -1,7 +1,7 @@
 /// \file
 /// `Target`: where compiled code runs, parsed from the strings users already know:
 /// `llvm -mcpu=skylake-avx512 -mattr=+avx2,-avx512f`, `llvm -mtriple=aarch64-linux-gnu`, `c`,
-/// `cuda -arch=sm_90`.
+/// `cuda -arch=sm_90 [-fast-math=1]`.
 #ifndef TESSERA_COMPILER_DRIVER_TARGET_H_
 #define TESSERA_COMPILER_DRIVER_TARGET_H_
 
@@ -36,6 +36,8 @@ class Target {
   const std::vector<std::string>& mattrs() const { return mattrs_; }
   /// CUDA architecture, e.g. "sm_90" ("" = the driver's device default).
   const std::string& arch() const { return arch_; }
+  /// CUDA: use fast, less accurate math intrinsics (`-fast-math=1`; default off).
+  bool fast_math() const { return fast_math_; }
   /// The canonical spelling: kind, then the options in a fixed order.
   std::string str() const;
 
@@ -49,6 +51,7 @@ class Target {
   std::string mcpu_;
   std::vector<std::string> mattrs_;
   std::string arch_;
+  bool fast_math_ = false;
 };
 
 /// Same canonical spelling.

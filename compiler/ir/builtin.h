@@ -17,6 +17,10 @@
 /// Pure math, element-wise on float scalars or vectors (type of the first argument):
 ///   exp, log, sqrt, tanh, sigmoid, fabs, floor, ceil, round (ties to even), erf (one
 ///   argument); pow (two); fma(a, b, c) = a * b + c rounded once.
+/// GPU (after the host/device split): tessera.thread_index("threadIdx.x") -> int32 (the
+///   hardware index a bound loop maps to); tessera.syncthreads() -> int32 (a barrier of the
+///   thread block, evaluated for its effect); tessera.launch_kernel("name", grid_x, grid_y,
+///   grid_z, block_x, block_y, block_z, buffer handles...) -> int32 (host side: one launch).
 #ifndef TESSERA_COMPILER_IR_BUILTIN_H_
 #define TESSERA_COMPILER_IR_BUILTIN_H_
 
@@ -45,6 +49,9 @@ constexpr const char* kIsNull = "tessera.is_null";                       ///< se
 constexpr const char* kHandleIsAligned = "tessera.handle_is_aligned";    ///< see file comment
 constexpr const char* kLikely = "tessera.likely";                        ///< see file comment
 constexpr const char* kIfThenElse = "tessera.if_then_else";              ///< see file comment
+constexpr const char* kThreadIndex = "tessera.thread_index";             ///< see file comment
+constexpr const char* kSyncThreads = "tessera.syncthreads";              ///< see file comment
+constexpr const char* kLaunchKernel = "tessera.launch_kernel";           ///< see file comment
 
 /// True for the pure element-wise math intrinsics (exp, log, ..., fma).
 bool IsPureMath(const std::string& name);

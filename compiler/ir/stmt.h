@@ -108,7 +108,8 @@ struct StoreNode : StmtNode {
 };
 
 /// Allocates a buffer of `dtype` with prod(extents) elements, visible in `body`. Scope "stack"
-/// (small, constant size) or "global" (runtime workspace).
+/// (small, constant size) or "global" (runtime workspace); on GPUs also "shared" (the thread
+/// block's) and "local" (one per thread, in registers).
 struct AllocateNode : StmtNode {
   static constexpr uint32_t kKind = kAllocate;  ///< node kind
   /// See fields.
@@ -122,7 +123,7 @@ struct AllocateNode : StmtNode {
   Var buffer_var;             ///< handle variable bound to the memory
   DataType dtype;             ///< element type
   std::vector<Expr> extents;  ///< dimensions; the buffer holds their product
-  std::string scope;          ///< "stack" or "global"
+  std::string scope;          ///< "stack", "global", "shared" or "local"
   Stmt body;                  ///< where the buffer lives
   void ListFields(FieldList* f) const override {
     f->AddDef(buffer_var);

@@ -267,6 +267,31 @@ ScheduleAnalysis InferBound(const te::Schedule& schedule) {
         const ir::IterVar& leaf = t.stage->leaf_iter_vars[l];
         relax[leaf->var.get()] = arith::IntervalSet::FromRange(t.ranges.at(leaf.get()));
       }
+      // Shared memory belongs to the thread block: the block's threads fill it together, so
+      // its region covers every thread index of the target bound outside the attach point.
+      // The thread loops may belong to the target or to the stages it is attached in.
+      if (node->scope == "shared") {
+        const StageInfo* outer = &t;
+        size_t outer_pos = pos;
+        while (outer != nullptr) {
+          for (size_t l = 0; l <= outer_pos; ++l) {
+            const ir::IterVar& leaf = outer->stage->leaf_iter_vars[l];
+            auto attr = outer->stage->iter_var_attrs.find(leaf.get());
+            if (attr != outer->stage->iter_var_attrs.end() &&
+                attr->second.thread_tag.compare(0, 9, "threadIdx") == 0) {
+              relax[leaf->var.get()] = arith::IntervalSet::FromRange(outer->ranges.at(leaf.get()));
+            }
+          }
+          const te::StageNode* o = outer->stage.node().get();
+          if (o->attach_type != te::AttachType::kScope) break;
+          auto parent =
+              std::find_if(result.stages.begin(), result.stages.end(),
+                           [&](const StageInfo& x) { return x.stage.node() == o->attach_stage; });
+          if (parent == result.stages.end()) break;
+          outer_pos = LeafPosition(*parent, o->attach_ivar);
+          outer = &*parent;
+        }
+      }
       for (size_t x = i + 1; x < result.stages.size(); ++x) {
         if (x == target || !InsideScope(result.stages[x], t, pos)) continue;
         for (const ir::IterVar& leaf : result.stages[x].stage->leaf_iter_vars) {

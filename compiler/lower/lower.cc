@@ -8,13 +8,16 @@
 
 #include "compiler/ir/printer.h"
 #include "compiler/lower/bound.h"
+#include "compiler/lower/gpu_storage_scope.h"
 #include "compiler/lower/loop_partition.h"
 #include "compiler/lower/make_packed_api.h"
 #include "compiler/lower/schedule_ops.h"
 #include "compiler/lower/simplify.h"
 #include "compiler/lower/storage_flatten.h"
+#include "compiler/lower/thread_sync.h"
 #include "compiler/lower/unroll.h"
 #include "compiler/lower/vectorize.h"
+#include "compiler/lower/verify_gpu.h"
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -85,6 +88,11 @@ std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector
   return buffers;
 }
 
+// A pass that rewrites the function's body with `f`.
+std::function<PrimFunc(const PrimFunc&)> OnBody(std::function<ir::Stmt(const ir::Stmt&)> f) {
+  return [f](const PrimFunc& fn) { return fn.WithBody(f(fn->body)); };
+}
+
 bool Verbose(const LowerOptions& options) {
   const char* env = std::getenv("TESSERA_VERBOSE");
   return options.verbose || options.dump_ir || (env && *env && std::string(env) != "0");
@@ -97,20 +105,29 @@ std::vector<std::string> LoweringPasses() {
           "vectorize",    "unroll",          "simplify_again", "make_packed_api"};
 }
 
-PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
-               const std::string& name, const LowerOptions& options) {
+std::vector<std::string> GPULoweringPasses() {
+  return {"schedule_ops", "storage_flatten",  "simplify",       "partition_loops",
+          "vectorize",    "unroll",           "simplify_again", "gpu_storage_scope",
+          "thread_sync",  "split_host_device"};
+}
+
+namespace {
+
+// Runs the passes shared by CPUs and GPUs, then `tail` (the target-specific ones).
+PrimFunc RunPipeline(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+                     const std::string& name, const LowerOptions& options,
+                     std::vector<ArgBuffer>* buffers_out, std::vector<Pass> tail) {
   TESSERA_USER_CHECK(IsIdentifier(name))
       << "function name '" << name << "' is not a C identifier (letters, digits, underscores)";
   TESSERA_USER_CHECK(schedule->stages.size() > 0 || !schedule->outputs.empty())
       << name << ": empty schedule";
   ScheduleAnalysis analysis = InferBound(schedule);
-  std::vector<ArgBuffer> buffers = CheckArgs(schedule, args, analysis, name);
+  std::vector<ArgBuffer>& buffers = *buffers_out;
+  buffers = CheckArgs(schedule, args, analysis, name);
   std::vector<ir::Var> data_vars;
   for (const ArgBuffer& b : buffers) data_vars.push_back(b.data);
 
-  auto on_body = [](std::function<ir::Stmt(const ir::Stmt&)> f) {
-    return [f](const PrimFunc& fn) { return fn.WithBody(f(fn->body)); };
-  };
+  auto on_body = OnBody;
   std::vector<Pass> pipeline = {
       {"schedule_ops",
        [&](const PrimFunc&) { return PrimFunc(name, data_vars, ScheduleOps(analysis, args)); }},
@@ -130,21 +147,51 @@ PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args
        })},
       {"unroll", on_body(UnrollLoops)},
       {"simplify_again", on_body(Simplify)},
-      {"make_packed_api",
-       [&](const PrimFunc& fn) { return MakePackedAPI(name, buffers, fn->body); }},
   };
+  for (Pass& p : tail) pipeline.push_back(std::move(p));
   PrimFunc func;
   for (const Pass& pass : pipeline) {
     bool disabled = std::find(options.disabled_passes.begin(), options.disabled_passes.end(),
                               pass.name) != options.disabled_passes.end();
     if (disabled && pass.name != "schedule_ops" && pass.name != "storage_flatten" &&
-        pass.name != "make_packed_api") {
+        pass.name != "make_packed_api" && pass.name != "gpu_storage_scope" &&
+        pass.name != "thread_sync") {
       continue;
     }
     func = pass.run(func);
     if (options.dump_ir) options.dump_ir(pass.name, func);
   }
   return func;
+}
+
+}  // namespace
+
+PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+               const std::string& name, const LowerOptions& options) {
+  std::vector<ArgBuffer> buffers;
+  std::vector<Pass> tail = {
+      {"make_packed_api",
+       [&](const PrimFunc& fn) { return MakePackedAPI(name, buffers, fn->body); }},
+  };
+  return RunPipeline(schedule, args, name, options, &buffers, tail);
+}
+
+HostDeviceSplit LowerForGPU(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+                            const std::string& name, const LowerOptions& options,
+                            const GPULimits& limits) {
+  std::vector<ArgBuffer> buffers;
+  std::vector<Pass> tail = {
+      {"gpu_storage_scope", OnBody(AssignGPUStorageScopes)},
+      {"thread_sync", OnBody(InsertSharedMemoryBarriers)},
+  };
+  PrimFunc func = RunPipeline(schedule, args, name, options, &buffers, tail);
+  HostDeviceSplit split = SplitHostDevice(name, buffers, func->body);
+  if (options.dump_ir) {
+    options.dump_ir("split_host_device", split.host);
+    for (const PrimFunc& k : split.kernels) options.dump_ir("split_host_device", k);
+  }
+  VerifyGPUKernels(split, limits);
+  return split;
 }
 
 std::function<void(const std::string&, const ir::PrimFunc&)> PrintIRToStderr() {

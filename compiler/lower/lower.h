@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "compiler/ir/function.h"
+#include "compiler/lower/split_host_device.h"
+#include "compiler/lower/verify_gpu.h"
 #include "compiler/te/schedule.h"
 
 namespace tessera {
@@ -31,11 +33,22 @@ struct LowerOptions {
 /// Names of the passes in pipeline order.
 std::vector<std::string> LoweringPasses();
 
+/// Names of the passes of `LowerForGPU` in pipeline order.
+std::vector<std::string> GPULoweringPasses();
+
 /// Lowers `schedule` to function `name` whose packed arguments are `args` (tensors, in order).
 /// Throws `UserError` for a bad argument list (a tensor read but not passed, an output missing,
 /// duplicates, a symbolic shape) or a schedule that cannot be lowered.
 ir::PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
                    const std::string& name, const LowerOptions& options = {});
+
+/// Lowers `schedule` for a GPU: the CPU pipeline up to simplify_again, then GPU storage scopes
+/// (shared/local/global), shared-memory barriers, the host/device split and the kernels'
+/// validity check against `limits`. Throws `UserError` as `Lower` does, and for schedules a GPU
+/// cannot run (a root stage with no bound loop, too many threads, too much shared memory).
+HostDeviceSplit LowerForGPU(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
+                            const std::string& name, const LowerOptions& options = {},
+                            const GPULimits& limits = {});
 
 /// A `dump_ir` callback that writes "// after <pass>" and the function to stderr.
 std::function<void(const std::string&, const ir::PrimFunc&)> PrintIRToStderr();

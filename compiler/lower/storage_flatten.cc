@@ -82,7 +82,9 @@ class Flattener : public ir::StmtExprMutator {
     buffers_[t.op().get()] = b;
     Stmt body = VisitStmt(op->body);
     buffers_.erase(t.op().get());
-    std::string scope = elements * b.dtype.bytes() <= stack_limit_ ? "stack" : "global";
+    std::string scope = op->scope == "shared"                        ? "shared"
+                        : elements * b.dtype.bytes() <= stack_limit_ ? "stack"
+                                                                     : "global";
     return ir::Allocate(b.data, b.dtype, {ir::IntImm(ir::DataType::Int(32), elements)}, scope,
                         body);
   }

@@ -74,20 +74,12 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
-// Register tile of one blocked convolution stage: reg_h rows x reg_n columns x oc_bn channels
-// accumulated in a local cache, the reduction inside so its accumulators stay in registers.
-void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, int64_t reg_h, int64_t reg_n,
-                          bool unroll_kw) {
-  te::Tensor acc = s.cache_write(conv, "local");
-  te::Stage c = s[conv];
-  auto [oh_chunk, oh_block] = c.split(c.axis(2), I(reg_h));
-  auto [ow_chunk, ow_block] = c.split(c.axis(3), I(reg_n));
-  c.reorder({c.axis(0), c.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, c.axis(4)});
-  c.parallel(c.fuse(c.fuse(c.axis(0), c.axis(1)), oh_chunk));
-  c.vectorize(c.axis(4));
-
-  te::Stage a = s[acc];
-  a.compute_at(c, ow_chunk);
+// Register tile of one blocked convolution stage: reg_h rows x reg_n columns x oc_bn channels,
+// the reduction inside so its accumulators stay in registers. `out` writes the tile: `conv`
+// itself, or an epilogue on it.
+void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
+                          int64_t reg_h, int64_t reg_n, bool unroll_kw) {
+  te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_n);
   ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_oc = a.axis(4);
   ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
               r_kw = a.reduce_axis(3);
@@ -129,7 +121,8 @@ Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config) {
   return {config.Split("tile_ic")[1], config.Split("tile_oc")[1]};
 }
 
-ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config) {
+ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
+                           const OutputEpilogue* epilogue) {
   CheckShape(sh);
   const auto [ic_bn, oc_bn] = Conv2dNCHWcBlocks(config);
   const int64_t reg_h = config.Split("tile_oh")[1];
@@ -176,15 +169,23 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
         name);
   };
 
+  auto args = [&](const te::Tensor& out) {
+    std::vector<te::Tensor> a = {data, kernel};
+    if (epilogue) a.insert(a.end(), epilogue->inputs.begin(), epilogue->inputs.end());
+    a.push_back(out);
+    return a;
+  };
   if (!split_borders) {
     te::Tensor conv = conv_rows(0, oh, 0, sh.r, "conv_NCHWc");
-    te::Schedule s = te::create_schedule({conv});
+    te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
+    te::Schedule s = te::create_schedule({out});
+    InlineEpilogueStages(s, "data_pad");
     if (pad > 0) {
       te::Stage p = s[padded];
       p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
     }
-    ScheduleRegisterTile(s, conv, reg_h, reg_n, unroll_kw);
-    return {s, {data, kernel, conv}, Conv2dFlops(sh)};
+    ScheduleRegisterTile(s, conv, out, reg_h, reg_n, unroll_kw);
+    return {s, args(out), Conv2dFlops(sh)};
   }
 
   // Each border row in a stage of its own running only its in-bounds kernel rows, the middle
@@ -198,7 +199,7 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
     border.emplace_back(y, conv_rows(y, 1, kh0, kh1, "conv_row" + std::to_string(y)));
   }
   te::Tensor middle = conv_rows(b.top, middle_rows, 0, sh.r, "conv_middle");
-  te::Tensor out = te::compute(
+  te::Tensor gathered = te::compute(
       {I(sh.n), I(sh.k / oc_bn), I(oh), I(ow), I(oc_bn)},
       [&](const std::vector<Var>& i) {
         // Indices are clamped so that the rows not chosen are still read in bounds.
@@ -210,43 +211,54 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
         return value;
       },
       "conv_NCHWc");
+  te::Tensor out = epilogue ? epilogue->apply(gathered) : gathered;
   te::Schedule s = te::create_schedule({out});
+  InlineEpilogueStages(s, "data_pad");
   te::Stage p = s[padded];
   p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
-  for (const auto& entry : border) ScheduleRegisterTile(s, entry.second, 1, reg_n, unroll_kw);
-  ScheduleRegisterTile(s, middle, LargestDivisorAtMost(middle_rows, reg_h), reg_n, unroll_kw);
+  for (const auto& entry : border) {
+    ScheduleRegisterTile(s, entry.second, entry.second, 1, reg_n, unroll_kw);
+  }
+  ScheduleRegisterTile(s, middle, middle, LargestDivisorAtMost(middle_rows, reg_h), reg_n,
+                       unroll_kw);
   te::Stage o = s[out];
   o.parallel(o.fuse(o.axis(0), o.axis(1)));
   o.vectorize(o.axis(4));
-  return {s, {data, kernel, out}, Conv2dFlops(sh)};
+  return {s, args(out), Conv2dFlops(sh)};
 }
 
-ScheduledOp Conv2dDefault(const Conv2dShape& sh) {
+Conv2dOperands Conv2dNCHWCompute(const Conv2dShape& sh) {
   CheckShape(sh);
   const int64_t pad = sh.pad, stride = sh.stride;
-  te::Tensor data =
-      te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
-  te::Tensor kernel =
-      te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
-  te::Tensor padded = te::compute(
+  Conv2dOperands op;
+  op.data = te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
+  op.kernel = te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
+  op.padded = te::compute(
       {I(sh.n), I(sh.c), I(sh.h + 2 * pad), I(sh.w + 2 * pad)},
       [&](Var n, Var ch, Var y, Var x) {
         Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
-        return ir::if_then_else(inside, data(n, ch, y - I(pad), x - I(pad)), 0.0f);
+        return ir::if_then_else(inside, op.data(n, ch, y - I(pad), x - I(pad)), 0.0f);
       },
       "padded");
   ir::IterVar rc = te::reduce_axis(I(sh.c), "rc");
   ir::IterVar ry = te::reduce_axis(I(sh.r), "ry");
   ir::IterVar rx = te::reduce_axis(I(sh.s), "rx");
-  te::Tensor out = te::compute(
+  op.out = te::compute(
       {I(sh.n), I(sh.k), I(sh.oh()), I(sh.ow())},
       [&](Var n, Var k, Var y, Var x) {
         return te::sum(
-            padded(n, rc, y * I(stride) + ry, x * I(stride) + rx) * kernel(k, rc, ry, rx),
+            op.padded(n, rc, y * I(stride) + ry, x * I(stride) + rx) * op.kernel(k, rc, ry, rx),
             {rc, ry, rx});
       },
       "output");
-  return {te::create_schedule({out}), {data, kernel, out}, Conv2dFlops(sh)};
+  return op;
+}
+
+double Conv2dNCHWFlops(const Conv2dShape& sh) { return Conv2dFlops(sh); }
+
+ScheduledOp Conv2dDefault(const Conv2dShape& sh) {
+  Conv2dOperands op = Conv2dNCHWCompute(sh);
+  return {te::create_schedule({op.out}), {op.data, op.kernel, op.out}, Conv2dFlops(sh)};
 }
 
 }  // namespace topi

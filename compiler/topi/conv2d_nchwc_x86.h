@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "compiler/space/config_space.h"
+#include "compiler/topi/output_epilogue.h"
 #include "compiler/topi/scheduled_op.h"
 
 namespace tessera {
@@ -47,8 +48,25 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape);
 Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config);
 
 /// The blocked convolution for `config` (a point of `Conv2dNCHWcX86Space(shape)`); args: data
-/// `NCHW[ic_bn]c`, kernel `OIHW[ic_bn]i[oc_bn]o`, output `NCHW[oc_bn]c`.
-ScheduledOp Conv2dNCHWcX86(const Conv2dShape& shape, const space::ConfigEntity& config);
+/// `NCHW[ic_bn]c`, kernel `OIHW[ic_bn]i[oc_bn]o`, the epilogue's inputs, output `NCHW[oc_bn]c`
+/// (`epilogue` applied, when given).
+ScheduledOp Conv2dNCHWcX86(const Conv2dShape& shape, const space::ConfigEntity& config,
+                           const OutputEpilogue* epilogue = nullptr);
+
+/// The tensors of a convolution compute (NCHW data, OIHW or depthwise [c, 1, r, s] weights),
+/// shared by the x86 and CUDA templates.
+struct Conv2dOperands {
+  te::Tensor data;    ///< input [n, c, h, w]
+  te::Tensor kernel;  ///< weights
+  te::Tensor padded;  ///< zero-padded input (a stage to compute or inline)
+  te::Tensor out;     ///< output [n, k, oh, ow]
+};
+
+/// The plain NCHW convolution compute for `sh` (checked; `UserError` for an impossible shape).
+Conv2dOperands Conv2dNCHWCompute(const Conv2dShape& sh);
+
+/// Floating-point operations of one NCHW convolution of `sh`.
+double Conv2dNCHWFlops(const Conv2dShape& sh);
 
 /// The plain NCHW convolution (padding stage + one loop nest): the untuned baseline.
 ScheduledOp Conv2dDefault(const Conv2dShape& shape);

@@ -7,28 +7,14 @@
 
 namespace tessera {
 namespace topi {
-namespace {
 
 using ir::DataType;
 using ir::Expr;
 using ir::Var;
 
-void CheckShape(const Conv2dShape& s) {
-  TESSERA_USER_CHECK(s.n > 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.r > 0 && s.s > 0)
-      << "depthwise_conv2d: dimensions must be positive";
-  TESSERA_USER_CHECK(s.k == s.c) << "depthwise_conv2d: output channels (" << s.k
-                                 << ") must equal input channels (" << s.c << ")";
-  TESSERA_USER_CHECK(s.stride > 0 && s.pad >= 0 && s.h + 2 * s.pad >= s.r && s.w + 2 * s.pad >= s.s)
-      << "depthwise_conv2d: bad stride/padding or a kernel larger than the padded input";
-}
-
-struct Operands {
-  te::Tensor data, kernel, padded, out;
-  ir::IterVar kh, kw;
-};
-
-Operands Compute(const Conv2dShape& s) {
-  Operands op;
+Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& s) {
+  CheckDepthwiseShape(s, "depthwise_conv2d");
+  Conv2dOperands op;
   const int64_t pad = s.pad, stride = s.stride;
   op.data = te::placeholder({I(s.n), I(s.c), I(s.h), I(s.w)}, DataType::Float(32), "data");
   op.kernel = te::placeholder({I(s.c), I(1), I(s.r), I(s.s)}, DataType::Float(32), "kernel");
@@ -39,25 +25,34 @@ Operands Compute(const Conv2dShape& s) {
         return ir::if_then_else(inside, op.data(n, c, y - I(pad), x - I(pad)), 0.0f);
       },
       "padded");
-  op.kh = te::reduce_axis(I(s.r), "kh");
-  op.kw = te::reduce_axis(I(s.s), "kw");
+  ir::IterVar kh = te::reduce_axis(I(s.r), "kh");
+  ir::IterVar kw = te::reduce_axis(I(s.s), "kw");
   op.out = te::compute(
       {I(s.n), I(s.c), I(s.oh()), I(s.ow())},
       [&](Var n, Var c, Var y, Var x) {
-        return te::sum(op.padded(n, c, y * I(stride) + op.kh, x * I(stride) + op.kw) *
-                           op.kernel(c, 0, op.kh, op.kw),
-                       {op.kh, op.kw});
+        return te::sum(
+            op.padded(n, c, y * I(stride) + kh, x * I(stride) + kw) * op.kernel(c, 0, kh, kw),
+            {kh, kw});
       },
       "output", "depthwise_conv2d");
   return op;
 }
 
-double Flops(const Conv2dShape& s) { return 2.0 * s.n * s.c * s.oh() * s.ow() * s.r * s.s; }
+double DepthwiseConv2dFlops(const Conv2dShape& s) {
+  return 2.0 * s.n * s.c * s.oh() * s.ow() * s.r * s.s;
+}
 
-}  // namespace
+void CheckDepthwiseShape(const Conv2dShape& s, const std::string& what) {
+  TESSERA_USER_CHECK(s.n > 0 && s.c > 0 && s.h > 0 && s.w > 0 && s.r > 0 && s.s > 0)
+      << what << ": dimensions must be positive";
+  TESSERA_USER_CHECK(s.k == s.c) << what << ": output channels (" << s.k
+                                 << ") must equal input channels (" << s.c << ")";
+  TESSERA_USER_CHECK(s.stride > 0 && s.pad >= 0 && s.h + 2 * s.pad >= s.r && s.w + 2 * s.pad >= s.s)
+      << what << ": bad stride/padding or a kernel larger than the padded input";
+}
 
 space::ConfigSpace DepthwiseConv2dX86Space(const Conv2dShape& shape) {
-  CheckShape(shape);
+  CheckDepthwiseShape(shape, "depthwise_conv2d");
   space::ConfigSpace sp;
   sp.DefineSplit("tile_oh", shape.oh(), {space::SplitPolicy::kFactors, 2, 16});
   sp.DefineSplit("tile_ow", shape.ow(), {space::SplitPolicy::kFactors, 2, 32});
@@ -68,11 +63,11 @@ space::ConfigSpace DepthwiseConv2dX86Space(const Conv2dShape& shape) {
 }
 
 ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEntity& config) {
-  CheckShape(shape);
+  CheckDepthwiseShape(shape, "depthwise_conv2d");
   int64_t th = config.Split("tile_oh")[1], tw = config.Split("tile_ow")[1];
   TESSERA_USER_CHECK(shape.oh() % th == 0 && shape.ow() % tw == 0)
       << "depthwise_conv2d.x86: config " << config.ToString() << " does not tile the shape";
-  Operands op = Compute(shape);
+  Conv2dOperands op = DepthwiseConv2dCompute(shape);
   te::Schedule s = te::create_schedule({op.out});
   if (config.Value("pad_inline")) {
     s[op.padded].compute_inline();
@@ -93,13 +88,13 @@ ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEnti
   acc.reorder({acc.reduce_axis(0), acc.reduce_axis(1), acc_y, acc_x});
   acc.unroll(acc_y);
   acc.vectorize(acc_x);
-  return {s, {op.data, op.kernel, op.out}, Flops(shape)};
+  return {s, {op.data, op.kernel, op.out}, DepthwiseConv2dFlops(shape)};
 }
 
 ScheduledOp DepthwiseConv2dDefault(const Conv2dShape& shape) {
-  CheckShape(shape);
-  Operands op = Compute(shape);
-  return {te::create_schedule({op.out}), {op.data, op.kernel, op.out}, Flops(shape)};
+  CheckDepthwiseShape(shape, "depthwise_conv2d");
+  Conv2dOperands op = DepthwiseConv2dCompute(shape);
+  return {te::create_schedule({op.out}), {op.data, op.kernel, op.out}, DepthwiseConv2dFlops(shape)};
 }
 
 }  // namespace topi

@@ -8,12 +8,18 @@
 #ifndef TESSERA_COMPILER_TOPI_DEPTHWISE_CONV2D_X86_H_
 #define TESSERA_COMPILER_TOPI_DEPTHWISE_CONV2D_X86_H_
 
+#include <string>
+
 #include "compiler/space/config_space.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/scheduled_op.h"
 
 namespace tessera {
 namespace topi {
+
+/// Throws `UserError` (prefixed `what`) unless `shape` is a depthwise convolution: positive
+/// dimensions, `k == c`, a positive stride and a kernel that fits the padded input.
+void CheckDepthwiseShape(const Conv2dShape& shape, const std::string& what);
 
 /// The configuration space of `depthwise_conv2d.x86` for `shape` (its `k` must equal `c`):
 /// tile_oh, tile_ow (2-way splits, inner ≤ 16 / ≤ 32) and pad_inline (0/1). Throws `UserError`
@@ -22,6 +28,13 @@ space::ConfigSpace DepthwiseConv2dX86Space(const Conv2dShape& shape);
 
 /// The tiled depthwise convolution for `config`.
 ScheduledOp DepthwiseConv2dX86(const Conv2dShape& shape, const space::ConfigEntity& config);
+
+/// The depthwise compute for `shape` (checked; `UserError` for an impossible one), shared by
+/// the x86 and CUDA templates.
+Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& shape);
+
+/// Floating-point operations of one depthwise convolution of `shape`.
+double DepthwiseConv2dFlops(const Conv2dShape& shape);
 
 /// The plain compute (padding stage + one loop nest).
 ScheduledOp DepthwiseConv2dDefault(const Conv2dShape& shape);

@@ -55,6 +55,26 @@ ScheduledOp UnpackNCHWc(int64_t n, int64_t c, int64_t h, int64_t w, int64_t bn) 
   return {s, {blocked, plain}, 0};
 }
 
+ScheduledOp RepackNCHWc(int64_t n, int64_t c, int64_t h, int64_t w, int64_t from_bn,
+                        int64_t to_bn) {
+  CheckPositive("repack NCHWc", {n, c, h, w});
+  CheckBlock("repack NCHWc (from)", c, from_bn);
+  CheckBlock("repack NCHWc (to)", c, to_bn);
+  te::Tensor from =
+      te::placeholder({I(n), I(c / from_bn), I(h), I(w), I(from_bn)}, DataType::Float(32), "from");
+  te::Tensor to = te::compute(
+      {I(n), I(c / to_bn), I(h), I(w), I(to_bn)},
+      [&](const std::vector<Var>& i) {
+        Expr ch = i[1] * I(to_bn) + i[4];
+        return from(i[0], ir::floordiv(ch, I(from_bn)), i[2], i[3], ir::floormod(ch, I(from_bn)));
+      },
+      "to");
+  te::Schedule s = te::create_schedule({to});
+  te::Stage st = s[to];
+  st.parallel(st.fuse(st.fuse(st.axis(0), st.axis(1)), st.axis(2)));
+  return {s, {from, to}, 0};
+}
+
 ScheduledOp PackOIHWio(int64_t k, int64_t c, int64_t r, int64_t s, int64_t ic_bn, int64_t oc_bn) {
   CheckPositive("pack OIHW weights", {k, c, r, s});
   CheckBlock("pack OIHW weights (input channels)", c, ic_bn);

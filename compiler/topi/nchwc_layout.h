@@ -22,6 +22,11 @@ ScheduledOp PackNCHWc(int64_t n, int64_t c, int64_t h, int64_t w, int64_t bn);
 /// `UserError` unless `bn` divides `c`.
 ScheduledOp UnpackNCHWc(int64_t n, int64_t c, int64_t h, int64_t w, int64_t bn);
 
+/// `from[n, c / from_bn, h, w, c % from_bn]` → `to[n, c / to_bn, h, w, c % to_bn]` (args: from,
+/// to): a value written for one blocked reader, read by another with another block. Throws
+/// `UserError` unless both blocks divide `c`.
+ScheduledOp RepackNCHWc(int64_t n, int64_t c, int64_t h, int64_t w, int64_t from_bn, int64_t to_bn);
+
 /// Weights `kernel[k, c, r, s]` → `packed[k / oc_bn, c / ic_bn, r, s, c % ic_bn, k % oc_bn]`
 /// (args: kernel, packed). Throws `UserError` unless the blocks divide `c` and `k`.
 ScheduledOp PackOIHWio(int64_t k, int64_t c, int64_t r, int64_t s, int64_t ic_bn, int64_t oc_bn);

@@ -16,7 +16,27 @@ namespace {
 constexpr size_t kChunkBytes = 1 << 20;
 constexpr int kCopyStreams = 4;
 
+// A server behind NAT is reached through its tracker's relay (docs/fleet.md).
+std::shared_ptr<grpc::Channel> MakeDeviceChannel(const TrackerClient* tracker,
+                                                 const tracker::v1::Grant& grant) {
+  if (!IsRelayAddress(grant.server_address())) return MakeChannel(grant.server_address());
+  if (tracker == nullptr) {
+    throw FleetError(FleetErrorCode::kInvalidArgument,
+                     "server '" + grant.server_id() +
+                         "' is reached through its tracker's relay, and this session has no "
+                         "tracker");
+  }
+  return MakeChannel(tracker->address(), tracker->tls_ca_file());
+}
+
 }  // namespace
+
+bool IsRelayAddress(const std::string& address) { return address.rfind("relay:", 0) == 0; }
+
+void RemoteSession::AddSessionMetadata(grpc::ClientContext* context) const {
+  // The relay routes by it; a server reached directly ignores it.
+  context->AddMetadata("x-tessera-session", grant_.session_id());
+}
 
 RemoteArg RemoteArg::Array(int64_t id) {
   RemoteArg arg;
@@ -52,6 +72,7 @@ class RemoteSession::Scope {
       throw FleetError(FleetErrorCode::kDeviceLost, session_->lost_);
     }
     session_->in_flight_.insert(&context);
+    session_->AddSessionMetadata(&context);
   }
   ~Scope() {
     std::lock_guard<std::mutex> lock(session_->mu_);
@@ -82,7 +103,7 @@ RemoteSession::RemoteSession(std::shared_ptr<TrackerClient> tracker, tracker::v1
                              int64_t keepalive_ms, const std::string& server_proof_key)
     : tracker_(std::move(tracker)),
       grant_(std::move(grant)),
-      channel_(MakeChannel(grant_.server_address())),
+      channel_(MakeDeviceChannel(tracker_.get(), grant_)),
       stub_(device::v1::Device::NewStub(channel_)) {
   device::v1::OpenSessionRequest request;
   *request.mutable_grant() = grant_;
@@ -361,6 +382,7 @@ void RemoteSession::Close() {
   wake_.notify_all();
   if (keepalive_.joinable()) keepalive_.join();
   grpc::ClientContext context;
+  AddSessionMetadata(&context);
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
   device::v1::SessionRef ref;
   ref.set_session_id(grant_.session_id());

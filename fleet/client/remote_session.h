@@ -34,6 +34,10 @@ struct RemoteArg {
   device::v1::Arg proto;  ///< the wire form
 };
 
+/// True when a grant's server address ("relay:SERVER_ID") says the server dialed out to its
+/// tracker (`tessera-rpc-server --dial-out`): the session goes through the tracker's relay.
+bool IsRelayAddress(const std::string& address);
+
 /// An open session; thread-safe; closes itself on destruction.
 class RemoteSession {
  public:
@@ -89,6 +93,7 @@ class RemoteSession {
   void Check(const grpc::Status& status, const char* what);
   void KeepaliveLoop(int64_t keepalive_ms);
   void CheckArraySize(int64_t array, size_t nbytes);
+  void AddSessionMetadata(grpc::ClientContext* context) const;
   template <typename CopyRange>
   void InParallel(size_t nbytes, CopyRange copy);
 

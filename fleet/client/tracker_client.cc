@@ -2,46 +2,27 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include "fleet/client/channel.h"
+#include "fleet/client/retry.h"
 #include "fleet/secrets.h"
 
 namespace tessera {
 namespace fleet {
-namespace {
-
-// Retry windows and queue deadlines must not move when the wall clock jumps.
-int64_t SteadyMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 TrackerClient::TrackerClient(TrackerOptions options)
     : options_(std::move(options)),
-      stub_(tracker::v1::Tracker::NewStub(MakeChannel(options_.address, options_.tls_ca_file))) {}
+      channel_(MakeChannel(options_.address, options_.tls_ca_file)),
+      stub_(tracker::v1::Tracker::NewStub(channel_)) {}
 
 void TrackerClient::Prepare(grpc::ClientContext* context, int64_t timeout_ms) const {
-  if (!options_.token.empty()) context->AddMetadata("x-tessera-token", options_.token);
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+  PrepareTrackerCall(context, options_.token, timeout_ms);
 }
 
 template <typename Call>
 void TrackerClient::CallWithRetry(const char* what, int64_t window_ms, Call call) {
-  const int64_t give_up = SteadyMillis() + window_ms;
-  int64_t backoff_ms = 50;
-  while (true) {
-    grpc::Status status = call();
-    if (status.ok()) return;
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || SteadyMillis() >= give_up) {
-      ThrowStatus(status, std::string("tracker ") + options_.address + " (" + what + ")");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
-    backoff_ms = std::min<int64_t>(backoff_ms * 2, 1000);
-  }
+  fleet::CallWithRetry(std::string("tracker ") + options_.address + " (" + what + ")", window_ms,
+                       *channel_, call);
 }
 
 tracker::v1::SessionReply TrackerClient::RequestSession(const SessionOptions& options) {

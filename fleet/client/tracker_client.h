@@ -50,6 +50,8 @@ class TrackerClient {
   tracker::v1::FleetStatus Status();
   /// The tracker's address.
   const std::string& address() const { return options_.address; }
+  /// The PEM root certificate of a TLS tracker ("" for plaintext).
+  const std::string& tls_ca_file() const { return options_.tls_ca_file; }
 
  private:
   template <typename Call>
@@ -57,6 +59,7 @@ class TrackerClient {
   void Prepare(grpc::ClientContext* context, int64_t timeout_ms) const;
 
   TrackerOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<tracker::v1::Tracker::Stub> stub_;
 };
 

@@ -59,7 +59,7 @@ check "unknown verb exits 2" test $rc -eq 2
 check "unknown verb says a verb is needed" grep -q "A subcommand is required" <<<"$err"
 err=$($tessera log list 2>&1); rc=$?
 check "missing --db exits 2" test $rc -eq 2
-check "missing --db is named" grep -q "\-\-db is required" <<<"$err"
+check "missing --db is named" grep -qF "Exactly 1 option from [--db,--tracker] is required" <<<"$err"
 
 out=$($tessera log --help); rc=$?
 check "--help exits 0" test $rc -eq 0

@@ -32,7 +32,7 @@ std::string ResolveBinary(const std::string& binary) {
 }  // namespace
 
 Daemon::Daemon(const std::string& given_binary, const std::vector<std::string>& args,
-               int timeout_ms) {
+               int timeout_ms, const std::string& ready_prefix) {
   const std::string binary = ResolveBinary(given_binary);
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
@@ -63,18 +63,20 @@ Daemon::Daemon(const std::string& given_binary, const std::vector<std::string>& 
     ssize_t n = left > 0 && poll(&fd, 1, left) > 0 ? read(stdout_fd_, buffer, sizeof(buffer)) : -1;
     if (n <= 0) {
       Stop(SIGKILL);
-      throw std::runtime_error(binary + " did not print 'listening on HOST:PORT' (got '" + line +
+      throw std::runtime_error(binary + " did not print '" + ready_prefix + "...' (got '" + line +
                                "')");
     }
     line.append(buffer, static_cast<size_t>(n));
   }
-  const std::string prefix = "listening on ";
   line = line.substr(0, line.find('\n'));
-  if (line.rfind(prefix, 0) != 0) {
+  // A dial-out device server has no port: it names the address clients' grants carry.
+  for (const std::string& prefix : {ready_prefix, std::string("relayed as ")}) {
+    if (line.rfind(prefix, 0) == 0) address_ = line.substr(prefix.size());
+  }
+  if (address_.empty()) {
     Stop(SIGKILL);
     throw std::runtime_error(binary + " printed '" + line + "' first");
   }
-  address_ = line.substr(prefix.size());
 }
 
 Daemon::~Daemon() {

@@ -16,16 +16,18 @@ namespace testing {
 /// A child process running `binary args...` (stderr inherited, stdout read for the address).
 class Daemon {
  public:
-  /// Starts the process and waits up to `timeout_ms` for its `listening on HOST:PORT` line;
-  /// throws `std::runtime_error` when it exits or stays silent. A relative `binary` is found
-  /// in the working directory or in the runfiles beside this program.
-  Daemon(const std::string& binary, const std::vector<std::string>& args, int timeout_ms = 10000);
+  /// Starts the process and waits up to `timeout_ms` for its first line, which must start with
+  /// `ready_prefix` (`listening on HOST:PORT` for servers); throws `std::runtime_error` when it
+  /// exits, stays silent or prints something else. A relative `binary` is found in the working
+  /// directory or in the runfiles beside this program.
+  Daemon(const std::string& binary, const std::vector<std::string>& args, int timeout_ms = 10000,
+         const std::string& ready_prefix = "listening on ");
   /// Kills the process (SIGKILL) if it still runs.
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
 
-  /// HOST:PORT from the first line.
+  /// The rest of the first line: HOST:PORT for a server.
   const std::string& address() const { return address_; }
   /// The port alone.
   int port() const;

@@ -30,11 +30,21 @@ void Fleet::RestartTracker() {
   tracker_ = std::make_unique<Daemon>(config_.tracker_binary, tracker_args_);
 }
 
-Daemon& Fleet::AddServer(const std::string& key, const std::string& given_workdir) {
+Daemon& Fleet::AddServer(const std::string& key, const std::string& workdir) {
+  return StartServer(key, workdir, {"--listen", "127.0.0.1:0"});
+}
+
+Daemon& Fleet::AddDialOutServer(const std::string& key) {
+  return StartServer(key, "", {"--dial-out"});
+}
+
+Daemon& Fleet::StartServer(const std::string& key, const std::string& given_workdir,
+                           const std::vector<std::string>& mode_flags) {
   std::string workdir =
       given_workdir.empty() ? dir_ + "/server-" + std::to_string(servers_.size()) : given_workdir;
-  std::vector<std::string> args = {"--tracker", tracker_->address(), "--key",     key,
-                                   "--listen",  "127.0.0.1:0",       "--workdir", workdir};
+  std::vector<std::string> args = {"--tracker", tracker_->address(), "--key",
+                                   key,         "--workdir",         workdir};
+  args.insert(args.end(), mode_flags.begin(), mode_flags.end());
   args.insert(args.end(), config_.server_flags.begin(), config_.server_flags.end());
   if (!token_file_.empty()) args.insert(args.end(), {"--token-file", token_file_});
   servers_.push_back(std::make_unique<Daemon>(config_.server_binary, args));

@@ -32,12 +32,19 @@ class Fleet {
   /// Starts a device server for `key` and waits until the tracker lists it as free. `workdir`
   /// empty gives it a fresh one.
   Daemon& AddServer(const std::string& key, const std::string& workdir = "");
+  /// Starts a device server for `key` with `--dial-out` (no port; sessions through the tracker's
+  /// relay) and waits until the tracker lists it as free.
+  Daemon& AddDialOutServer(const std::string& key);
   /// A new client of the tracker (with the token, if any).
   std::shared_ptr<fleet::TrackerClient> Client() const;
   /// Kills the tracker (SIGKILL) and starts it again on the same port with the same flags.
   void RestartTracker();
   /// The tracker's address.
   const std::string& tracker_address() const { return tracker_->address(); }
+  /// The token file every daemon is given ("" without a token).
+  const std::string& token_file() const { return token_file_; }
+  /// The tracker's process id.
+  pid_t tracker_pid() const { return tracker_->pid(); }
   /// The server listening at `address`, or nullptr.
   Daemon* ServerAt(const std::string& address) const;
   /// The work directory of the server at `address`.
@@ -46,6 +53,9 @@ class Fleet {
   std::string StateOf(const std::string& address) const;
 
  private:
+  Daemon& StartServer(const std::string& key, const std::string& workdir,
+                      const std::vector<std::string>& mode_flags);
+
   FleetConfig config_;
   std::string dir_;
   std::string token_file_;

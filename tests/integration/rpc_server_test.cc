@@ -11,6 +11,7 @@
 
 #include "fleet/client/remote_session.h"
 #include "tests/integration/fleet_fixture.h"
+#include "tests/integration/session_helpers.h"
 
 namespace tessera {
 namespace {
@@ -24,24 +25,8 @@ using testing::WaitFor;
 
 const char* kKernels = "tests/integration/kernels/libtest_kernels.so";
 
-fleet::SessionOptions ForKey(const std::string& key) {
-  fleet::SessionOptions options;
-  options.key = key;
-  options.queue_timeout_ms = 5000;
-  return options;
-}
-
-// Runs `body` and returns the FleetError it throws (failing the test when it throws none).
-template <typename Body>
-FleetError Failure(Body body) {
-  try {
-    body();
-  } catch (const FleetError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a FleetError";
-  return FleetError(FleetErrorCode::kInternal, "none");
-}
+using testing::Failure;
+using testing::ForKey;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

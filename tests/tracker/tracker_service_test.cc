@@ -5,8 +5,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
+
+#include "tests/testing/fake_clock.h"
 
 namespace tessera {
 namespace tracker {
@@ -26,14 +33,7 @@ TEST(TrackerServiceTest, OnlyLoopbackPeersCountAsLocal) {
   EXPECT_FALSE(IsLoopbackPeer(""));
 }
 
-// Steady and wall time that the test moves by hand.
-class FakeClock final : public Clock {
- public:
-  int64_t SteadyMillis() const override { return steady; }
-  int64_t UnixMillis() const override { return unix; }
-  std::atomic<int64_t> steady{5000000};
-  std::atomic<int64_t> unix{1790000000000};
-};
+using testing::FakeClock;
 
 // A tracker service on 127.0.0.1 whose lease clock is `clock`.
 class LeaseClockTest : public ::testing::Test {
@@ -48,6 +48,10 @@ class LeaseClockTest : public ::testing::Test {
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(service_.get());
+    // Few threads for the handlers that run on one: queued requests must not need any.
+    grpc::ResourceQuota quota("tracker_service_test");
+    quota.SetMaxThreads(kServerThreads);
+    builder.SetResourceQuota(quota);
     server_ = builder.BuildAndStart();
     ASSERT_NE(port, 0);
     stub_ = v1::Tracker::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
@@ -88,12 +92,29 @@ class LeaseClockTest : public ::testing::Test {
     grpc::ClientContext context;
     return stub_->KeepSession(&context, request, &reply);
   }
+  // True once the queue holds `length` requests (within 10 s).
+  bool WaitForQueue(int length) {
+    for (int i = 0; i < 500; ++i) {
+      v1::FleetStatus status = Status();
+      if (status.queues_size() > 0 && status.queues(0).length() == length) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
   v1::FleetStatus Status() {
     v1::FleetStatus status;
     grpc::ClientContext context;
     stub_->Status(&context, v1::StatusRequest(), &status);
     return status;
   }
+  grpc::Status Release(const std::string& session_id) {
+    v1::SessionRef request;
+    request.set_session_id(session_id);
+    v1::Empty reply;
+    grpc::ClientContext context;
+    return stub_->ReleaseSession(&context, request, &reply);
+  }
+  static constexpr int kServerThreads = 4;
   // Lets the lease clock (a 20 ms loop) see the time the test set.
   static void LetTheClockTick() { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }
 
@@ -157,6 +178,49 @@ TEST_F(LeaseClockTest, AGrantToAClientThatVanishedIsReclaimedWithinTheLeaseTimeo
   EXPECT_EQ(Status().servers(0).state(), "free");
   v1::SessionReply next;
   EXPECT_TRUE(RequestSession(1000, &next).ok());
+}
+
+TEST_F(LeaseClockTest, QueuedRequestsHoldNoServerThreadAndEachReleaseGrantsTheNext) {
+  constexpr int kClients = 10 * kServerThreads;
+  struct Waiting {
+    grpc::ClientContext context;
+    v1::SessionRequest request;
+    v1::SessionReply reply;
+  };
+  std::vector<std::unique_ptr<Waiting>> waiting;
+  std::mutex mu;
+  std::condition_variable answered;
+  std::vector<std::string> granted;
+  int failed = 0;
+  for (int i = 0; i < kClients; ++i) {
+    waiting.push_back(std::make_unique<Waiting>());
+    Waiting* call = waiting.back().get();
+    call->request.set_key("cpu");
+    call->request.set_queue_timeout_ms(60000);
+    stub_->async()->RequestSession(&call->context, &call->request, &call->reply,
+                                   [&, call](grpc::Status status) {
+                                     std::lock_guard<std::mutex> lock(mu);
+                                     if (status.ok()) {
+                                       granted.push_back(call->reply.grant().session_id());
+                                     } else {
+                                       ++failed;
+                                     }
+                                     answered.notify_all();
+                                   });
+  }
+  ASSERT_TRUE(WaitForQueue(kClients)) << "the queue never held every request";
+  // With every request waiting, the tracker still answers (each one held a thread before).
+  ASSERT_TRUE(Register("s1").ok());
+  for (int served = 1; served <= kClients; ++served) {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(answered.wait_for(lock, std::chrono::seconds(10),
+                                  [&] { return static_cast<int>(granted.size()) >= served; }))
+        << "grant " << served << " never came";
+    const std::string session = granted.back();
+    lock.unlock();
+    ASSERT_TRUE(Release(session).ok());
+  }
+  EXPECT_EQ(failed, 0);
 }
 
 }  // namespace

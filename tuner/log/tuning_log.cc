@@ -266,6 +266,10 @@ ImportResult TuningLog::ImportJsonLines(std::istream& in, const std::string& sou
     }
     records.push_back(std::move(r));
   }
+  return ImportRecords(records);
+}
+
+ImportResult TuningLog::ImportRecords(const std::vector<tuning::MeasureRecord>& records) {
   ImportResult result;
   db_->Exec("BEGIN IMMEDIATE");
   try {

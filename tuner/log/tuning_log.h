@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "proto/tuning.pb.h"
+#include "tuner/log/record_filter.h"
+#include "tuner/log/record_source.h"
 
 namespace tessera {
 
@@ -36,15 +38,6 @@ double MeanCost(const tuning::MeasureRecord& record);
 /// field printed): the format of `tessera log export` and `--json`.
 std::string RecordToJson(const tuning::MeasureRecord& record);
 
-/// Which records a query returns. Empty strings match everything.
-struct RecordFilter {
-  std::string workload_key;   ///< exact workload key
-  std::string template_name;  ///< template of the workload ("dense.x86")
-  std::string target;         ///< exact target string
-  bool only_successful = false;
-  int64_t limit = -1;  ///< at most this many rows (newest first when limited); -1: all
-};
-
 /// Per-(workload, target) summary.
 struct WorkloadStats {
   std::string workload_key;
@@ -61,12 +54,12 @@ struct ImportResult {
 };
 
 /// An open tuning log. Not copyable; thread-compatible (one instance per thread).
-class TuningLog {
+class TuningLog : public RecordSource {
  public:
   /// Opens the log at `path`, creating it unless `create` is false. Throws `LogError` when the
   /// file is missing (and not created), corrupt, not a tuning log, or of a newer schema.
   static std::unique_ptr<TuningLog> Open(const std::string& path, bool create = true);
-  ~TuningLog();
+  ~TuningLog() override;
 
   /// Appends one measurement.
   void Append(const tuning::MeasureRecord& record);
@@ -77,7 +70,9 @@ class TuningLog {
   std::optional<tuning::MeasureRecord> Best(const std::string& workload_key,
                                             const std::string& target) const;
   /// Records matching `filter`, in insertion order.
-  std::vector<tuning::MeasureRecord> List(const RecordFilter& filter) const;
+  std::vector<tuning::MeasureRecord> List(const RecordFilter& filter) const override;
+  /// The database file's path.
+  std::string SourceName() const override { return path(); }
   /// Config indices already measured (successfully or not) for this workload and target.
   std::set<int64_t> MeasuredConfigs(const std::string& workload_key,
                                     const std::string& target) const;
@@ -91,6 +86,9 @@ class TuningLog {
   /// Reads JSON lines written by `ExportJsonLines` (or by another Tessera) in one transaction.
   /// Throws `LogError` naming `source` and the line number on a malformed line, importing nothing.
   ImportResult ImportJsonLines(std::istream& in, const std::string& source);
+  /// Appends the records not already present (same workload, target, device, config, time and
+  /// costs) in one transaction, and counts both kinds.
+  ImportResult ImportRecords(const std::vector<tuning::MeasureRecord>& records);
 
   /// Path of the database file.
   const std::string& path() const;

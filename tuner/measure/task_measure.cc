@@ -12,6 +12,8 @@
 #include "compiler/driver/target.h"
 #include "compiler/lower/lower.h"
 #include "compiler/support/error.h"
+#include "runtime/cuda_module.h"
+#include "runtime/device_api.h"
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
 #include "runtime/time_evaluator.h"
@@ -21,6 +23,9 @@ namespace tuner {
 namespace {
 
 constexpr DLDevice kCpu{kDLCPU, 0};
+constexpr DLDevice kGpu{kDLCUDA, 0};
+
+bool IsCUDA(const std::string& target) { return Target(target).kind() == TargetKind::kCUDA; }
 
 std::vector<int64_t> ConstShape(const te::Tensor& t) {
   std::vector<int64_t> shape;
@@ -32,8 +37,9 @@ std::vector<int64_t> ConstShape(const te::Tensor& t) {
   return shape;
 }
 
-runtime::NDArray Array(const std::vector<int64_t>& shape, const std::vector<float>* values) {
-  runtime::NDArray a = runtime::NDArray::Empty(shape, DLDataType{kDLFloat, 32, 1}, kCpu);
+runtime::NDArray Array(const std::vector<int64_t>& shape, const std::vector<float>* values,
+                       DLDevice device) {
+  runtime::NDArray a = runtime::NDArray::Empty(shape, DLDataType{kDLFloat, 32, 1}, device);
   if (values) a.CopyFromBytes(values->data(), values->size() * sizeof(float));
   return a;
 }
@@ -128,6 +134,12 @@ void CheckTarget(const std::string& target_string) {
 
 BuildFn TaskBuildFn(const Task& task) {
   return [task](const space::ConfigEntity& config, const std::string& path) {
+    if (IsCUDA(task.target())) {
+      // GPU candidates are lowered for the GPU and saved as PTX with their launchers.
+      topi::ScheduledOp op = task.Instantiate(config);
+      build(op.schedule, op.args, Target(task.target()), kCandidateFunction).export_library(path);
+      return;
+    }
     BuildLibrary(LowerCandidate(task, config), task.target(), path);
   };
 }
@@ -136,13 +148,16 @@ RunFn TaskRunFn(const Task& task, const RunOptions& options) {
   std::shared_ptr<const TaskFixture> fixture = MakeTaskFixture(task, options.seed);
   return [task, fixture, options](const space::ConfigEntity& config, const std::string& path,
                                   bool check) {
-    runtime::Module module = runtime::Module::LoadFromFile(path);
+    const bool gpu = IsCUDA(task.target());
+    const DLDevice device = gpu ? kGpu : kCpu;
+    runtime::Module module =
+        gpu ? runtime::LoadCUDAModule(path) : runtime::Module::LoadFromFile(path);
     runtime::PackedFunc func = module[kCandidateFunction];
     CandidateArgs candidate = PrepareCandidateArgs(task, *fixture, config);
     std::vector<runtime::NDArray> arrays;
     for (size_t i = 0; i < candidate.shapes.size(); ++i) {
-      arrays.push_back(
-          Array(candidate.shapes[i], i < candidate.inputs.size() ? &candidate.inputs[i] : nullptr));
+      arrays.push_back(Array(candidate.shapes[i],
+                             i < candidate.inputs.size() ? &candidate.inputs[i] : nullptr, device));
     }
     std::vector<TesseraValue> values(arrays.size());
     std::vector<int32_t> codes(arrays.size());
@@ -154,10 +169,12 @@ RunFn TaskRunFn(const Task& task, const RunOptions& options) {
     auto start = std::chrono::steady_clock::now();
     runtime::RetValue ret;
     func.CallPacked(args, &ret);
+    if (gpu) runtime::DeviceAPI::Get(device)->Synchronize(device.device_id);
     double first_call_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (check) {
-      std::vector<float> got = candidate.output_as_reference(arrays.back().Data<float>());
+      runtime::NDArray output = gpu ? arrays.back().CopyTo(kCpu) : arrays.back();
+      std::vector<float> got = candidate.output_as_reference(output.Data<float>());
       std::string mismatch = CompareOutput(*fixture, got.data(), options.rtol, options.atol);
       if (!mismatch.empty()) throw WrongAnswerError(mismatch);
     }
@@ -168,7 +185,7 @@ RunFn TaskRunFn(const Task& task, const RunOptions& options) {
     timing.repeat = plan.repeat;
     timing.min_repeat_ms = plan.min_repeat_ms;
     timing.flush_cache = options.flush_cache;
-    return runtime::TimeFunction(func, kCpu, timing, args);
+    return runtime::TimeFunction(func, device, timing, args);
   };
 }
 

@@ -1,12 +1,15 @@
+#include <functional>
 #include <sstream>
 
 #include "compiler/support/error.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/dense_x86.h"
+#include "compiler/topi/depthwise_conv2d_nchwc_x86.h"
 #include "compiler/topi/depthwise_conv2d_x86.h"
 #include "tuner/task/blocked_layout.h"
 #include "tuner/task/task.h"
+#include "tuner/task/templates_cuda.h"
 
 namespace tessera {
 namespace tuner {
@@ -185,57 +188,94 @@ topi::Conv2dShape DepthwiseShapeOf(const TaskArgs& args) {
   return {v[0], v[1], v[2], v[3], v[1], v[4], v[5], v[6], v[7]};
 }
 
-TemplateDef DepthwiseConv2dX86Template() {
+// Direct NCHW depthwise convolution with zero padding, accumulated in double.
+std::vector<float> DepthwiseReference(const TaskArgs& args,
+                                      const std::vector<std::vector<float>>& inputs) {
+  topi::Conv2dShape s = DepthwiseShapeOf(args);
+  const int64_t oh = s.oh(), ow = s.ow();
+  std::vector<float> out(static_cast<size_t>(s.n * s.c * oh * ow));
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t c = 0; c < s.c; ++c) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          double sum = 0;
+          for (int64_t r = 0; r < s.r; ++r) {
+            for (int64_t q = 0; q < s.s; ++q) {
+              int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + q - s.pad;
+              if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+              sum += double(inputs[0][((n * s.c + c) * s.h + iy) * s.w + ix]) *
+                     double(inputs[1][(c * s.r + r) * s.s + q]);
+            }
+          }
+          out[((n * s.c + c) * oh + y) * ow + x] = static_cast<float>(sum);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Candidates take NCHW[bn]c data and [C/bn, R, S, bn] weights and give NCHW[bn]c.
+CandidateLayout DepthwiseNCHWcLayout(const TaskArgs& args, const space::ConfigEntity& config) {
+  const topi::Conv2dShape s = DepthwiseShapeOf(args);
+  const int64_t bn = topi::DepthwiseConv2dNCHWcBlock(config);
+  const NCHWDims data{s.n, s.c, s.h, s.w}, weights{1, s.c, s.r, s.s}, out{s.n, s.c, s.oh(), s.ow()};
+  CandidateLayout layout;
+  layout.shapes = {
+      {s.n, s.c / bn, s.h, s.w, bn}, {s.c / bn, s.r, s.s, bn}, {s.n, s.c / bn, s.oh(), s.ow(), bn}};
+  layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
+    return std::vector<std::vector<float>>{ToNCHWc(inputs[0], data, bn),
+                                           ToNCHWc(inputs[1], weights, bn)};
+  };
+  layout.unpack_output = [=](const std::vector<float>& output) {
+    return FromNCHWc(output, out, bn);
+  };
+  return layout;
+}
+
+// Both depthwise templates take the same arguments, baseline and reference; they differ in the
+// schedule and the candidates' layout (none: plain NCHW).
+TemplateDef DepthwiseTemplate(
+    const std::string& name, std::function<space::ConfigSpace(const topi::Conv2dShape&)> space_of,
+    std::function<topi::ScheduledOp(const topi::Conv2dShape&, const space::ConfigEntity&)> make,
+    std::function<CandidateLayout(const TaskArgs&, const space::ConfigEntity&)> layout) {
   TemplateDef d;
-  d.name = "depthwise_conv2d.x86";
+  d.name = name;
   d.args_help = "(N,C,H,W,R,S,stride,pad,float32)";
-  d.validate = [](const TaskArgs& args) {
+  d.validate = [name, space_of](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 8 && args.dtype == "float32")
-        << "depthwise_conv2d.x86 takes (N,C,H,W,R,S,stride,pad,float32)";
-    topi::DepthwiseConv2dX86Space(DepthwiseShapeOf(args));
+        << name << " takes (N,C,H,W,R,S,stride,pad,float32)";
+    space_of(DepthwiseShapeOf(args));  // checks the shape
   };
-  d.space = [](const TaskArgs& args) {
-    return topi::DepthwiseConv2dX86Space(DepthwiseShapeOf(args));
-  };
-  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
-    return topi::DepthwiseConv2dX86(DepthwiseShapeOf(args), config);
+  d.space = [space_of](const TaskArgs& args) { return space_of(DepthwiseShapeOf(args)); };
+  d.instantiate = [make](const TaskArgs& args, const space::ConfigEntity& config) {
+    return make(DepthwiseShapeOf(args), config);
   };
   d.baseline = [](const TaskArgs& args) {
     return topi::DepthwiseConv2dDefault(DepthwiseShapeOf(args));
   };
-  d.reference = [](const TaskArgs& args, const std::vector<std::vector<float>>& inputs) {
-    topi::Conv2dShape s = DepthwiseShapeOf(args);
-    const int64_t oh = s.oh(), ow = s.ow();
-    std::vector<float> out(static_cast<size_t>(s.n * s.c * oh * ow));
-    for (int64_t n = 0; n < s.n; ++n) {
-      for (int64_t c = 0; c < s.c; ++c) {
-        for (int64_t y = 0; y < oh; ++y) {
-          for (int64_t x = 0; x < ow; ++x) {
-            double sum = 0;
-            for (int64_t r = 0; r < s.r; ++r) {
-              for (int64_t q = 0; q < s.s; ++q) {
-                int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + q - s.pad;
-                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-                sum += double(inputs[0][((n * s.c + c) * s.h + iy) * s.w + ix]) *
-                       double(inputs[1][(c * s.r + r) * s.s + q]);
-              }
-            }
-            out[((n * s.c + c) * oh + y) * ow + x] = static_cast<float>(sum);
-          }
-        }
-      }
-    }
-    return out;
-  };
+  d.reference = DepthwiseReference;
+  d.layout = std::move(layout);
   return d;
 }
 
 }  // namespace
 
 const std::vector<TemplateDef>& Templates() {
-  static const std::vector<TemplateDef> templates = {DenseX86Template(), Conv2dNCHWcX86Template(),
-                                                     BatchMatmulX86Template(),
-                                                     DepthwiseConv2dX86Template()};
+  static const std::vector<TemplateDef> templates = [] {
+    std::vector<TemplateDef> all = {
+        DenseX86Template(), Conv2dNCHWcX86Template(), BatchMatmulX86Template(),
+        DepthwiseTemplate("depthwise_conv2d.x86", topi::DepthwiseConv2dX86Space,
+                          topi::DepthwiseConv2dX86, nullptr),
+        DepthwiseTemplate(
+            "depthwise_conv2d_NCHWc.x86", topi::DepthwiseConv2dNCHWcX86Space,
+            [](const topi::Conv2dShape& shape, const space::ConfigEntity& config) {
+              return topi::DepthwiseConv2dNCHWcX86(shape, config);
+            },
+            DepthwiseNCHWcLayout)};
+    for (TemplateDef& d : CUDATemplates(all)) all.push_back(std::move(d));
+    return all;
+  }();
   return templates;
 }
 

@@ -7,6 +7,7 @@
 
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
+#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -22,7 +23,8 @@ bool FirstFallback(const std::string& workload, const std::string& target) {
 
 }  // namespace
 
-ChosenConfig ChooseConfig(const Task& task, const TuningLog* log, std::ostream& warnings) {
+ChosenConfig ChooseConfig(const Task& task, const RecordSource* log, std::ostream& warnings,
+                          const ConfigPreference& preference) {
   std::string reason = "no tuning log was given";
   if (log) {
     RecordFilter filter;
@@ -32,14 +34,19 @@ ChosenConfig ChooseConfig(const Task& task, const TuningLog* log, std::ostream& 
     std::vector<tuning::MeasureRecord> records = log->List(filter);
     std::stable_sort(records.begin(), records.end(),
                      [](const auto& a, const auto& b) { return MeanCost(a) < MeanCost(b); });
-    reason = "no tuning record in " + log->path();
+    reason = "no tuning record in " + log->SourceName();
+    std::optional<ChosenConfig> best;
     for (const tuning::MeasureRecord& record : records) {
+      if (best && MeanCost(record) > MeanCost(*best->record) * preference.tolerance) break;
       try {
-        return {space::ConfigFromProto(task.config_space(), record.config()), record};
+        ChosenConfig chosen{space::ConfigFromProto(task.config_space(), record.config()), record};
+        if (!preference.wanted || preference.wanted(chosen.config)) return chosen;
+        if (!best) best = std::move(chosen);
       } catch (const UserError&) {
-        reason = "no record in " + log->path() + " fits the current template";
+        reason = "no record in " + log->SourceName() + " fits the current template";
       }
     }
+    if (best) return *best;
   }
   if (FirstFallback(task.workload_key(), task.target())) {
     warnings << "warning: " << reason << " for " << task.workload_key() << " on '" << task.target()

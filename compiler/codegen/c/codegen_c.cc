@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "compiler/ir/builtin.h"
+#include "compiler/ir/free_vars.h"
 #include "compiler/ir/functor.h"
 #include "compiler/support/error.h"
 #include "runtime/c_backend_api.h"
@@ -93,51 +94,6 @@ std::string Quote(const std::string& s) {
   }
   return out + "\"";
 }
-
-// Variables used in a statement but defined outside it (the closure of a parallel loop).
-class FreeVars : public ir::StmtExprVisitor {
- public:
-  std::vector<ir::Var> vars;
-  void VisitExpr_(const ir::VarNode* op) override { Use(op); }
-  void VisitExpr_(const ir::LoadNode* op) override {
-    Use(op->buffer_var.get());
-    VisitExpr(op->index);
-  }
-  void VisitExpr_(const ir::LetNode* op) override {
-    defined_.insert(op->var.get());
-    VisitExpr(op->value);
-    VisitExpr(op->body);
-  }
-  void VisitStmt_(const ir::StoreNode* op) override {
-    Use(op->buffer_var.get());
-    VisitExpr(op->value);
-    VisitExpr(op->index);
-  }
-  void VisitStmt_(const ir::LetStmtNode* op) override {
-    VisitExpr(op->value);
-    defined_.insert(op->var.get());
-    VisitStmt(op->body);
-  }
-  void VisitStmt_(const ir::ForNode* op) override {
-    VisitExpr(op->min);
-    VisitExpr(op->extent);
-    defined_.insert(op->loop_var.get());
-    VisitStmt(op->body);
-  }
-  void VisitStmt_(const ir::AllocateNode* op) override {
-    for (const Expr& e : op->extents) VisitExpr(e);
-    defined_.insert(op->buffer_var.get());
-    VisitStmt(op->body);
-  }
-
- private:
-  void Use(const ir::VarNode* v) {
-    if (defined_.count(v) || seen_.count(v)) return;
-    seen_.insert(v);
-    vars.push_back(ir::Var(v));
-  }
-  std::unordered_set<const ir::Object*> defined_, seen_;
-};
 
 // Expressions print through ExprFunctor (one VisitExpr_ per node kind), statements emit through
 // StmtFunctor; kinds that lowering removes (ProducerLoad, Reduce, ProducerStore, ...) are
@@ -317,21 +273,20 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
   }
 
   void EmitParallelFor(const ir::ForNode* loop) {
-    FreeVars fv;
-    fv.VisitStmt(Stmt(loop));
+    std::vector<ir::Var> free_vars = ir::FreeVars(Stmt(loop));
     int id = lambda_count_++;
     std::string lambda = func_name_ + "_parallel_" + std::to_string(id);
     std::string closure = lambda + "_closure";
     // The closure struct and the outlined body.
     std::ostringstream decl;
     decl << "typedef struct {\n";
-    for (const ir::Var& v : fv.vars)
+    for (const ir::Var& v : free_vars)
       decl << "  " << CType(v.dtype()) << " " << NameOf(v.get()) << ";\n";
-    if (fv.vars.empty()) decl << "  int32_t unused;\n";
+    if (free_vars.empty()) decl << "  int32_t unused;\n";
     decl << "} " << closure << ";\n\n";
     decl << "static int " << lambda << "(int task_id, TesseraCParallelEnv* penv, void* cdata) {\n";
     decl << "  " << closure << "* closure = (" << closure << "*)cdata;\n  (void)closure;\n";
-    for (const ir::Var& v : fv.vars) {
+    for (const ir::Var& v : free_vars) {
       decl << "  " << CType(v.dtype()) << " " << NameOf(v.get()) << " = closure->"
            << NameOf(v.get()) << ";\n";
       decl << "  (void)" << NameOf(v.get()) << ";\n";
@@ -362,9 +317,9 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
     // The launch.
     Line() << "{\n";
     Line() << "  " << closure << " closure = {";
-    for (size_t i = 0; i < fv.vars.size(); ++i)
-      *out_ << (i ? ", " : "") << NameOf(fv.vars[i].get());
-    if (fv.vars.empty()) *out_ << "0";
+    for (size_t i = 0; i < free_vars.size(); ++i)
+      *out_ << (i ? ", " : "") << NameOf(free_vars[i].get());
+    if (free_vars.empty()) *out_ << "0";
     *out_ << "};\n";
     Line() << "  if (TesseraBackendParallelLaunch(" << lambda
            << ", &closure, 0) != 0) return -1;\n";

@@ -66,12 +66,13 @@ TEST(BuildTest, CTargetGivesTheSameResults) {
   testing::ExpectModuleMatchesReference(mod, {m.a, m.b}, {m.c}, "matmul");
 }
 
-TEST(BuildTest, CudaTargetHasNoCodeGeneratorYet) {
+TEST(BuildTest, CudaTargetNeedsBoundLoops) {
   Matmul m = MakeMatmul(8);
-  EXPECT_THAT(UserErrorOf([&] {
-                build(m.s, {m.a, m.b, m.c}, Target("cuda -arch=sm_90"), "mm");
-              }),
-              HasSubstr("target 'cuda -arch=sm_90' has no code generator in this build yet"));
+  EXPECT_THAT(
+      UserErrorOf([&] {
+        build(m.s, {m.a, m.b, m.c}, Target("cuda -arch=sm_90"), "mm");
+      }),
+      HasSubstr("mm: the loop nest writing 'C' has no loop bound to blockIdx or threadIdx"));
 }
 
 TEST(BuildTest, SourceIsAvailable) {

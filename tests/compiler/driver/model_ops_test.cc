@@ -24,7 +24,8 @@ TEST_P(ModelOpsTest, MatchesReference) { testing::CheckModel(ModelDir(), GetPara
 
 INSTANTIATE_TEST_SUITE_P(Ops, ModelOpsTest,
                          ::testing::Values("conv_bn_add_relu", "conv_stem_strided",
-                                           "depthwise_relu6", "conv_grouped_asym", "pooling",
+                                           "depthwise_relu6", "residual_blocks",
+                                           "conv_grouped_asym", "pooling",
                                            "flatten_gemm_softmax", "attention_block",
                                            "shapes_and_indexing"));
 
@@ -43,6 +44,23 @@ TEST(LayoutTest, ConvolutionFeedsConvolutionBlocked) {
     packs += n.function.find("pack_NCHWc") != std::string::npos;
   }
   EXPECT_EQ(packs, 1);
+}
+
+// A residual chain stays blocked: values read by a convolution and a residual add, the max pool
+// and the depthwise convolution keep NCHW16c, so the model input is the only layout change, and
+// every convolution's bias, activation and residual add run in its own kernel's output stage.
+TEST(LayoutTest, ResidualBlocksStayBlocked) {
+  ModelBuild build = testing::CheckModel(ModelDir(), "residual_blocks", 1e-4, 1e-5);
+  int transforms = 0, convolutions = 0, epilogues = 0;
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    transforms += n.function.find("pack_NCHWc") != std::string::npos;
+    convolutions += n.function.find("conv2d_NCHWc") != std::string::npos;
+    epilogues += n.function.find("epilogue") != std::string::npos;
+  }
+  EXPECT_EQ(transforms, 1);  // the input's pack; no unpack_NCHWc, repack_NCHWc
+  EXPECT_EQ(convolutions, 6);
+  EXPECT_EQ(epilogues, 1);  // the Gemm's bias
+  EXPECT_EQ(build.graph.nodes.size(), 11u);
 }
 
 // Task extraction (for model-level tuning): the template workloads, deduplicated, with their

@@ -44,6 +44,10 @@ TEST(TargetTest, ParsesCAndCuda) {
   EXPECT_EQ(cuda.arch(), "sm_90");
   EXPECT_EQ(Target("cuda -arch=sm_90a").arch(), "sm_90a");
   EXPECT_EQ(Target("cuda").arch(), "");
+  EXPECT_FALSE(cuda.fast_math());
+  EXPECT_TRUE(Target("cuda -fast-math=1 -arch=sm_80").fast_math());
+  EXPECT_EQ(Target("cuda -fast-math=1 -arch=sm_80").str(), "cuda -arch=sm_80 -fast-math=1");
+  EXPECT_EQ(Target("cuda -fast-math=0").str(), "cuda");
 }
 
 TEST(TargetTest, UnknownKindListsAcceptedTargets) {
@@ -51,7 +55,7 @@ TEST(TargetTest, UnknownKindListsAcceptedTargets) {
   EXPECT_THAT(msg, HasSubstr("unknown target kind 'opencl' in target 'opencl -device=mali'"));
   EXPECT_THAT(msg, HasSubstr("'llvm [-mtriple=<triple>] [-mcpu=<cpu>|native]"));
   EXPECT_THAT(msg, HasSubstr("'c'"));
-  EXPECT_THAT(msg, HasSubstr("'cuda [-arch=sm_<NN>]'"));
+  EXPECT_THAT(msg, HasSubstr("'cuda [-arch=sm_<NN>] [-fast-math=0|1]'"));
 }
 
 TEST(TargetTest, EmptyStringIsAnError) {
@@ -66,7 +70,8 @@ TEST(TargetTest, UnknownOptionListsTheKindsOptions) {
             "-mattr=+feature,-feature,...");
   EXPECT_THAT(ErrorOf("c -mcpu=native"),
               HasSubstr("unknown option '-mcpu' for target kind 'c'; accepted options: none"));
-  EXPECT_THAT(ErrorOf("cuda -mcpu=x"), HasSubstr("accepted options: -arch=sm_<NN>"));
+  EXPECT_THAT(ErrorOf("cuda -mcpu=x"),
+              HasSubstr("accepted options: -arch=sm_<NN>, -fast-math=0|1"));
 }
 
 TEST(TargetTest, MalformedOptionsAreNamed) {

@@ -29,6 +29,8 @@ TEST(NCHWcLayoutTest, TransformsMatchTheReference) {
   ExpectMatches(PackNCHWc(1, 6, 2, 2, 6), "pack, one block");
   ExpectMatches(UnpackNCHWc(2, 12, 3, 5, 4), "unpack 2x12x3x5 by 4");
   ExpectMatches(UnpackNCHWc(1, 5, 4, 1, 1), "unpack, blocks of 1");
+  ExpectMatches(RepackNCHWc(1, 12, 2, 3, 4, 6), "repack 1x12x2x3 from 4 to 6");
+  ExpectMatches(RepackNCHWc(2, 16, 3, 1, 16, 8), "repack 2x16x3x1 from 16 to 8");
   ExpectMatches(PackOIHWio(8, 6, 3, 3, 2, 4), "weights 8x6x3x3 by 2 and 4");
   ExpectMatches(PackOIHWio(4, 4, 1, 1, 4, 4), "1x1 weights, one block");
 }

@@ -69,7 +69,9 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
       HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
                 "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
                 "float32) batch_matmul.x86(B,M,N,K,float32) depthwise_conv2d.x86(N,C,H,W,R,S,"
-                "stride,pad,float32))"));
+                "stride,pad,float32) depthwise_conv2d_NCHWc.x86(N,C,H,W,R,S,stride,pad,"
+                "float32) dense.cuda(M,N,K,float32) conv2d_nchw.cuda(N,C,H,W,K,R,S,"
+                "stride,pad,float32) depthwise_conv2d.cuda(N,C,H,W,R,S,stride,pad,float32))"));
   EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));
   EXPECT_THAT(ErrorOf("dense.x86(4,4,float32)"),
               HasSubstr("workload 'dense.x86(4,4,float32)': dense.x86 takes (M,N,K,float32)"));

@@ -3,11 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 #include "compiler/space/config_proto.h"
+#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -44,6 +46,31 @@ TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
   EXPECT_EQ(chosen.config, s.Get(5));
   ASSERT_TRUE(chosen.record.has_value());
   EXPECT_DOUBLE_EQ(chosen.record->costs(0), 1.0);
+  EXPECT_EQ(warnings.str(), "");
+}
+
+// A preferred config (a convolution whose input block its producer writes) wins when it is
+// within the tolerance of the best record, and only then.
+TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
+  auto log = TuningLog::Open(TempPath("preferred.db"));
+  Task task("dense.x86(64,64,32,float32)", "llvm");
+  const auto& s = task.config_space();
+  log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(5), 1.05),
+                    Record(task, s.Get(7), 1.02), Record(task, s.Get(9), 1.5)});
+  std::ostringstream warnings;
+  auto wanting = [&](std::vector<int64_t> indices, double tolerance) {
+    ConfigPreference p;
+    p.wanted = [indices](const space::ConfigEntity& c) {
+      return std::find(indices.begin(), indices.end(), c.index()) != indices.end();
+    };
+    p.tolerance = tolerance;
+    return ChooseConfig(task, log.get(), warnings, p).config;
+  };
+  EXPECT_EQ(wanting({5, 7}, 1.1), s.Get(7));  // the fastest wanted one
+  EXPECT_EQ(wanting({5}, 1.1), s.Get(5));
+  EXPECT_EQ(wanting({9}, 1.1), s.Get(3));  // too slow: the best
+  EXPECT_EQ(wanting({9}, 2.0), s.Get(9));
+  EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(3));
   EXPECT_EQ(warnings.str(), "");
 }
 

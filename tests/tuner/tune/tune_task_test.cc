@@ -69,7 +69,8 @@ TEST(TuneTaskTest, Conv2dCandidatesBuildRunAndMatchTheReference) {
 
 TEST(TuneTaskTest, EveryTemplateMeasuresCorrectlyThroughTheTaskFunctions) {
   for (const char* key :
-       {"batch_matmul.x86(2,8,16,8,float32)", "depthwise_conv2d.x86(1,4,6,6,3,3,1,1,float32)"}) {
+       {"batch_matmul.x86(2,8,16,8,float32)", "depthwise_conv2d.x86(1,4,6,6,3,3,1,1,float32)",
+        "depthwise_conv2d_NCHWc.x86(1,8,6,6,3,3,2,1,float32)"}) {
     Task task(key, "llvm");
     LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
     std::mt19937_64 rng(5);

@@ -77,6 +77,38 @@ save("depthwise_relu6",
      [("x", x)], [("y", ref)],
      [("w", w), ("b", b), ("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))])
 
+# A ResNet basic block and a MobileNetV2 inverted residual after a stem and a max pool: values
+# with two readers (the skip connections), depthwise and pooling stay in the blocked layout.
+x = rand(1, 16, 16, 16)
+w0, b0, w1, b1, w2, b2 = rand(32, 16, 3, 3) * 0.2, rand(32), rand(32, 32, 3, 3) * 0.1, rand(32), \
+    rand(32, 32, 3, 3) * 0.1, rand(32)
+we, be, wd, bd, wp, bp = rand(64, 32, 1, 1) * 0.2, rand(64), rand(64, 1, 3, 3) * 0.3, rand(64), \
+    rand(32, 64, 1, 1) * 0.2, rand(32)
+wf, bf = rand(10, 32), rand(10)
+h = F.max_pool2d(F.relu(F.conv2d(t(x), t(w0), t(b0), padding=1)), 3, 2, 1)
+r = F.conv2d(F.relu(F.conv2d(h, t(w1), t(b1), padding=1)), t(w2), t(b2), padding=1)
+h1 = F.relu(r + h)
+e = torch.clamp(F.conv2d(h1, t(we), t(be)), 0, 6)
+d = torch.clamp(F.conv2d(e, t(wd), t(bd), padding=1, groups=64), 0, 6)
+h2 = F.conv2d(d, t(wp), t(bp)) + h1
+ref = F.linear(F.adaptive_avg_pool2d(h2, 1).flatten(1), t(wf), t(bf)).numpy()
+lo, hi = np.array(0, np.float32), np.array(6, np.float32)
+save("residual_blocks",
+     [node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]), node("Relu", ["c0"], ["s"]),
+      node("MaxPool", ["s"], ["h"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+      node("Conv", ["h", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]), node("Relu", ["c1"], ["r1"]),
+      node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+      node("Add", ["c2", "h"], ["a1"]), node("Relu", ["a1"], ["h1"]),
+      node("Conv", ["h1", "we", "be"], ["ce"]), node("Clip", ["ce", "lo", "hi"], ["e"]),
+      node("Conv", ["e", "wd", "bd"], ["cd"], pads=[1, 1, 1, 1], group=64),
+      node("Clip", ["cd", "lo", "hi"], ["d"]), node("Conv", ["d", "wp", "bp"], ["cp"]),
+      node("Add", ["cp", "h1"], ["h2"]), node("GlobalAveragePool", ["h2"], ["g"]),
+      node("Flatten", ["g"], ["f"]), node("Gemm", ["f", "wf", "bf"], ["y"], transB=1)],
+     [("x", x)], [("y", ref)],
+     [("w0", w0), ("b0", b0), ("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("we", we),
+      ("be", be), ("wd", wd), ("bd", bd), ("wp", wp), ("bp", bp), ("wf", wf), ("bf", bf),
+      ("lo", lo), ("hi", hi)])
+
 # Grouped convolution with asymmetric padding and dilation (plain compute path).
 x, w = rand(1, 8, 10, 9), rand(6, 4, 3, 3)
 ref = F.conv2d(F.pad(t(x), (2, 1, 0, 1)), t(w), groups=2, dilation=(1, 2)).numpy()

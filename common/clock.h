@@ -1,15 +1,15 @@
 /// \file
-/// The tracker's clocks. Leases, session limits and queue deadlines run on the steady clock, so
+/// The fleet's clocks. Leases, session limits and queue deadlines run on the steady clock, so
 /// that a wall-clock jump (NTP, a manual `date`) neither expires nor extends them; the wall clock
-/// is read only to write grants' expiry, which device servers on other machines check.
-#ifndef TESSERA_TRACKER_CLOCK_H_
-#define TESSERA_TRACKER_CLOCK_H_
+/// is read only for grants' expiry, which the tracker writes and device servers on other
+/// machines check.
+#ifndef TESSERA_COMMON_CLOCK_H_
+#define TESSERA_COMMON_CLOCK_H_
 
 #include <cstdint>
 #include <memory>
 
 namespace tessera {
-namespace tracker {
 
 /// A source of both times; tests inject their own.
 class Clock {
@@ -24,7 +24,6 @@ class Clock {
 /// The system's steady and wall clocks.
 std::shared_ptr<const Clock> SystemClock();
 
-}  // namespace tracker
 }  // namespace tessera
 
-#endif  // TESSERA_TRACKER_CLOCK_H_
+#endif  // TESSERA_COMMON_CLOCK_H_

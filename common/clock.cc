@@ -1,9 +1,8 @@
-#include "tracker/clock.h"
+#include "common/clock.h"
 
 #include <chrono>
 
 namespace tessera {
-namespace tracker {
 namespace {
 
 class RealClock final : public Clock {
@@ -27,5 +26,4 @@ std::shared_ptr<const Clock> SystemClock() {
   return clock;
 }
 
-}  // namespace tracker
 }  // namespace tessera

@@ -1,0 +1,31 @@
+#include "cli/model_tasks.h"
+
+#include <sstream>
+
+#include "compiler/driver/build_model.h"
+#include "compiler/frontend/onnx/onnx_importer.h"
+
+namespace tessera {
+namespace cli {
+
+std::vector<tuner::ModelTuneTask> ExtractModelTasks(const std::string& model,
+                                                    const std::vector<std::string>& input_shapes,
+                                                    const std::string& target) {
+  frontend::OnnxImportOptions import;
+  for (const std::string& spec : input_shapes) {
+    auto [name, shape] = frontend::ParseInputShape(spec);
+    import.input_shapes[name] = shape;
+  }
+  ModelBuildOptions build;
+  build.target = target;
+  std::ostringstream fallback_notices;  // without a log every task is untuned: no news
+  build.warnings = &fallback_notices;
+  std::vector<tuner::ModelTuneTask> tasks;
+  for (const ModelTask& t : ExtractTasks(frontend::ImportOnnx(model, import), build)) {
+    tasks.push_back({t.workload_key, t.weight, t.flops});
+  }
+  return tasks;
+}
+
+}  // namespace cli
+}  // namespace tessera

@@ -1,0 +1,93 @@
+#include "compiler/topi/depthwise_conv2d_nchwc_x86.h"
+
+#include <vector>
+
+#include "compiler/ir/op.h"
+#include "compiler/support/error.h"
+#include "compiler/te/tensor.h"
+#include "compiler/topi/depthwise_conv2d_x86.h"
+#include "compiler/topi/index_constant.h"
+
+namespace tessera {
+namespace topi {
+namespace {
+
+using ir::DataType;
+using ir::Expr;
+using ir::Var;
+
+}  // namespace
+
+space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape) {
+  CheckDepthwiseShape(shape, "depthwise_conv2d_NCHWc");
+  space::ConfigSpace sp;
+  sp.DefineSplit("tile_c", shape.c, {space::SplitPolicy::kFactors, 2, 64});
+  sp.DefineSplit("tile_oh", shape.oh(), {space::SplitPolicy::kFactors, 2, 4});
+  sp.DefineSplit("tile_ow", shape.ow(), {space::SplitPolicy::kFactors, 2, 16});
+  sp.DefineKnob("pad_inline", {0, 1});
+  // 16 channels: one AVX-512 vector or two AVX2 ones, and the block the 1x1 convolutions around
+  // a depthwise one fall back to, so no layout changes between them.
+  sp.FallbackSplit("tile_c", {-1, 16});
+  sp.FallbackSplit("tile_oh", {-1, 1});
+  sp.FallbackSplit("tile_ow", {-1, 8});
+  return sp;
+}
+
+int64_t DepthwiseConv2dNCHWcBlock(const space::ConfigEntity& config) {
+  return config.Split("tile_c")[1];
+}
+
+ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
+                                    const OutputEpilogue* epilogue) {
+  CheckDepthwiseShape(sh, "depthwise_conv2d_NCHWc");
+  const int64_t bn = DepthwiseConv2dNCHWcBlock(config);
+  const int64_t reg_h = config.Split("tile_oh")[1], reg_w = config.Split("tile_ow")[1];
+  const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad, stride = sh.stride;
+  TESSERA_USER_CHECK(sh.c % bn == 0 && oh % reg_h == 0 && ow % reg_w == 0)
+      << "depthwise_conv2d_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
+  te::Tensor data = te::placeholder({I(sh.n), I(sh.c / bn), I(sh.h), I(sh.w), I(bn)},
+                                    DataType::Float(32), "data");
+  te::Tensor kernel =
+      te::placeholder({I(sh.c / bn), I(sh.r), I(sh.s), I(bn)}, DataType::Float(32), "kernel");
+  te::Tensor padded = te::compute(
+      {I(sh.n), I(sh.c / bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(bn)},
+      [&](const std::vector<Var>& i) {
+        Expr y = i[2], x = i[3];
+        Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
+        return ir::if_then_else(inside, data(i[0], i[1], y - I(pad), x - I(pad), i[4]), 0.0f);
+      },
+      "data_pad");
+  ir::IterVar kh = te::reduce_axis(I(sh.r), "kh"), kw = te::reduce_axis(I(sh.s), "kw");
+  te::Tensor conv = te::compute(
+      {I(sh.n), I(sh.c / bn), I(oh), I(ow), I(bn)},
+      [&](const std::vector<Var>& i) {
+        return te::sum(padded(i[0], i[1], i[2] * I(stride) + kh, i[3] * I(stride) + kw, i[4]) *
+                           kernel(i[1], kh, kw, i[4]),
+                       {kh, kw});
+      },
+      "depthwise_NCHWc", "depthwise_conv2d");
+
+  te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
+  te::Schedule s = te::create_schedule({out});
+  InlineEpilogueStages(s, "data_pad");
+  if (pad == 0 || config.Value("pad_inline")) {
+    s[padded].compute_inline();
+  } else {
+    te::Stage p = s[padded];
+    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+    p.vectorize(p.axis(4));
+  }
+  te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_w);
+  ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_c = a.axis(4);
+  a.reorder({a.reduce_axis(0), a.reduce_axis(1), a_oh, a_ow, a_c});
+  a.unroll(a_oh);
+  a.unroll(a_ow);
+  a.vectorize(a_c);
+  std::vector<te::Tensor> args = {data, kernel};
+  if (epilogue) args.insert(args.end(), epilogue->inputs.begin(), epilogue->inputs.end());
+  args.push_back(out);
+  return {s, args, 2.0 * sh.n * sh.c * oh * ow * sh.r * sh.s};
+}
+
+}  // namespace topi
+}  // namespace tessera

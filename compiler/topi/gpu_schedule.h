@@ -1,0 +1,28 @@
+/// \file
+/// Schedule pieces shared by the CUDA templates: the cooperative fetch of a shared-memory stage
+/// by all threads of a block, and the default schedule of injective (elementwise) stages.
+#ifndef TESSERA_COMPILER_TOPI_GPU_SCHEDULE_H_
+#define TESSERA_COMPILER_TOPI_GPU_SCHEDULE_H_
+
+#include <cstdint>
+
+#include "compiler/te/schedule.h"
+
+namespace tessera {
+namespace topi {
+
+/// Schedules `stage` (a shared-memory copy attached inside the block's loops) so that a block of
+/// `threads_z` × `threads_y` × `threads_x` threads (the block's shape: a different one would
+/// guard the block's own loops) fills it together, each thread moving `vector` consecutive
+/// elements (vectorized) per step.
+void CooperativeFetch(te::Stage stage, int64_t threads_z, int64_t threads_y, int64_t threads_x,
+                      int64_t vector);
+
+/// The default GPU schedule of an injective stage: all its axes fused, `threads` per block
+/// (bound to blockIdx.x / threadIdx.x).
+void ScheduleInjectiveCUDA(te::Stage stage, int64_t threads = 256);
+
+}  // namespace topi
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_TOPI_GPU_SCHEDULE_H_

@@ -1,0 +1,37 @@
+#include "compiler/topi/output_epilogue.h"
+
+#include "compiler/topi/index_constant.h"
+
+namespace tessera {
+namespace topi {
+
+te::Stage ScheduleBlockedTile(te::Schedule& s, const te::Tensor& result, const te::Tensor& out,
+                              int64_t reg_h, int64_t reg_w) {
+  te::Tensor acc = result;
+  if (out.same_tensor(result)) {
+    acc = s.cache_write(result, "local");
+  } else {
+    s[result]->scope = "local";
+  }
+  te::Stage o = s[out];
+  auto [oh_chunk, oh_block] = o.split(o.axis(2), I(reg_h));
+  auto [ow_chunk, ow_block] = o.split(o.axis(3), I(reg_w));
+  o.reorder({o.axis(0), o.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, o.axis(4)});
+  o.parallel(o.fuse(o.fuse(o.axis(0), o.axis(1)), oh_chunk));
+  o.vectorize(o.axis(4));
+  te::Stage a = s[acc];
+  a.compute_at(o, ow_chunk);
+  return a;
+}
+
+void InlineEpilogueStages(te::Schedule& s, const std::string& keep) {
+  for (te::Stage stage : s->stages) {
+    const auto* c = stage->op.as<te::ComputeOpNode>();
+    if (c && c->reduce_axis.empty() && !stage->is_output && c->name != keep) {
+      stage.compute_inline();
+    }
+  }
+}
+
+}  // namespace topi
+}  // namespace tessera

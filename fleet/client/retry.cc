@@ -1,0 +1,43 @@
+#include "fleet/client/retry.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "fleet/client/fleet_error.h"
+
+namespace tessera {
+namespace fleet {
+
+int64_t SteadyMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& channel,
+                   const std::function<grpc::Status()>& call) {
+  const int64_t give_up = SteadyMillis() + window_ms;
+  int64_t backoff_ms = 50;
+  while (true) {
+    grpc::Status status = call();
+    if (status.ok()) return;
+    const bool transient = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                           (status.error_code() == grpc::StatusCode::UNKNOWN &&
+                            channel.GetState(false) != GRPC_CHANNEL_READY);
+    if (!transient || SteadyMillis() >= give_up) {
+      ThrowStatus(status, where);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
+    backoff_ms = std::min<int64_t>(backoff_ms * 2, 1000);
+  }
+}
+
+void PrepareTrackerCall(grpc::ClientContext* context, const std::string& token,
+                        int64_t timeout_ms) {
+  if (!token.empty()) context->AddMetadata("x-tessera-token", token);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+}
+
+}  // namespace fleet
+}  // namespace tessera

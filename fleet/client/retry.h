@@ -1,0 +1,35 @@
+/// \file
+/// The fleet clients' one retry rule for calls to the tracker: a call that fails UNAVAILABLE (the
+/// tracker restarting, a connection reset) is tried again with backoff within a window; any other
+/// failure, or the window's end, throws the matching `FleetError`.
+#ifndef TESSERA_FLEET_CLIENT_RETRY_H_
+#define TESSERA_FLEET_CLIENT_RETRY_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace tessera {
+namespace fleet {
+
+/// Runs `call` on `channel` until it succeeds, fails with anything but a transient error, or
+/// `window_ms` passes on the steady clock; throws `FleetError` naming `where` on failure.
+/// Transient: UNAVAILABLE, and UNKNOWN while `channel` has no connection up (gRPC 1.51 reports
+/// some failed connection attempts, such as a handshake that timed out on a loaded tracker, as
+/// UNKNOWN with a stale errno text like "No such file or directory": such a call never reached
+/// the tracker).
+void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& channel,
+                   const std::function<grpc::Status()>& call);
+
+/// Sets the token metadata (when `token` is not empty) and a deadline `timeout_ms` from now.
+void PrepareTrackerCall(grpc::ClientContext* context, const std::string& token, int64_t timeout_ms);
+
+/// Milliseconds on the steady clock: retry windows and deadlines ignore wall-clock jumps.
+int64_t SteadyMillis();
+
+}  // namespace fleet
+}  // namespace tessera
+
+#endif  // TESSERA_FLEET_CLIENT_RETRY_H_

@@ -1,0 +1,102 @@
+// The CUDA templates without a GPU: sampled configs of each lower for a GPU (within the device
+// limits) and, where NVRTC is present, their CUDA C compiles to PTX (one NVRTC program per
+// template) that ptxas assembles. Kernels run on a GPU in tools/gpu_check.sh.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "common/file.h"
+#include "compiler/codegen/cuda/codegen_cuda.h"
+#include "compiler/codegen/cuda/cuda_toolkit.h"
+#include "compiler/codegen/cuda/nvrtc.h"
+#include "compiler/ir/op.h"
+#include "compiler/lower/lower.h"
+#include "compiler/space/mutation.h"
+#include "compiler/topi/conv2d_nchw_cuda.h"
+#include "compiler/topi/dense_cuda.h"
+#include "compiler/topi/depthwise_conv2d_cuda.h"
+#include "compiler/topi/gpu_schedule.h"
+
+namespace tessera {
+namespace topi {
+namespace {
+
+// The fallback, the first and last points and `random` sampled ones.
+std::vector<space::ConfigEntity> Sample(const space::ConfigSpace& s, int random, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(0), s.Get(s.size() - 1)};
+  for (int i = 0; i < random; ++i) configs.push_back(space::RandomConfig(s, rng));
+  return configs;
+}
+
+// Lowers every config for a GPU and compiles all kernels as one NVRTC program (then ptxas).
+void BuildAll(const std::string& name, const std::vector<space::ConfigEntity>& configs,
+              const std::function<ScheduledOp(const space::ConfigEntity&)>& instantiate) {
+  std::vector<ir::PrimFunc> kernels;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    ScheduledOp op = instantiate(configs[i]);
+    lower::HostDeviceSplit split;
+    try {
+      split = lower::LowerForGPU(op.schedule, op.args, name + std::to_string(i));
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << configs[i].ToString() << ": " << e.what();
+      continue;
+    }
+    for (const ir::PrimFunc& k : split.kernels) kernels.push_back(k);
+  }
+  std::string why;
+  if (!codegen::NVRTCAvailable(&why)) {
+    std::cerr << "note: no NVRTC (" << why << "); the kernels were lowered, not compiled\n";
+    return;
+  }
+  std::string source = codegen::GenerateCUDA(kernels);
+  std::string ptx = codegen::CompileToPTX(source, "sm_90", false, name + ".cu");
+  std::string ptxas = codegen::FindCUDAToolkit().ptxas;
+  if (ptxas.empty()) return;
+  TempDir dir("tessera-ptxas");
+  WriteFile(dir.path() + "/k.ptx", ptx, "PTX");
+  std::string cmd = ptxas + " -arch=sm_90 " + dir.path() + "/k.ptx -o " + dir.path() +
+                    "/k.cubin > " + dir.path() + "/log 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << ReadFile(dir.path() + "/log", "ptxas log");
+}
+
+TEST(CUDATemplatesTest, DenseSampledConfigsBuild) {
+  DenseShape shape{128, 96, 64};
+  space::ConfigSpace s = DenseCUDASpace(shape);
+  EXPECT_GT(s.size(), 1000);
+  BuildAll("dense", Sample(s, 8, 3),
+           [&](const space::ConfigEntity& c) { return DenseCUDA(shape, c); });
+}
+
+TEST(CUDATemplatesTest, Conv2dSampledConfigsBuild) {
+  Conv2dShape shape{1, 16, 14, 14, 32, 3, 3, 1, 1};
+  space::ConfigSpace s = Conv2dNCHWCUDASpace(shape);
+  BuildAll("conv", Sample(s, 6, 4),
+           [&](const space::ConfigEntity& c) { return Conv2dNCHWCUDA(shape, c); });
+}
+
+TEST(CUDATemplatesTest, DepthwiseSampledConfigsBuild) {
+  Conv2dShape shape{1, 32, 28, 28, 32, 3, 3, 2, 1};
+  space::ConfigSpace s = DepthwiseConv2dCUDASpace(shape);
+  BuildAll("dw", Sample(s, 6, 5),
+           [&](const space::ConfigEntity& c) { return DepthwiseConv2dCUDA(shape, c); });
+}
+
+TEST(CUDATemplatesTest, InjectiveDefaultBuilds) {
+  te::Tensor a = te::placeholder({3, 50, 7}, ir::DataType::Float(32), "a");
+  te::Tensor b = te::placeholder({7}, ir::DataType::Float(32), "b");
+  te::Tensor c = te::compute(
+      {3, 50, 7}, [&](ir::Var i, ir::Var j, ir::Var k) { return ir::max(a(i, j, k) + b(k), 0.0f); },
+      "relu_add");
+  std::vector<space::ConfigEntity> one = {space::ConfigSpace().Fallback()};
+  BuildAll("injective", one, [&](const space::ConfigEntity&) {
+    te::Schedule s = te::create_schedule({c});
+    ScheduleInjectiveCUDA(s[c]);
+    return ScheduledOp{s, {a, b, c}, 0};
+  });
+}
+
+}  // namespace
+}  // namespace topi
+}  // namespace tessera

@@ -1,0 +1,93 @@
+// Test helper of //tests/integration:dashboard_test: puts a job with progress on a live tracker,
+// as `tessera job submit` and one worker's batch would. Submits a job of two tasks (8 trials
+// each) on key KEY, leases the first batch (4 trials) as a worker and reports it (three measured
+// records and one failure); prints the job id.
+//   dashboard_job TRACKER_ADDRESS TOKEN_FILE KEY
+#include <grpcpp/grpcpp.h>
+
+#include <iostream>
+#include <string>
+
+#include "fleet/secrets.h"
+#include "proto/jobs.grpc.pb.h"
+
+namespace {
+
+using tessera::jobs::v1::JobService;
+
+void Check(const grpc::Status& status, const char* what) {
+  if (!status.ok()) {
+    std::cerr << what << ": " << status.error_message() << "\n";
+    std::exit(1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: dashboard_job TRACKER_ADDRESS TOKEN_FILE KEY\n";
+    return 2;
+  }
+  const std::string token = tessera::fleet::ReadTokenFile(argv[2]);
+  const std::string key = argv[3];
+  auto stub = JobService::NewStub(grpc::CreateChannel(argv[1], grpc::InsecureChannelCredentials()));
+  auto context = [&token](grpc::ClientContext* c) { c->AddMetadata("x-tessera-token", token); };
+
+  tessera::jobs::v1::SubmitRequest submit;
+  for (const char* workload : {"dense.x86(64,64,64,float32)", "dense.x86(128,128,128,float32)"}) {
+    tessera::jobs::v1::TaskSpec* task = submit.add_tasks();
+    task->set_workload_key(workload);
+    task->set_trials(8);
+  }
+  submit.set_target("llvm -mcpu=znver3");
+  submit.set_rpc_key(key);
+  submit.set_user("ana");
+  submit.set_tuner("random");
+  submit.set_batch_size(4);
+  submit.set_name("two-dense.onnx");
+  tessera::jobs::v1::SubmitReply submitted;
+  {
+    grpc::ClientContext c;
+    context(&c);
+    Check(stub->Submit(&c, submit, &submitted), "Submit");
+  }
+
+  tessera::jobs::v1::LeaseRequest lease_request;
+  lease_request.set_worker_id("dashboard-test-worker");
+  tessera::jobs::v1::LeaseReply lease;
+  {
+    grpc::ClientContext c;
+    context(&c);
+    Check(stub->Lease(&c, lease_request, &lease), "Lease");
+  }
+  if (!lease.has_work()) {
+    std::cerr << "Lease: no work\n";
+    return 1;
+  }
+  tessera::jobs::v1::ReportRequest report;
+  report.set_lease_id(lease.lease().lease_id());
+  report.set_worker_id(lease_request.worker_id());
+  for (int i = 0; i < lease.lease().trials(); ++i) {
+    tessera::tuning::MeasureRecord* record = report.add_records();
+    record->set_workload_key(lease.lease().workload_key());
+    record->set_target(lease.lease().target());
+    record->set_device_key(key);
+    record->set_config_index(10 + i);
+    record->set_timestamp(1700000100 + i);
+    if (i == 0) {
+      record->set_error_kind(tessera::tuning::COMPILE_ERROR);
+      record->set_error_message("did not build");
+    } else {
+      record->add_costs(0.001 * (i + 1));
+    }
+  }
+  tessera::jobs::v1::ReportReply reported;
+  {
+    grpc::ClientContext c;
+    context(&c);
+    Check(stub->Report(&c, report, &reported), "Report");
+  }
+  std::cout << submitted.job_id() << "\n";
+  return 0;
+}

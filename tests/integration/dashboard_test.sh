@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The dashboard in a real browser: a live tracker (--http, a token) with one registered
+# rpc_server, a few pushed records and a job with one reported batch; headless Chromium loads the page, lets it refresh, and the
+# rendered DOM shows the server's key and a workload's best record. A screenshot goes to the
+# test's outputs. The endpoints of the live tracker refuse a missing (401) or forged (403) token.
+set -uo pipefail
+tessera=$1 tracker_binary=$2 server_binary=$3 helper=$4 job_helper=$5
+dir=$(mktemp -d "${TEST_TMPDIR:-/tmp}/dashboard-test.XXXXXX")
+outputs=${TEST_UNDECLARED_OUTPUTS_DIR:-$dir}
+failures=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
+}
+. "$helper"
+DAEMON_PIDS=$dir/pids
+trap daemon_stop_all EXIT
+token=dashboard-token-of-the-test
+echo "$token" >"$dir/token"
+
+tracker=$(daemon_start "$dir/tracker.log" "$tracker_binary" --listen 127.0.0.1:0 \
+  --http 127.0.0.1:0 --token-file "$dir/token") || exit 1
+for _ in $(seq 50); do grep -q '^dashboard on ' "$dir/tracker.log" && break; sleep 0.1; done
+url=$(sed -n 's/^dashboard on //p' "$dir/tracker.log")
+check "the tracker prints the dashboard's address" grep -q '^http://127.0.0.1:[0-9]*$' <<<"$url"
+port=${url##*:}
+err=$("$tracker_binary" --listen 127.0.0.1:0 --http "127.0.0.1:$port" 2>&1); rc=$?
+check "a taken --http port: exit 2" test $rc -eq 2
+check "a taken --http port: says so" grep -q "cannot serve the dashboard on '127.0.0.1:$port': port $port is already in use by another process" <<<"$err"
+daemon_start "$dir/server.log" "$server_binary" --tracker "$tracker" --key dash-board-cpu \
+  --token-file "$dir/token" --workdir "$dir/server" >/dev/null || exit 1
+
+cat >"$dir/records.jsonl" <<'JSON'
+{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"dash-board-cpu","config_index":"3","costs":[0.002,0.002],"timestamp":1700000000}
+{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"dash-board-cpu","config_index":"7","costs":[0.00125],"timestamp":1700000001}
+{"workload_key":"conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)","target":"llvm -mcpu=znver3","device_key":"dash-board-cpu","config_index":"9","error_kind":"TIMEOUT","error_message":"ran past 10 s","timestamp":1700000002}
+JSON
+$tessera log import --db "$dir/local.db" --file "$dir/records.jsonl" >/dev/null
+$tessera log push --db "$dir/local.db" --tracker "$tracker" --token-file "$dir/token" >/dev/null
+check "records pushed" test $? -eq 0
+job=$("$job_helper" "$tracker" "$dir/token" dash-board-cpu)
+check "a job with one reported batch" test -n "$job"
+
+# The live endpoints and the page: 401 without the token, 403 with a forged one, 200 with it.
+/usr/bin/python3 - "$url" "$token" <<'PY' >"$dir/http.txt"
+import sys, urllib.request, urllib.error
+url, token = sys.argv[1], sys.argv[2]
+def status(path, header=None):
+    request = urllib.request.Request(url + path, headers={"x-tessera-token": header} if header else {})
+    try:
+        return urllib.request.urlopen(request, timeout=10).status
+    except urllib.error.HTTPError as e:
+        return e.code
+for path in ["/", "/api/fleet", "/api/best", "/api/jobs"]:
+    print(path, status(path), status(path, "forged"), status(path, token))
+print("/?token=", status("/?token=forged"), status("/?token=" + token))
+PY
+for path in / /api/fleet /api/best /api/jobs; do
+  check "$path: 401 missing, 403 forged, 200 with the token" grep -qx "$path 401 403 200" "$dir/http.txt"
+done
+check "page URL token: 403 forged, 200 right" grep -qx "/?token= 403 200" "$dir/http.txt"
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+  echo "SKIP: the browser part: chromium is absent (Debian package chromium; tools/setup.sh installs it)"
+  echo "$failures failed"
+  [ "$failures" -eq 0 ]
+  exit
+fi
+# Root in a container: Chromium's own sandbox needs user namespaces it may not have.
+chrome() {
+  HOME=$dir/home timeout 60 "$browser" --headless --no-sandbox --disable-gpu \
+    --disable-dev-shm-usage --no-first-run --user-data-dir="$dir/profile" \
+    --window-size=1280,1000 --virtual-time-budget=6000 "$@" 2>>"$dir/chromium.log"
+}
+chrome --dump-dom "$url/?token=$token" >"$dir/dom.html"
+check "chromium rendered the page" grep -q "<h1>Tessera tracker</h1>" "$dir/dom.html"
+check "the page read the endpoints" grep -q 'id="status" class="">updated ' "$dir/dom.html"
+check "the server's key is shown" grep -q "<td>dash-board-cpu</td>" "$dir/dom.html"
+check "its server is free" grep -q '<td class="free">free</td>' "$dir/dom.html"
+check "a workload's best record is shown" \
+  grep -q '<td>dense.x86(64,64,64,float32)</td><td>llvm -mcpu=znver3</td><td class="num">1.2500 ms</td><td class="num">7</td>' "$dir/dom.html"
+check "a workload without a success shows no best" \
+  grep -q '<td>conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)</td><td>llvm -mcpu=znver3</td><td class="num">–</td>' "$dir/dom.html"
+check "the record count is shown (pushed and reported)" grep -q "7 records in the shared log" "$dir/dom.html"
+check "the job is shown" grep -q "<td>$job</td><td>two-dense.onnx</td><td>running</td><td>ana</td>" "$dir/dom.html"
+check "its progress bar is a quarter full" grep -q '<div class="bar" title="4 / 16"><div style="width:25.0%"></div></div>' "$dir/dom.html"
+check "its failed share and best are shown" \
+  grep -q '<td class="num">4 / 16</td><td class="num">2.0000 ms</td><td class="num">25%</td>' "$dir/dom.html"
+check "its first task shows its progress" \
+  grep -q '<td colspan="5" class="task">dense.x86(64,64,64,float32)</td><td><div class="bar" title="4 / 8"><div style="width:50.0%">' "$dir/dom.html"
+
+chrome --dump-dom "$url/?token=forged" >"$dir/forged.html"
+check "a forged token shows no fleet" bash -c "! grep -q dash-board-cpu '$dir/forged.html'"
+
+chrome --screenshot="$outputs/dashboard.png" "$url/?token=$token" >/dev/null
+check "a screenshot was saved" test -s "$outputs/dashboard.png"
+check "the screenshot is a PNG" grep -q "PNG" <(head -c 8 "$outputs/dashboard.png")
+if [ "$failures" -ne 0 ]; then
+  echo "--- DOM"; cat "$dir/dom.html"; echo "--- chromium"; tail -20 "$dir/chromium.log"
+fi
+echo "$failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,233 @@
+// The job board's rules: validation, fair share, leases that expire, reports that are
+// deduplicated and idempotent, and state that survives a restart.
+#include "tracker/jobs/job_board.h"
+
+#include <gtest/gtest.h>
+
+#include "common/file.h"
+
+namespace tessera {
+namespace tracker {
+namespace {
+
+constexpr int64_t kLeaseMs = 1000;
+
+jobs::v1::SubmitRequest Job(const std::string& user = "ann", int trials = 4, int priority = 0) {
+  jobs::v1::SubmitRequest request;
+  jobs::v1::TaskSpec* task = request.add_tasks();
+  task->set_workload_key("dense.x86(16,16,16,float32)");
+  task->set_trials(trials);
+  request.set_target("llvm");
+  request.set_rpc_key("cpu");
+  request.set_user(user);
+  request.set_priority(priority);
+  request.set_batch_size(2);
+  return request;
+}
+
+tuning::MeasureRecord Record(int64_t config, tuning::ErrorKind error = tuning::OK) {
+  tuning::MeasureRecord record;
+  record.set_workload_key("dense.x86(16,16,16,float32)");
+  record.set_target("llvm");
+  record.set_device_key("cpu");
+  record.set_config_index(config);
+  record.set_error_kind(error);
+  if (error == tuning::OK) record.add_costs(1e-3 * static_cast<double>(config + 1));
+  return record;
+}
+
+jobs::v1::ReportRequest Report(const jobs::v1::WorkLease& lease,
+                               const std::vector<int64_t>& configs) {
+  jobs::v1::ReportRequest report;
+  report.set_lease_id(lease.lease_id());
+  report.set_worker_id("w1");
+  for (int64_t c : configs) *report.add_records() = Record(c);
+  return report;
+}
+
+TEST(JobBoardTest, BadJobsAreRefusedWithTheReason) {
+  jobs::v1::SubmitRequest request = Job();
+  EXPECT_EQ(ValidateSubmit(request), "");
+  request.mutable_tasks(0)->set_trials(0);
+  EXPECT_EQ(ValidateSubmit(request),
+            "task 'dense.x86(16,16,16,float32)': trials must be 1..1000000, got 0");
+  request = Job();
+  request.mutable_tasks(0)->set_workload_key("dense; DROP TABLE");
+  EXPECT_NE(ValidateSubmit(request).find("not a workload key"), std::string::npos);
+  request = Job();
+  request.set_target(std::string(300, 'x'));
+  EXPECT_NE(ValidateSubmit(request).find("must be 1..256 printable characters"), std::string::npos);
+  request = Job();
+  request.set_rpc_key("");
+  EXPECT_NE(ValidateSubmit(request).find("rpc key ''"), std::string::npos);
+  request = Job();
+  request.clear_tasks();
+  EXPECT_EQ(ValidateSubmit(request), "a job needs at least one task");
+  request = Job();
+  *request.add_tasks() = request.tasks(0);
+  EXPECT_NE(ValidateSubmit(request).find("is given twice"), std::string::npos);
+  request = Job();
+  request.set_tuner("magic");
+  EXPECT_NE(ValidateSubmit(request).find("expected xgb, ga, random or grid"), std::string::npos);
+}
+
+TEST(JobBoardTest, BatchesAreLeasedReportedAndDeduplicatedUntilTheJobIsDone) {
+  TempDir dir;
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 0);
+  std::string id = board.Submit(Job(), 1000);
+  auto first = board.Lease("w1", 0, 1000);
+  auto second = board.Lease("w2", 0, 1000);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->trials(), 2);
+  EXPECT_EQ(second->trials(), 2);
+  EXPECT_FALSE(board.Lease("w3", 0, 1000)) << "every trial is out";
+
+  ReportResult r = board.Report(Report(*first, {1, 2}), 2000);
+  ASSERT_FALSE(r.refusal) << r.refusal.message;
+  EXPECT_EQ(r.reply.accepted(), 2);
+  // A retry of the same report changes nothing and gets the same reply.
+  ReportResult retry = board.Report(Report(*first, {1, 2}), 2000);
+  EXPECT_FALSE(retry.refusal);
+  EXPECT_EQ(retry.reply.accepted(), 2);
+  EXPECT_TRUE(retry.accepted.empty());
+
+  // The other worker's report is refused for the wrong worker, then overlaps by one config.
+  jobs::v1::ReportRequest other = Report(*second, {2, 3});
+  EXPECT_EQ(board.Report(other, 2000).refusal.kind, Refusal::kNotYours);
+  other.set_worker_id("w2");
+  r = board.Report(other, 2000);
+  EXPECT_EQ(r.reply.accepted(), 1);
+  EXPECT_EQ(r.reply.duplicates(), 1);
+  EXPECT_EQ(board.Status(id, 2000)->done(), 3);
+  // The trial the duplicate cost is leased again.
+  auto third = board.Lease("w1", 10, 2000);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->trials(), 1);
+  r = board.Report(Report(*third, {7}), 3000);
+  EXPECT_EQ(r.reply.accepted(), 1);
+  auto status = board.Status(id, 3000);
+  EXPECT_EQ(status->state(), "done");
+  EXPECT_EQ(status->done(), 4);
+  EXPECT_DOUBLE_EQ(status->tasks(0).best_cost(), 2e-3);
+  EXPECT_FALSE(board.Lease("w1", 20, 3000));
+}
+
+TEST(JobBoardTest, RecordsOfAnotherTaskOrTooManyAreRefusedWholly) {
+  TempDir dir;
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 0);
+  std::string id = board.Submit(Job(), 0);
+  auto lease = board.Lease("w1", 0, 0);
+  jobs::v1::ReportRequest report = Report(*lease, {1});
+  report.mutable_records(0)->set_workload_key("dense.x86(32,32,32,float32)");
+  ReportResult r = board.Report(report, 0);
+  EXPECT_EQ(r.refusal.kind, Refusal::kInvalid);
+  EXPECT_NE(r.refusal.message.find("record 1: workload"), std::string::npos) << r.refusal.message;
+  r = board.Report(Report(*lease, {1, 2, 3}), 0);
+  EXPECT_EQ(r.refusal.message, "the lease is for 2 trials, the report has 3 records");
+  EXPECT_EQ(board.Status(id, 0)->done(), 0);
+  // A lost device is no record: the trial is measured again.
+  jobs::v1::ReportRequest lost = Report(*lease, {});
+  *lost.add_records() = Record(5, tuning::DEVICE_LOST);
+  r = board.Report(lost, 0);
+  EXPECT_EQ(r.reply.device_lost(), 1);
+  EXPECT_EQ(r.reply.accepted(), 0);
+}
+
+TEST(JobBoardTest, AnExpiredLeaseGivesItsBatchToAnotherWorkerAndItsReportIsRefused) {
+  TempDir dir;
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 0);
+  board.Submit(Job("ann", 2), 0);
+  auto lease = board.Lease("w1", 0, 0);
+  EXPECT_FALSE(board.Renew(lease->lease_id(), "w1", 900));
+  board.Expire(1800);
+  EXPECT_FALSE(board.Lease("w2", 1800, 0)) << "renewed at 900: alive until 1900";
+  board.Expire(1900);
+  EXPECT_EQ(board.Renew(lease->lease_id(), "w1", 1900).kind, Refusal::kExpired);
+  auto again = board.Lease("w2", 1900, 0);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->trials(), 2);
+  EXPECT_EQ(board.Report(Report(*lease, {1}), 0).refusal.kind, Refusal::kExpired);
+}
+
+TEST(JobBoardTest, HigherPriorityFirstThenTheUserServedLeastRecently) {
+  TempDir dir;
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 0);
+  std::string ann1 = board.Submit(Job("ann", 8), 0);
+  std::string ann2 = board.Submit(Job("ann", 8), 0);
+  std::string bob = board.Submit(Job("bob", 8), 0);
+  std::string urgent = board.Submit(Job("cy", 2, 5), 0);
+  EXPECT_EQ(board.Lease("w", 0, 0)->job_id(), urgent);
+  EXPECT_EQ(board.Lease("w", 0, 0)->job_id(), ann1);
+  EXPECT_EQ(board.Lease("w", 0, 0)->job_id(), bob);
+  EXPECT_EQ(board.Lease("w", 0, 0)->job_id(), ann1);  // ann was served before bob
+  (void)ann2;
+}
+
+TEST(JobBoardTest, JobsLeasesAndRecordsSurviveARestart) {
+  TempDir dir;
+  std::string id, lease_id, done_lease;
+  {
+    JobStore store(dir.path());
+    JobBoard board(&store, kLeaseMs, 0);
+    id = board.Submit(Job("ann", 6), 0);
+    auto done = board.Lease("w1", 0, 0);
+    lease_id = board.Lease("w1", 0, 0)->lease_id();
+    done_lease = done->lease_id();
+    ASSERT_EQ(board.Report(Report(*done, {4, 5}), 0).reply.accepted(), 2);
+  }
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 50000);
+  EXPECT_EQ(board.UnloggedRecords().size(), 2u) << "never marked as logged";
+  auto status = board.Status(id, 0);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->done(), 2);
+  EXPECT_EQ(status->tasks(0).leased(), 2);
+  // The lease restored runs on from the restart; the report of the one before is remembered.
+  EXPECT_FALSE(board.Renew(lease_id, "w1", 50500));
+  EXPECT_EQ(board.Report(Report(*board.Lease("w2", 50500, 0), {}), 0).reply.accepted(), 0);
+  jobs::v1::WorkLease done;
+  done.set_lease_id(done_lease);
+  EXPECT_EQ(board.Report(Report(done, {4, 5}), 0).reply.accepted(), 2);
+  EXPECT_EQ(board.Status(id, 0)->done(), 2);
+}
+
+TEST(JobBoardTest, AnExhaustedTaskEndsTheJobAndTheBatchesStillOut) {
+  TempDir dir;
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 0);
+  std::string id = board.Submit(Job("ann", 8), 0);
+  auto first = board.Lease("w1", 0, 0);
+  auto second = board.Lease("w2", 0, 0);
+  jobs::v1::ReportRequest report = Report(*first, {1});
+  report.set_exhausted(true);  // the space had one configuration left
+  EXPECT_EQ(board.Report(report, 0).reply.accepted(), 1);
+  auto status = board.Status(id, 0);
+  EXPECT_EQ(status->state(), "done");
+  EXPECT_TRUE(status->tasks(0).exhausted());
+  EXPECT_EQ(status->workers(), 0);
+  jobs::v1::ReportRequest late = Report(*second, {2});
+  late.set_worker_id("w2");
+  EXPECT_EQ(board.Report(late, 0).refusal.kind, Refusal::kExpired);
+}
+
+TEST(JobBoardTest, CancelEndsTheLeases) {
+  TempDir dir;
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 0);
+  std::string id = board.Submit(Job(), 0);
+  auto lease = board.Lease("w1", 0, 0);
+  EXPECT_TRUE(board.Cancel(id));
+  EXPECT_EQ(board.Renew(lease->lease_id(), "w1", 10).kind, Refusal::kExpired);
+  EXPECT_EQ(board.Report(Report(*lease, {1}), 0).refusal.kind, Refusal::kExpired);
+  EXPECT_FALSE(board.Lease("w1", 10, 0));
+  EXPECT_EQ(board.Status(id, 0)->state(), "cancelled");
+  EXPECT_FALSE(board.Cancel("nope"));
+}
+
+}  // namespace
+}  // namespace tracker
+}  // namespace tessera

@@ -1,0 +1,65 @@
+/// \file
+/// The tracker's web dashboard (`tessera-tracker --http HOST:PORT`): one self-refreshing page
+/// (HTML and JavaScript embedded in the binary) over JSON endpoints, served by cpp-httplib on
+/// its own threads. Same access rule as the RPCs (`tracker/authorize.h`): the token in the
+/// `x-tessera-token` header (or `?token=` on the page's URL, which its script then sends as the
+/// header), or loopback peers only without a token; 401 without a token, 403 with a wrong one.
+#ifndef TESSERA_TRACKER_DASHBOARD_DASHBOARD_H_
+#define TESSERA_TRACKER_DASHBOARD_DASHBOARD_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/json.h"
+#include "proto/tracker.pb.h"
+#include "tracker/shared_log.h"
+
+namespace httplib {
+class Server;
+}  // namespace httplib
+
+namespace tessera {
+namespace tracker {
+
+/// Where the dashboard reads what it shows.
+struct DashboardSources {
+  std::function<v1::FleetStatus()> fleet;  ///< servers, queues, sessions
+  SharedLog* log = nullptr;                ///< best records per workload
+  /// The jobs (`/api/jobs`); empty where the tracker has no job service, and the page says so.
+  std::function<Json()> jobs;
+};
+
+/// The dashboard's HTTP server.
+class Dashboard {
+ public:
+  /// A dashboard over `sources` (which outlive it), guarded by `token` (empty: loopback only).
+  Dashboard(DashboardSources sources, std::string token);
+  /// Stops serving.
+  ~Dashboard();
+  Dashboard(const Dashboard&) = delete;
+  Dashboard& operator=(const Dashboard&) = delete;
+
+  /// Serves on `address` (HOST:PORT; port 0 picks one) on background threads and returns the
+  /// port. Throws `ConfigError` naming the address when it cannot listen (a port another process
+  /// holds is refused, never shared).
+  int Start(const std::string& address);
+  /// Stops serving (idempotent).
+  void Stop();
+
+ private:
+  void Route();
+
+  DashboardSources sources_;
+  const std::string token_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  std::atomic<bool> finished_{false};  ///< the serving thread has left
+};
+
+}  // namespace tracker
+}  // namespace tessera
+
+#endif  // TESSERA_TRACKER_DASHBOARD_DASHBOARD_H_

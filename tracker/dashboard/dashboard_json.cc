@@ -1,0 +1,121 @@
+#include "tracker/dashboard/dashboard_json.h"
+
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace tessera {
+namespace tracker {
+
+Json FleetJson(const v1::FleetStatus& status) {
+  // Every key ever registered appears, even with no server left, so a lost board stays visible.
+  std::map<std::string, Json> keys;
+  auto key_entry = [&keys](const std::string& key) -> Json& {
+    Json& entry = keys[key];
+    if (entry.is_null()) {
+      entry = {{"key", key}, {"free", 0}, {"busy", 0}, {"lost", 0}, {"queued", 0}};
+    }
+    return entry;
+  };
+  for (const std::string& key : status.keys()) key_entry(key);
+  Json servers = Json::array();
+  for (const v1::ServerStatus& s : status.servers()) {
+    const std::string state = s.state() == "dead" ? "lost" : s.state();
+    Json& entry = key_entry(s.key());
+    if (entry.contains(state)) entry[state] = entry[state].get<int64_t>() + 1;
+    servers.push_back({{"key", s.key()},
+                       {"state", state},
+                       {"address", s.address()},
+                       {"server_id", s.server_id()},
+                       {"session_id", s.session_id()},
+                       {"arch", s.info().arch()},
+                       {"cores", s.info().cores()},
+                       {"target", s.info().target()},
+                       {"last_heartbeat_age_ms", s.last_heartbeat_age_ms()}});
+  }
+  for (const v1::QueueStatus& q : status.queues()) key_entry(q.key())["queued"] = q.length();
+  Json sessions = Json::array();
+  for (const v1::SessionStatus& s : status.sessions()) {
+    sessions.push_back({{"session_id", s.session_id()},
+                        {"key", s.key()},
+                        {"user", s.user()},
+                        {"server_address", s.server_address()},
+                        {"age_ms", s.age_ms()},
+                        {"expires_in_ms", s.expires_in_ms()}});
+  }
+  Json key_list = Json::array();
+  for (auto& [key, entry] : keys) key_list.push_back(std::move(entry));
+  return {{"keys", std::move(key_list)},
+          {"servers", std::move(servers)},
+          {"sessions", std::move(sessions)}};
+}
+
+Json BestJson(const tuner::TuningLog& log) {
+  const std::vector<tuner::WorkloadStats> stats = log.Stats();
+  Json workloads = Json::array();
+  for (const tuner::WorkloadStats& s : stats) {
+    if (static_cast<int64_t>(workloads.size()) == kDashboardMaxWorkloads) break;
+    Json row = {{"workload_key", s.workload_key}, {"target", s.target},
+                {"records", s.records},           {"failures", s.failures},
+                {"best_seconds", nullptr},        {"config_index", nullptr},
+                {"device_key", nullptr},          {"timestamp", nullptr}};
+    if (std::isfinite(s.best_cost)) {
+      if (auto best = log.Best(s.workload_key, s.target)) {
+        row["best_seconds"] = tuner::MeanCost(*best);
+        row["config_index"] = best->config_index();
+        row["device_key"] = best->device_key();
+        row["timestamp"] = best->timestamp();
+      }
+    }
+    workloads.push_back(std::move(row));
+  }
+  return {{"total_records", log.Count()},
+          {"workloads", std::move(workloads)},
+          {"truncated", static_cast<int64_t>(stats.size()) > kDashboardMaxWorkloads}};
+}
+
+namespace {
+
+Json SecondsOrNull(double seconds, bool known) { return known ? Json(seconds) : Json(nullptr); }
+
+}  // namespace
+
+Json JobsJson(const jobs::v1::JobList& list) {
+  Json jobs = Json::array();
+  for (const jobs::v1::JobStatus& job : list.jobs()) {
+    Json tasks = Json::array();
+    int64_t failed = 0;
+    double best = 0;
+    for (const jobs::v1::TaskStatus& task : job.tasks()) {
+      failed += task.failed();
+      if (task.best_cost() > 0 && (best == 0 || task.best_cost() < best)) best = task.best_cost();
+      tasks.push_back({{"workload_key", task.workload_key()},
+                       {"trials", task.trials()},
+                       {"done", task.done()},
+                       {"failed", task.failed()},
+                       {"leased", task.leased()},
+                       {"best_seconds", SecondsOrNull(task.best_cost(), task.best_cost() > 0)},
+                       {"eta_seconds", SecondsOrNull(task.eta_s(), task.eta_s() >= 0)},
+                       {"exhausted", task.exhausted()}});
+    }
+    jobs.push_back({{"id", job.job_id()},
+                    {"name", job.name()},
+                    {"state", job.state()},
+                    {"user", job.user()},
+                    {"priority", job.priority()},
+                    {"target", job.target()},
+                    {"rpc_key", job.rpc_key()},
+                    {"trials_total", job.trials()},
+                    {"trials_done", job.done()},
+                    {"failed_share", job.done() > 0 ? Json(static_cast<double>(failed) / job.done())
+                                                    : Json(nullptr)},
+                    {"best_seconds", SecondsOrNull(best, best > 0)},
+                    {"eta_seconds", SecondsOrNull(job.eta_s(), job.eta_s() >= 0)},
+                    {"workers", job.workers()},
+                    {"tasks", std::move(tasks)}});
+  }
+  return jobs;
+}
+
+}  // namespace tracker
+}  // namespace tessera

@@ -1,0 +1,39 @@
+/// \file
+/// What the dashboard's JSON endpoints return, built from the tracker's own state: the fleet
+/// (`/api/fleet`), the shared log's best records (`/api/best`) and the jobs (`/api/jobs`). Pure
+/// functions of their input, so the shapes are tested without a server.
+#ifndef TESSERA_TRACKER_DASHBOARD_DASHBOARD_JSON_H_
+#define TESSERA_TRACKER_DASHBOARD_DASHBOARD_JSON_H_
+
+#include <cstdint>
+
+#include "common/json.h"
+#include "proto/jobs.pb.h"
+#include "proto/tracker.pb.h"
+#include "tuner/log/tuning_log.h"
+
+namespace tessera {
+namespace tracker {
+
+/// Most workloads `/api/best` lists (the rest are counted, not listed).
+constexpr int64_t kDashboardMaxWorkloads = 1000;
+
+/// `{"keys": [{key, free, busy, lost, queued}], "servers": [...], "sessions": [...]}`: servers
+/// per key by state ("dead" servers count as lost), queue lengths, and the open sessions.
+Json FleetJson(const v1::FleetStatus& status);
+
+/// `{"total_records": N, "workloads": [{workload_key, target, records, failures, best_seconds,
+/// config_index, device_key, timestamp}], "truncated": bool}` for the log's (workload, target)
+/// pairs; `best_seconds` and the best record's fields are null where every record failed.
+Json BestJson(const tuner::TuningLog& log);
+
+/// `[{id, name, state, user, priority, target, rpc_key, trials_total, trials_done, failed_share,
+/// best_seconds, eta_seconds, workers, tasks: [{workload_key, trials, done, failed, leased,
+/// best_seconds, eta_seconds, exhausted}]}]`: each job with its progress; unknown figures
+/// (no trial done, no success, no estimate yet) are null.
+Json JobsJson(const jobs::v1::JobList& jobs);
+
+}  // namespace tracker
+}  // namespace tessera
+
+#endif  // TESSERA_TRACKER_DASHBOARD_DASHBOARD_JSON_H_

@@ -1,0 +1,75 @@
+/// \file
+/// `JobService`: the gRPC face of the tracker's tuning jobs (`proto/jobs.proto`). It wraps a
+/// `JobBoard` with a lock, checks the tracker's token on every call, validates input, and writes
+/// the records that workers report into the tracker's shared tuning log.
+#ifndef TESSERA_TRACKER_JOBS_JOB_SERVICE_H_
+#define TESSERA_TRACKER_JOBS_JOB_SERVICE_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "proto/jobs.grpc.pb.h"
+#include "common/clock.h"
+#include "tracker/jobs/job_board.h"
+#include "tracker/jobs/job_store.h"
+#include "tracker/shared_log.h"
+
+namespace tessera {
+namespace tracker {
+
+/// Most records `History` returns (the newest).
+constexpr int64_t kMaxHistoryRecords = 5000;
+
+/// The tracker's job RPCs.
+class JobService final : public jobs::v1::JobService::Service {
+ public:
+  /// Jobs kept in `state_dir/jobs.db` (a private temporary directory when empty), records
+  /// written to `log`, which outlives the service. `token` as for `AuthorizeCall`. Records a
+  /// crash left out of the log are written to it now.
+  JobService(const std::string& state_dir, std::string token, SharedLog* log, int64_t lease_ms,
+             std::shared_ptr<const Clock> clock = SystemClock());
+
+  /// Adds a job; INVALID_ARGUMENT naming what is wrong.
+  grpc::Status Submit(grpc::ServerContext* context, const jobs::v1::SubmitRequest* request,
+                      jobs::v1::SubmitReply* reply) override;
+  /// Every job.
+  grpc::Status List(grpc::ServerContext* context, const jobs::v1::ListRequest* request,
+                    jobs::v1::JobList* reply) override;
+  /// Every job now, as `List` returns it (the dashboard reads it without an RPC).
+  jobs::v1::JobList Snapshot();
+  /// One job; NOT_FOUND when unknown.
+  grpc::Status Status(grpc::ServerContext* context, const jobs::v1::JobRef* request,
+                      jobs::v1::JobStatus* reply) override;
+  /// Cancels a job and ends its leases.
+  grpc::Status Cancel(grpc::ServerContext* context, const jobs::v1::JobRef* request,
+                      jobs::v1::JobStatus* reply) override;
+  /// The next batch for a worker.
+  grpc::Status Lease(grpc::ServerContext* context, const jobs::v1::LeaseRequest* request,
+                     jobs::v1::LeaseReply* reply) override;
+  /// Extends a lease; ABORTED when it is over, PERMISSION_DENIED when it is another worker's.
+  grpc::Status Renew(grpc::ServerContext* context, const jobs::v1::RenewRequest* request,
+                     jobs::v1::RenewReply* reply) override;
+  /// Takes a batch's records (idempotent).
+  grpc::Status Report(grpc::ServerContext* context, const jobs::v1::ReportRequest* request,
+                      jobs::v1::ReportReply* reply) override;
+  /// The shared log's records of a lease's template on its target.
+  grpc::Status History(grpc::ServerContext* context, const jobs::v1::HistoryRequest* request,
+                       jobs::v1::HistoryReply* reply) override;
+
+ private:
+  void ReplayUnlogged();
+
+  std::unique_ptr<TempDir> scratch_;  // only without a state directory
+  std::unique_ptr<JobStore> store_;
+  const std::string token_;
+  SharedLog* log_;
+  std::shared_ptr<const Clock> clock_;
+  std::mutex mu_;
+  std::unique_ptr<JobBoard> board_;
+};
+
+}  // namespace tracker
+}  // namespace tessera
+
+#endif  // TESSERA_TRACKER_JOBS_JOB_SERVICE_H_

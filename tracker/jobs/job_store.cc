@@ -1,0 +1,225 @@
+#include "tracker/jobs/job_store.h"
+
+#include "common/error.h"
+#include "common/file.h"
+#include "common/sqlite.h"
+
+namespace tessera {
+namespace tracker {
+namespace {
+
+// Every failure of the jobs database is the user's to fix (a corrupt file, a full disk).
+void ThrowJobsError(const std::string& dir, const SqliteFailure& failure) {
+  if (failure.opening) {
+    throw ConfigError("--state '" + dir + "': cannot open " + failure.path + ": " + failure.detail);
+  }
+  throw ConfigError("tracker jobs '" + failure.path + "': " + failure.what + ": " + failure.detail);
+}
+
+// A transaction that rolls back unless committed, so that no report is half-written.
+class Transaction {
+ public:
+  explicit Transaction(Database& db) : db_(db) { db_.Exec("BEGIN IMMEDIATE"); }
+  ~Transaction() {
+    if (!committed_) {
+      try {
+        db_.Exec("ROLLBACK");
+      } catch (...) {  // the original error is the one to report
+      }
+    }
+  }
+  void Commit() {
+    db_.Exec("COMMIT");
+    committed_ = true;
+  }
+
+ private:
+  Database& db_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+JobStore::JobStore(const std::string& dir) {
+  MakeDirectories(dir, "--state");
+  db_ = std::make_unique<Database>(
+      dir + "/jobs.db", /*create=*/true,
+      [dir](const SqliteFailure& failure) { ThrowJobsError(dir, failure); },
+      /*busy_timeout_ms=*/2000);
+  db_->Exec("PRAGMA journal_mode=WAL");
+  db_->Exec("PRAGMA synchronous=NORMAL");
+  db_->Exec(
+      "CREATE TABLE IF NOT EXISTS jobs (job_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, "
+      "user TEXT NOT NULL, priority INTEGER NOT NULL, target TEXT NOT NULL, "
+      "rpc_key TEXT NOT NULL, tuner TEXT NOT NULL, batch_size INTEGER NOT NULL, "
+      "name TEXT NOT NULL, state TEXT NOT NULL, submitted_unix_ms INTEGER NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS job_tasks (job_id TEXT NOT NULL, task INTEGER NOT NULL, "
+      "workload_key TEXT NOT NULL, trials INTEGER NOT NULL, exhausted INTEGER NOT NULL, "
+      "started_unix_ms INTEGER NOT NULL, PRIMARY KEY (job_id, task));"
+      "CREATE TABLE IF NOT EXISTS job_leases (lease_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, "
+      "task INTEGER NOT NULL, worker_id TEXT NOT NULL, trials INTEGER NOT NULL, "
+      "seed INTEGER NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS job_records (job_id TEXT NOT NULL, task INTEGER NOT NULL, "
+      "config_index INTEGER NOT NULL, lease_id TEXT NOT NULL, record BLOB NOT NULL, "
+      "logged INTEGER NOT NULL, PRIMARY KEY (job_id, task, config_index));"
+      "CREATE TABLE IF NOT EXISTS job_reports (lease_id TEXT PRIMARY KEY, reply BLOB NOT NULL);");
+}
+
+JobStore::~JobStore() = default;
+
+StoredJobs JobStore::Load() const {
+  StoredJobs out;
+  Statement jobs(*db_,
+                 "SELECT job_id, seq, user, priority, target, rpc_key, tuner, batch_size, name, "
+                 "state, submitted_unix_ms FROM jobs ORDER BY seq");
+  while (jobs.Step()) {
+    StoredJob job;
+    job.job_id = jobs.Text(0);
+    job.seq = jobs.Int(1);
+    job.user = jobs.Text(2);
+    job.priority = static_cast<int>(jobs.Int(3));
+    job.target = jobs.Text(4);
+    job.rpc_key = jobs.Text(5);
+    job.tuner = jobs.Text(6);
+    job.batch_size = static_cast<int>(jobs.Int(7));
+    job.name = jobs.Text(8);
+    job.state = jobs.Text(9);
+    job.submitted_unix_ms = jobs.Int(10);
+    Statement tasks(*db_,
+                    "SELECT workload_key, trials, exhausted, started_unix_ms FROM job_tasks "
+                    "WHERE job_id = ? ORDER BY task");
+    tasks.Bind(1, job.job_id);
+    while (tasks.Step()) {
+      job.tasks.push_back({tasks.Text(0), tasks.Int(1), tasks.Int(2) != 0, tasks.Int(3)});
+    }
+    out.jobs.push_back(std::move(job));
+  }
+  Statement leases(*db_, "SELECT lease_id, job_id, task, worker_id, trials, seed FROM job_leases");
+  while (leases.Step()) {
+    StoredLease lease;
+    lease.lease_id = leases.Text(0);
+    lease.job_id = leases.Text(1);
+    lease.task = static_cast<int>(leases.Int(2));
+    lease.worker_id = leases.Text(3);
+    lease.trials = static_cast<int>(leases.Int(4));
+    lease.seed = static_cast<uint64_t>(leases.Int(5));
+    out.leases.push_back(lease);
+  }
+  Statement records(*db_, "SELECT job_id, task, record, logged FROM job_records ORDER BY rowid");
+  while (records.Step()) {
+    StoredRecord record;
+    record.job_id = records.Text(0);
+    record.task = static_cast<int>(records.Int(1));
+    if (!record.record.ParseFromString(records.Text(2))) {
+      throw ConfigError("tracker jobs '" + db_->path() + "': a record of job '" + record.job_id +
+                        "' cannot be parsed (the file is damaged)");
+    }
+    record.logged = records.Int(3) != 0;
+    out.records.push_back(std::move(record));
+  }
+  Statement reports(*db_, "SELECT lease_id, reply FROM job_reports");
+  while (reports.Step()) {
+    jobs::v1::ReportReply reply;
+    reply.ParseFromString(reports.Text(1));
+    out.reports.emplace_back(reports.Text(0), reply);
+  }
+  return out;
+}
+
+void JobStore::SaveJob(const StoredJob& job) {
+  Transaction transaction(*db_);
+  Statement(*db_, "INSERT INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .Bind(1, job.job_id)
+      .Bind(2, job.seq)
+      .Bind(3, job.user)
+      .Bind(4, static_cast<int64_t>(job.priority))
+      .Bind(5, job.target)
+      .Bind(6, job.rpc_key)
+      .Bind(7, job.tuner)
+      .Bind(8, static_cast<int64_t>(job.batch_size))
+      .Bind(9, job.name)
+      .Bind(10, job.state)
+      .Bind(11, job.submitted_unix_ms)
+      .Step();
+  Statement task(*db_, "INSERT INTO job_tasks VALUES (?, ?, ?, ?, 0, 0)");
+  for (size_t i = 0; i < job.tasks.size(); ++i) {
+    task.Bind(1, job.job_id)
+        .Bind(2, static_cast<int64_t>(i))
+        .Bind(3, job.tasks[i].workload_key)
+        .Bind(4, job.tasks[i].trials)
+        .Run();
+  }
+  transaction.Commit();
+}
+
+void JobStore::SetState(const std::string& job_id, const std::string& state) {
+  Transaction transaction(*db_);
+  Statement(*db_, "UPDATE jobs SET state = ? WHERE job_id = ?")
+      .Bind(1, state)
+      .Bind(2, job_id)
+      .Step();
+  if (state == "cancelled" || state == "done") {
+    Statement(*db_, "DELETE FROM job_leases WHERE job_id = ?").Bind(1, job_id).Step();
+  }
+  transaction.Commit();
+}
+
+void JobStore::SaveLease(const StoredLease& lease, int64_t task_started_unix_ms) {
+  Transaction transaction(*db_);
+  Statement(*db_, "INSERT INTO job_leases VALUES (?, ?, ?, ?, ?, ?)")
+      .Bind(1, lease.lease_id)
+      .Bind(2, lease.job_id)
+      .Bind(3, static_cast<int64_t>(lease.task))
+      .Bind(4, lease.worker_id)
+      .Bind(5, static_cast<int64_t>(lease.trials))
+      .Bind(6, static_cast<int64_t>(lease.seed))
+      .Step();
+  Statement(*db_,
+            "UPDATE job_tasks SET started_unix_ms = ? WHERE job_id = ? AND task = ? AND "
+            "started_unix_ms = 0")
+      .Bind(1, task_started_unix_ms)
+      .Bind(2, lease.job_id)
+      .Bind(3, static_cast<int64_t>(lease.task))
+      .Step();
+  transaction.Commit();
+}
+
+void JobStore::DeleteLease(const std::string& lease_id) {
+  Statement(*db_, "DELETE FROM job_leases WHERE lease_id = ?").Bind(1, lease_id).Step();
+}
+
+void JobStore::SaveReport(const StoredLease& lease,
+                          const std::vector<tuning::MeasureRecord>& records,
+                          const jobs::v1::ReportReply& reply, bool exhausted) {
+  Transaction transaction(*db_);
+  Statement insert(*db_, "INSERT INTO job_records VALUES (?, ?, ?, ?, ?, 0)");
+  for (const tuning::MeasureRecord& record : records) {
+    insert.Bind(1, lease.job_id)
+        .Bind(2, static_cast<int64_t>(lease.task))
+        .Bind(3, record.config_index())
+        .Bind(4, lease.lease_id)
+        .BindBlob(5, record.SerializeAsString())
+        .Run();
+  }
+  Statement(*db_, "INSERT INTO job_reports VALUES (?, ?)")
+      .Bind(1, lease.lease_id)
+      .BindBlob(2, reply.SerializeAsString())
+      .Step();
+  Statement(*db_, "DELETE FROM job_leases WHERE lease_id = ?").Bind(1, lease.lease_id).Step();
+  if (exhausted) {
+    Statement(*db_, "UPDATE job_tasks SET exhausted = 1 WHERE job_id = ? AND task = ?")
+        .Bind(1, lease.job_id)
+        .Bind(2, static_cast<int64_t>(lease.task))
+        .Step();
+  }
+  transaction.Commit();
+}
+
+void JobStore::MarkLogged(const std::string& lease_id) {
+  Statement(*db_, "UPDATE job_records SET logged = 1 WHERE lease_id = ?").Bind(1, lease_id).Step();
+}
+
+void JobStore::MarkAllLogged() { db_->Exec("UPDATE job_records SET logged = 1 WHERE logged = 0"); }
+
+}  // namespace tracker
+}  // namespace tessera

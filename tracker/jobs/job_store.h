@@ -1,0 +1,101 @@
+/// \file
+/// `JobStore`: the tuning jobs on disk (SQLite `DIR/jobs.db` beside the tracker's state): jobs
+/// and their tasks, the leases out with workers, the records each job received, and the replies
+/// to reports already taken, so that a restarted tracker loses no job, record or lease.
+#ifndef TESSERA_TRACKER_JOBS_JOB_STORE_H_
+#define TESSERA_TRACKER_JOBS_JOB_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "proto/jobs.pb.h"
+#include "proto/tuning.pb.h"
+
+namespace tessera {
+
+class Database;
+
+namespace tracker {
+
+/// One task of a job as stored.
+struct StoredTask {
+  std::string workload_key;
+  int64_t trials = 0;
+  bool exhausted = false;
+  int64_t started_unix_ms = 0;  ///< first lease (0: none yet)
+};
+
+/// A job as stored.
+struct StoredJob {
+  std::string job_id;
+  int64_t seq = 0;  ///< submission order
+  std::string user, target, rpc_key, tuner, name, state;
+  int priority = 0;
+  int batch_size = 0;
+  int64_t submitted_unix_ms = 0;
+  std::vector<StoredTask> tasks;
+};
+
+/// A lease out with a worker.
+struct StoredLease {
+  std::string lease_id, job_id, worker_id;
+  int task = 0;
+  int trials = 0;
+  uint64_t seed = 0;
+};
+
+/// A record a job received, with where it belongs.
+struct StoredRecord {
+  std::string job_id;
+  int task = 0;
+  tuning::MeasureRecord record;
+  bool logged = false;  ///< already in the shared tuning log
+};
+
+/// Everything `Load` reads back.
+struct StoredJobs {
+  std::vector<StoredJob> jobs;
+  std::vector<StoredLease> leases;
+  std::vector<StoredRecord> records;
+  std::vector<std::pair<std::string, jobs::v1::ReportReply>> reports;  ///< by lease id
+};
+
+/// The jobs database; not thread-safe (the job service calls it under its lock).
+class JobStore {
+ public:
+  /// Opens (creating when missing) `dir/jobs.db`. Throws `ConfigError` naming the path when the
+  /// directory or database cannot be used (then, and on any later failure).
+  explicit JobStore(const std::string& dir);
+  ~JobStore();
+  JobStore(const JobStore&) = delete;
+  JobStore& operator=(const JobStore&) = delete;
+
+  /// Everything saved.
+  StoredJobs Load() const;
+  /// Saves a new job and its tasks.
+  void SaveJob(const StoredJob& job);
+  /// Sets a job's state ("cancelled", "done").
+  void SetState(const std::string& job_id, const std::string& state);
+  /// Saves a lease and, on a task's first lease, when the task started.
+  void SaveLease(const StoredLease& lease, int64_t task_started_unix_ms);
+  /// Forgets a lease (expired or cancelled).
+  void DeleteLease(const std::string& lease_id);
+  /// In one transaction: the report's records (not yet logged), its reply, the end of its lease
+  /// and the task's exhaustion.
+  void SaveReport(const StoredLease& lease, const std::vector<tuning::MeasureRecord>& records,
+                  const jobs::v1::ReportReply& reply, bool exhausted);
+  /// Marks the records of a lease's report as written to the shared log.
+  void MarkLogged(const std::string& lease_id);
+  /// Marks every record as written to the shared log.
+  void MarkAllLogged();
+
+ private:
+  std::unique_ptr<Database> db_;
+};
+
+}  // namespace tracker
+}  // namespace tessera
+
+#endif  // TESSERA_TRACKER_JOBS_JOB_STORE_H_
