@@ -40,6 +40,15 @@ grpc::Status SandboxStatus(const SandboxError& e) {
                       e.what());
 }
 
+// Loading an uploaded file in a worker: a shared library (module) or a model artifact.
+device::v1::WorkerRequest LoadRequest(bool model, int64_t id, const std::string& path) {
+  device::v1::WorkerRequest request;
+  device::v1::LoadInWorker* load = model ? request.mutable_load_model() : request.mutable_load();
+  load->set_module_id(id);
+  load->set_path(path);
+  return request;
+}
+
 }  // namespace
 
 DeviceService::DeviceService(DeviceOptions options)
@@ -184,21 +193,13 @@ void DeviceService::EnsureWorker(Session& session) {
     if (!reply.ok())
       throw WorkerFailure("mapping array " + std::to_string(id) + ": " + reply.error());
   }
-  for (const auto& [id, path] : session.modules) {
-    device::v1::WorkerRequest request;
-    request.mutable_load()->set_module_id(id);
-    request.mutable_load()->set_path(path);
-    device::v1::WorkerReply reply =
-        session.worker->Call(request, -1, options_.call_timeout_ms, "reloading modules");
-    if (!reply.ok()) throw WorkerFailure("reloading module " + path + ": " + reply.error());
-  }
-  for (const auto& [id, path] : session.models) {
-    device::v1::WorkerRequest request;
-    request.mutable_load_model()->set_module_id(id);
-    request.mutable_load_model()->set_path(path);
-    device::v1::WorkerReply reply =
-        session.worker->Call(request, -1, options_.call_timeout_ms, "reloading models");
-    if (!reply.ok()) throw WorkerFailure("reloading model " + path + ": " + reply.error());
+  for (bool model : {false, true}) {
+    const std::string kind = model ? "model" : "module";
+    for (const auto& [id, path] : model ? session.models : session.modules) {
+      device::v1::WorkerReply reply = session.worker->Call(
+          LoadRequest(model, id, path), -1, options_.call_timeout_ms, "reloading " + kind + "s");
+      if (!reply.ok()) throw WorkerFailure("reloading " + kind + " " + path + ": " + reply.error());
+    }
   }
 }
 
@@ -220,29 +221,35 @@ grpc::Status DeviceService::RunInWorker(Session& session, const device::v1::Work
   return grpc::Status::OK;
 }
 
-grpc::Status DeviceService::LoadModule(grpc::ServerContext*,
-                                       const device::v1::LoadModuleRequest* request,
-                                       device::v1::LoadModuleReply* reply) {
+grpc::Status DeviceService::LoadUpload(const std::string& session_id, const std::string& name,
+                                       bool model, int64_t* id, device::v1::WorkerReply* reply) {
   grpc::Status status;
-  std::shared_ptr<Session> session = Find(request->session_id(), &status);
+  std::shared_ptr<Session> session = Find(session_id, &status);
   if (!session) return status;
   std::lock_guard<std::mutex> lock(session->mu);
   std::string path;
   try {
-    path = session->sandbox->PathOf(request->name());
+    path = session->sandbox->PathOf(name);
   } catch (const SandboxError& e) {
     return SandboxStatus(e);
   }
-  int64_t id = session->next_id++;
-  device::v1::WorkerRequest load;
-  load.mutable_load()->set_module_id(id);
-  load.mutable_load()->set_path(path);
-  device::v1::WorkerReply worker_reply;
-  status = RunInWorker(*session, load, "loading module '" + request->name() + "'", &worker_reply);
+  *id = session->next_id++;
+  status = RunInWorker(*session, LoadRequest(model, *id, path),
+                       (model ? "loading model '" : "loading module '") + name + "'", reply);
   if (!status.ok()) return status;
-  session->modules[id] = path;
-  reply->set_module_id(id);
+  (model ? session->models : session->modules)[*id] = path;
   return grpc::Status::OK;
+}
+
+grpc::Status DeviceService::LoadModule(grpc::ServerContext*,
+                                       const device::v1::LoadModuleRequest* request,
+                                       device::v1::LoadModuleReply* reply) {
+  int64_t id;
+  device::v1::WorkerReply worker_reply;
+  grpc::Status status =
+      LoadUpload(request->session_id(), request->name(), /*model=*/false, &id, &worker_reply);
+  if (status.ok()) reply->set_module_id(id);
+  return status;
 }
 
 grpc::Status DeviceService::AllocArray(grpc::ServerContext*,
@@ -405,26 +412,12 @@ grpc::Status DeviceService::Time(grpc::ServerContext*, const device::v1::TimeReq
 grpc::Status DeviceService::LoadModel(grpc::ServerContext*,
                                       const device::v1::LoadModelRequest* request,
                                       device::v1::LoadModelReply* reply) {
-  grpc::Status status;
-  std::shared_ptr<Session> session = Find(request->session_id(), &status);
-  if (!session) return status;
-  std::lock_guard<std::mutex> lock(session->mu);
-  std::string path;
-  try {
-    path = session->sandbox->PathOf(request->name());
-  } catch (const SandboxError& e) {
-    return SandboxStatus(e);
-  }
-  int64_t id = session->next_id++;
-  device::v1::WorkerRequest load;
-  load.mutable_load_model()->set_module_id(id);
-  load.mutable_load_model()->set_path(path);
+  int64_t id;
   device::v1::WorkerReply worker_reply;
-  status = RunInWorker(*session, load, "loading model '" + request->name() + "'", &worker_reply);
-  if (!status.ok()) return status;
-  session->models[id] = path;
-  *reply = worker_reply.model();
-  return grpc::Status::OK;
+  grpc::Status status =
+      LoadUpload(request->session_id(), request->name(), /*model=*/true, &id, &worker_reply);
+  if (status.ok()) *reply = worker_reply.model();
+  return status;
 }
 
 grpc::Status DeviceService::RunModel(grpc::ServerContext*,

@@ -101,6 +101,8 @@ class DeviceService final
   grpc::Status RunInWorker(Session& session, const device::v1::WorkerRequest& request,
                            const std::string& what, device::v1::WorkerReply* reply);
   void EnsureWorker(Session& session);
+  grpc::Status LoadUpload(const std::string& session_id, const std::string& name, bool model,
+                          int64_t* id, device::v1::WorkerReply* reply);
   std::shared_ptr<SharedArray> FindArray(Session& session, int64_t id, grpc::Status* status);
 
   DeviceOptions options_;

@@ -12,11 +12,7 @@ fi
 if [ ! -x /usr/bin/qemu-aarch64 ] || [ ! -d /usr/aarch64-linux-gnu ]; then
   echo "skipped: qemu-aarch64 (Debian qemu-user) or the aarch64 sysroot is not installed"; exit 0
 fi
-failures=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
+. tests/testing/checks.sh
 
 /usr/bin/python3 tests/compiler/driver/models/make_op_models.py "$dir" >/dev/null || exit 1
 m="$dir/conv_bn_add_relu"  # convolution, folded batch norm, residual add, ReLU
@@ -46,5 +42,4 @@ tol = 1e-4 * np.abs(x).max()
 print('max |arm - x86| =', np.abs(a - x).max(), 'max |arm - torch| =', np.abs(a - ref).max())
 sys.exit(0 if np.allclose(a, x, rtol=1e-4, atol=tol) and np.allclose(a, ref, rtol=1e-4, atol=tol) else 1)"
 
-echo "$failures failures"
-test "$failures" -eq 0
+checks_done

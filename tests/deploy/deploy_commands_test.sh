@@ -8,17 +8,7 @@ tessera=cli/tessera
 runner=deploy/tessera-run
 example=deploy/run_model_example
 dir="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
-same_npy() {  # same_npy A B: bitwise equal arrays
-  /usr/bin/python3 -c "
-import numpy as np, sys
-a, b = np.load('$1'), np.load('$2')
-sys.exit(0 if a.shape == b.shape and (a == b).all() else 1)"
-}
+. tests/testing/checks.sh
 
 /usr/bin/python3 tests/compiler/driver/models/make_op_models.py "$dir" >/dev/null || exit 1
 m="$dir/conv_bn_add_relu"
@@ -131,5 +121,4 @@ bytes=$(stat -c %s "$dir/runner.stripped")
 echo "stripped tessera-run: $bytes bytes (limit $((400 * 1024)))"
 check "stripped runner is at most 400 KB" test "$bytes" -le $((400 * 1024))
 
-echo "$failures failures"
-test "$failures" -eq 0
+checks_done

@@ -1,22 +1,13 @@
 #!/usr/bin/env bash
 # `tessera run model.tsr --rpc-tracker … --rpc-key …` on a loopback fleet: the device's outputs are
-# bitwise those of the local `tessera run`; an artifact the device refuses (a CPU feature it lacks)
+# bitwise those of the local `tessera run` (a C-target artifact's too, its kernels compiled on the
+# device); an artifact the device refuses (a CPU feature it lacks)
 # gives the device's message; a device killed mid-run gives "device lost" and exit 1, not a hang.
 # Leaves no process behind.
 set -uo pipefail
 tessera=$1 tracker_binary=$2 server_binary=$3 helper=$4 model=$5
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/remote-run-test.XXXXXX")
-failures=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
-same_npy() {  # same_npy A B: bitwise equal arrays
-  /usr/bin/python3 -c "
-import numpy as np, sys
-a, b = np.load('$1'), np.load('$2')
-sys.exit(0 if a.shape == b.shape and (a == b).all() else 1)"
-}
+. tests/testing/checks.sh
 . "$helper"
 DAEMON_PIDS=$work/pids
 trap daemon_stop_all EXIT
@@ -49,6 +40,12 @@ $tessera run "$work/model.tsr" "${fleet[@]}" --input "$input=$work/x.npy" \
   --output "$work/remote_x.npy" >/dev/null
 check "given inputs: the device's output is the local run's" \
   same_npy "$work/local_x.npy" "$work/remote_x.npy"
+# A C-target artifact: the device compiles its kernels when it loads the model.
+$tessera compile "$model" --target c -o "$work/c.tsr" >/dev/null 2>&1
+$tessera run "$work/c.tsr" --output "$work/local_c.npy" >/dev/null
+$tessera run "$work/c.tsr" "${fleet[@]}" --output "$work/remote_c.npy" >/dev/null
+check "a C-target artifact, compiled on the device, gives the local run's output" \
+  same_npy "$work/local_c.npy" "$work/remote_c.npy"
 json=$($tessera run "$work/model.tsr" "${fleet[@]}" --json --repeat 2)
 check "--json gives the device's timings" grep -q '"load_ms":.*"first_run_ms":.*"median_ms":' <<<"$json"
 err=$($tessera run "$work/model.tsr" --rpc-tracker "$tracker" 2>&1 >/dev/null)
@@ -99,5 +96,4 @@ check "... saying 'device lost'" grep -q "device lost" "$work/doomed.err"
 cat "$work/doomed.err"
 echo "the run on the doomed device ended $(($(date +%s) - start)) s after it started"
 
-[ "$failures" -eq 0 ] && echo "all checks passed"
-exit $((failures > 0))
+checks_done
