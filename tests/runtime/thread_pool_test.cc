@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <chrono>
@@ -156,6 +158,100 @@ TEST(ThreadPoolTest, ExceptionsPropagateFromParallelFor) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "task 5 failed");
   }
+}
+
+// Counts, per task, how often each of a launch's tasks ran. Each task works about a microsecond
+// first: with empty tasks the launcher would claim them all before a worker woke up.
+struct Hits {
+  explicit Hits(int n) : counts(n) {}
+  std::vector<std::atomic<int>> counts;
+  static int Body(int task, TesseraParallelGroupEnv*, void* cdata) {
+    for (volatile int i = 0; i < 500; i = i + 1) {
+    }
+    static_cast<Hits*>(cdata)->counts[task]++;
+    return 0;
+  }
+};
+
+// With every pool thread on one core, each wait (a worker for the next launch, the launcher for
+// a worker's task, a barrier) finds the thread it waits for queued behind it on that core: the
+// waits go through their yielding and blocking stages on every launch.
+TEST(ThreadPoolTest, LaunchesWithAllThreadsOnOneCoreRunEveryTaskOnce) {
+  Hits hits(3);
+  struct Phases {
+    std::atomic<int> arrived{0};
+    std::atomic<int> wrong{0};
+  } phases;
+  auto phased = [](int task, TesseraParallelGroupEnv* env, void* cdata) -> int {
+    auto* p = static_cast<Phases*>(cdata);
+    p->arrived++;
+    TesseraBackendParallelBarrier(task, env);
+    if (p->arrived.load() % env->num_task != 0) p->wrong++;
+    TesseraBackendParallelBarrier(task, env);
+    return 0;
+  };
+  int failed_launches = 0;
+  std::thread caller([&] {
+    // The pool's workers inherit the affinity of the thread that creates them.
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+    SetNumThreads(3);
+    for (int launch = 0; launch < 2000; ++launch) {
+      if (TesseraBackendParallelLaunch(Hits::Body, &hits, 0) != 0) failed_launches++;
+    }
+    for (int launch = 0; launch < 200; ++launch) {
+      if (TesseraBackendParallelLaunch(phased, &phases, 3) != 0) failed_launches++;
+    }
+    SetNumThreads(0);  // joins the pinned workers; later tests get a fresh pool
+  });
+  caller.join();
+  EXPECT_EQ(failed_launches, 0);
+  for (auto& h : hits.counts) EXPECT_EQ(h.load(), 2000);
+  EXPECT_EQ(phases.arrived.load(), 600);
+  EXPECT_EQ(phases.wrong.load(), 0);
+}
+
+// Launches from several application threads at once share one pool: each launch runs exactly
+// its own tasks, once each.
+TEST(ThreadPoolTest, ConcurrentCallersRunTheirOwnTasksOnce) {
+  SetNumThreads(2);
+  Hits first(2), second(5);
+  auto run = [](Hits* hits, int tasks) {
+    for (int launch = 0; launch < 3000; ++launch) {
+      ASSERT_EQ(TesseraBackendParallelLaunch(Hits::Body, hits, tasks), 0);
+    }
+  };
+  std::thread a(run, &first, 0), b(run, &second, 5);
+  a.join();
+  b.join();
+  for (auto& h : first.counts) EXPECT_EQ(h.load(), 3000);
+  for (auto& h : second.counts) EXPECT_EQ(h.load(), 3000);
+}
+
+// Resizing the pool destroys it: its workers must be woken and joined whether they are spinning
+// (right after a launch) or blocked (after a pause longer than their active wait).
+TEST(ThreadPoolTest, ResizingJoinsSpinningAndSleepingWorkers) {
+  Hits hits(4);
+  for (int round = 0; round < 20; ++round) {
+    SetNumThreads(round % 2 == 0 ? 4 : 3);
+    ASSERT_EQ(TesseraBackendParallelLaunch(Hits::Body, &hits, 4), 0);
+    if (round % 4 < 2) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  SetNumThreads(0);
+  for (auto& h : hits.counts) EXPECT_EQ(h.load(), 20);
+}
+
+// A failed launch leaves nothing behind: the next one reports success and runs every task.
+TEST(ThreadPoolTest, LaunchAfterFailuresSucceeds) {
+  SetNumThreads(2);
+  auto fails = [](int, TesseraParallelGroupEnv*, void*) -> int { return -3; };
+  EXPECT_EQ(TesseraBackendParallelLaunch(fails, nullptr, 2), -3);
+  EXPECT_THROW(ParallelFor(4, [](int) { throw Error("task failed"); }), Error);
+  Hits hits(2);
+  EXPECT_EQ(TesseraBackendParallelLaunch(Hits::Body, &hits, 0), 0);
+  for (auto& h : hits.counts) EXPECT_EQ(h.load(), 1);
 }
 
 TEST(ThreadPoolTest, ThreadCountFromEnvironment) {
