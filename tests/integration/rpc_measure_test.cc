@@ -6,9 +6,13 @@
 #include <cstdlib>
 #include <random>
 
+#include "common/error.h"
+#include "compiler/codegen/cuda/nvrtc.h"
 #include "compiler/space/mutation.h"
 #include "fleet/client/remote_session.h"
+#include "runtime/cuda_devices.h"
 #include "tests/integration/fleet_fixture.h"
+#include "tuner/measure/device_arch.h"
 #include "tuner/measure/rpc_measurer.h"
 #include "tuner/tune/tune_task.h"
 
@@ -134,6 +138,66 @@ TEST(RpcMeasureTest, NoDeviceLeftIsADeviceLostOutcome) {
   MeasureOutcome o = measurer.Measure({task.config_space().Get(3)})[0];
   EXPECT_EQ(o.error, tuning::DEVICE_LOST) << o.message;
   EXPECT_THAT(o.message, ::testing::HasSubstr("on device key 'cpu'"));
+}
+
+// A server reports the GPUs its CUDA driver lists (none here: zero, silently), and a cuda task
+// sent to a key without a fitting GPU is refused when the session opens, before any upload, naming
+// the target, the key and the server; the refused device goes back to the tracker at once.
+TEST(RpcMeasureTest, ServersReportTheirGpusAndACudaTargetWithoutOneIsRefused) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  std::vector<runtime::CUDADeviceProperties> local = runtime::ListCUDADevices();
+  tracker::v1::FleetStatus status = fleet.Client()->Status();
+  ASSERT_EQ(status.servers_size(), 1);
+  const tracker::v1::ServerStatus& server = status.servers(0);
+  ASSERT_EQ(server.info().gpus_size(), static_cast<int>(local.size()));
+  for (size_t i = 0; i < local.size(); ++i) {
+    EXPECT_EQ(server.info().gpus(i).name(), local[i].name);
+    EXPECT_EQ(server.info().gpus(i).arch(), local[i].arch());
+    EXPECT_EQ(server.info().gpus(i).memory_bytes(), local[i].memory_bytes);
+  }
+  // Without a GPU any cuda target is refused; with one, an -arch newer than it.
+  std::string target =
+      local.empty() ? "cuda -arch=sm_80"
+                    : "cuda -arch=sm_" + std::to_string(local[0].major * 10 + local[0].minor + 10);
+  fleet::SessionOptions request;
+  request.key = "cpu";
+  request.queue_timeout_ms = 5000;
+  try {
+    tuner::OpenSessionForTarget(fleet.Client(), request, target);
+    FAIL() << target << " was accepted by a server with " << local.size() << " GPUs";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("target '" + target + "'"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("device key 'cpu' gave server " + server.address()));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(local.empty() ? "which reports no GPU"
+                                                             : "whose GPU 0 (" + local[0].name));
+  }
+  request.queue_timeout_ms = 2000;
+  EXPECT_EQ(fleet::RemoteSession::Open(fleet.Client(), request)->grant().server_address(),
+            server.address());
+}
+
+// The tuner's own path: candidates built for a cuda target (NVRTC here) are refused on the
+// GPU-less device before the first upload, a user error rather than a failed record per candidate.
+TEST(RpcMeasureTest, ACudaTaskOnAKeyWithoutGpuIsRefusedBeforeAnyUpload) {
+  std::string why;
+  if (!codegen::NVRTCAvailable(&why)) GTEST_SKIP() << "no NVRTC: " << why;
+  if (!runtime::ListCUDADevices().empty()) GTEST_SKIP() << "this machine's server has a GPU";
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  tuner::Task task("dense.cuda(16,16,16,float32)", "cuda -arch=sm_80");
+  RpcMeasureOptions options = Options(fleet);
+  std::vector<std::string> steps;
+  options.before_step = [&](const std::string& step) { steps.push_back(step); };
+  RpcMeasurer measurer(task, options);
+  try {
+    measurer.Measure({task.config_space().Fallback()});
+    FAIL() << "a cuda task was measured on a server without GPU";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("target 'cuda -arch=sm_80' runs on a CUDA GPU, but "
+                                               "device key 'cpu' gave server "));
+  }
+  EXPECT_EQ(steps, std::vector<std::string>{"open"});  // nothing uploaded
 }
 
 }  // namespace
