@@ -11,6 +11,8 @@
 #include "compiler/space/mutation.h"
 #include "fleet/client/remote_session.h"
 #include "runtime/cuda_devices.h"
+#include "runtime/cuda_module.h"
+#include "runtime/data_type.h"
 #include "tests/integration/fleet_fixture.h"
 #include "tuner/measure/device_arch.h"
 #include "tuner/measure/rpc_measurer.h"
@@ -198,6 +200,51 @@ TEST(RpcMeasureTest, ACudaTaskOnAKeyWithoutGpuIsRefusedBeforeAnyUpload) {
                                                "device key 'cpu' gave server "));
   }
   EXPECT_EQ(steps, std::vector<std::string>{"open"});  // nothing uploaded
+}
+
+// A CUDA candidate (launchers + PTX, as `export_library` writes it; a stand-in PTX here, so no
+// NVRTC is needed) uploads and loads on any server, whatever its file name. Without a GPU its call
+// and its timing fail with the runtime's "no CUDA device" message as a call failure: a failed
+// candidate (RUNTIME_ERROR), not a lost device, and the session goes on.
+TEST(RpcMeasureTest, ACudaModuleOnAServerWithoutGpuIsAFailedCandidateNotALostDevice) {
+  if (!runtime::ListCUDADevices().empty()) GTEST_SKIP() << "this machine's server has a GPU";
+  runtime::CUDAHostFunction f;
+  f.name = "scale";
+  f.args = {{runtime::MakeDataType(kDLFloat, 32), {8}}, {runtime::MakeDataType(kDLFloat, 32), {8}}};
+  f.launches = {{"scale_kernel0", {1, 1, 1}, {8, 1, 1}, {1, 0}}};
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/cuda_candidate.so";
+  runtime::CUDAModuleCreate("// ptx\n.version 8.0\n", {f}).export_library(path);
+
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  fleet::SessionOptions request;
+  request.key = "cpu";
+  request.queue_timeout_ms = 5000;
+  auto session = fleet::RemoteSession::Open(fleet.Client(), request);
+  session->UploadFile("candidate_0.so", path);
+  int64_t module = session->LoadModule("candidate_0.so");
+  int64_t a = session->AllocArray({8}, "float32");
+  int64_t b = session->AllocArray({8}, "float32");
+  std::vector<fleet::RemoteArg> args = {fleet::RemoteArg::Array(a), fleet::RemoteArg::Array(b)};
+  for (int timed = 0; timed < 2; ++timed) {
+    try {
+      if (timed) {
+        session->Time(module, "scale", args, 1, 1);
+      } else {
+        session->Call(module, "scale", args);
+      }
+      FAIL() << "a CUDA module ran on a server without GPU";
+    } catch (const fleet::FleetError& e) {
+      EXPECT_EQ(e.code(), fleet::FleetErrorCode::kCallFailed) << e.what();
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("no CUDA device: "));
+      EXPECT_EQ(tuner::ErrorKindOfFleetFailure(e), tuning::RUNTIME_ERROR);
+    }
+  }
+  float in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {};
+  session->CopyIn(a, in, sizeof(in));
+  session->CopyOut(a, out, sizeof(out));
+  EXPECT_EQ(std::vector<float>(out, out + 8), std::vector<float>(in, in + 8));
 }
 
 }  // namespace
