@@ -202,6 +202,30 @@ TEST(RpcMeasureTest, ACudaTaskOnAKeyWithoutGpuIsRefusedBeforeAnyUpload) {
   EXPECT_EQ(steps, std::vector<std::string>{"open"});  // nothing uploaded
 }
 
+// The same refusal from the command line: `tessera tune` stops with exit 2 (bad input) and the
+// message, and its log holds no record of the refused candidates.
+TEST(RpcMeasureTest, TesseraTuneRefusesACudaTargetOnAKeyWithoutGpu) {
+  std::string why;
+  if (!codegen::NVRTCAvailable(&why)) GTEST_SKIP() << "no NVRTC: " << why;
+  if (!runtime::ListCUDADevices().empty()) GTEST_SKIP() << "this machine's server has a GPU";
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string db = std::string(dir ? dir : "/tmp") + "/refused_cuda.db";
+  std::string out;
+  EXPECT_EQ(testing::RunCommand("cli/tessera tune --task 'dense.cuda(16,16,16,float32)' --target "
+                                "'cuda -arch=sm_80' --trials 2 --db " +
+                                    db + " --rpc-tracker " + fleet.tracker_address() +
+                                    " --rpc-key cpu 2>&1",
+                                &out),
+            2)
+      << out;
+  EXPECT_THAT(out, ::testing::HasSubstr("error: target 'cuda -arch=sm_80' runs on a CUDA GPU, but "
+                                        "device key 'cpu' gave server 127.0.0.1:"))
+      << out;
+  EXPECT_TRUE(tuner::TuningLog::Open(db)->List({}).empty());
+}
+
 // A CUDA candidate (launchers + PTX, as `export_library` writes it; a stand-in PTX here, so no
 // NVRTC is needed) uploads and loads on any server, whatever its file name. Without a GPU its call
 // and its timing fail with the runtime's "no CUDA device" message as a call failure: a failed
