@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <string>
 
 #include "cli/commands.h"
 #include "common/command_line.h"
@@ -15,6 +17,19 @@ namespace tessera {
 namespace cli {
 namespace {
 
+// "no GPU", or "2 GPUs: NVIDIA H100 (sm_90, 81559 MiB), ...", for the servers' lines.
+std::string DescribeGpus(const tracker::v1::DeviceInfo& info) {
+  if (info.gpus().empty()) return "no GPU";
+  std::ostringstream out;
+  out << info.gpus_size() << (info.gpus_size() == 1 ? " GPU: " : " GPUs: ");
+  for (int i = 0; i < info.gpus_size(); ++i) {
+    const tracker::v1::GpuInfo& gpu = info.gpus(i);
+    out << (i ? ", " : "") << gpu.name() << " (" << gpu.arch() << ", " << (gpu.memory_bytes() >> 20)
+        << " MiB)";
+  }
+  return out.str();
+}
+
 void PrintTable(const tracker::v1::FleetStatus& status, std::ostream& out) {
   out << "servers:\n";
   if (status.servers().empty()) out << "  (none)\n";
@@ -22,7 +37,7 @@ void PrintTable(const tracker::v1::FleetStatus& status, std::ostream& out) {
     out << "  " << std::left << std::setw(16) << server.key() << std::setw(6) << server.state()
         << std::setw(24) << server.address() << server.info().arch() << ", "
         << server.info().cores() << " cores, " << (server.info().memory_bytes() >> 20) << " MiB, '"
-        << server.info().target() << "', ";
+        << server.info().target() << "', " << DescribeGpus(server.info()) << ", ";
     if (server.last_heartbeat_age_ms() < 0) {
       out << "no heartbeat since the tracker started\n";
     } else {

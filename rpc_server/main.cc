@@ -22,6 +22,7 @@
 #include "rpc_server/dial_out.h"
 #include "rpc_server/tracker_link.h"
 #include "rpc_server/worker.h"
+#include "runtime/cuda_devices.h"
 
 namespace {
 
@@ -34,6 +35,14 @@ tessera::tracker::v1::DeviceInfo DescribeDevice(const std::string& target) {
   info.set_cores(static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
   info.set_memory_bytes(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
   info.set_target(target.empty() ? "llvm -mtriple=" + info.arch() + "-linux-gnu" : target);
+  // Reported so that the tuner refuses a cuda target on a key without a fitting GPU before any
+  // upload; no driver means zero GPUs, silently, as on every CPU-only board.
+  for (const tessera::runtime::CUDADeviceProperties& gpu : tessera::runtime::ListCUDADevices()) {
+    tessera::tracker::v1::GpuInfo* out = info.add_gpus();
+    out->set_name(gpu.name);
+    out->set_arch(gpu.arch());
+    out->set_memory_bytes(gpu.memory_bytes);
+  }
   return info;
 }
 

@@ -7,13 +7,18 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "deploy/artifact.h"
 #include "deploy/run_model.h"
 #include "rpc_server/worker.h"
+#include "runtime/cuda_module.h"
 #include "runtime/data_type.h"
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
@@ -24,6 +29,8 @@ namespace fleet {
 namespace {
 
 using runtime::NDArray;
+
+constexpr DLDevice kGpu{kDLCUDA, 0};  // sessions measure on the server's GPU 0
 
 // Keeps what a mapped DLTensor points at alive until the runtime lets go of it.
 struct MappedTensor {
@@ -82,7 +89,7 @@ class Worker {
         arrays_.erase(request.free_array());
         break;
       case device::v1::WorkerRequest::kLoad:
-        modules_[request.load().module_id()] = runtime::Module::LoadFromFile(request.load().path());
+        modules_[request.load().module_id()] = LoadModuleFile(request.load().path());
         break;
       case device::v1::WorkerRequest::kCall:
         Invoke(request.call(), nullptr);
@@ -142,19 +149,47 @@ class Worker {
           throw runtime::Error("argument " + std::to_string(i) + " has no value");
       }
     }
+    // The session's arrays are host memory shared with the server; a CUDA function gets device
+    // copies of them (without a GPU, allocating one throws "no CUDA device: ..."), and every one
+    // is copied back after the call, as the function may have written any of them.
+    const bool gpu = module->second.type_key() == "cuda";
+    std::vector<std::pair<NDArray, NDArray>> mirrors;  // (session array, device copy)
+    for (int i = 0; gpu && i < call.args_size(); ++i) {
+      if (codes[i] != kTesseraDLTensorHandle) continue;
+      NDArray host = arrays_.at(call.args(i).array_id());
+      std::vector<int64_t> shape(host->shape, host->shape + host->ndim);
+      NDArray device = NDArray::Empty(shape, host->dtype, kGpu);
+      device.CopyFrom(host);
+      values[i].v_handle = device.get();
+      mirrors.emplace_back(host, device);
+    }
     runtime::PackedArgs args(values.data(), codes.data(), call.args_size());
     if (time == nullptr) {
       runtime::RetValue ignored;
       func.CallPacked(args, &ignored);
+      for (auto& [host, device] : mirrors) host.CopyFrom(device);
       return;
     }
     runtime::TimeEvaluatorOptions options;
     options.number = time->number();
     options.repeat = time->repeat();
     options.min_repeat_ms = time->min_repeat_ms();
-    for (double seconds : runtime::TimeFunction(func, runtime::CPUDevice(), options, args)) {
+    for (double seconds :
+         runtime::TimeFunction(func, gpu ? kGpu : runtime::CPUDevice(), options, args)) {
       reply->add_seconds(seconds);
     }
+    for (auto& [host, device] : mirrors) host.CopyFrom(device);
+  }
+
+  // A CUDA module's export (its launchers and PTX, a text file that starts with
+  // "tessera-cuda-module") or a shared library, whatever the uploaded file's name.
+  static runtime::Module LoadModuleFile(const std::string& path) {
+    static const std::string kMagic = "tessera-cuda-module";
+    std::string head(kMagic.size(), '\0');
+    std::ifstream file(path, std::ios::binary);
+    file.read(&head[0], static_cast<std::streamsize>(head.size()));
+    if (file && head == kMagic) return runtime::LoadCUDAModule(path);
+    return runtime::Module::LoadFromFile(path);
   }
 
   static void Describe(const runtime::ExecTensor& tensor, device::v1::TensorInfo* info) {

@@ -5,7 +5,9 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
+#include "runtime/cuda_devices.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/error.h"
 #include "runtime/time_evaluator.h"
@@ -26,7 +28,9 @@ class CUDADriverAPI final : public DeviceAPI {
     }
     bool ok =
         Bind(&t_.cuInit, "cuInit") && Bind(&t_.cuDeviceGetCount, "cuDeviceGetCount") &&
-        Bind(&t_.cuDeviceGet, "cuDeviceGet") &&
+        Bind(&t_.cuDeviceGet, "cuDeviceGet") && Bind(&t_.cuDeviceGetName, "cuDeviceGetName") &&
+        Bind(&t_.cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+        Bind(&t_.cuDeviceTotalMem, "cuDeviceTotalMem_v2") &&
         Bind(&t_.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
         Bind(&t_.cuCtxSetCurrent, "cuCtxSetCurrent") &&
         Bind(&t_.cuCtxSynchronize, "cuCtxSynchronize") && Bind(&t_.cuMemAlloc, "cuMemAlloc_v2") &&
@@ -83,6 +87,7 @@ class CUDADriverAPI final : public DeviceAPI {
     if (!error_.empty()) throw Error(error_);
     return count_;
   }
+  const CUDADriverTable& table() const { return t_; }
 
   // Makes device `id`'s primary context current on this thread; the driver's table.
   const CUDADriverTable& Activate(int id) {
@@ -142,6 +147,32 @@ DeviceAPI* CUDADeviceAPI() { return Driver(); }
 const CUDADriverTable& CUDADriverActivate(int device_id) { return Driver()->Activate(device_id); }
 
 void CUDACheck(CUresult result, const char* what) { Driver()->Check(result, what); }
+
+std::vector<CUDADeviceProperties> ListCUDADevices() {
+  // The driver's attribute numbers (cuda.h's CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR).
+  constexpr int kMajor = 75, kMinor = 76;
+  std::vector<CUDADeviceProperties> gpus;
+  int count = 0;
+  try {
+    count = Driver()->DeviceCount();
+  } catch (const Error&) {
+    return gpus;  // no driver or no device: zero GPUs, which is an answer, not an error
+  }
+  const CUDADriverTable& t = Driver()->table();
+  for (int i = 0; i < count; ++i) {
+    CUdevice dev = 0;
+    if (t.cuDeviceGet(&dev, i) != 0) continue;
+    CUDADeviceProperties gpu;
+    char name[256] = {};
+    if (t.cuDeviceGetName(name, sizeof(name) - 1, dev) == 0) gpu.name = name;
+    t.cuDeviceGetAttribute(&gpu.major, kMajor, dev);
+    t.cuDeviceGetAttribute(&gpu.minor, kMinor, dev);
+    size_t bytes = 0;
+    if (t.cuDeviceTotalMem(&bytes, dev) == 0) gpu.memory_bytes = static_cast<int64_t>(bytes);
+    gpus.push_back(gpu);
+  }
+  return gpus;
+}
 
 double CUDAElapsedSeconds(int device_id, const std::function<void()>& run) {
   const CUDADriverTable& drv = CUDADriverActivate(device_id);

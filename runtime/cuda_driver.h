@@ -26,6 +26,9 @@ struct CUDADriverTable {
   CUresult (*cuInit)(unsigned int);                                     ///< driver API
   CUresult (*cuDeviceGetCount)(int*);                                   ///< driver API
   CUresult (*cuDeviceGet)(CUdevice*, int);                              ///< driver API
+  CUresult (*cuDeviceGetName)(char*, int, CUdevice);                    ///< driver API
+  CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice);                ///< driver API
+  CUresult (*cuDeviceTotalMem)(size_t*, CUdevice);                      ///< cuDeviceTotalMem_v2
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);           ///< driver API
   CUresult (*cuCtxSetCurrent)(CUcontext);                               ///< driver API
   CUresult (*cuCtxSynchronize)();                                       ///< driver API

@@ -78,6 +78,7 @@ check "chromium rendered the page" grep -q "<h1>Tessera tracker</h1>" "$dir/dom.
 check "the page read the endpoints" grep -q 'id="status" class="">updated ' "$dir/dom.html"
 check "the server's key is shown" grep -q "<td>dash-board-cpu</td>" "$dir/dom.html"
 check "its server is free" grep -q '<td class="free">free</td>' "$dir/dom.html"
+check "its GPUs are shown (none here)" grep -q '<td class="gpus">none</td>' "$dir/dom.html"
 check "a workload's best record is shown" \
   grep -q '<td>dense.x86(64,64,64,float32)</td><td>llvm -mcpu=znver3</td><td class="num">1.2500 ms</td><td class="num">7</td>' "$dir/dom.html"
 check "a workload without a success shows no best" \

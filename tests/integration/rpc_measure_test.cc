@@ -6,9 +6,15 @@
 #include <cstdlib>
 #include <random>
 
+#include "common/error.h"
+#include "compiler/codegen/cuda/nvrtc.h"
 #include "compiler/space/mutation.h"
 #include "fleet/client/remote_session.h"
+#include "runtime/cuda_devices.h"
+#include "runtime/cuda_module.h"
+#include "runtime/data_type.h"
 #include "tests/integration/fleet_fixture.h"
+#include "tuner/measure/device_arch.h"
 #include "tuner/measure/rpc_measurer.h"
 #include "tuner/tune/tune_task.h"
 
@@ -134,6 +140,135 @@ TEST(RpcMeasureTest, NoDeviceLeftIsADeviceLostOutcome) {
   MeasureOutcome o = measurer.Measure({task.config_space().Get(3)})[0];
   EXPECT_EQ(o.error, tuning::DEVICE_LOST) << o.message;
   EXPECT_THAT(o.message, ::testing::HasSubstr("on device key 'cpu'"));
+}
+
+// A server reports the GPUs its CUDA driver lists (none here: zero, silently), and a cuda task
+// sent to a key without a fitting GPU is refused when the session opens, before any upload, naming
+// the target, the key and the server; the refused device goes back to the tracker at once.
+TEST(RpcMeasureTest, ServersReportTheirGpusAndACudaTargetWithoutOneIsRefused) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  std::vector<runtime::CUDADeviceProperties> local = runtime::ListCUDADevices();
+  tracker::v1::FleetStatus status = fleet.Client()->Status();
+  ASSERT_EQ(status.servers_size(), 1);
+  const tracker::v1::ServerStatus& server = status.servers(0);
+  ASSERT_EQ(server.info().gpus_size(), static_cast<int>(local.size()));
+  for (size_t i = 0; i < local.size(); ++i) {
+    EXPECT_EQ(server.info().gpus(i).name(), local[i].name);
+    EXPECT_EQ(server.info().gpus(i).arch(), local[i].arch());
+    EXPECT_EQ(server.info().gpus(i).memory_bytes(), local[i].memory_bytes);
+  }
+  // Without a GPU any cuda target is refused; with one, an -arch newer than it.
+  std::string target =
+      local.empty() ? "cuda -arch=sm_80"
+                    : "cuda -arch=sm_" + std::to_string(local[0].major * 10 + local[0].minor + 10);
+  fleet::SessionOptions request;
+  request.key = "cpu";
+  request.queue_timeout_ms = 5000;
+  try {
+    tuner::OpenSessionForTarget(fleet.Client(), request, target);
+    FAIL() << target << " was accepted by a server with " << local.size() << " GPUs";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("target '" + target + "'"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("device key 'cpu' gave server " + server.address()));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(local.empty() ? "which reports no GPU"
+                                                             : "whose GPU 0 (" + local[0].name));
+  }
+  request.queue_timeout_ms = 2000;
+  EXPECT_EQ(fleet::RemoteSession::Open(fleet.Client(), request)->grant().server_address(),
+            server.address());
+}
+
+// The tuner's own path: candidates built for a cuda target (NVRTC here) are refused on the
+// GPU-less device before the first upload, a user error rather than a failed record per candidate.
+TEST(RpcMeasureTest, ACudaTaskOnAKeyWithoutGpuIsRefusedBeforeAnyUpload) {
+  std::string why;
+  if (!codegen::NVRTCAvailable(&why)) GTEST_SKIP() << "no NVRTC: " << why;
+  if (!runtime::ListCUDADevices().empty()) GTEST_SKIP() << "this machine's server has a GPU";
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  tuner::Task task("dense.cuda(16,16,16,float32)", "cuda -arch=sm_80");
+  RpcMeasureOptions options = Options(fleet);
+  std::vector<std::string> steps;
+  options.before_step = [&](const std::string& step) { steps.push_back(step); };
+  RpcMeasurer measurer(task, options);
+  try {
+    measurer.Measure({task.config_space().Fallback()});
+    FAIL() << "a cuda task was measured on a server without GPU";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("target 'cuda -arch=sm_80' runs on a CUDA GPU, but "
+                                               "device key 'cpu' gave server "));
+  }
+  EXPECT_EQ(steps, std::vector<std::string>{"open"});  // nothing uploaded
+}
+
+// The same refusal from the command line: `tessera tune` stops with exit 2 (bad input) and the
+// message, and its log holds no record of the refused candidates.
+TEST(RpcMeasureTest, TesseraTuneRefusesACudaTargetOnAKeyWithoutGpu) {
+  std::string why;
+  if (!codegen::NVRTCAvailable(&why)) GTEST_SKIP() << "no NVRTC: " << why;
+  if (!runtime::ListCUDADevices().empty()) GTEST_SKIP() << "this machine's server has a GPU";
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string db = std::string(dir ? dir : "/tmp") + "/refused_cuda.db";
+  std::string out;
+  EXPECT_EQ(testing::RunCommand("cli/tessera tune --task 'dense.cuda(16,16,16,float32)' --target "
+                                "'cuda -arch=sm_80' --trials 2 --db " +
+                                    db + " --rpc-tracker " + fleet.tracker_address() +
+                                    " --rpc-key cpu 2>&1",
+                                &out),
+            2)
+      << out;
+  EXPECT_THAT(out, ::testing::HasSubstr("error: target 'cuda -arch=sm_80' runs on a CUDA GPU, but "
+                                        "device key 'cpu' gave server 127.0.0.1:"))
+      << out;
+  EXPECT_TRUE(tuner::TuningLog::Open(db)->List({}).empty());
+}
+
+// A CUDA candidate (launchers + PTX, as `export_library` writes it; a stand-in PTX here, so no
+// NVRTC is needed) uploads and loads on any server, whatever its file name. Without a GPU its call
+// and its timing fail with the runtime's "no CUDA device" message as a call failure: a failed
+// candidate (RUNTIME_ERROR), not a lost device, and the session goes on.
+TEST(RpcMeasureTest, ACudaModuleOnAServerWithoutGpuIsAFailedCandidateNotALostDevice) {
+  if (!runtime::ListCUDADevices().empty()) GTEST_SKIP() << "this machine's server has a GPU";
+  runtime::CUDAHostFunction f;
+  f.name = "scale";
+  f.args = {{runtime::MakeDataType(kDLFloat, 32), {8}}, {runtime::MakeDataType(kDLFloat, 32), {8}}};
+  f.launches = {{"scale_kernel0", {1, 1, 1}, {8, 1, 1}, {1, 0}}};
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/cuda_candidate.so";
+  runtime::CUDAModuleCreate("// ptx\n.version 8.0\n", {f}).export_library(path);
+
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  fleet::SessionOptions request;
+  request.key = "cpu";
+  request.queue_timeout_ms = 5000;
+  auto session = fleet::RemoteSession::Open(fleet.Client(), request);
+  session->UploadFile("candidate_0.so", path);
+  int64_t module = session->LoadModule("candidate_0.so");
+  int64_t a = session->AllocArray({8}, "float32");
+  int64_t b = session->AllocArray({8}, "float32");
+  std::vector<fleet::RemoteArg> args = {fleet::RemoteArg::Array(a), fleet::RemoteArg::Array(b)};
+  for (int timed = 0; timed < 2; ++timed) {
+    try {
+      if (timed) {
+        session->Time(module, "scale", args, 1, 1);
+      } else {
+        session->Call(module, "scale", args);
+      }
+      FAIL() << "a CUDA module ran on a server without GPU";
+    } catch (const fleet::FleetError& e) {
+      EXPECT_EQ(e.code(), fleet::FleetErrorCode::kCallFailed) << e.what();
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("no CUDA device: "));
+      EXPECT_EQ(tuner::ErrorKindOfFleetFailure(e), tuning::RUNTIME_ERROR);
+    }
+  }
+  float in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {};
+  session->CopyIn(a, in, sizeof(in));
+  session->CopyOut(a, out, sizeof(out));
+  EXPECT_EQ(std::vector<float>(out, out + 8), std::vector<float>(in, in + 8));
 }
 
 }  // namespace

@@ -356,6 +356,45 @@ TEST(TrackerTest, TlsTrackerServesTlsClientsOnly) {
   }
 }
 
+// A server's GPUs (as its CUDA driver lists them) reach the tracker with its registration and
+// `tessera fleet status` shows them; a server without a GPU says so.
+TEST(TrackerTest, FleetStatusShowsEachServersGpus) {
+  Daemon tracker(kTracker, FastLeases());
+  auto cpu = StandIn(tracker.address(), "cpu", "s1");
+  fleet::TrackerLinkOptions options;
+  options.tracker = tracker.address();
+  options.server_id = "g1";
+  options.key = "gpu";
+  options.address = "127.0.0.1:1";
+  options.info.set_arch("x86_64");
+  options.info.set_cores(16);
+  for (const char* name : {"NVIDIA H100 80GB HBM3", "NVIDIA L4"}) {
+    tracker::v1::GpuInfo* gpu = options.info.add_gpus();
+    gpu->set_name(name);
+    gpu->set_arch(name[7] == 'H' ? "sm_90" : "sm_89");
+    gpu->set_memory_bytes(int64_t{name[7] == 'H' ? 80 : 24} << 30);
+  }
+  fleet::TrackerLink gpu_server(options, fleet::LinkCallbacks());
+  fleet::TrackerClient client = Client(tracker.address());
+  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "gpu") == "free"; }, 5000));
+  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "cpu") == "free"; }, 5000));
+  std::string out;
+  ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --tracker " + tracker.address(), &out),
+            0);
+  EXPECT_NE(out.find("'', no GPU, "), std::string::npos) << out;
+  EXPECT_NE(out.find(", 2 GPUs: NVIDIA H100 80GB HBM3 (sm_90, 81920 MiB), NVIDIA L4 (sm_89, "
+                     "24576 MiB), last heartbeat"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(
+      testing::RunCommand("cli/tessera fleet status --json --tracker " + tracker.address(), &out),
+      0);
+  EXPECT_NE(out.find("\"gpus\":[{\"name\":\"NVIDIA H100 80GB HBM3\",\"arch\":\"sm_90\","
+                     "\"memory_bytes\":\"85899345920\"}"),
+            std::string::npos)
+      << out;
+}
+
 TEST(TrackerTest, FleetStatusCommandPrintsJson) {
   Daemon tracker(kTracker, FastLeases());
   auto server = StandIn(tracker.address(), "cpu", "s1");

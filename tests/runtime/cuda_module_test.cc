@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "runtime/cuda_devices.h"
 #include "runtime/data_type.h"
 #include "runtime/device_api.h"
 #include "runtime/error.h"
@@ -85,6 +86,26 @@ TEST(CUDAModuleTest, NoDeviceIsAClearError) {
   int64_t shape[1] = {8};
   DLTensor t{data, gpu, 1, MakeDataType(kDLFloat, 32), shape, nullptr, 0};
   EXPECT_EQ(ErrorOf([&] { OneFunction()["scale"](&t, &t); }).rfind("no CUDA device: ", 0), 0u);
+}
+
+// What a device server reports: zero GPUs, without an error, where there is no driver or device;
+// otherwise each GPU's name, compute capability and memory.
+TEST(CUDAModuleTest, ListedGpusMatchTheDriver) {
+  std::vector<CUDADeviceProperties> gpus = ListCUDADevices();
+  bool present = DeviceAPI::Exists(DLDevice{kDLCUDA, 0});
+  ASSERT_EQ(gpus.empty(), !present);
+  if (present) {
+    EXPECT_EQ(static_cast<int>(gpus.size()), DeviceAPI::Get(DLDevice{kDLCUDA, 0})->DeviceCount());
+  }
+  for (const CUDADeviceProperties& gpu : gpus) {
+    EXPECT_FALSE(gpu.name.empty());
+    EXPECT_GE(gpu.major, 3) << gpu.name;
+    EXPECT_EQ(gpu.arch(), "sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor));
+    EXPECT_GT(gpu.memory_bytes, 0) << gpu.name;
+  }
+  CUDADeviceProperties h100{"NVIDIA H100", 9, 0, int64_t{80} << 30};
+  EXPECT_EQ(h100.arch(), "sm_90");
+  EXPECT_EQ(ListCUDADevices().size(), gpus.size());  // asking again gives the same answer
 }
 
 }  // namespace

@@ -23,6 +23,10 @@ Json FleetJson(const v1::FleetStatus& status) {
     const std::string state = s.state() == "dead" ? "lost" : s.state();
     Json& entry = key_entry(s.key());
     if (entry.contains(state)) entry[state] = entry[state].get<int64_t>() + 1;
+    Json gpus = Json::array();
+    for (const v1::GpuInfo& g : s.info().gpus()) {
+      gpus.push_back({{"name", g.name()}, {"arch", g.arch()}, {"memory_bytes", g.memory_bytes()}});
+    }
     servers.push_back({{"key", s.key()},
                        {"state", state},
                        {"address", s.address()},
@@ -31,6 +35,7 @@ Json FleetJson(const v1::FleetStatus& status) {
                        {"arch", s.info().arch()},
                        {"cores", s.info().cores()},
                        {"target", s.info().target()},
+                       {"gpus", gpus},
                        {"last_heartbeat_age_ms", s.last_heartbeat_age_ms()}});
   }
   for (const v1::QueueStatus& q : status.queues()) key_entry(q.key())["queued"] = q.length();

@@ -2,6 +2,8 @@
 
 #include <sys/utsname.h>
 
+#include <cctype>
+
 #include "common/error.h"
 #include "compiler/driver/target.h"
 
@@ -37,6 +39,47 @@ void CheckDeviceArch(const std::string& target, const std::string& key, const st
                        << "-linux-gnu, or a device key of " << wanted << " devices";
 }
 
+namespace {
+
+// "sm_90a" → 90 and `specific` (code for that architecture only); -1 for anything else.
+int ComputeCapability(const std::string& arch, bool* specific = nullptr) {
+  if (arch.rfind("sm_", 0) != 0) return -1;
+  size_t end = 3;
+  while (end < arch.size() && std::isdigit(static_cast<unsigned char>(arch[end]))) ++end;
+  if (end == 3) return -1;
+  if (specific != nullptr) *specific = end < arch.size();
+  return std::stoi(arch.substr(3, end - 3));
+}
+
+}  // namespace
+
+void CheckDeviceGPU(const std::string& target, const std::string& key, const std::string& server,
+                    const tracker::v1::DeviceInfo& info) {
+  Target parsed(target);
+  if (parsed.kind() != TargetKind::kCUDA) return;
+  if (info.gpus().empty()) {
+    TESSERA_USER_ERROR() << "target '" << target << "' runs on a CUDA GPU, but device key '" << key
+                         << "' gave server " << server
+                         << ", which reports no GPU: use a device key of servers with a GPU "
+                            "(`tessera fleet status` lists each server's GPUs)";
+  }
+  const tracker::v1::GpuInfo& gpu = info.gpus(0);
+  bool specific = false;
+  int wanted = ComputeCapability(parsed.arch(), &specific);
+  int have = ComputeCapability(gpu.arch());
+  // No -arch: NVRTC's default PTX, which every GPU the toolkit supports runs; an unknown device
+  // capability cannot be judged here, so the device's own loader has the last word.
+  if (wanted < 0 || have < 0) return;
+  if (specific ? have == wanted : have >= wanted) return;
+  TESSERA_USER_ERROR() << "target '" << target << "' needs a GPU of compute capability "
+                       << (specific ? "exactly " : "") << "sm_" << wanted
+                       << (specific ? "" : " or newer") << ", but device key '" << key
+                       << "' gave server " << server << ", whose GPU 0 (" << gpu.name() << ") is "
+                       << gpu.arch() << ": use -arch=" << gpu.arch()
+                       << (specific ? "" : " or lower") << ", or a device key of sm_" << wanted
+                       << " GPUs";
+}
+
 std::unique_ptr<fleet::RemoteSession> OpenSessionForTarget(
     const std::shared_ptr<fleet::TrackerClient>& tracker, const fleet::SessionOptions& request,
     const std::string& target) {
@@ -47,6 +90,7 @@ std::unique_ptr<fleet::RemoteSession> OpenSessionForTarget(
     if (server.server_id() != grant.server_id()) continue;
     try {
       CheckDeviceArch(target, request.key, grant.server_address(), server.info().arch());
+      CheckDeviceGPU(target, request.key, grant.server_address(), server.info());
     } catch (...) {
       session.reset();  // give the device back before refusing it
       throw;

@@ -1,6 +1,6 @@
 /// \file
-/// Which CPU architecture a target's code runs on, and the check that a leased device has it:
-/// code for another architecture would only fail to load on the device, one candidate after
+/// Which CPU architecture (or GPU) a target's code runs on, and the check that a leased device has
+/// it: code for another architecture would only fail to load on the device, one candidate after
 /// another, so a mismatch is refused before any upload with a message naming both.
 #ifndef TESSERA_TUNER_MEASURE_DEVICE_ARCH_H_
 #define TESSERA_TUNER_MEASURE_DEVICE_ARCH_H_
@@ -28,9 +28,17 @@ std::string CanonicalArch(const std::string& arch);
 void CheckDeviceArch(const std::string& target, const std::string& key, const std::string& server,
                      const std::string& device_arch);
 
+/// For a CUDA target, throws `UserError` naming the target, the device key, the server and what
+/// the device has when `info` reports no GPU, or when its GPU 0 (the one sessions measure on) has a
+/// lower compute capability than the target's `-arch=sm_NN` (for an architecture-specific
+/// `sm_NNa`, any other one). No-op for CPU targets.
+void CheckDeviceGPU(const std::string& target, const std::string& key, const std::string& server,
+                    const tracker::v1::DeviceInfo& info);
+
 /// Opens a session for `request`, looks up the granted server's architecture in the tracker's
-/// status and checks it against `target` (`CheckDeviceArch`; a refused session is closed before
-/// the error propagates). Fleet failures are `FleetError`s, as from `RemoteSession::Open`.
+/// status and checks it against `target` (`CheckDeviceArch`, `CheckDeviceGPU`; a refused session is
+/// closed before the error propagates). Fleet failures are `FleetError`s, as from
+/// `RemoteSession::Open`.
 std::unique_ptr<fleet::RemoteSession> OpenSessionForTarget(
     const std::shared_ptr<fleet::TrackerClient>& tracker, const fleet::SessionOptions& request,
     const std::string& target);

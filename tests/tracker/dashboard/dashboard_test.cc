@@ -28,6 +28,10 @@ v1::FleetStatus SomeFleet() {
     s->set_address(std::string("10.0.0.1:") + state);
     s->mutable_info()->set_arch("aarch64");
   }
+  v1::GpuInfo* gpu = status.mutable_servers(1)->mutable_info()->add_gpus();
+  gpu->set_name("Orin");
+  gpu->set_arch("sm_87");
+  gpu->set_memory_bytes(int64_t{32} << 30);
   v1::QueueStatus* queue = status.add_queues();
   queue->set_key("rpi4");
   queue->set_length(3);
@@ -129,6 +133,9 @@ TEST_F(DashboardTest, FleetCountsServersPerKeyByState) {
   ASSERT_EQ(fleet["servers"].size(), 3u);
   EXPECT_EQ(fleet["servers"][2]["state"], "lost");
   EXPECT_EQ(fleet["servers"][2]["arch"], "aarch64");
+  EXPECT_EQ(fleet["servers"][0]["gpus"], Json::array());
+  EXPECT_EQ(fleet["servers"][1]["gpus"],
+            Json::parse(R"([{"name":"Orin","arch":"sm_87","memory_bytes":34359738368}])"));
   ASSERT_EQ(fleet["sessions"].size(), 1u);
   EXPECT_EQ(fleet["sessions"][0]["user"], "ana");
 }
