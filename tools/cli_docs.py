@@ -10,11 +10,19 @@ import subprocess
 import sys
 
 
+def sorted_relations(text):
+    """CLI11 prints an option's 'Excludes:' and 'Needs:' lists in the order of their option
+    pointers, which changes from one build to the next: sort them so the page is stable."""
+    def sort_list(match):
+        return match.group(1) + " ".join(sorted(match.group(2).split()))
+    return re.sub(r"((?:Excludes|Needs): )(--?[\w-]+(?: --?[\w-]+)*)", sort_list, text)
+
+
 def help_text(argv):
     done = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
         sys.exit("cli_docs: '%s --help' exited %d: %s" % (" ".join(argv), done.returncode, done.stderr))
-    return done.stdout.rstrip() + "\n"
+    return sorted_relations(done.stdout.rstrip()) + "\n"
 
 
 def subcommands(text):

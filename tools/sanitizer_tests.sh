@@ -24,6 +24,11 @@ targets=(
   # Its board is an uninstrumented aarch64 binary under qemu; what it adds on the host is a
   # tuning run whose candidate builds, slowed down by the sanitizer, pass their 60 s limit.
   -//tests/integration:arm_board_test
+  # Its workers fork candidate builds while their gRPC threads run; Debian 12's libasan (gcc 12)
+  # does not intercept fork, so a child can inherit the sanitizer allocator's lock held by another
+  # thread and stall until its build limit (seen once under load: a 60 s COMPILE_ERROR). The test
+  # runs in the main suite; the job board runs here (//tests/tracker/jobs).
+  -//tests/integration:job_test
 )
 
 status=0
