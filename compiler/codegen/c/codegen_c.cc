@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/codegen/c/c_syntax.h"
 #include "compiler/ir/builtin.h"
 #include "compiler/ir/free_vars.h"
 #include "compiler/ir/functor.h"
@@ -73,13 +74,6 @@ std::string CType(DataType t) {
   TESSERA_USER_CHECK(t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64)
       << "the C target does not support " << t;
   return (t.is_int() ? "int" : "uint") + std::to_string(t.bits()) + "_t";
-}
-
-std::string Suffix(DataType t) {
-  t = t.element_of();
-  if (t.is_bool()) return "b";
-  if (t.is_float()) return t.bits() == 32 ? "f32" : "f64";
-  return (t.is_int() ? "i" : "u") + std::to_string(t.bits());
 }
 
 std::string Quote(const std::string& s) {
@@ -401,53 +395,7 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
   }
 
   std::string VisitExpr_(const ir::BinaryNode* b) override {
-    std::string x = PrintExpr(b->a), y = PrintExpr(b->b);
-    DataType t = b->a.dtype();
-    switch (b->kind()) {
-      case ir::kAdd:
-        return "(" + x + " + " + y + ")";
-      case ir::kSub:
-        return "(" + x + " - " + y + ")";
-      case ir::kMul:
-        return "(" + x + " * " + y + ")";
-      case ir::kDiv:
-        return "(" + x + " / " + y + ")";
-      case ir::kMod:
-        if (t.is_float()) return (t.bits() == 32 ? "fmodf(" : "fmod(") + x + ", " + y + ")";
-        return "(" + x + " % " + y + ")";
-      case ir::kFloorDiv:
-        if (t.is_float()) return (t.bits() == 32 ? "floorf(" : "floor(") + x + " / " + y + ")";
-        return "tessera_floordiv_" + Suffix(t) + "(" + x + ", " + y + ")";
-      case ir::kFloorMod:
-        if (t.is_float())
-          return "(" + x + " - " + (t.bits() == 32 ? "floorf(" : "floor(") + x + " / " + y +
-                 ") * " + y + ")";
-        return "tessera_floormod_" + Suffix(t) + "(" + x + ", " + y + ")";
-      case ir::kMin:
-        return "tessera_min_" + Suffix(t) + "(" + x + ", " + y + ")";
-      case ir::kMax:
-        return "tessera_max_" + Suffix(t) + "(" + x + ", " + y + ")";
-      case ir::kEQ:
-        return "(" + x + " == " + y + ")";
-      case ir::kNE:
-        return "(" + x + " != " + y + ")";
-      case ir::kLT:
-        return "(" + x + " < " + y + ")";
-      case ir::kLE:
-        return "(" + x + " <= " + y + ")";
-      case ir::kGT:
-        return "(" + x + " > " + y + ")";
-      case ir::kGE:
-        return "(" + x + " >= " + y + ")";
-      case ir::kAnd:
-        return "(" + x + " && " + y + ")";
-      case ir::kOr:
-        return "(" + x + " || " + y + ")";
-      default:
-        break;
-    }
-    TESSERA_INTERNAL_ERROR() << "C codegen: unknown binary node";
-    return "";
+    return BinaryExprC(b->kind(), b->a.dtype().element_of(), PrintExpr(b->a), PrintExpr(b->b), "C");
   }
 
   std::string VisitExpr_(const ir::CallNode* c) override {

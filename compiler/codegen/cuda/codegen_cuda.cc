@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/codegen/c/c_syntax.h"
 #include "compiler/ir/builtin.h"
 #include "compiler/ir/functor.h"
 #include "compiler/support/error.h"
@@ -67,13 +68,6 @@ std::string VectorType(DataType t, int lanes) {
   if (t.is_int()) return "int" + std::to_string(lanes);
   if (t.is_uint()) return "uint" + std::to_string(lanes);
   return "";
-}
-
-std::string Suffix(DataType t) {
-  t = t.element_of();
-  if (t.is_bool()) return "b";
-  if (t.is_float()) return t.bits() == 32 ? "f32" : "f64";
-  return (t.is_int() ? "i" : "u") + std::to_string(t.bits());
 }
 
 // True when `e` is a multiple of `n` for every value of its variables (a syntactic proof:
@@ -399,52 +393,10 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
   std::string VisitExpr_(const ir::BinaryNode* b) override {
     std::string x = PrintExpr(b->a), y = PrintExpr(b->b);
     DataType t = b->a.dtype().element_of();
-    bool f32 = t.is_float() && t.bits() == 32;
-    switch (b->kind()) {
-      case ir::kAdd:
-        return "(" + x + " + " + y + ")";
-      case ir::kSub:
-        return "(" + x + " - " + y + ")";
-      case ir::kMul:
-        return "(" + x + " * " + y + ")";
-      case ir::kDiv:
-        if (f32 && options_.fast_math) return "__fdividef(" + x + ", " + y + ")";
-        return "(" + x + " / " + y + ")";
-      case ir::kMod:
-        if (t.is_float()) return (f32 ? "fmodf(" : "fmod(") + x + ", " + y + ")";
-        return "(" + x + " % " + y + ")";
-      case ir::kFloorDiv:
-        if (t.is_float()) return (f32 ? "floorf(" : "floor(") + x + " / " + y + ")";
-        return "tessera_floordiv_" + Suffix(t) + "(" + x + ", " + y + ")";
-      case ir::kFloorMod:
-        if (t.is_float())
-          return "(" + x + " - " + (f32 ? "floorf(" : "floor(") + x + " / " + y + ") * " + y + ")";
-        return "tessera_floormod_" + Suffix(t) + "(" + x + ", " + y + ")";
-      case ir::kMin:
-        return "tessera_min_" + Suffix(t) + "(" + x + ", " + y + ")";
-      case ir::kMax:
-        return "tessera_max_" + Suffix(t) + "(" + x + ", " + y + ")";
-      case ir::kEQ:
-        return "(" + x + " == " + y + ")";
-      case ir::kNE:
-        return "(" + x + " != " + y + ")";
-      case ir::kLT:
-        return "(" + x + " < " + y + ")";
-      case ir::kLE:
-        return "(" + x + " <= " + y + ")";
-      case ir::kGT:
-        return "(" + x + " > " + y + ")";
-      case ir::kGE:
-        return "(" + x + " >= " + y + ")";
-      case ir::kAnd:
-        return "(" + x + " && " + y + ")";
-      case ir::kOr:
-        return "(" + x + " || " + y + ")";
-      default:
-        break;
+    if (b->kind() == ir::kDiv && t.is_float() && t.bits() == 32 && options_.fast_math) {
+      return "__fdividef(" + x + ", " + y + ")";
     }
-    TESSERA_INTERNAL_ERROR() << "CUDA codegen: unknown binary node";
-    return "";
+    return BinaryExprC(b->kind(), t, x, y, "CUDA");
   }
 
   std::string VisitExpr_(const ir::CallNode* c) override {
