@@ -53,6 +53,24 @@ class Database {
   SqliteErrorHandler on_error_;
 };
 
+/// A write transaction (BEGIN IMMEDIATE) that rolls back unless committed, so that an error
+/// half-way leaves nothing half-written.
+class Transaction {
+ public:
+  /// Begins the transaction on `db`, which must outlive it.
+  explicit Transaction(Database& db);
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  /// Rolls back unless `Commit` ran; never throws (the error that unwinds is the one to report).
+  ~Transaction();
+  /// Commits.
+  void Commit();
+
+ private:
+  Database& db_;
+  bool committed_ = false;
+};
+
 /// A prepared statement; bind with 1-based indices, step, read columns (0-based).
 class Statement {
  public:

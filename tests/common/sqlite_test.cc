@@ -41,6 +41,38 @@ TEST(SqliteTest, BindsStepsAndReadsColumns) {
   EXPECT_FALSE(select.Step());
 }
 
+int64_t Rows(const Database& db) {
+  Statement count(db, "SELECT COUNT(*) FROM t");
+  count.Step();
+  return count.Int(0);
+}
+
+TEST(SqliteTest, ATransactionKeepsItsRowsOnlyWhenCommitted) {
+  Database db(TempPath("transaction.db"), /*create=*/true, Throw);
+  db.Exec("CREATE TABLE IF NOT EXISTS t (i INTEGER)");
+  db.Exec("DELETE FROM t");
+  {
+    Transaction transaction(db);
+    db.Exec("INSERT INTO t VALUES (1)");
+    transaction.Commit();
+  }
+  EXPECT_EQ(Rows(db), 1);
+  try {
+    Transaction transaction(db);
+    db.Exec("INSERT INTO t VALUES (2)");
+    db.Exec("INSERT INTO no_such_table VALUES (3)");  // throws half-way
+    transaction.Commit();
+    FAIL() << "the insert into a missing table did not throw";
+  } catch (const TestError&) {
+  }
+  EXPECT_EQ(Rows(db), 1);
+  {
+    Transaction transaction(db);  // left without Commit
+    db.Exec("INSERT INTO t VALUES (4)");
+  }
+  EXPECT_EQ(Rows(db), 1);
+}
+
 TEST(SqliteTest, FailuresGoToTheOwnersHandler) {
   EXPECT_THROW(Database("/nonexistent/dir/x.db", /*create=*/true, Throw), TestError);
   Database db(TempPath("errors.db"), /*create=*/true, Throw);

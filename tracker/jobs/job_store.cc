@@ -20,28 +20,6 @@ void ThrowJobsError(const std::string& dir, const SqliteFailure& failure) {
   throw ConfigError("tracker jobs '" + failure.path + "': " + failure.what + ": " + failure.detail);
 }
 
-// A transaction that rolls back unless committed, so that no report is half-written.
-class Transaction {
- public:
-  explicit Transaction(Database& db) : db_(db) { db_.Exec("BEGIN IMMEDIATE"); }
-  ~Transaction() {
-    if (!committed_) {
-      try {
-        db_.Exec("ROLLBACK");
-      } catch (...) {  // the original error is the one to report
-      }
-    }
-  }
-  void Commit() {
-    db_.Exec("COMMIT");
-    committed_ = true;
-  }
-
- private:
-  Database& db_;
-  bool committed_ = false;
-};
-
 }  // namespace
 
 JobStore::JobStore(const std::string& dir) {

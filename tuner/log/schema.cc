@@ -69,18 +69,13 @@ void MigrateSchema(Database* db) {
     throw LogError("'" + db->path() + "' is a SQLite database but not a Tessera tuning log");
   }
   if (version == latest) return;
-  db->Exec("BEGIN IMMEDIATE");
-  try {
-    version = UserVersion(db);  // another process may have migrated meanwhile
-    for (int v = version; v < latest; ++v) {
-      db->Exec(kMigrations[v]);
-      db->Exec("PRAGMA user_version = " + std::to_string(v + 1));
-    }
-    db->Exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(db->get(), "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
+  Transaction transaction(*db);
+  version = UserVersion(db);  // another process may have migrated meanwhile
+  for (int v = version; v < latest; ++v) {
+    db->Exec(kMigrations[v]);
+    db->Exec("PRAGMA user_version = " + std::to_string(v + 1));
   }
+  transaction.Commit();
 }
 
 }  // namespace tuner

@@ -159,14 +159,9 @@ void TuningLog::Insert(const tuning::MeasureRecord& record) {
 void TuningLog::Append(const tuning::MeasureRecord& record) { AppendBatch({record}); }
 
 void TuningLog::AppendBatch(const std::vector<tuning::MeasureRecord>& records) {
-  db_->Exec("BEGIN IMMEDIATE");
-  try {
-    for (const auto& r : records) Insert(r);
-    db_->Exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(db_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  Transaction transaction(*db_);
+  for (const auto& r : records) Insert(r);
+  transaction.Commit();
 }
 
 std::optional<tuning::MeasureRecord> TuningLog::Best(const std::string& workload_key,
@@ -277,44 +272,39 @@ ImportResult TuningLog::ImportRecords(const std::vector<tuning::MeasureRecord>& 
   // A record's identity: same device, config, time and costs within its workload and target.
   using Identity = std::tuple<std::string, int64_t, double, std::string>;
   ImportResult result;
-  db_->Exec("BEGIN IMMEDIATE");
-  try {
-    // One read of each (workload, target) the batch touches, not one scan of it per record: a
-    // shared log holds thousands of records per workload.
-    std::map<std::pair<std::string, std::string>, std::set<Identity>> present;
-    Statement existing(*db_,
-                       "SELECT device_key, config_index, timestamp, costs FROM records"
-                       " WHERE workload_key = ? AND target = ?");
-    for (const auto& r : records) {
-      auto group = present.find({r.workload_key(), r.target()});
-      if (group == present.end()) {
-        group = present.emplace(std::make_pair(r.workload_key(), r.target()), std::set<Identity>())
-                    .first;
-        existing.Bind(1, r.workload_key()).Bind(2, r.target());
-        while (existing.Step()) {
-          group->second.emplace(existing.Text(0), existing.Int(1), existing.Real(2),
-                                existing.Text(3));
-        }
-        existing.Reset();
+  Transaction transaction(*db_);
+  // One read of each (workload, target) the batch touches, not one scan of it per record: a
+  // shared log holds thousands of records per workload.
+  std::map<std::pair<std::string, std::string>, std::set<Identity>> present;
+  Statement existing(*db_,
+                     "SELECT device_key, config_index, timestamp, costs FROM records"
+                     " WHERE workload_key = ? AND target = ?");
+  for (const auto& r : records) {
+    auto group = present.find({r.workload_key(), r.target()});
+    if (group == present.end()) {
+      group =
+          present.emplace(std::make_pair(r.workload_key(), r.target()), std::set<Identity>()).first;
+      existing.Bind(1, r.workload_key()).Bind(2, r.target());
+      while (existing.Step()) {
+        group->second.emplace(existing.Text(0), existing.Int(1), existing.Real(2),
+                              existing.Text(3));
       }
-      // A time that is not a number equals nothing (as in SQL), and would break the set's order.
-      const bool added = !std::isfinite(r.timestamp()) ||
-                         group->second
-                             .emplace(r.device_key(), static_cast<int64_t>(r.config_index()),
-                                      r.timestamp(), CostsToText(r))
-                             .second;
-      if (added) {
-        Insert(r);
-        ++result.imported;
-      } else {
-        ++result.duplicates;
-      }
+      existing.Reset();
     }
-    db_->Exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(db_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
+    // A time that is not a number equals nothing (as in SQL), and would break the set's order.
+    const bool added = !std::isfinite(r.timestamp()) ||
+                       group->second
+                           .emplace(r.device_key(), static_cast<int64_t>(r.config_index()),
+                                    r.timestamp(), CostsToText(r))
+                           .second;
+    if (added) {
+      Insert(r);
+      ++result.imported;
+    } else {
+      ++result.duplicates;
+    }
   }
+  transaction.Commit();
   return result;
 }
 
