@@ -29,6 +29,7 @@ using testing::FleetConfig;
 
 const char* kKernels = "tests/integration/kernels/libtest_kernels.so";
 
+using testing::ExpectAddOneRoundTrip;
 using testing::Failure;
 using testing::ForKey;
 
@@ -80,15 +81,7 @@ TEST(DialOutTest, AServerOnNoPortRunsASessionThroughTheTracker) {
   EXPECT_EQ(session->grant().server_address(), server.address());
   session->UploadFile("lib/kernels.so", kKernels);
   int64_t module = session->LoadModule("lib/kernels.so");
-  int64_t in = session->AllocArray({4, 8}, "uint8");
-  int64_t out = session->AllocArray({4, 8}, "uint8");
-  std::vector<uint8_t> data(32);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7);
-  session->CopyIn(in, data.data(), data.size());
-  session->Call(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)});
-  std::vector<uint8_t> result(32);
-  session->CopyOut(out, result.data(), result.size());
-  for (size_t i = 0; i < data.size(); ++i) EXPECT_EQ(result[i], static_cast<uint8_t>(i * 7 + 1));
+  const auto [in, out] = ExpectAddOneRoundTrip(*session, module);
   std::vector<double> seconds =
       session->Time(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)}, 5, 3);
   ASSERT_EQ(seconds.size(), 3u);

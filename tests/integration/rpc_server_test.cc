@@ -25,6 +25,7 @@ using testing::WaitFor;
 
 const char* kKernels = "tests/integration/kernels/libtest_kernels.so";
 
+using testing::ExpectAddOneRoundTrip;
 using testing::Failure;
 using testing::ForKey;
 
@@ -47,15 +48,7 @@ TEST(RpcServerTest, UploadLoadCallTimeAndClose) {
   session->UploadFile("lib/kernels.so", kKernels);
   int64_t module = session->LoadModule("lib/kernels.so");
 
-  int64_t in = session->AllocArray({4, 8}, "uint8");
-  int64_t out = session->AllocArray({4, 8}, "uint8");
-  std::vector<uint8_t> data(32);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7);
-  session->CopyIn(in, data.data(), data.size());
-  session->Call(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)});
-  std::vector<uint8_t> result(32);
-  session->CopyOut(out, result.data(), result.size());
-  for (size_t i = 0; i < data.size(); ++i) EXPECT_EQ(result[i], static_cast<uint8_t>(i * 7 + 1));
+  const auto [in, out] = ExpectAddOneRoundTrip(*session, module);
 
   int64_t x = session->AllocArray({3}, "float32");
   int64_t y = session->AllocArray({3}, "float32");
@@ -82,6 +75,7 @@ TEST(RpcServerTest, UploadLoadCallTimeAndClose) {
   FleetError dtype = Failure([&] { session->AllocArray({2}, "quaternion"); });
   EXPECT_EQ(dtype.code(), FleetErrorCode::kInvalidArgument);
   EXPECT_TRUE(Contains(dtype.what(), "'quaternion' is not a data type")) << dtype.what();
+  std::vector<uint8_t> result(32);
   FleetError size = Failure([&] { session->CopyOut(out, result.data(), 31); });
   EXPECT_TRUE(Contains(size.what(), "has 32 bytes, not 31")) << size.what();
   FleetError negative = Failure([&] { session->AllocArray({2, -1}, "float32"); });
