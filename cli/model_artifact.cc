@@ -37,8 +37,9 @@ std::vector<std::string> EnabledFeatures(const codegen::ResolvedLLVMTarget& targ
 void SaveModelArtifact(const ModelBuild& build, const std::string& target_spec,
                        const std::string& path) {
   const Target target(target_spec);
-  // C kernels ship as source, compiled by the machine that loads them: any architecture.
-  std::string arch = target.kind() == TargetKind::kC ? deploy::kAnyArch : deploy::HostArch();
+  // C kernels ship as source, compiled by the machine that loads them, and CUDA kernels as PTX,
+  // which the driver compiles for its GPU: any architecture.
+  std::string arch = target.kind() == TargetKind::kLLVM ? deploy::HostArch() : deploy::kAnyArch;
   std::vector<std::string> features;
   if (target.kind() == TargetKind::kLLVM) {
     codegen::ResolvedLLVMTarget resolved =
@@ -53,6 +54,8 @@ void SaveModelArtifact(const ModelBuild& build, const std::string& target_spec,
     if (target.kind() == TargetKind::kC) {
       artifact.kernels = build.kernels.GetSource("c");
       artifact.header.kernel_format = deploy::kCSourceKernels;
+    } else if (target.kind() == TargetKind::kCUDA) {
+      artifact.header.kernel_format = deploy::kCUDAKernels;  // the CUDA module's export
     }
     deploy::SaveArtifact(artifact, path);
   } catch (const runtime::Error& e) {

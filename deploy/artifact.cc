@@ -7,11 +7,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string_view>
 
 #include "deploy/artifact_view.h"
 #include "deploy/kernel_library.h"
+#include "runtime/cuda_devices.h"
+#include "runtime/cuda_module.h"
+#include "runtime/device_api.h"
 #include "runtime/error.h"
 #include "runtime/params.h"
 
@@ -37,6 +41,31 @@ bool SameSignatures(const std::vector<TensorSignature>& a, const std::vector<Ten
     }
   }
   return true;
+}
+
+// CUDA kernels run on GPU 0: it must exist, and (with `-arch=sm_NN` in the target) be at least
+// sm_NN (exactly, for an arch-specific sm_NNa).
+void CheckCUDADevice(const ArtifactHeader& header, const std::string& source) {
+  const std::string needs = " (its kernels, target '" + header.target + "', run on a CUDA GPU)";
+  try {
+    runtime::DeviceAPI::Get(DLDevice{kDLCUDA, 0});
+  } catch (const runtime::Error& e) {
+    throw runtime::Error(source + ": " + e.what() + needs);
+  }
+  const size_t at = header.target.find("-arch=sm_");
+  if (at == std::string::npos) return;
+  const std::string arch = header.target.substr(at + 6, header.target.find(' ', at) - at - 6);
+  const int wanted = std::atoi(arch.c_str() + 3);
+  const bool specific = !arch.empty() && arch.back() == 'a';
+  const std::vector<runtime::CUDADeviceProperties> gpus = runtime::ListCUDADevices();
+  if (gpus.empty()) return;
+  const int have = gpus[0].major * 10 + gpus[0].minor;
+  if (have < wanted || (specific && have != wanted)) {
+    throw runtime::Error(source + ": the kernels are built for " + arch + " (target '" +
+                         header.target + "'), but GPU 0 (" + gpus[0].name + ") is " +
+                         gpus[0].arch() + ": compile with -arch=" + gpus[0].arch() +
+                         (specific ? "" : " or lower"));
+  }
 }
 
 }  // namespace
@@ -91,6 +120,12 @@ LoadedModel LoadArtifactView(std::string_view bytes, const std::string& source,
         source + ": corrupt artifact: the header's inputs or outputs differ from the graph's");
   }
   auto params = runtime::LoadParams(a.params, source + " (params)");
+  if (a.header.kernel_format == kCUDAKernels) {
+    runtime::Module kernels = runtime::ParseCUDAModule(a.kernels, source + " (kernels)");
+    CheckCUDADevice(a.header, source);
+    return LoadedModel{
+        a.header, runtime::GraphExecutor(std::move(graph), params, kernels, DLDevice{kDLCUDA, 0})};
+  }
   runtime::Module kernels = a.header.kernel_format == kCSourceKernels
                                 ? CompileKernelSource(a.kernels, source)
                                 : LoadKernelLibrary(a.kernels, source);

@@ -30,6 +30,10 @@ constexpr const char* kSharedLibraryKernels = "shared-library";
 /// `ArtifactHeader::kernel_format` of kernels shipped as C source and compiled by the machine that
 /// loads them (`--target c`); their artifacts run on any architecture (`arch any`).
 constexpr const char* kCSourceKernels = "c-source";
+/// `ArtifactHeader::kernel_format` of kernels for a CUDA GPU (`--target cuda`): their PTX and host
+/// launchers in the CUDA module's text format (`runtime/cuda_module.h`); the driver compiles the
+/// PTX for the loading machine's GPU, so their artifacts say `arch any`.
+constexpr const char* kCUDAKernels = "cuda-ptx";
 /// `ArtifactHeader::arch` of an artifact that runs on any architecture.
 constexpr const char* kAnyArch = "any";
 
@@ -55,7 +59,7 @@ struct ArtifactHeader {
 /// An artifact's contents, in memory.
 struct Artifact {
   ArtifactHeader header;  ///< the header
-  std::string kernels;    ///< the kernel shared library's bytes, or C source (`kernel_format`)
+  std::string kernels;    ///< the kernel shared library's bytes, C source or CUDA (`kernel_format`)
   std::string graph;      ///< `runtime::ExecGraph` text
   std::string params;     ///< `runtime::SaveParams` bytes
 };
@@ -106,8 +110,9 @@ struct LoadedModel {
 
 /// Parses `bytes`, checks it runs on `host`, loads the kernel library from memory (a memfd, else
 /// a private temporary file; C source kernels are first compiled there by this machine's C
-/// compiler, `$TESSERA_CC` or `cc`) and prepares the executor. Throws `runtime::Error` naming
-/// `source`.
+/// compiler, `$TESSERA_CC` or `cc`; CUDA kernels go to GPU 0, which must exist and be at least
+/// the target's `-arch`) and prepares the executor. Throws `runtime::Error` naming `source`
+/// ("no CUDA device: ..." for CUDA kernels on a machine without a usable GPU).
 LoadedModel LoadArtifactBytes(const std::string& bytes, const std::string& source,
                               const HostInfo& host = HostInfo::Current());
 /// `LoadArtifactBytes` of the file at `path`, mapped into memory rather than read (the sections

@@ -153,7 +153,7 @@ class HeaderParser {
         Check(!value.empty(), "empty architecture");
         h.arch = value, seen_arch = true;
       } else if (key == "kernels") {
-        Check(value == kSharedLibraryKernels || value == kCSourceKernels,
+        Check(value == kSharedLibraryKernels || value == kCSourceKernels || value == kCUDAKernels,
               "unknown kernel format '" + value + "'");
         h.kernel_format = value;
       } else if (key == "cpu-features") {

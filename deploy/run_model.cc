@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <random>
+#include <string_view>
 
 #include "deploy/artifact.h"
+#include "runtime/cuda_module.h"
 #include "runtime/data_type.h"
 #include "runtime/error.h"
 #include "runtime/npy.h"
+#include "runtime/params.h"
 
 namespace tessera {
 namespace deploy {
@@ -32,6 +36,18 @@ runtime::NDArray RandomInput(const runtime::ExecTensor& info, std::mt19937& rng)
 runtime::GraphExecutor LoadModel(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    // A CUDA model's kernels file is the CUDA module's text, not a shared library.
+    const std::string kernels = path + "/" + runtime::ModelFiles::kKernels;
+    std::ifstream file(kernels, std::ios::binary);
+    char head[32] = {};
+    file.read(head, sizeof(head));
+    if (runtime::IsCUDAModuleText(std::string_view(head, static_cast<size_t>(file.gcount())))) {
+      const std::string graph = path + "/" + runtime::ModelFiles::kGraph;
+      return runtime::GraphExecutor(
+          runtime::ExecGraph::Parse(ReadArtifactFile(graph), graph),
+          runtime::LoadParamsFromFile(path + "/" + runtime::ModelFiles::kParams),
+          runtime::LoadCUDAModule(kernels), DLDevice{kDLCUDA, 0});
+    }
     return runtime::GraphExecutor::LoadFromDirectory(path);
   }
   return LoadArtifact(path).executor;

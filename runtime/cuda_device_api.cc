@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/cuda_devices.h"
@@ -26,25 +27,36 @@ class CUDADriverAPI final : public DeviceAPI {
                (why ? why : "unknown reason");
       return;
     }
-    bool ok =
-        Bind(&t_.cuInit, "cuInit") && Bind(&t_.cuDeviceGetCount, "cuDeviceGetCount") &&
-        Bind(&t_.cuDeviceGet, "cuDeviceGet") && Bind(&t_.cuDeviceGetName, "cuDeviceGetName") &&
-        Bind(&t_.cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
-        Bind(&t_.cuDeviceTotalMem, "cuDeviceTotalMem_v2") &&
-        Bind(&t_.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
-        Bind(&t_.cuCtxSetCurrent, "cuCtxSetCurrent") &&
-        Bind(&t_.cuCtxSynchronize, "cuCtxSynchronize") && Bind(&t_.cuMemAlloc, "cuMemAlloc_v2") &&
-        Bind(&t_.cuMemFree, "cuMemFree_v2") && Bind(&t_.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
-        Bind(&t_.cuMemcpyDtoH, "cuMemcpyDtoH_v2") && Bind(&t_.cuMemcpyDtoD, "cuMemcpyDtoD_v2") &&
-        Bind(&t_.cuGetErrorString, "cuGetErrorString") &&
-        Bind(&t_.cuModuleLoadData, "cuModuleLoadData") &&
-        Bind(&t_.cuModuleUnload, "cuModuleUnload") &&
-        Bind(&t_.cuModuleGetFunction, "cuModuleGetFunction") &&
-        Bind(&t_.cuLaunchKernel, "cuLaunchKernel") && Bind(&t_.cuEventCreate, "cuEventCreate") &&
-        Bind(&t_.cuEventRecord, "cuEventRecord") &&
-        Bind(&t_.cuEventSynchronize, "cuEventSynchronize") &&
-        Bind(&t_.cuEventElapsedTime, "cuEventElapsedTime") &&
-        Bind(&t_.cuEventDestroy, "cuEventDestroy_v2");
+    // One table, not one call per entry point: the binding code stays small (the runner's size
+    // is tracked).
+    const std::pair<void**, const char*> entries[] = {
+        {Slot(&t_.cuInit), "cuInit"},
+        {Slot(&t_.cuDeviceGetCount), "cuDeviceGetCount"},
+        {Slot(&t_.cuDeviceGet), "cuDeviceGet"},
+        {Slot(&t_.cuDeviceGetName), "cuDeviceGetName"},
+        {Slot(&t_.cuDeviceGetAttribute), "cuDeviceGetAttribute"},
+        {Slot(&t_.cuDeviceTotalMem), "cuDeviceTotalMem_v2"},
+        {Slot(&t_.cuDevicePrimaryCtxRetain), "cuDevicePrimaryCtxRetain"},
+        {Slot(&t_.cuCtxSetCurrent), "cuCtxSetCurrent"},
+        {Slot(&t_.cuCtxSynchronize), "cuCtxSynchronize"},
+        {Slot(&t_.cuMemAlloc), "cuMemAlloc_v2"},
+        {Slot(&t_.cuMemFree), "cuMemFree_v2"},
+        {Slot(&t_.cuMemcpyHtoD), "cuMemcpyHtoD_v2"},
+        {Slot(&t_.cuMemcpyDtoH), "cuMemcpyDtoH_v2"},
+        {Slot(&t_.cuMemcpyDtoD), "cuMemcpyDtoD_v2"},
+        {Slot(&t_.cuGetErrorString), "cuGetErrorString"},
+        {Slot(&t_.cuModuleLoadData), "cuModuleLoadData"},
+        {Slot(&t_.cuModuleUnload), "cuModuleUnload"},
+        {Slot(&t_.cuModuleGetFunction), "cuModuleGetFunction"},
+        {Slot(&t_.cuLaunchKernel), "cuLaunchKernel"},
+        {Slot(&t_.cuEventCreate), "cuEventCreate"},
+        {Slot(&t_.cuEventRecord), "cuEventRecord"},
+        {Slot(&t_.cuEventSynchronize), "cuEventSynchronize"},
+        {Slot(&t_.cuEventElapsedTime), "cuEventElapsedTime"},
+        {Slot(&t_.cuEventDestroy), "cuEventDestroy_v2"},
+    };
+    bool ok = true;
+    for (const auto& [slot, name] : entries) ok = ok && Bind(slot, name);
     if (!ok) return;
     CUresult r = t_.cuInit(0);
     if (r != 0) {
@@ -118,9 +130,14 @@ class CUDADriverAPI final : public DeviceAPI {
   }
 
  private:
+  // The table's function pointer `*slot` as the untyped slot dlsym fills.
   template <typename F>
-  bool Bind(F* slot, const char* name) {
-    *slot = reinterpret_cast<F>(dlsym(handle_, name));
+  static void** Slot(F* slot) {
+    static_assert(sizeof(F) == sizeof(void*), "function pointers must be pointer-sized");
+    return reinterpret_cast<void**>(slot);
+  }
+  bool Bind(void** slot, const char* name) {
+    *slot = dlsym(handle_, name);
     if (*slot == nullptr) {
       error_ = std::string("no CUDA device: the CUDA driver lacks ") + name + " (driver too old?)";
     }

@@ -200,10 +200,19 @@ Module LoadCUDAModule(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   TESSERA_CHECK(file.good()) << "cannot read CUDA module '" << path << "'";
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  std::istringstream in(text);
+  return ParseCUDAModule(text, path);
+}
+
+bool IsCUDAModuleText(std::string_view bytes) {
+  const std::string_view magic = kMagic;
+  return bytes.substr(0, magic.size()) == magic;
+}
+
+Module ParseCUDAModule(std::string_view text, const std::string& source) {
+  std::istringstream in{std::string(text)};
   std::string line;
   auto bad = [&](const std::string& why) {
-    return Error("'" + path + "' is not a CUDA module written by export_library: " + why);
+    return Error("'" + source + "' is not a CUDA module written by export_library: " + why);
   };
   if (!std::getline(in, line) || line != kMagic)
     throw bad("no '" + std::string(kMagic) + "' header");
@@ -216,6 +225,7 @@ Module LoadCUDAModule(const std::string& path) {
     if (kind == "ptx") {
       size_t size = 0;
       words >> size;
+      if (!words || size > text.size()) throw bad("malformed line '" + line + "'");
       ptx.resize(size);
       in.read(&ptx[0], static_cast<std::streamsize>(size));
       if (static_cast<size_t>(in.gcount()) != size) throw bad("truncated PTX");
@@ -251,7 +261,13 @@ Module LoadCUDAModule(const std::string& path) {
           launch.block[d] = dims[3 + d];
         }
         int b = 0;
-        while (item >> b) launch.buffers.push_back(b);
+        while (item >> b) {
+          if (b < 0 || static_cast<size_t>(b) >= nargs + ninter) {
+            throw bad("launch of " + launch.kernel + " takes buffer " + std::to_string(b) + " of " +
+                      std::to_string(nargs + ninter));
+          }
+          launch.buffers.push_back(b);
+        }
         f.launches.push_back(launch);
       }
       if (!item.eof() && item.fail()) throw bad("malformed line '" + line + "'");

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/module.h"
@@ -55,6 +56,13 @@ Module CUDAModuleCreate(const std::string& ptx, std::vector<CUDAHostFunction> fu
 /// in a text format of its own: `tessera-cuda-module 1`). Throws `Error` naming `path` when it
 /// is unreadable or not such a file.
 Module LoadCUDAModule(const std::string& path);
+
+/// `LoadCUDAModule` of the file's contents `text` (e.g. an artifact's kernels section); errors name
+/// `source`. Needs no device: the PTX is loaded on the first call.
+Module ParseCUDAModule(std::string_view text, const std::string& source);
+
+/// True when `bytes` start like a file of the "cuda" module's `export_library`.
+bool IsCUDAModuleText(std::string_view bytes);
 
 }  // namespace runtime
 }  // namespace tessera

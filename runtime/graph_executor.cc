@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "runtime/data_type.h"
+#include "runtime/device_api.h"
 #include "runtime/error.h"
 #include "runtime/params.h"
 
@@ -28,12 +29,11 @@ std::string Describe(const ExecTensor& t) {
 }  // namespace
 
 GraphExecutor::GraphExecutor(ExecGraph graph, const std::map<std::string, NDArray>& params,
-                             Module kernels)
-    : graph_(std::move(graph)), kernels_(std::move(kernels)) {
-  const DLDevice cpu = CPUDevice();
+                             Module kernels, DLDevice device)
+    : graph_(std::move(graph)), device_(device), kernels_(std::move(kernels)) {
   for (int64_t bytes : graph_.storage_bytes) {
     storages_.push_back(
-        NDArray::Empty({std::max<int64_t>(bytes, 1)}, MakeDataType(kDLUInt, 8), cpu));
+        NDArray::Empty({std::max<int64_t>(bytes, 1)}, MakeDataType(kDLUInt, 8), device_));
   }
   for (const ExecTensor& t : graph_.tensors) {
     if (t.storage >= 0) {
@@ -47,7 +47,7 @@ GraphExecutor::GraphExecutor(ExecGraph graph, const std::map<std::string, NDArra
     TESSERA_CHECK(p.Shape() == t.shape && p.DataType() == t.dtype)
         << "parameter '" << t.name << "' is " << DataTypeToString(p.DataType())
         << ShapeToString(p.Shape()) << ", the graph expects " << Describe(t);
-    tensors_.push_back(p);
+    tensors_.push_back(p->device.device_type == device_.device_type ? p : p.CopyTo(device_));
   }
   for (const ExecNode& n : graph_.nodes) {
     Call call;
@@ -127,13 +127,20 @@ void GraphExecutor::RunCall(size_t n) {
   }
 }
 
+// Kernels on a GPU run asynchronously; a run (or a profiled call) ends when they have finished.
+void GraphExecutor::WaitForDevice() {
+  if (device_.device_type != kDLCPU) DeviceAPI::Get(device_)->Synchronize(device_.device_id);
+}
+
 void GraphExecutor::Run() {
   for (size_t n = 0; n < calls_.size(); ++n) RunCall(n);
+  WaitForDevice();
 }
 
 NDArray GraphExecutor::GetOutput(int i) const {
   OutputInfo(i);
-  return tensors_[graph_.outputs[i]];
+  const NDArray& out = tensors_[graph_.outputs[i]];
+  return device_.device_type == kDLCPU ? out : out.CopyTo(CPUDevice());
 }
 
 std::vector<NodeProfile> GraphExecutor::Profile(int runs) {
@@ -146,6 +153,7 @@ std::vector<NodeProfile> GraphExecutor::Profile(int runs) {
     for (size_t n = 0; n < calls_.size(); ++n) {
       auto start = std::chrono::steady_clock::now();
       RunCall(n);
+      WaitForDevice();
       std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
       profile[n].mean_ms += took.count() / std::max(runs, 1);
     }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/data_type.h"
 #include "runtime/exec_graph.h"
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
@@ -33,10 +34,13 @@ struct NodeProfile {
 /// Runs an execution graph.
 class GraphExecutor {
  public:
-  /// Prepares `graph` with `params` (by tensor name) and the kernels of `kernels`. Throws
-  /// `Error` naming the tensor or function for a missing parameter, a parameter of another
-  /// shape or dtype, or a function the library lacks.
-  GraphExecutor(ExecGraph graph, const std::map<std::string, NDArray>& params, Module kernels);
+  /// Prepares `graph` with `params` (by tensor name) and the kernels of `kernels` on `device`:
+  /// the CPU, or a CUDA GPU for the kernels of a CUDA module (`runtime/cuda_module.h`), where the
+  /// buffers are allocated and the parameters copied once. Throws `Error` naming the tensor or
+  /// function for a missing parameter, a parameter of another shape or dtype, or a function the
+  /// library lacks; "no CUDA device: ..." for a GPU this machine does not have.
+  GraphExecutor(ExecGraph graph, const std::map<std::string, NDArray>& params, Module kernels,
+                DLDevice device = CPUDevice());
 
   /// Loads the three files of a compiled model directory; throws `Error` naming the file.
   static GraphExecutor LoadFromDirectory(const std::string& dir);
@@ -61,9 +65,11 @@ class GraphExecutor {
   void SetInput(const std::string& name, const NDArray& value) {
     SetInput(InputIndex(name), value);
   }
-  /// Runs every kernel once, in order. Throws `Error` naming the node when a kernel fails.
+  /// Runs every kernel once, in order (on a GPU: and waits for them). Throws `Error` naming the
+  /// node when a kernel fails.
   void Run();
-  /// Output `i` (a view of the executor's buffer, valid until the next `Run`).
+  /// Output `i`: a view of the executor's buffer, valid until the next `Run`; for a model on a
+  /// GPU, a host copy made by this call.
   NDArray GetOutput(int i) const;
   /// The output called `name`.
   NDArray GetOutput(const std::string& name) const { return GetOutput(OutputIndex(name)); }
@@ -74,6 +80,8 @@ class GraphExecutor {
   int64_t PlannedBytes() const;
   /// Number of kernel calls per run.
   size_t NumKernelCalls() const { return graph_.nodes.size(); }
+  /// The device the kernels run on.
+  DLDevice device() const { return device_; }
 
  private:
   struct Call {
@@ -82,8 +90,10 @@ class GraphExecutor {
     std::vector<int32_t> codes;
   };
   void RunCall(size_t n);
+  void WaitForDevice();
 
   ExecGraph graph_;
+  DLDevice device_;
   Module kernels_;
   std::vector<NDArray> storages_;
   std::vector<NDArray> tensors_;

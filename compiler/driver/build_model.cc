@@ -1,23 +1,16 @@
 #include "compiler/driver/build_model.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "common/file.h"
-#include "compiler/codegen/llvm/codegen_llvm.h"
-#include "compiler/codegen/llvm/link.h"
-#include "compiler/driver/build.h"
 #include "compiler/driver/memory_plan.h"
+#include "compiler/driver/model_kernels.h"
 #include "compiler/driver/op_compute.h"
 #include "compiler/graph/pipeline.h"
-#include "compiler/lower/lower.h"
 #include "compiler/support/error.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
@@ -93,7 +86,11 @@ space::ConfigEntity ChooseTemplateConfig(const tuner::Task& task, const ModelBui
 class ModelBuilder {
  public:
   ModelBuilder(Graph& g, const ModelBuildOptions& options, bool dry_run)
-      : g_(g), options_(options), dry_run_(dry_run), value_tensor_(g.values.size(), -1) {}
+      : g_(g),
+        options_(options),
+        dry_run_(dry_run),
+        value_tensor_(g.values.size(), -1),
+        kernels_(options.target, options.emulate_gpu_serially) {}
 
   void Run() {
     std::vector<int> last_of_group;
@@ -125,55 +122,13 @@ class ModelBuilder {
     driver::MemoryPlan plan = driver::PlanMemory(exec_, tensor_buffer_, buffer_bytes_);
     result.planned_bytes = plan.planned_bytes;
     result.unplanned_bytes = plan.unplanned_bytes;
-    BuildKernels(&result);
+    kernels_.Build(&result);
     result.graph = std::move(exec_);
     result.params = std::move(params_);
     return result;
   }
 
  private:
-  // LLVM scales its optimization down for big modules (compile time is superlinear in their
-  // size), so each kernel is its own module, optimized at its own size; the objects are linked
-  // into one library. Other targets (C, cross triples) build one module.
-  void BuildKernels(ModelBuild* result) {
-    const Target target(options_.target);
-    if (target.kind() != TargetKind::kLLVM || !target.mtriple().empty()) {
-      result->kernels = build(functions_, target);
-      return;
-    }
-    auto dir = std::make_shared<TempDir>();
-    std::vector<std::string> objects(functions_.size());
-    for (size_t i = 0; i < objects.size(); ++i) {
-      objects[i] = dir->path() + "/k" + std::to_string(i) + ".o";
-    }
-    // Modules are independent (own LLVM context; IR nodes are immutable with atomic reference
-    // counts), so they compile on all cores.
-    std::atomic<size_t> next{0};
-    std::exception_ptr failure;
-    std::mutex failure_mu;
-    auto work = [&] {
-      for (size_t i = next++; i < functions_.size(); i = next++) {
-        try {
-          codegen::BuildLLVM({functions_[i]}, {target.mtriple(), target.mcpu(), target.mattrs()})
-              .export_library(objects[i]);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(failure_mu);
-          if (!failure) failure = std::current_exception();
-        }
-      }
-    };
-    std::vector<std::thread> workers;
-    const size_t threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
-    work();
-    for (std::thread& w : workers) w.join();
-    if (failure) std::rethrow_exception(failure);
-    result->library_file = dir->path() + "/" + runtime::ModelFiles::kKernels;
-    codegen::LinkSharedLibrary(codegen::LinkerFor("", true), objects, result->library_file);
-    result->kernels = runtime::Module::LoadFromFile(result->library_file);
-    result->library_dir = dir;
-  }
-
   static constexpr int kNewBuffer = -2;
   static constexpr int kParam = -1;
 
@@ -253,8 +208,14 @@ class ModelBuilder {
                  const std::vector<te::Tensor>& args, std::vector<int> inputs,
                  std::vector<int> outputs) {
     std::string symbol = Symbol(exec_.nodes.size(), op);
-    if (!dry_run_) functions_.push_back(lower::Lower(schedule, args, symbol));
+    if (!dry_run_) kernels_.Add(schedule, args, symbol);
     exec_.nodes.push_back({name, symbol, std::move(inputs), std::move(outputs)});
+  }
+
+  // The default schedule of a kernel computing `result` for the target.
+  te::Schedule Default(const te::Tensor& result, const std::string& what) const {
+    return kernels_.gpu() ? driver::DefaultScheduleCUDA(result, what)
+                          : driver::DefaultSchedule(result);
   }
 
   void AddKernel(const std::string& name, const std::string& op, const topi::ScheduledOp& k,
@@ -376,8 +337,8 @@ class ModelBuilder {
     te::Tensor result = GroupValue(group, base_in, bias_value, channel_axis, read, &args);
     int out = KernelOutput(group.back()->outputs[0], &result, block);
     args.tensors.push_back(result);
-    AddKernel(GroupName(group), "epilogue", driver::DefaultSchedule(result), args.tensors, args.ids,
-              {out});
+    AddKernel(GroupName(group), "epilogue", Default(result, GroupName(group)), args.tensors,
+              args.ids, {out});
   }
 
   // The value of a template group in the plain index space: the anchor's result `base` (read
@@ -498,7 +459,9 @@ class ModelBuilder {
   // producer computes in, 0 for none).
   int64_t OutputBlock(int value, int64_t natural) {
     const Value& v = g_.values[value];
-    if (is_output_[value] || v.shape.size() != 4 || v.dtype != graph::DType::kFloat32) return 0;
+    if (kernels_.gpu() || is_output_[value] || v.shape.size() != 4 ||
+        v.dtype != graph::DType::kFloat32)
+      return 0;
     static const std::set<std::string> plain_readers = {"Reshape",   "Flatten", "Squeeze",
                                                         "Unsqueeze", "Gemm",    "MatMul"};
     int64_t wanted = 0;
@@ -619,11 +582,11 @@ class ModelBuilder {
     const int64_t k = as.back(), n = trans_b ? bs[0] : bs[1];
     const int64_t m = graph::NumElements(as) / k;
     double flops = 0;
-    const tuner::Task* task = MakeTask("dense.x86", {m, n, k}, &flops);
+    const tuner::Task* task =
+        MakeTask(kernels_.gpu() ? "dense.cuda" : "dense.x86", {m, n, k}, &flops);
     if (!task) return false;
     space::ConfigEntity config = Configure(*task);
-    const int64_t bn = topi::DenseWeightBlock(config);
-    // Weights as W[n, k], then in column blocks of bn.
+    // Weights as W[n, k]: as they are for the GPU, in column blocks of bn for the CPU.
     const graph::TensorData& wd = *g_.values[bw].data;
     std::vector<float> w(static_cast<size_t>(n * k));
     for (int64_t r = 0; r < n; ++r) {
@@ -631,14 +594,23 @@ class ModelBuilder {
         w[r * k + c] = trans_b ? wd.f32()[r * k + c] : wd.f32()[c * n + r];
       }
     }
-    std::vector<float> packed = tuner::ToColumnBlocks(w, n, k, bn);
-    int pw = AddParam(g_.values[bw].name + "_packed",
-                      HostArray({n / bn, k, bn}, DLType(graph::DType::kFloat32), packed.data(),
-                                packed.size() * sizeof(float)));
+    const DLDataType f32 = DLType(graph::DType::kFloat32);
+    int pw = -1;
+    if (kernels_.gpu()) {
+      pw = AddParam(g_.values[bw].name + "_NK",
+                    HostArray({n, k}, f32, w.data(), w.size() * sizeof(float)));
+    } else {
+      const int64_t bn = topi::DenseWeightBlock(config);
+      std::vector<float> packed = tuner::ToColumnBlocks(w, n, k, bn);
+      pw = AddParam(g_.values[bw].name + "_packed",
+                    HostArray({n / bn, k, bn}, f32, packed.data(), packed.size() * sizeof(float)));
+    }
     int a2 = Alias(TensorOf(a), {m, k}, g_.values[a].name + "_2d");
     const Value& out = g_.values[node.outputs[0]];
-    int raw = NewTensor(node.name + "_dense", DLType(graph::DType::kFloat32), {m, n}, kNewBuffer);
-    AddKernel(node.name, "dense", task->Instantiate(config), {a2, pw}, {raw});
+    const std::string symbol = Symbol(exec_.nodes.size(), "dense");
+    if (!AddTemplateKernel(node, task->Instantiate(config), symbol)) return false;
+    int raw = NewTensor(node.name + "_dense", f32, {m, n}, kNewBuffer);
+    exec_.nodes.push_back({node.name, symbol, {a2, pw}, {raw}});
     int shaped = Alias(raw, out.shape, node.name + "_dense_nd");
     int bias = gemm && node.inputs.size() > 2 ? node.inputs[2] : -1;
     Epilogue(group, shaped, bias, -1, {}, out.shape);
@@ -722,13 +694,74 @@ class ModelBuilder {
       int out_value = group.size() == 1 ? anchor.outputs[k] : group.back()->outputs[0];
       int out = KernelOutput(out_value, &result, args.block);
       args.tensors.push_back(result);
-      AddKernel(GroupName(group), anchor.op, driver::DefaultSchedule(result), args.tensors,
+      AddKernel(GroupName(group), anchor.op, Default(result, GroupName(group)), args.tensors,
                 args.ids, {out});
+    }
+  }
+
+  // A convolution through its GPU template (NCHW data, OIHW weights as they are), then the
+  // epilogue kernel; false leaves it to the plain compute.
+  bool EmitConvCUDA(const std::vector<const Node*>& group) {
+    const Node& conv = *group[0];
+    const int x = conv.inputs[0], w = conv.inputs[1];
+    const auto& xs = g_.values[x].shape;
+    const auto& ws = g_.values[w].shape;
+    std::vector<int64_t> st = conv.Ints("strides", {1, 1}), dil = conv.Ints("dilations", {1, 1}),
+                         pads = conv.Ints("pads", {0, 0, 0, 0});
+    const bool uniform =
+        st[0] == st[1] && dil[0] == 1 && dil[1] == 1 &&
+        std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
+    if (!uniform || !IsParam(w) || IsParam(x) || xs.size() != 4 || ws.size() != 4) return false;
+    const topi::Conv2dShape sh{xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], st[0], pads[0]};
+    const int64_t groups = conv.Int("group", 1);
+    const bool depthwise = groups == xs[1] && ws[0] == xs[1] && ws[1] == 1;
+    if (!depthwise && groups != 1) return false;
+    double flops = 0;
+    const tuner::Task* task =
+        depthwise ? MakeTask("depthwise_conv2d.cuda",
+                             {sh.n, sh.c, sh.h, sh.w, sh.r, sh.s, sh.stride, sh.pad}, &flops)
+                  : MakeTask("conv2d_nchw.cuda",
+                             {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad}, &flops);
+    if (!task) return false;
+    const int xi = TensorOf(x), wi = TensorOf(w);
+    const std::string symbol =
+        Symbol(exec_.nodes.size(), depthwise ? "depthwise_conv2d" : "conv2d");
+    if (!AddTemplateKernel(conv, task->Instantiate(Configure(*task)), symbol)) return false;
+    const std::vector<int64_t> shape = {sh.n, sh.k, sh.oh(), sh.ow()};
+    const int out =
+        NewTensor(conv.name + "_conv", DLType(graph::DType::kFloat32), shape, kNewBuffer);
+    exec_.nodes.push_back({conv.name, symbol, {xi, wi}, {out}});
+    Epilogue(group, out, conv.inputs.size() > 2 ? conv.inputs[2] : -1, 1, {}, shape);
+    return true;
+  }
+
+  // Lowers a template's kernel as `symbol` (the caller adds its node). On a GPU, a config beyond
+  // the device limits (a fallback config for a large filter) returns false with a note: the node
+  // then runs as its plain compute.
+  bool AddTemplateKernel(const Node& node, const topi::ScheduledOp& op, const std::string& symbol) {
+    if (dry_run_) return true;
+    if (!kernels_.gpu()) {
+      kernels_.Add(op.schedule, op.args, symbol);
+      return true;
+    }
+    try {
+      kernels_.Add(op.schedule, op.args, symbol);
+      return true;
+    } catch (const UserError& e) {
+      (options_.warnings ? *options_.warnings : std::cerr)
+          << "note: " << node.name << ": its template's config does not fit the GPU (" << e.what()
+          << "); it runs as the plain compute with the default schedule\n";
+      return false;
     }
   }
 
   void EmitGroup(const std::vector<const Node*>& group) {
     const std::string& op = group[0]->op;
+    if (kernels_.gpu()) {
+      if (op == "Conv" && EmitConvCUDA(group)) return;
+      if ((op == "Gemm" || op == "MatMul") && EmitDense(group)) return;
+      return EmitPlain(group);
+    }
     if (op == "Conv" && EmitConv(group)) return;
     if ((op == "Gemm" || op == "MatMul") && EmitDense(group)) return;
     if (op == "MatMul" && EmitBatchMatmul(group)) return;
@@ -744,7 +777,7 @@ class ModelBuilder {
   std::vector<int64_t> buffer_bytes_;
   std::set<std::string> names_;
   std::map<std::string, runtime::NDArray> params_;
-  std::vector<ir::PrimFunc> functions_;
+  driver::ModelKernels kernels_;
   std::vector<ModelTask> tasks_;
   std::vector<std::unique_ptr<tuner::Task>> tasks_storage_;
   std::map<const Node*, ConvPlan> conv_plans_;

@@ -4,11 +4,17 @@
 /// graph with its memory plan, and the parameters (weights packed once for the layouts the kernels
 /// read).
 ///
-/// Each fused group of the graph becomes one kernel, except convolutions and dense layers, which
-/// run through their x86 templates (`conv2d_NCHWc.x86` with data packed to NCHWc and the weights
-/// packed at compile time, `depthwise_conv2d.x86`, `dense.x86`, `batch_matmul.x86`) followed by
-/// one epilogue kernel (layout back to NCHW, bias, the fused elementwise chain). Each template
-/// workload uses the tuning log's best record for the exact target, else its fallback config.
+/// For a `cuda` target, convolutions and dense layers run through their GPU templates
+/// (`conv2d_nchw.cuda`, `depthwise_conv2d.cuda`, `dense.cuda`; NCHW data, weights as they are)
+/// and every other kernel through the default GPU schedule (one thread per output element); the
+/// kernels form one CUDA module (PTX and host launchers) and the graph runs on the host.
+///
+/// On a CPU, each fused group of the graph becomes one kernel, except convolutions and dense
+/// layers, which run through their x86 templates (`conv2d_NCHWc.x86` with data packed to NCHWc and
+/// the weights packed at compile time, `depthwise_conv2d.x86`, `dense.x86`, `batch_matmul.x86`)
+/// followed by one epilogue kernel (layout back to NCHW, bias, the fused elementwise chain). Each
+/// template workload uses the tuning log's best record for the exact target, else its fallback
+/// config.
 #ifndef TESSERA_COMPILER_DRIVER_BUILD_MODEL_H_
 #define TESSERA_COMPILER_DRIVER_BUILD_MODEL_H_
 
@@ -45,6 +51,11 @@ struct ModelBuildOptions {
   std::ostream* warnings = nullptr;  ///< fallback notices (null: std::cerr)
   /// Called with the graph after each graph pass (e.g. `--print-graph`).
   std::function<void(const std::string& pass, const graph::Graph&)> after_pass;
+  /// With a `cuda` target: every kernel's GPU schedule, checked against the device limits, is
+  /// compiled for this CPU instead, its loops bound to blockIdx/threadIdx run serially (a host
+  /// LLVM module). Checks the values the GPU kernels compute without a GPU (tests); barriers and
+  /// the cooperation of a block's threads are not checked.
+  bool emulate_gpu_serially = false;
 };
 
 /// A compiled model.

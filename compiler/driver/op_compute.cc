@@ -7,6 +7,7 @@
 #include "compiler/graph/infer.h"
 #include "compiler/ir/op.h"
 #include "compiler/support/error.h"
+#include "compiler/topi/gpu_schedule.h"
 
 namespace tessera {
 namespace driver {
@@ -629,6 +630,27 @@ te::Schedule DefaultSchedule(const te::Tensor& output) {
     }
   }
   ScheduleStage(s, output);
+  return s;
+}
+
+te::Schedule DefaultScheduleCUDA(const te::Tensor& output, const std::string& what) {
+  te::Schedule s = te::create_schedule({output});
+  auto schedule_stage = [&](const te::Tensor& t) {
+    TESSERA_USER_CHECK(!t.shape().empty())
+        << what << ": the scalar '" << t.name()
+        << "' cannot be computed on a GPU (no axis to spread over threads)";
+    topi::ScheduleInjectiveCUDA(s[t]);
+  };
+  for (const te::Operation& op : te::PostOrderOps({output.op()})) {
+    if (op->type_name() != std::string("ComputeOp") || op.same_as(output.op())) continue;
+    const auto* compute = static_cast<const te::ComputeOpNode*>(op.get());
+    if (compute->reduce_axis.empty()) {
+      s[op.output()].compute_inline();
+    } else {
+      schedule_stage(op.output());
+    }
+  }
+  schedule_stage(output);
   return s;
 }
 

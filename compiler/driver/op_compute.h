@@ -1,10 +1,12 @@
 /// \file
 /// Private to `build_model`: graph operators as tensor expressions (the plain computes of
 /// operators without a template, and the epilogues fused after templates), and the default
-/// schedule of a fused group (injective stages inlined, the rest parallel and vectorized).
+/// schedule of a fused group (injective stages inlined, the rest parallel and vectorized, or on a
+/// GPU one thread per output element).
 #ifndef TESSERA_COMPILER_DRIVER_OP_COMPUTE_H_
 #define TESSERA_COMPILER_DRIVER_OP_COMPUTE_H_
 
+#include <string>
 #include <vector>
 
 #include "compiler/graph/graph.h"
@@ -45,6 +47,12 @@ te::Tensor PoolNCHWc(const graph::Graph& g, const graph::Node& node, const te::T
 /// the others (and the output) run their outer loops in parallel and the innermost one in
 /// vectors.
 te::Schedule DefaultSchedule(const te::Tensor& output);
+
+/// The default GPU schedule of a kernel computing `output`: stages without reductions are
+/// inlined, the others (and the output) get one thread per output element
+/// (`topi::ScheduleInjectiveCUDA`), each its own kernel launch. Throws `UserError` naming `what`
+/// for a scalar output, which has no axis to spread over threads.
+te::Schedule DefaultScheduleCUDA(const te::Tensor& output, const std::string& what);
 
 }  // namespace driver
 }  // namespace tessera

@@ -1,5 +1,9 @@
 #include "compiler/topi/gpu_schedule.h"
 
+#include <algorithm>
+#include <string>
+
+#include "compiler/support/error.h"
 #include "compiler/topi/index_constant.h"
 
 namespace tessera {
@@ -32,8 +36,19 @@ void CooperativeFetch(te::Stage stage, int64_t threads_z, int64_t threads_y, int
 }
 
 void ScheduleInjectiveCUDA(te::Stage stage, int64_t threads) {
-  ir::IterVar fused = FuseAll(stage);
-  auto [bx, tx] = stage.split(fused, I(threads));
+  const auto* compute = stage->op->type_name() == std::string("ComputeOp")
+                            ? static_cast<const te::ComputeOpNode*>(stage->op.get())
+                            : nullptr;
+  TESSERA_INTERNAL_CHECK(compute != nullptr && !compute->axis.empty())
+      << "ScheduleInjectiveCUDA: stage '" << stage.name() << "' has no spatial axis";
+  ir::IterVar fused = stage.axis(0);
+  int64_t elements = 1;
+  for (size_t i = 0; i < compute->axis.size(); ++i) {
+    if (i > 0) fused = stage.fuse(fused, stage.axis(i));
+    const int64_t* extent = ir::AsConstInt(compute->axis[i]->dom.extent);
+    elements *= extent ? *extent : threads;
+  }
+  auto [bx, tx] = stage.split(fused, I(std::max<int64_t>(1, std::min(threads, elements))));
   stage.bind(bx, "blockIdx.x");
   stage.bind(tx, "threadIdx.x");
 }

@@ -1,6 +1,7 @@
 /// \file
 /// Schedule pieces shared by the CUDA templates: the cooperative fetch of a shared-memory stage
-/// by all threads of a block, and the default schedule of injective (elementwise) stages.
+/// by all threads of a block, and the default schedule of a stage (one thread per output
+/// element; what every kernel of a model without a GPU template runs).
 #ifndef TESSERA_COMPILER_TOPI_GPU_SCHEDULE_H_
 #define TESSERA_COMPILER_TOPI_GPU_SCHEDULE_H_
 
@@ -18,8 +19,10 @@ namespace topi {
 void CooperativeFetch(te::Stage stage, int64_t threads_z, int64_t threads_y, int64_t threads_x,
                       int64_t vector);
 
-/// The default GPU schedule of an injective stage: all its axes fused, `threads` per block
-/// (bound to blockIdx.x / threadIdx.x).
+/// The default GPU schedule of a stage: its spatial axes fused, one thread per output element,
+/// `threads` per block (fewer for a smaller output; bound to blockIdx.x / threadIdx.x); the
+/// reduction axes of a reduction run serially in each thread. The stage must have at least one
+/// spatial axis and no loop transformation yet.
 void ScheduleInjectiveCUDA(te::Stage stage, int64_t threads = 256);
 
 }  // namespace topi

@@ -10,7 +10,9 @@
 #include <chrono>
 #include <random>
 
+#include "runtime/cuda_module.h"
 #include "runtime/data_type.h"
+#include "runtime/device_api.h"
 #include "runtime/error.h"
 #include "runtime/params.h"
 #include "tests/runtime/kernel_library.h"
@@ -173,6 +175,72 @@ TEST(ArtifactTest, CSourceKernelsRunOnAnyArchitectureAndNameTheirFormat) {
   FixChecksum(&unknown);
   EXPECT_THAT(LoadError(unknown), HasSubstr("m.tsr: corrupt artifact header (line 5): unknown "
                                             "kernel format 'fortran!'"));
+}
+
+// y = x + b as a CUDA module: one launch of a kernel whose PTX the driver would load on the first
+// call (no device is needed before that).
+Artifact AddBiasCUDA() {
+  Artifact a = AddBias();
+  a.header.target = "cuda -arch=sm_80";
+  a.header.arch = kAnyArch;
+  a.header.kernel_format = kCUDAKernels;
+  runtime::CUDAHostFunction f;
+  f.name = "vector_add";
+  f.args = {{kF32, {4}}, {kF32, {4}}, {kF32, {4}}};
+  runtime::CUDALaunch launch;
+  launch.kernel = "vector_add_kernel0";
+  launch.grid = {1, 1, 1};
+  launch.block = {4, 1, 1};
+  launch.buffers = {0, 1, 2};
+  f.launches = {launch};
+  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                          ".visible .entry vector_add_kernel0() { ret; }\n";
+  std::string path = std::string(getenv("TEST_TMPDIR")) + "/add.cuda";
+  runtime::CUDAModuleCreate(ptx, {f}).export_library(path);
+  a.kernels = ReadArtifactFile(path);
+  return a;
+}
+
+TEST(ArtifactTest, CUDAKernelsCarryTheirPTXAndNeedADevice) {
+  const Artifact a = AddBiasCUDA();
+  const std::string bytes = SerializeArtifact(a);
+  EXPECT_NE(bytes.find("kernels cuda-ptx\n"), std::string::npos);
+  EXPECT_NE(bytes.find("arch any\n"), std::string::npos);
+  Artifact back = ParseArtifact(bytes, "m.tsr");
+  EXPECT_EQ(back.header.kernel_format, kCUDAKernels);
+  EXPECT_EQ(back.kernels, a.kernels);
+  // The kernels section is the CUDA module, PTX included, and loads without a device.
+  runtime::Module m = runtime::ParseCUDAModule(back.kernels, "m.tsr (kernels)");
+  EXPECT_EQ(m.type_key(), "cuda");
+  EXPECT_NE(m.GetSource("ptx").find(".entry vector_add_kernel0"), std::string::npos);
+  EXPECT_TRUE(m.GetFunction("vector_add").defined());
+  EXPECT_NO_THROW(CheckRunsOn(back.header, HostInfo{"riscv64", {}}, "m.tsr"));
+  // The checksum covers the PTX.
+  std::string flipped = bytes;
+  flipped[bytes.find(".entry") + 2] ^= 0x20;
+  EXPECT_THAT(LoadError(flipped), HasSubstr("m.tsr: corrupt artifact: checksum mismatch"));
+  if (runtime::DeviceAPI::Exists(DLDevice{kDLCUDA, 0})) {
+    LoadedModel loaded = LoadArtifactBytes(bytes, "m.tsr");
+    EXPECT_EQ(loaded.executor.device().device_type, kDLCUDA);
+  } else {
+    EXPECT_THAT(LoadError(bytes),
+                ::testing::AllOf(HasSubstr("m.tsr: no CUDA device: "),
+                                 HasSubstr("(its kernels, target 'cuda -arch=sm_80', run on a "
+                                           "CUDA GPU)")));
+  }
+}
+
+TEST(ArtifactTest, RefusesMalformedCUDAKernelsBeforeLookingForADevice) {
+  Artifact a = AddBiasCUDA();
+  a.kernels = "tessera-cuda-module 1\nfunction vector_add 3 0 1\narg float32 4\narg float32 "
+              "4\narg float32 4\nlaunch k 1 1 1 4 1 1 0 1 7\nptx 5\nnoptx";
+  EXPECT_THAT(LoadError(SerializeArtifact(a)),
+              HasSubstr("'m.tsr (kernels)' is not a CUDA module written by export_library: "
+                        "launch of k takes buffer 7 of 3"));
+  a.kernels = "\x7f" "ELF a shared library";
+  EXPECT_THAT(LoadError(SerializeArtifact(a)),
+              HasSubstr("'m.tsr (kernels)' is not a CUDA module written by export_library: no "
+                        "'tessera-cuda-module 1' header"));
 }
 
 TEST(ArtifactTest, RefusesMissingCPUFeatures) {

@@ -111,6 +111,32 @@ else
   echo "skip: no aarch64 linker (Debian gcc-aarch64-linux-gnu) to build the aarch64 artifact"
 fi
 
+# The CUDA target: PTX and host launchers in one artifact for any architecture. Without a GPU each
+# loader refuses it with "no CUDA device" (exit 2); with one, it matches PyTorch. Skipped without
+# the CUDA toolkit (NVRTC compiles the kernels).
+out=$($tessera compile "$m.onnx" --target 'cuda -arch=sm_80' -o "$dir/gpu.tsr" 2>&1)
+rc=$?
+if [ $rc -eq 0 ]; then
+  check "the CUDA target's artifact runs on any architecture, its kernels PTX" \
+    bash -c "head -c 300 '$dir/gpu.tsr' | grep -aq '^arch any' &&
+             head -c 300 '$dir/gpu.tsr' | grep -aq '^kernels cuda-ptx' &&
+             grep -aq '^.target sm_80' '$dir/gpu.tsr' && grep -aq 'tessera-cuda-module 1' '$dir/gpu.tsr'"
+  if nvidia-smi -L >/dev/null 2>&1; then
+    $runner "$dir/gpu.tsr" $inputs --output "$dir/gpu.npy" >/dev/null
+    check "tessera-run runs the CUDA artifact on the GPU" test $? -eq 0
+    check "... matching PyTorch" /usr/bin/python3 -c "
+import numpy as np, sys
+sys.exit(0 if np.allclose(np.load('$dir/gpu.npy'), np.load('$m.out0.npy'), rtol=1e-4, atol=1e-5) else 1)"
+  else
+    refuse "CUDA artifact without a GPU" "gpu.tsr: no CUDA device: " "$dir/gpu.tsr"
+  fi
+elif grep -q "cannot compile CUDA C to PTX" <<<"$out"; then
+  echo "skip: no CUDA toolkit: $out"
+else
+  check "compile --target cuda succeeds" false
+  echo "$out"
+fi
+
 # The runner and the C API need the runtime only, and stay small.
 for bin in $runner deploy/libtessera_model.so; do
   check "$bin links no LLVM, gRPC or protobuf" \

@@ -68,10 +68,10 @@ void Compare(const runtime::NDArray& got, const runtime::NDArray& want, const st
 }  // namespace
 
 ModelBuild CheckModel(const std::string& dir, const std::string& name, double rtol, double atol,
-                      bool atol_scaled) {
+                      bool atol_scaled, const ModelBuildOptions& options) {
   auto start = std::chrono::steady_clock::now();
   graph::Graph g = frontend::ImportOnnx(dir + "/" + name + ".onnx");
-  ModelBuild build = BuildModel(std::move(g));
+  ModelBuild build = BuildModel(std::move(g), options);
   std::string out_dir = TempDir(name + "_compiled");
   build.Save(out_dir);  // code generation happens here
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
@@ -79,7 +79,11 @@ ModelBuild CheckModel(const std::string& dir, const std::string& name, double rt
             << " kernel calls, memory " << build.planned_bytes << " bytes planned ("
             << build.unplanned_bytes << " without reuse)\n"
             << build.CoverageLine() << "\n";
-  runtime::GraphExecutor exec = runtime::GraphExecutor::LoadFromDirectory(out_dir);
+  const bool on_gpu = build.kernels.type_key() == "cuda";
+  runtime::GraphExecutor exec =
+      on_gpu ? runtime::GraphExecutor(build.graph, build.params, build.kernels,
+                                      DLDevice{kDLCUDA, 0})
+             : runtime::GraphExecutor::LoadFromDirectory(out_dir);
   for (int i = 0; i < exec.NumInputs(); ++i) {
     exec.SetInput(i, runtime::LoadNpy(dir + "/" + name + ".in" + std::to_string(i) + ".npy"));
   }

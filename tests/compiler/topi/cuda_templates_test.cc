@@ -13,6 +13,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/lower/lower.h"
 #include "compiler/space/mutation.h"
+#include "tests/compiler/codegen/cuda/ptxas_check.h"
 #include "compiler/topi/conv2d_nchw_cuda.h"
 #include "compiler/topi/dense_cuda.h"
 #include "compiler/topi/depthwise_conv2d_cuda.h"
@@ -52,13 +53,7 @@ void BuildAll(const std::string& name, const std::vector<space::ConfigEntity>& c
   }
   std::string source = codegen::GenerateCUDA(kernels);
   std::string ptx = codegen::CompileToPTX(source, "sm_90", false, name + ".cu");
-  std::string ptxas = codegen::FindCUDAToolkit().ptxas;
-  if (ptxas.empty()) return;
-  TempDir dir("tessera-ptxas");
-  WriteFile(dir.path() + "/k.ptx", ptx, "PTX");
-  std::string cmd = ptxas + " -arch=sm_90 " + dir.path() + "/k.ptx -o " + dir.path() +
-                    "/k.cubin > " + dir.path() + "/log 2>&1";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << ReadFile(dir.path() + "/log", "ptxas log");
+  EXPECT_EQ(testing::AssembleWithPtxas(ptx, "sm_90"), "");
 }
 
 TEST(CUDATemplatesTest, DenseSampledConfigsBuild) {

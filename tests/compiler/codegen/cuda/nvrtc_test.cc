@@ -17,6 +17,7 @@
 #include "compiler/driver/build.h"
 #include "compiler/ir/op.h"
 #include "tests/compiler/codegen/cuda/cuda_test_util.h"
+#include "tests/compiler/codegen/cuda/ptxas_check.h"
 
 namespace tessera {
 namespace codegen {
@@ -78,17 +79,7 @@ class NVRTCTest : public ::testing::Test {
   void CompileAndAssemble(const std::string& source) {
     std::string ptx = CompileToPTX(source, "sm_90", false);
     ASSERT_NE(ptx.find(".target sm_90"), std::string::npos) << ptx.substr(0, 400);
-    std::string ptxas = FindCUDAToolkit().ptxas;
-    if (ptxas.empty()) {
-      std::cerr << "note: no ptxas in the CUDA toolkit; the PTX was not assembled\n";
-      return;
-    }
-    TempDir dir("tessera-ptxas");
-    WriteFile(dir.path() + "/k.ptx", ptx, "PTX");
-    std::string cmd = ptxas + " -arch=sm_90 " + dir.path() + "/k.ptx -o " + dir.path() +
-                      "/k.cubin > " + dir.path() + "/log 2>&1";
-    int rc = std::system(cmd.c_str());
-    EXPECT_EQ(rc, 0) << ReadFile(dir.path() + "/log", "ptxas log") << "\n" << source;
+    EXPECT_EQ(testing::AssembleWithPtxas(ptx, "sm_90"), "") << source;
   }
 };
 

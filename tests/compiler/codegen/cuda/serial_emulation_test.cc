@@ -11,7 +11,7 @@
 #include <random>
 
 #include "compiler/codegen/c/c_module.h"
-#include "compiler/ir/functor.h"
+#include "compiler/lower/serialize_threads.h"
 #include "compiler/space/mutation.h"
 #include "compiler/topi/conv2d_nchw_cuda.h"
 #include "compiler/topi/dense_cuda.h"
@@ -22,19 +22,9 @@
 namespace tessera {
 namespace {
 
-class SerializeThreads : public ir::StmtMutator {
- public:
-  ir::Stmt VisitStmt_(const ir::ForNode* op) override {
-    ir::Stmt body = VisitStmt(op->body);
-    ir::ForKind kind =
-        op->for_kind == ir::ForKind::kThreadBinding ? ir::ForKind::kSerial : op->for_kind;
-    return ir::For(op->loop_var, op->min, op->extent, kind, body);
-  }
-};
-
 testing::Backend SerialC() {
   return [](const ir::PrimFunc& f) {
-    return codegen::BuildCModule({f.WithBody(SerializeThreads().VisitStmt(f->body))});
+    return codegen::BuildCModule({lower::SerializeThreadBindings(f)});
   };
 }
 

@@ -1,0 +1,79 @@
+// Whole models for a CUDA GPU, without one: every op model's kernels (the GPU templates and the
+// default GPU schedule) checked against the device limits, then run serially on this CPU against
+// PyTorch's outputs; every op model compiled by NVRTC into one CUDA module whose PTX ptxas
+// assembles. With a GPU, the models also run on it against PyTorch (tools/gpu_check.sh).
+#include <gtest/gtest.h>
+
+#include "compiler/codegen/cuda/nvrtc.h"
+#include "compiler/frontend/onnx/onnx_importer.h"
+#include "runtime/device_api.h"
+#include "tests/compiler/codegen/cuda/ptxas_check.h"
+#include "tests/compiler/driver/model_check.h"
+
+namespace tessera {
+namespace {
+
+constexpr const char* kArch = "sm_80";
+
+const std::string& ModelDir() {
+  static const std::string dir = [] {
+    std::string d = testing::TempDir("op_models");
+    testing::RunPython("tests/compiler/driver/models/make_op_models.py", d);
+    return d;
+  }();
+  return dir;
+}
+
+ModelBuildOptions CUDAOptions(bool emulate) {
+  ModelBuildOptions options;
+  options.target = std::string("cuda -arch=") + kArch;
+  options.emulate_gpu_serially = emulate;
+  return options;
+}
+
+void SkipWithoutNVRTC() {
+  std::string why;
+  if (!codegen::NVRTCAvailable(&why)) GTEST_SKIP() << "no NVRTC: " << why;
+}
+
+class CUDAModelOpsTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CUDAModelOpsTest, EmulatedKernelsMatchReference) {
+  ModelBuild build =
+      testing::CheckModel(ModelDir(), GetParam(), 1e-4, 1e-5, false, CUDAOptions(true));
+  // The GPU path: no blocked layouts (they serve CPU vectors).
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    EXPECT_EQ(n.function.find("NCHWc"), std::string::npos) << n.function;
+  }
+}
+
+TEST_P(CUDAModelOpsTest, CompilesToPTXThatAssembles) {
+  SkipWithoutNVRTC();
+  if (::testing::Test::IsSkipped()) return;
+  ModelBuild build = BuildModel(frontend::ImportOnnx(ModelDir() + "/" + GetParam() + ".onnx"),
+                                CUDAOptions(false));
+  ASSERT_EQ(build.kernels.type_key(), "cuda");
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    EXPECT_TRUE(build.kernels.GetFunction(n.function).defined()) << n.function;
+  }
+  const std::string ptx = build.kernels.GetSource("ptx");
+  EXPECT_NE(ptx.find(std::string(".target ") + kArch), std::string::npos);
+  EXPECT_EQ(testing::AssembleWithPtxas(ptx, kArch), "") << GetParam();
+}
+
+TEST_P(CUDAModelOpsTest, RunsOnGPU) {
+  SkipWithoutNVRTC();
+  if (::testing::Test::IsSkipped()) return;
+  if (!runtime::DeviceAPI::Exists(DLDevice{kDLCUDA, 0})) GTEST_SKIP() << "no CUDA device";
+  testing::CheckModel(ModelDir(), GetParam(), 1e-4, 1e-5, false, CUDAOptions(false));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, CUDAModelOpsTest,
+                         ::testing::Values("conv_bn_add_relu", "conv_stem_strided",
+                                           "depthwise_relu6", "residual_blocks",
+                                           "conv_grouped_asym", "pooling",
+                                           "flatten_gemm_softmax", "attention_block",
+                                           "shapes_and_indexing"));
+
+}  // namespace
+}  // namespace tessera
