@@ -193,8 +193,9 @@ Artifact AddBiasCUDA() {
   launch.block = {4, 1, 1};
   launch.buffers = {0, 1, 2};
   f.launches = {launch};
-  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
-                          ".visible .entry vector_add_kernel0() { ret; }\n";
+  const std::string ptx =
+      ".version 8.0\n.target sm_80\n.address_size 64\n"
+      ".visible .entry vector_add_kernel0() { ret; }\n";
   std::string path = std::string(getenv("TEST_TMPDIR")) + "/add.cuda";
   runtime::CUDAModuleCreate(ptx, {f}).export_library(path);
   a.kernels = ReadArtifactFile(path);
@@ -232,12 +233,15 @@ TEST(ArtifactTest, CUDAKernelsCarryTheirPTXAndNeedADevice) {
 
 TEST(ArtifactTest, RefusesMalformedCUDAKernelsBeforeLookingForADevice) {
   Artifact a = AddBiasCUDA();
-  a.kernels = "tessera-cuda-module 1\nfunction vector_add 3 0 1\narg float32 4\narg float32 "
-              "4\narg float32 4\nlaunch k 1 1 1 4 1 1 0 1 7\nptx 5\nnoptx";
+  a.kernels =
+      "tessera-cuda-module 1\nfunction vector_add 3 0 1\narg float32 4\narg float32 "
+      "4\narg float32 4\nlaunch k 1 1 1 4 1 1 0 1 7\nptx 5\nnoptx";
   EXPECT_THAT(LoadError(SerializeArtifact(a)),
               HasSubstr("'m.tsr (kernels)' is not a CUDA module written by export_library: "
                         "launch of k takes buffer 7 of 3"));
-  a.kernels = "\x7f" "ELF a shared library";
+  a.kernels =
+      "\x7f"
+      "ELF a shared library";
   EXPECT_THAT(LoadError(SerializeArtifact(a)),
               HasSubstr("'m.tsr (kernels)' is not a CUDA module written by export_library: no "
                         "'tessera-cuda-module 1' header"));

@@ -50,8 +50,8 @@ TEST_P(CUDAModelOpsTest, EmulatedKernelsMatchReference) {
 TEST_P(CUDAModelOpsTest, CompilesToPTXThatAssembles) {
   SkipWithoutNVRTC();
   if (::testing::Test::IsSkipped()) return;
-  ModelBuild build = BuildModel(frontend::ImportOnnx(ModelDir() + "/" + GetParam() + ".onnx"),
-                                CUDAOptions(false));
+  ModelBuild build =
+      BuildModel(frontend::ImportOnnx(ModelDir() + "/" + GetParam() + ".onnx"), CUDAOptions(false));
   ASSERT_EQ(build.kernels.type_key(), "cuda");
   for (const runtime::ExecNode& n : build.graph.nodes) {
     EXPECT_TRUE(build.kernels.GetFunction(n.function).defined()) << n.function;
@@ -71,9 +71,8 @@ TEST_P(CUDAModelOpsTest, RunsOnGPU) {
 INSTANTIATE_TEST_SUITE_P(Ops, CUDAModelOpsTest,
                          ::testing::Values("conv_bn_add_relu", "conv_stem_strided",
                                            "depthwise_relu6", "residual_blocks",
-                                           "conv_grouped_asym", "pooling",
-                                           "flatten_gemm_softmax", "attention_block",
-                                           "shapes_and_indexing"));
+                                           "conv_grouped_asym", "pooling", "flatten_gemm_softmax",
+                                           "attention_block", "shapes_and_indexing"));
 
 }  // namespace
 }  // namespace tessera

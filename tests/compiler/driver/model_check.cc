@@ -80,10 +80,9 @@ ModelBuild CheckModel(const std::string& dir, const std::string& name, double rt
             << build.unplanned_bytes << " without reuse)\n"
             << build.CoverageLine() << "\n";
   const bool on_gpu = build.kernels.type_key() == "cuda";
-  runtime::GraphExecutor exec =
-      on_gpu ? runtime::GraphExecutor(build.graph, build.params, build.kernels,
-                                      DLDevice{kDLCUDA, 0})
-             : runtime::GraphExecutor::LoadFromDirectory(out_dir);
+  runtime::GraphExecutor exec = on_gpu ? runtime::GraphExecutor(build.graph, build.params,
+                                                                build.kernels, DLDevice{kDLCUDA, 0})
+                                       : runtime::GraphExecutor::LoadFromDirectory(out_dir);
   for (int i = 0; i < exec.NumInputs(); ++i) {
     exec.SetInput(i, runtime::LoadNpy(dir + "/" + name + ".in" + std::to_string(i) + ".npy"));
   }

@@ -13,11 +13,11 @@
 #include "compiler/ir/op.h"
 #include "compiler/lower/lower.h"
 #include "compiler/space/mutation.h"
-#include "tests/compiler/codegen/cuda/ptxas_check.h"
 #include "compiler/topi/conv2d_nchw_cuda.h"
 #include "compiler/topi/dense_cuda.h"
 #include "compiler/topi/depthwise_conv2d_cuda.h"
 #include "compiler/topi/gpu_schedule.h"
+#include "tests/compiler/codegen/cuda/ptxas_check.h"
 
 namespace tessera {
 namespace topi {

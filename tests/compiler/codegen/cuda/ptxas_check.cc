@@ -17,8 +17,8 @@ std::string AssembleWithPtxas(const std::string& ptx, const std::string& arch) {
   }
   TempDir dir("tessera-ptxas");
   WriteFile(dir.path() + "/k.ptx", ptx, "PTX");
-  const std::string cmd = ptxas + " -arch=" + arch + " " + dir.path() + "/k.ptx -o " +
-                          dir.path() + "/k.cubin > " + dir.path() + "/log 2>&1";
+  const std::string cmd = ptxas + " -arch=" + arch + " " + dir.path() + "/k.ptx -o " + dir.path() +
+                          "/k.cubin > " + dir.path() + "/log 2>&1";
   const int rc = std::system(cmd.c_str());
   if (rc == 0) return "";
   return "ptxas exited with " + std::to_string(rc) + ":\n" +
