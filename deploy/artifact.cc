@@ -46,24 +46,22 @@ bool SameSignatures(const std::vector<TensorSignature>& a, const std::vector<Ten
 // CUDA kernels run on GPU 0: it must exist, and (with `-arch=sm_NN` in the target) be at least
 // sm_NN (exactly, for an arch-specific sm_NNa).
 void CheckCUDADevice(const ArtifactHeader& header, const std::string& source) {
-  const std::string needs = " (its kernels, target '" + header.target + "', run on a CUDA GPU)";
   try {
     runtime::DeviceAPI::Get(DLDevice{kDLCUDA, 0});
   } catch (const runtime::Error& e) {
-    throw runtime::Error(source + ": " + e.what() + needs);
+    throw runtime::Error(source + ": " + e.what() + " (its kernels, target '" + header.target +
+                         "', run on a CUDA GPU)");
   }
   const size_t at = header.target.find("-arch=sm_");
   if (at == std::string::npos) return;
   const std::string arch = header.target.substr(at + 6, header.target.find(' ', at) - at - 6);
   const int wanted = std::atoi(arch.c_str() + 3);
   const bool specific = !arch.empty() && arch.back() == 'a';
-  const std::vector<runtime::CUDADeviceProperties> gpus = runtime::ListCUDADevices();
-  if (gpus.empty()) return;
-  const int have = gpus[0].major * 10 + gpus[0].minor;
-  if (have < wanted || (specific && have != wanted)) {
+  const int have = runtime::CUDAComputeCapability(0);
+  if (have > 0 && (have < wanted || (specific && have != wanted))) {
+    const std::string gpu = "sm_" + std::to_string(have);
     throw runtime::Error(source + ": the kernels are built for " + arch + " (target '" +
-                         header.target + "'), but GPU 0 (" + gpus[0].name + ") is " +
-                         gpus[0].arch() + ": compile with -arch=" + gpus[0].arch() +
+                         header.target + "'), but GPU 0 is " + gpu + ": compile with -arch=" + gpu +
                          (specific ? "" : " or lower"));
   }
 }

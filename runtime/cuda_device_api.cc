@@ -54,6 +54,11 @@ class CUDADriverAPI final : public DeviceAPI {
         {Slot(&t_.cuEventSynchronize), "cuEventSynchronize"},
         {Slot(&t_.cuEventElapsedTime), "cuEventElapsedTime"},
         {Slot(&t_.cuEventDestroy), "cuEventDestroy_v2"},
+        {Slot(&t_.cuStreamCreate), "cuStreamCreate"},
+        {Slot(&t_.cuStreamDestroy), "cuStreamDestroy_v2"},
+        {Slot(&t_.cuStreamSynchronize), "cuStreamSynchronize"},
+        {Slot(&t_.cuMemcpyHtoDAsync), "cuMemcpyHtoDAsync_v2"},
+        {Slot(&t_.cuMemcpyDtoHAsync), "cuMemcpyDtoHAsync_v2"},
     };
     bool ok = true;
     for (const auto& [slot, name] : entries) ok = ok && Bind(slot, name);
@@ -95,6 +100,39 @@ class CUDADriverAPI final : public DeviceAPI {
     Activate(id);
     Check(t_.cuCtxSynchronize(), "cuCtxSynchronize");
   }
+  // Streams are created blocking (flags 0): they wait for the default stream and it for them,
+  // so the synchronous copies and frees of this API stay ordered with every stream's work.
+  Stream CreateStream(int id) override {
+    Activate(id);
+    CUstream stream = nullptr;
+    Check(t_.cuStreamCreate(&stream, 0), "cuStreamCreate");
+    return stream;
+  }
+  void FreeStream(int id, Stream stream) override {
+    Activate(id);
+    if (stream != nullptr) t_.cuStreamDestroy(stream);
+  }
+  void SyncStream(int id, Stream stream) override {
+    Activate(id);
+    Check(t_.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  }
+  Stream SetStream(int id, Stream stream) override {
+    Stream& current = CurrentStream(id);
+    Stream previous = current;
+    current = stream;
+    return previous;
+  }
+  Stream GetStream(int id) override { return CurrentStream(id); }
+  void CopyFromHostAsync(int id, void* dst, const void* src, size_t n, Stream stream) override {
+    Activate(id);
+    Check(t_.cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src, n, stream),
+          "cuMemcpyHtoDAsync");
+  }
+  void CopyToHostAsync(int id, void* dst, const void* src, size_t n, Stream stream) override {
+    Activate(id);
+    Check(t_.cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src), n, stream),
+          "cuMemcpyDtoHAsync");
+  }
   int DeviceCount() override {
     if (!error_.empty()) throw Error(error_);
     return count_;
@@ -130,6 +168,15 @@ class CUDADriverAPI final : public DeviceAPI {
   }
 
  private:
+  // This thread's current stream of device `id` (launches from different threads may use
+  // different streams).
+  Stream& CurrentStream(int id) {
+    constexpr int kMaxDevices = 64;
+    thread_local Stream streams[kMaxDevices] = {};
+    if (id < 0 || id >= kMaxDevices) throw Error("no CUDA device: cuda:" + std::to_string(id));
+    return streams[id];
+  }
+
   // The table's function pointer `*slot` as the untyped slot dlsym fills.
   template <typename F>
   static void** Slot(F* slot) {
@@ -165,9 +212,25 @@ const CUDADriverTable& CUDADriverActivate(int device_id) { return Driver()->Acti
 
 void CUDACheck(CUresult result, const char* what) { Driver()->Check(result, what); }
 
+// The driver's attribute numbers (cuda.h's CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR).
+constexpr int kMajor = 75, kMinor = 76;
+
+int CUDAComputeCapability(int device_id) {
+  try {
+    Driver()->DeviceCount();
+  } catch (const Error&) {
+    return 0;
+  }
+  const CUDADriverTable& t = Driver()->table();
+  CUdevice dev = 0;
+  int major = 0, minor = 0;
+  if (t.cuDeviceGet(&dev, device_id) != 0) return 0;
+  t.cuDeviceGetAttribute(&major, kMajor, dev);
+  t.cuDeviceGetAttribute(&minor, kMinor, dev);
+  return major * 10 + minor;
+}
+
 std::vector<CUDADeviceProperties> ListCUDADevices() {
-  // The driver's attribute numbers (cuda.h's CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR).
-  constexpr int kMajor = 75, kMinor = 76;
   std::vector<CUDADeviceProperties> gpus;
   int count = 0;
   try {
@@ -193,20 +256,29 @@ std::vector<CUDADeviceProperties> ListCUDADevices() {
 
 double CUDAElapsedSeconds(int device_id, const std::function<void()>& run) {
   const CUDADriverTable& drv = CUDADriverActivate(device_id);
+  DeviceAPI* api = Driver();
   CUevent start = nullptr, stop = nullptr;
   CUDACheck(drv.cuEventCreate(&start, 0), "cuEventCreate");
   CUDACheck(drv.cuEventCreate(&stop, 0), "cuEventCreate");
+  // The timed launches go to a stream of their own, which the events bracket.
+  CUstream stream = api->CreateStream(device_id);
+  CUstream previous = api->SetStream(device_id, stream);
   struct Destroy {
     const CUDADriverTable& drv;
+    DeviceAPI* api;
+    int device;
     CUevent a, b;
+    CUstream stream, previous;
     ~Destroy() {
+      api->SetStream(device, previous);
+      drv.cuStreamDestroy(stream);
       drv.cuEventDestroy(a);
       drv.cuEventDestroy(b);
     }
-  } destroy{drv, start, stop};
-  CUDACheck(drv.cuEventRecord(start, nullptr), "cuEventRecord");
+  } destroy{drv, api, device_id, start, stop, stream, previous};
+  CUDACheck(drv.cuEventRecord(start, stream), "cuEventRecord");
   run();
-  CUDACheck(drv.cuEventRecord(stop, nullptr), "cuEventRecord");
+  CUDACheck(drv.cuEventRecord(stop, stream), "cuEventRecord");
   CUDACheck(drv.cuEventSynchronize(stop), "cuEventSynchronize");
   float ms = 0;
   CUDACheck(drv.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");

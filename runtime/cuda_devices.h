@@ -26,6 +26,10 @@ struct CUDADeviceProperties {
 /// no device: a CPU-only server reports zero GPUs. Never throws.
 std::vector<CUDADeviceProperties> ListCUDADevices();
 
+/// The compute capability of GPU `device_id` as major * 10 + minor (90 for sm_90); 0 where there
+/// is no such GPU or no driver. Never throws.
+int CUDAComputeCapability(int device_id);
+
 }  // namespace runtime
 }  // namespace tessera
 

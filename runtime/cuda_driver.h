@@ -50,6 +50,13 @@ struct CUDADriverTable {
   CUresult (*cuEventSynchronize)(CUevent);                   ///< driver API
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);  ///< milliseconds between events
   CUresult (*cuEventDestroy)(CUevent);                       ///< cuEventDestroy_v2
+  CUresult (*cuStreamCreate)(CUstream*, unsigned int);       ///< driver API
+  CUresult (*cuStreamDestroy)(CUstream);                     ///< cuStreamDestroy_v2
+  CUresult (*cuStreamSynchronize)(CUstream);                 ///< driver API
+  /// cuMemcpyHtoDAsync_v2
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream);
+  /// cuMemcpyDtoHAsync_v2
+  CUresult (*cuMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);
 };
 
 /// The CUDA device API. Throws `Error` "no CUDA device: ..." when the driver cannot be loaded or

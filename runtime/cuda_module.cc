@@ -1,5 +1,7 @@
 #include "runtime/cuda_module.h"
 
+#include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -15,12 +17,6 @@ namespace tessera {
 namespace runtime {
 
 namespace {
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
 
 // The PTX, its per-device loaded modules and the host functions; shared by the module and the
 // functions it hands out (a function may outlive its module handle).
@@ -50,13 +46,11 @@ class CUDAProgram {
       TESSERA_CHECK(device_id < 0 || device_id == t->device.device_id)
           << f.name << ": arguments are on different CUDA devices";
       device_id = t->device.device_id;
-      TESSERA_CHECK(t->dtype == f.args[i].dtype)
-          << f.name << ": argument " << i << " must be " << DataTypeToString(f.args[i].dtype)
-          << ", got " << DataTypeToString(t->dtype);
       std::vector<int64_t> shape(t->shape, t->shape + t->ndim);
-      TESSERA_CHECK(shape == f.args[i].shape)
-          << f.name << ": argument " << i << " must have shape " << ShapeText(f.args[i].shape)
-          << ", got " << ShapeText(shape);
+      TESSERA_CHECK(t->dtype == f.args[i].dtype && shape == f.args[i].shape)
+          << f.name << ": argument " << i << " must be " << DataTypeToString(f.args[i].dtype)
+          << ShapeToString(f.args[i].shape) << ", got " << DataTypeToString(t->dtype)
+          << ShapeToString(shape);
       TESSERA_CHECK(IsCompact(*t)) << f.name << ": argument " << i << " must be compact";
       char* data = static_cast<char*>(t->data) + t->byte_offset;
       // Kernels may move 16-byte vectors (float4) at aligned indices of every buffer.
@@ -80,6 +74,8 @@ class CUDAProgram {
       owned.push_back(api->Alloc(device_id, bytes, 256));
       pointers.push_back(owned.back());
     }
+    // This thread's current stream for the device (`DeviceAPI::SetStream`; null: the default).
+    CUstream stream = api->GetStream(device_id);
     for (const CUDALaunch& launch : f.launches) {
       CUfunction kernel = Kernel(drv, device_id, launch.kernel);
       std::vector<CUdeviceptr> params;
@@ -87,11 +83,13 @@ class CUDAProgram {
       std::vector<void*> param_ptrs;
       for (CUdeviceptr& p : params) param_ptrs.push_back(&p);
       CUDACheck(drv.cuLaunchKernel(kernel, launch.grid[0], launch.grid[1], launch.grid[2],
-                                   launch.block[0], launch.block[1], launch.block[2], 0, nullptr,
+                                   launch.block[0], launch.block[1], launch.block[2], 0, stream,
                                    param_ptrs.data(), nullptr),
                 "cuLaunchKernel");
     }
-    // Intermediate buffers are freed (cuMemFree waits for the kernels that use them).
+    // Intermediate buffers are freed when the kernels that use them are done: cuMemFree waits
+    // for the default stream's work; another stream's is waited for here.
+    if (!owned.empty() && stream != nullptr) api->SyncStream(device_id, stream);
   }
 
  private:
@@ -184,16 +182,6 @@ class CUDAModuleNode final : public ModuleNode {
   std::map<std::string, std::string> sources_;
 };
 
-// Reads the next whitespace-separated numbers of `line` into `out`.
-template <typename T>
-void ReadNumbers(std::istringstream* line, size_t count, std::vector<T>* out) {
-  for (size_t i = 0; i < count; ++i) {
-    T v{};
-    *line >> v;
-    out->push_back(v);
-  }
-}
-
 }  // namespace
 
 Module LoadCUDAModule(const std::string& path) {
@@ -209,68 +197,80 @@ bool IsCUDAModuleText(std::string_view bytes) {
 }
 
 Module ParseCUDAModule(std::string_view text, const std::string& source) {
-  std::istringstream in{std::string(text)};
-  std::string line;
+  // A plain tokenizer (no streams): this parser is part of the size-tracked runner.
   auto bad = [&](const std::string& why) {
     return Error("'" + source + "' is not a CUDA module written by export_library: " + why);
   };
-  if (!std::getline(in, line) || line != kMagic)
-    throw bad("no '" + std::string(kMagic) + "' header");
-  std::vector<CUDAHostFunction> functions;
-  std::string ptx;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::string kind;
-    words >> kind;
-    if (kind == "ptx") {
-      size_t size = 0;
-      words >> size;
-      if (!words || size > text.size()) throw bad("malformed line '" + line + "'");
-      ptx.resize(size);
-      in.read(&ptx[0], static_cast<std::streamsize>(size));
-      if (static_cast<size_t>(in.gcount()) != size) throw bad("truncated PTX");
-      return CUDAModuleCreate(ptx, std::move(functions));
+  size_t at = 0;
+  std::string_view line;
+  auto next_line = [&]() {
+    if (at >= text.size()) return false;
+    const size_t end = std::min(text.find('\n', at), text.size());
+    line = text.substr(at, end - at);
+    at = end + 1;
+    return true;
+  };
+  std::vector<std::string_view> words;
+  auto split = [&]() {
+    words.clear();
+    for (size_t b = 0; b < line.size();) {
+      const size_t e = std::min(line.find(' ', b), line.size());
+      if (e > b) words.push_back(line.substr(b, e - b));
+      b = e + 1;
     }
-    if (kind != "function") throw bad("unexpected line '" + line + "'");
+  };
+  auto malformed = [&]() { return bad("malformed line '" + std::string(line) + "'"); };
+  auto number = [&](size_t i, auto* out) {
+    if (i >= words.size()) throw malformed();
+    const char* end = words[i].data() + words[i].size();
+    auto [ptr, ec] = std::from_chars(words[i].data(), end, *out);
+    if (ec != std::errc() || ptr != end) throw malformed();
+  };
+  if (!next_line() || line != kMagic) throw bad("no '" + std::string(kMagic) + "' header");
+  std::vector<CUDAHostFunction> functions;
+  while (next_line()) {
+    split();
+    if (!words.empty() && words[0] == "ptx") {
+      uint64_t size = 0;
+      number(1, &size);
+      if (at > text.size() || size > text.size() - at) throw bad("truncated PTX");
+      return CUDAModuleCreate(std::string(text.substr(at, size)), std::move(functions));
+    }
+    if (words.size() != 5 || words[0] != "function") throw malformed();
     CUDAHostFunction f;
+    f.name = std::string(words[1]);
     size_t nargs = 0, ninter = 0, nlaunch = 0;
-    words >> f.name >> nargs >> ninter >> nlaunch;
-    if (!words) throw bad("malformed line '" + line + "'");
-    for (size_t i = 0; i < nargs + ninter + nlaunch && std::getline(in, line); ++i) {
-      std::istringstream item(line);
-      std::string tag;
-      item >> tag;
+    number(2, &nargs);
+    number(3, &ninter);
+    number(4, &nlaunch);
+    for (size_t i = 0; i < nargs + ninter + nlaunch; ++i) {
+      if (!next_line()) throw bad("no PTX");
+      split();
+      const char* tag = i < nargs ? "arg" : i < nargs + ninter ? "intermediate" : "launch";
+      if (words.size() < 2 || words[0] != tag) throw malformed();
       if (i < nargs) {
-        std::string dtype;
-        item >> dtype;
-        CUDAArgSpec spec{ParseDataType(dtype), {}};
-        int64_t d = 0;
-        while (item >> d) spec.shape.push_back(d);
+        CUDAArgSpec spec{ParseDataType(std::string(words[1])), {}};
+        spec.shape.resize(words.size() - 2);
+        for (size_t d = 0; d < spec.shape.size(); ++d) number(2 + d, &spec.shape[d]);
         f.args.push_back(spec);
       } else if (i < nargs + ninter) {
-        uint64_t bytes = 0;
-        item >> bytes;
-        f.intermediate_bytes.push_back(bytes);
+        f.intermediate_bytes.emplace_back();
+        number(1, &f.intermediate_bytes.back());
       } else {
         CUDALaunch launch;
-        item >> launch.kernel;
-        std::vector<uint32_t> dims;
-        ReadNumbers(&item, 6, &dims);
-        for (int d = 0; d < 3; ++d) {
-          launch.grid[d] = dims[d];
-          launch.block[d] = dims[3 + d];
+        launch.kernel = std::string(words[1]);
+        for (size_t d = 0; d < 3; ++d) {
+          number(2 + d, &launch.grid[d]);
+          number(5 + d, &launch.block[d]);
         }
-        int b = 0;
-        while (item >> b) {
-          if (b < 0 || static_cast<size_t>(b) >= nargs + ninter) {
-            throw bad("launch of " + launch.kernel + " takes buffer " + std::to_string(b) + " of " +
-                      std::to_string(nargs + ninter));
-          }
+        for (size_t w = 8; w < words.size(); ++w) {
+          int b = 0;
+          number(w, &b);
+          if (b < 0 || static_cast<size_t>(b) >= nargs + ninter) throw malformed();
           launch.buffers.push_back(b);
         }
         f.launches.push_back(launch);
       }
-      if (!item.eof() && item.fail()) throw bad("malformed line '" + line + "'");
     }
     functions.push_back(std::move(f));
   }

@@ -26,9 +26,10 @@ struct TimeEvaluatorOptions {
 std::vector<double> TimeFunction(const PackedFunc& func, DLDevice device,
                                  const TimeEvaluatorOptions& options, PackedArgs args);
 
-/// Seconds that `run` took on CUDA device `device_id`, measured with CUDA events around it on
-/// the default stream (`TimeFunction` uses it for CUDA devices). Throws `Error` "no CUDA device:
-/// ..." without a driver or device.
+/// Seconds that `run` took on CUDA device `device_id`: its launches go to a stream of their own
+/// (this thread's current stream meanwhile, restored afterwards), bracketed by CUDA events
+/// (`TimeFunction` uses it for CUDA devices). Throws `Error` "no CUDA device: ..." without a
+/// driver or device.
 double CUDAElapsedSeconds(int device_id, const std::function<void()>& run);
 
 /// A function that takes `func`'s arguments, times it as `TimeFunction` does, and returns the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU and the CUDA toolkit: runs the CUDA backend's tests, including
 # the ones that launch kernels (sampled schedules and sampled configs of every CUDA template
-# against the CPU reference), then tunes dense 1024^3 and compares it with cuBLAS. Not run
+# against the CPU reference, the op models and the model zoo against PyTorch, the CUDA artifact
+# through tessera-run, streams), then tunes dense 1024^3 and compares it with cuBLAS. Not run
 # by ./test.sh or CI (they have no GPU). TESSERA_CUDA_ARCH (default sm_90) picks the PTX target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,13 +16,23 @@ nvidia-smi -L || { echo "gpu_check: no GPU (nvidia-smi failed)" >&2; exit 1; }
 
 bazel test --test_env=TESSERA_CUDA_ARCH="$arch" --test_output=all \
   //tests/compiler/codegen/cuda/... //tests/runtime:cuda_module_test \
+  //tests/runtime:cuda_stream_test //tests/runtime:graph_executor_test \
   //tests/compiler/topi:cuda_templates_test //tests/tuner/measure:cuda_task_measure_test \
-  //tests/compiler/lower:split_host_device_test //tests/compiler/lower:verify_gpu_test
-# A skipped cuda_run_test means the device was not usable: that is a failure here.
-log="$(bazel info bazel-testlogs)/tests/compiler/codegen/cuda/cuda_run_test/test.log"
-if grep -q "SKIPPED" "$log"; then
-  echo "gpu_check: cuda_run_test skipped:" >&2
-  grep -A1 "Skipped" "$log" >&2 || true
+  //tests/compiler/lower:split_host_device_test //tests/compiler/lower:verify_gpu_test \
+  //tests/compiler/driver:cuda_model_test //tests/compiler/driver:cuda_model_zoo_test \
+  //tests/deploy:artifact_test //tests/deploy:deploy_commands_test
+# A skipped device test means the device was not usable: that is a failure here.
+logs="$(bazel info bazel-testlogs)"
+for t in compiler/codegen/cuda/cuda_run_test runtime/cuda_stream_test \
+         compiler/driver/cuda_model_test compiler/driver/cuda_model_zoo_test; do
+  if grep -q "SKIPPED\|note: no CUDA device" "$logs/tests/$t/test.log"; then
+    echo "gpu_check: $t skipped its GPU cases:" >&2
+    grep -A1 "Skipped\|no CUDA device" "$logs/tests/$t/test.log" >&2 || true
+    exit 1
+  fi
+done
+if grep -q "skip: no CUDA toolkit\|CUDA artifact without a GPU" "$logs/tests/deploy/deploy_commands_test/test.log"; then
+  echo "gpu_check: deploy_commands_test did not run the CUDA artifact on the GPU" >&2
   exit 1
 fi
 # A tuned dense 1024^3 on this GPU against cuBLAS in the same run.

@@ -238,7 +238,7 @@ TEST(ArtifactTest, RefusesMalformedCUDAKernelsBeforeLookingForADevice) {
       "4\narg float32 4\nlaunch k 1 1 1 4 1 1 0 1 7\nptx 5\nnoptx";
   EXPECT_THAT(LoadError(SerializeArtifact(a)),
               HasSubstr("'m.tsr (kernels)' is not a CUDA module written by export_library: "
-                        "launch of k takes buffer 7 of 3"));
+                        "malformed line 'launch k 1 1 1 4 1 1 0 1 7'"));
   a.kernels =
       "\x7f"
       "ELF a shared library";
