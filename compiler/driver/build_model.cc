@@ -11,6 +11,7 @@
 #include "compiler/driver/model_kernels.h"
 #include "compiler/driver/op_compute.h"
 #include "compiler/graph/pipeline.h"
+#include "compiler/lower/lower.h"
 #include "compiler/support/error.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"

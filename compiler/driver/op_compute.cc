@@ -618,7 +618,13 @@ te::Tensor PoolNCHWc(const graph::Graph& g, const graph::Node& node, const te::T
   return PoolOver(node, blocked, input_shape, out, "pool_NCHWc");
 }
 
-te::Schedule DefaultSchedule(const te::Tensor& output) {
+namespace {
+
+// The schedule of a kernel computing `output`: stages without reductions inlined, the others and
+// the output scheduled by `schedule_stage`.
+te::Schedule InlineInjective(
+    const te::Tensor& output,
+    const std::function<void(te::Schedule&, const te::Tensor&)>& schedule_stage) {
   te::Schedule s = te::create_schedule({output});
   for (const te::Operation& op : te::PostOrderOps({output.op()})) {
     if (op->type_name() != std::string("ComputeOp") || op.same_as(output.op())) continue;
@@ -626,32 +632,26 @@ te::Schedule DefaultSchedule(const te::Tensor& output) {
     if (compute->reduce_axis.empty()) {
       s[op.output()].compute_inline();
     } else {
-      ScheduleStage(s, op.output());
+      schedule_stage(s, op.output());
     }
   }
-  ScheduleStage(s, output);
+  schedule_stage(s, output);
   return s;
 }
 
+}  // namespace
+
+te::Schedule DefaultSchedule(const te::Tensor& output) {
+  return InlineInjective(output, ScheduleStage);
+}
+
 te::Schedule DefaultScheduleCUDA(const te::Tensor& output, const std::string& what) {
-  te::Schedule s = te::create_schedule({output});
-  auto schedule_stage = [&](const te::Tensor& t) {
+  return InlineInjective(output, [&what](te::Schedule& s, const te::Tensor& t) {
     TESSERA_USER_CHECK(!t.shape().empty())
         << what << ": the scalar '" << t.name()
         << "' cannot be computed on a GPU (no axis to spread over threads)";
     topi::ScheduleInjectiveCUDA(s[t]);
-  };
-  for (const te::Operation& op : te::PostOrderOps({output.op()})) {
-    if (op->type_name() != std::string("ComputeOp") || op.same_as(output.op())) continue;
-    const auto* compute = static_cast<const te::ComputeOpNode*>(op.get());
-    if (compute->reduce_axis.empty()) {
-      s[op.output()].compute_inline();
-    } else {
-      schedule_stage(op.output());
-    }
-  }
-  schedule_stage(output);
-  return s;
+  });
 }
 
 }  // namespace driver

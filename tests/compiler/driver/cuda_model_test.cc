@@ -15,14 +15,7 @@ namespace {
 
 constexpr const char* kArch = "sm_80";
 
-const std::string& ModelDir() {
-  static const std::string dir = [] {
-    std::string d = testing::TempDir("op_models");
-    testing::RunPython("tests/compiler/driver/models/make_op_models.py", d);
-    return d;
-  }();
-  return dir;
-}
+const std::string& ModelDir() { return testing::OpModelsDir(); }
 
 ModelBuildOptions CUDAOptions(bool emulate) {
   ModelBuildOptions options;
@@ -68,11 +61,7 @@ TEST_P(CUDAModelOpsTest, RunsOnGPU) {
   testing::CheckModel(ModelDir(), GetParam(), 1e-4, 1e-5, false, CUDAOptions(false));
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, CUDAModelOpsTest,
-                         ::testing::Values("conv_bn_add_relu", "conv_stem_strided",
-                                           "depthwise_relu6", "residual_blocks",
-                                           "conv_grouped_asym", "pooling", "flatten_gemm_softmax",
-                                           "attention_block", "shapes_and_indexing"));
+INSTANTIATE_TEST_SUITE_P(Ops, CUDAModelOpsTest, ::testing::ValuesIn(testing::OpModelNames()));
 
 }  // namespace
 }  // namespace tessera

@@ -31,6 +31,23 @@ bool RunPython(const std::string& script, const std::string& args) {
   return rc == 0;
 }
 
+const std::string& OpModelsDir() {
+  static const std::string dir = [] {
+    std::string d = TempDir("op_models");
+    RunPython("tests/compiler/driver/models/make_op_models.py", d);
+    return d;
+  }();
+  return dir;
+}
+
+const std::vector<std::string>& OpModelNames() {
+  static const std::vector<std::string> names = {
+      "conv_bn_add_relu",     "conv_stem_strided", "depthwise_relu6",
+      "residual_blocks",      "conv_grouped_asym", "pooling",
+      "flatten_gemm_softmax", "attention_block",   "shapes_and_indexing"};
+  return names;
+}
+
 namespace {
 
 bool Exists(const std::string& path) { return std::ifstream(path).good(); }
@@ -79,6 +96,7 @@ ModelBuild CheckModel(const std::string& dir, const std::string& name, double rt
             << " kernel calls, memory " << build.planned_bytes << " bytes planned ("
             << build.unplanned_bytes << " without reuse)\n"
             << build.CoverageLine() << "\n";
+  // A CUDA model (not emulated) runs on GPU 0.
   const bool on_gpu = build.kernels.type_key() == "cuda";
   runtime::GraphExecutor exec = on_gpu ? runtime::GraphExecutor(build.graph, build.params,
                                                                 build.kernels, DLDevice{kDLCUDA, 0})

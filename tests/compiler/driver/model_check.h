@@ -6,6 +6,7 @@
 #define TESSERA_TESTS_COMPILER_DRIVER_MODEL_CHECK_H_
 
 #include <string>
+#include <vector>
 
 #include "compiler/driver/build_model.h"
 
@@ -18,11 +19,17 @@ std::string TempDir(const std::string& name);
 /// Runs `/usr/bin/python3 script args`; fails the test (and returns false) on a non-zero exit.
 bool RunPython(const std::string& script, const std::string& args);
 
+/// The directory of the op models (`models/make_op_models.py`, generated once per test process).
+const std::string& OpModelsDir();
+
+/// The names of the op models, one per supported operator pattern.
+const std::vector<std::string>& OpModelNames();
+
 /// Imports `dir/name.onnx`, builds it (printing the coverage line), saves and reloads it, runs it
 /// on `dir/name.in<i>.npy` and compares every output with `dir/name.out<i>.npy` within `rtol`
 /// relative or `atol` absolute error (`atol_scaled`: `atol` times the largest magnitude of the
-/// expected output, for deep networks whose outputs reach hundreds). `options` pick the target;
-/// a `cuda` model (not emulated) runs on GPU 0. Returns the build.
+/// expected output, for deep networks whose outputs reach hundreds), built with `options` (a
+/// tuning log, a target). Returns the build.
 ModelBuild CheckModel(const std::string& dir, const std::string& name, double rtol, double atol,
                       bool atol_scaled = false, const ModelBuildOptions& options = {});
 
