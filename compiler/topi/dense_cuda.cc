@@ -32,14 +32,30 @@ space::ConfigSpace DenseCUDASpace(const DenseShape& shape) {
   return s;
 }
 
-ScheduledOp DenseCUDA(const DenseShape& shape, const space::ConfigEntity& config) {
+ScheduledOp DenseCUDA(const DenseShape& shape, const space::ConfigEntity& config,
+                      ir::DataType storage) {
   DenseCUDASpace(shape);  // checks the shape
+  TESSERA_USER_CHECK(storage == ir::DataType::Float(32) || storage == ir::DataType::Float(16))
+      << "dense.cuda: A and W are float32 or float16, not " << storage;
   std::vector<int64_t> ty = config.Split("tile_y");
   std::vector<int64_t> tx = config.Split("tile_x");
   std::vector<int64_t> tk = config.Split("tile_k");
-  // The plain compute of DenseDefault (A[m, k], W[n, k], C[m, n]) with a schedule of its own.
+  // The compute of DenseDefault (A[m, k], W[n, k], C[m, n]), in float32 whatever the storage,
+  // with a schedule of its own.
   ScheduledOp plain = DenseDefault(shape);
   te::Tensor a = plain.args[0], w = plain.args[1], c = plain.args[2];
+  if (storage != ir::DataType::Float(32)) {
+    a = te::placeholder(a.shape(), storage, "A");
+    w = te::placeholder(w.shape(), storage, "W");
+    ir::IterVar k = te::reduce_axis(I(shape.k), "k");
+    const ir::DataType f32 = ir::DataType::Float(32);
+    c = te::compute(
+        {I(shape.m), I(shape.n)},
+        [&](ir::Var y, ir::Var x) {
+          return te::sum(ir::Cast(f32, a(y, k)) * ir::Cast(f32, w(x, k)), {k});
+        },
+        "C", "dense");
+  }
   te::Schedule s = te::create_schedule({c});
   te::Tensor cl = s.cache_write(c, "local");
   te::Tensor as = s.cache_read(a, "shared", {cl});

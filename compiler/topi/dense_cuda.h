@@ -22,8 +22,10 @@ namespace topi {
 space::ConfigSpace DenseCUDASpace(const DenseShape& shape);
 
 /// The tiled dense for `config` (a point of `DenseCUDASpace(shape)`); args: A[m, k], W[n, k],
-/// C[m, n].
-ScheduledOp DenseCUDA(const DenseShape& shape, const space::ConfigEntity& config);
+/// C[m, n]. `storage` is the element type of A and W (float32, or float16: half the memory
+/// traffic and half the shared tiles); the products are summed in float32, and C is float32.
+ScheduledOp DenseCUDA(const DenseShape& shape, const space::ConfigEntity& config,
+                      ir::DataType storage = ir::DataType::Float(32));
 
 }  // namespace topi
 }  // namespace tessera

@@ -47,13 +47,25 @@ TESSERA_UFLOORDIV(uint64_t, u64)
 
 )";
 
+// float16 is storage only: loaded, stored and converted to and from float (PTX's cvt), so a
+// kernel that would compute in half precision fails to compile instead of computing in integers.
+const char* kHalfPrelude = R"(struct __align__(2) tessera_half { unsigned short bits; };
+__device__ __forceinline__ float tessera_half2float(tessera_half h) {
+  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits)); return f;
+}
+__device__ __forceinline__ tessera_half tessera_float2half(float f) {
+  tessera_half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f)); return h;
+}
+
+)";
+
 std::string CUDAType(DataType t) {
   TESSERA_INTERNAL_CHECK(t.is_scalar()) << "CUDA type of vector " << t;
   if (t.is_bool()) return "bool";
   if (t.is_float()) {
-    TESSERA_USER_CHECK(t.bits() == 32 || t.bits() == 64)
+    TESSERA_USER_CHECK(t.bits() == 16 || t.bits() == 32 || t.bits() == 64)
         << "the CUDA target does not support " << t << " yet";
-    return t.bits() == 32 ? "float" : "double";
+    return t.bits() == 16 ? "tessera_half" : t.bits() == 32 ? "float" : "double";
   }
   TESSERA_USER_CHECK(!t.is_handle()) << "the CUDA target cannot pass a handle to a kernel value";
   TESSERA_USER_CHECK(t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64)
@@ -128,10 +140,11 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
   }
 
   std::string Generate(const std::vector<ir::PrimFunc>& kernels) {
-    std::ostringstream all;
-    all << kPrelude;
-    for (const ir::PrimFunc& k : kernels) all << Kernel(k);
-    return all.str();
+    std::ostringstream body;
+    for (const ir::PrimFunc& k : kernels) body << Kernel(k);
+    const std::string code = body.str();
+    const bool half = code.find("tessera_half") != std::string::npos;
+    return kPrelude + std::string(half ? kHalfPrelude : "") + code;
   }
 
  private:
@@ -365,9 +378,17 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
            PrintExpr(s->false_value) + ")";
   }
   std::string VisitExpr_(const ir::CastNode* c) override {
-    DataType t = c->dtype;
-    if (t.element_of().is_bool()) return "(" + PrintExpr(c->value) + " != 0)";
-    return "((" + CUDAType(t.element_of()) + ")" + PrintExpr(c->value) + ")";
+    DataType t = c->dtype.element_of(), from = c->value.dtype().element_of();
+    if (t.is_bool()) return "(" + PrintExpr(c->value) + " != 0)";
+    const bool to_half = t.is_float() && t.bits() == 16;
+    const bool from_half = from.is_float() && from.bits() == 16;
+    if (to_half && from_half) return PrintExpr(c->value);
+    if (from_half) {
+      const std::string f = "tessera_half2float(" + PrintExpr(c->value) + ")";
+      return t == DataType::Float(32) ? f : "((" + CUDAType(t) + ")" + f + ")";
+    }
+    if (to_half) return "tessera_float2half((float)" + PrintExpr(c->value) + ")";
+    return "((" + CUDAType(t) + ")" + PrintExpr(c->value) + ")";
   }
   std::string VisitExpr_(const ir::RampNode* r) override {
     return "(" + PrintExpr(r->base) + " + " + PrintExpr(r->stride) + " * lane)";

@@ -13,6 +13,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/lower/lower.h"
 #include "compiler/space/mutation.h"
+#include "compiler/support/error.h"
 #include "compiler/topi/conv2d_nchw_cuda.h"
 #include "compiler/topi/dense_cuda.h"
 #include "compiler/topi/depthwise_conv2d_cuda.h"
@@ -31,9 +32,10 @@ std::vector<space::ConfigEntity> Sample(const space::ConfigSpace& s, int random,
   return configs;
 }
 
-// Lowers every config for a GPU and compiles all kernels as one NVRTC program (then ptxas).
-void BuildAll(const std::string& name, const std::vector<space::ConfigEntity>& configs,
-              const std::function<ScheduledOp(const space::ConfigEntity&)>& instantiate) {
+// Lowers every config for a GPU and compiles all kernels as one NVRTC program (then ptxas);
+// returns the CUDA C ("" without NVRTC).
+std::string BuildAll(const std::string& name, const std::vector<space::ConfigEntity>& configs,
+                     const std::function<ScheduledOp(const space::ConfigEntity&)>& instantiate) {
   std::vector<ir::PrimFunc> kernels;
   for (size_t i = 0; i < configs.size(); ++i) {
     ScheduledOp op = instantiate(configs[i]);
@@ -49,11 +51,12 @@ void BuildAll(const std::string& name, const std::vector<space::ConfigEntity>& c
   std::string why;
   if (!codegen::NVRTCAvailable(&why)) {
     std::cerr << "note: no NVRTC (" << why << "); the kernels were lowered, not compiled\n";
-    return;
+    return "";
   }
   std::string source = codegen::GenerateCUDA(kernels);
   std::string ptx = codegen::CompileToPTX(source, "sm_90", false, name + ".cu");
   EXPECT_EQ(testing::AssembleWithPtxas(ptx, "sm_90"), "");
+  return source;
 }
 
 TEST(CUDATemplatesTest, DenseSampledConfigsBuild) {
@@ -62,6 +65,26 @@ TEST(CUDATemplatesTest, DenseSampledConfigsBuild) {
   EXPECT_GT(s.size(), 1000);
   BuildAll("dense", Sample(s, 8, 3),
            [&](const space::ConfigEntity& c) { return DenseCUDA(shape, c); });
+}
+
+// float16 storage: A, W and their shared tiles in half precision (converted by PTX's cvt), the
+// products summed in float32 registers, C in float32.
+TEST(CUDATemplatesTest, DenseFloat16StorageSampledConfigsBuild) {
+  DenseShape shape{128, 96, 64};
+  space::ConfigSpace s = DenseCUDASpace(shape);
+  const ir::DataType f16 = ir::DataType::Float(16), f32 = ir::DataType::Float(32);
+  ScheduledOp op = DenseCUDA(shape, s.Fallback(), f16);
+  EXPECT_EQ(op.args[0].dtype(), f16);
+  EXPECT_EQ(op.args[1].dtype(), f16);
+  EXPECT_EQ(op.args[2].dtype(), f32);
+  EXPECT_THROW(DenseCUDA(shape, s.Fallback(), ir::DataType::Int(8)), tessera::UserError);
+  std::string source = BuildAll("dense_f16", Sample(s, 8, 5), [&](const space::ConfigEntity& c) {
+    return DenseCUDA(shape, c, f16);
+  });
+  if (source.empty()) return;
+  EXPECT_NE(source.find("__shared__ __align__(16) tessera_half"), std::string::npos);
+  EXPECT_NE(source.find("tessera_half2float("), std::string::npos);
+  EXPECT_NE(source.find("__align__(16) float"), std::string::npos);  // the float accumulators
 }
 
 TEST(CUDATemplatesTest, Conv2dSampledConfigsBuild) {
