@@ -4,8 +4,9 @@
 // time, and at checkpoints compiles the model with only the records measured by then and
 // measures its real end-to-end latency. The builds' runs interleave one by one (all checkpoints
 // see the same machine load); medians are reported.
-//   bazel build -c opt //bench:tuning_curve && bazel-bin/bench/tuning_curve --model resnet18.onnx \
-//       --db tuning.db [--target 'llvm -mcpu=native'] [--at 0,30,60,...] [--repeat 15] [--csv F]
+//   bazel build -c opt //bench:tuning_curve
+//   bazel-bin/bench/tuning_curve --model resnet18.onnx --db tuning.db
+//       [--target 'llvm -mcpu=native'] [--at 0,30,60,...] [--repeat 15] [--csv F]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
