@@ -1,6 +1,7 @@
-// Whole-model latency: ResNet-18, ResNet-50 and MobileNetV2 (batch 1, fp32) compiled by Tessera
-// (with the tuning log's records when --db is given, else fallback configs) against ONNX Runtime
-// (onnxruntime-node, when installed in bench/.ort), PyTorch eager and torch.jit.freeze, at the
+// Whole-model latency: ResNet-18, ResNet-50, MobileNetV2 and a BERT-style encoder (batch 1, fp32;
+// `--models bert_encoder`, see bench/models_torch.py) compiled by Tessera (with the tuning log's
+// records when --db is given, else fallback configs) against ONNX Runtime (onnxruntime-node, when
+// installed in bench/.ort), PyTorch eager and torch.jit.freeze, at the
 // same thread count. The peers run in their own processes, driven over pipes one run at a time,
 // so every side's runs interleave with the others' and all see the same machine load (timing one
 // side after the other gave contradictory ratios on a shared machine).
@@ -214,7 +215,7 @@ int main(int argc, char** argv) {
       ->check(tessera::Positive());
   app.add_option("--db", flags.db, "tuning log whose best records to use");
   app.add_option("--target", flags.target, "target string");
-  app.add_option("--models", flags.models, "torchvision model names, e.g. resnet18,mobilenet_v2")
+  app.add_option("--models", flags.models, "torchvision model names or bert_encoder, e.g. resnet18,bert_encoder")
       ->delimiter(',');
   app.add_flag("--json", flags.json, "one JSON line per model and thread count");
   // `bazel run` starts in the runfiles; the peers' scripts and bench/.ort are in the workspace.
