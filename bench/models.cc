@@ -1,8 +1,9 @@
-// Whole-model latency: ResNet-18, ResNet-50 and MobileNetV2 (batch 1, fp32) compiled by Tessera
-// (with the tuning log's records when --db is given, else fallback configs; at T threads the
-// records of target "--target -num-threads=T", else those of the default thread count, which the
-// coverage line counts) against ONNX Runtime
-// (onnxruntime-node, when installed in bench/.ort), PyTorch eager and torch.jit.freeze, at the
+// Whole-model latency: ResNet-18, ResNet-50, MobileNetV2 and a BERT-style encoder (batch 1, fp32;
+// `--models bert_encoder`, see bench/models_torch.py) compiled by Tessera (with the tuning log's
+// records when --db is given, else fallback configs; at T threads the records of target
+// "--target -num-threads=T", else those of the default thread count, which the coverage line
+// counts) against ONNX Runtime (onnxruntime-node, when installed in bench/.ort), PyTorch eager and
+// torch.jit.freeze, at the
 // same thread count. The peers run in their own processes, driven over pipes one run at a time,
 // so every side's runs interleave with the others' and all see the same machine load (timing one
 // side after the other gave contradictory ratios on a shared machine).
@@ -224,7 +225,8 @@ int main(int argc, char** argv) {
   app.add_option("--db", flags.db, "tuning log whose best records to use");
   app.add_option("--target", flags.target,
                  "target string; each thread count T builds for it with -num-threads=T");
-  app.add_option("--models", flags.models, "torchvision model names, e.g. resnet18,mobilenet_v2")
+  app.add_option("--models", flags.models,
+                 "torchvision model names or bert_encoder, e.g. resnet18,bert_encoder")
       ->delimiter(',');
   app.add_flag("--json", flags.json, "one JSON line per model and thread count");
   // `bazel run` starts in the runfiles; the peers' scripts and bench/.ort are in the workspace.

@@ -23,10 +23,12 @@ async function main() {
       // Idle pool threads block instead of spinning: the other sides run in between.
       extra: {session: {intra_op: {allow_spinning: '0'}, inter_op: {allow_spinning: '0'}}},
     });
-    const meta = session.inputNames[0];
-    const x = new ort.Tensor('float32', new Float32Array(3 * 224 * 224).map(Math.random),
-                             [1, 3, 224, 224]);
-    const feeds = {[meta]: x};
+    // The input's static shape is in the model (the CNNs take 1x3x224x224, the encoder 1x128x768).
+    const meta = session.inputMetadata[0];
+    const shape = meta.shape.map(Number);
+    const size = shape.reduce((a, b) => a * b, 1);
+    const x = new ort.Tensor('float32', new Float32Array(size).map(Math.random), shape);
+    const feeds = {[meta.name]: x};
     for (let i = 0; i < 3; ++i) await session.run(feeds);  // warm-up
     sessions[name] = {session, feeds};
   }

@@ -1,8 +1,10 @@
-"""PyTorch's side of //bench:models: exports each torchvision model (random weights, eval) to
-OUT/NAME.onnx at opset 13 (unless it is there), prepares it in eager mode and as a frozen
-TorchScript trace at THREADS threads, prints "ready", then answers each stdin line
-"NAME MODE COUNT" (MODE eager or frozen) with a JSON list of COUNT batch-1 fp32 latencies in ms,
-so the caller can interleave its runs with Tessera's run by run.
+"""PyTorch's side of //bench:models: exports each model (random weights, eval) to OUT/NAME.onnx at
+opset 13 (unless it is there): a torchvision CNN by its name, or "bert_encoder", a BERT-base-wide
+encoder (2 torch.nn.TransformerEncoderLayer, d_model 768, 12 heads, FFN 3072, GELU, batch_first)
+on one sequence of 128; then prepares it in eager mode and as a frozen TorchScript trace at
+THREADS threads, prints "ready", then answers each stdin line "NAME MODE COUNT" (MODE eager or
+frozen) with a JSON list of COUNT batch-1 fp32 latencies in ms, so the caller can interleave its
+runs with Tessera's run by run.
 
 Usage: models_torch.py OUT THREADS NAME...
 """
@@ -18,20 +20,32 @@ out_dir, threads = sys.argv[1], int(sys.argv[2])
 torch.set_num_threads(threads)
 torch.manual_seed(13)
 
-fns = {}
-x = torch.randn(1, 3, 224, 224)
-with torch.no_grad():
-    for name in sys.argv[3:]:
-        model = getattr(torchvision.models, name)(weights=None).eval()
-        onnx_file = os.path.join(out_dir, name + ".onnx")
-        if not os.path.exists(onnx_file):
-            torch.onnx.export(model, (x,), onnx_file, opset_version=13, input_names=["input"],
-                              output_names=["output"])
+
+def build(name):
+    """The model in eval mode and its input."""
+    if name == "bert_encoder":
+        layer = torch.nn.TransformerEncoderLayer(d_model=768, nhead=12, dim_feedforward=3072,
+                                                 activation="gelu", batch_first=True)
+        model = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+        return model.eval(), torch.randn(1, 128, 768)
+    return getattr(torchvision.models, name)(weights=None).eval(), torch.randn(1, 3, 224, 224)
+
+
+fns, inputs = {}, {}
+for name in sys.argv[3:]:
+    model, x = build(name)
+    onnx_file = os.path.join(out_dir, name + ".onnx")
+    if not os.path.exists(onnx_file):
+        # Exported with gradients enabled: under no_grad PyTorch runs its fused encoder kernel,
+        # which ONNX cannot express (its own runs below do use it).
+        torch.onnx.export(model, (x,), onnx_file, opset_version=13, input_names=["input"],
+                          output_names=["output"])
+    with torch.no_grad():
         frozen = torch.jit.freeze(torch.jit.trace(model, x).eval())
         for fn in (model, frozen):
             for _ in range(3):  # warm-up (the frozen trace optimizes on its first runs)
                 fn(x)
-        fns[(name, "eager")], fns[(name, "frozen")] = model, frozen
+    fns[(name, "eager")], fns[(name, "frozen")], inputs[name] = model, frozen, x
 print("ready", flush=True)
 with torch.no_grad():
     for line in sys.stdin:
@@ -39,6 +53,6 @@ with torch.no_grad():
         times = []
         for _ in range(int(count)):
             start = time.perf_counter()
-            fns[(name, mode)](x)
+            fns[(name, mode)](inputs[name])
             times.append((time.perf_counter() - start) * 1e3)
         print(json.dumps(times), flush=True)

@@ -635,14 +635,69 @@ class ModelBuilder {
     }
     int a2 = Alias(TensorOf(a), {m, k}, g_.values[a].name + "_2d");
     const Value& out = g_.values[node.outputs[0]];
+    int bias = gemm && node.inputs.size() > 2 ? node.inputs[2] : -1;
+    if (!kernels_.gpu() && (bias >= 0 || group.size() > 1)) {
+      // Bias, activation and residual add run in the template's output stage: one kernel.
+      const Value& last = g_.values[group.back()->outputs[0]];
+      Args args;
+      auto output = [&](const te::Tensor& result) {
+        auto read = [&](const te::Tensor& t, const std::vector<Var>& i) {
+          return t(RowOf(i, out.shape), i.back());
+        };
+        te::Tensor value = GroupValue(group, result, bias, -1, read, &args);
+        return te::compute(
+            {I(m), I(n)},
+            [&](Var y, Var x) {
+              std::vector<Expr> index = Unflatten(y, last.shape);
+              index.push_back(x);
+              return value(index);
+            },
+            last.name + "_2d");
+      };
+      // A first pass on a stand-in collects the epilogue's inputs; the template's pass then
+      // finds them in `args`.
+      output(te::placeholder({I(m), I(n)}, ir::DataType::Float(32), "stand_in"));
+      topi::OutputEpilogue epilogue{output, args.tensors};
+      topi::DenseShape shape{m, n, k};
+      int raw = NewTensor(last.name + "_2d", f32, {m, n}, kNewBuffer);
+      std::vector<int> inputs = {a2, pw};
+      inputs.insert(inputs.end(), args.ids.begin(), args.ids.end());
+      AddKernel(GroupName(group), "dense", topi::DenseX86(shape, config, &epilogue), inputs, {raw});
+      value_tensor_[group.back()->outputs[0]] = Alias(raw, last.shape, last.name);
+      return true;
+    }
     const std::string symbol = Symbol(exec_.nodes.size(), "dense");
     if (!AddTemplateKernel(node, task->Instantiate(config), symbol)) return false;
     int raw = NewTensor(node.name + "_dense", f32, {m, n}, kNewBuffer);
     exec_.nodes.push_back({node.name, symbol, {a2, pw}, {raw}});
     int shaped = Alias(raw, out.shape, node.name + "_dense_nd");
-    int bias = gemm && node.inputs.size() > 2 ? node.inputs[2] : -1;
     Epilogue(group, shaped, bias, -1, {}, out.shape);
     return true;
+  }
+
+  // The row of a matrix whose rows are the leading dimensions of `shape` (the last is the
+  // column): the flat offset of `i`'s leading indices.
+  static Expr RowOf(const std::vector<Var>& i, const std::vector<int64_t>& shape) {
+    Expr row = I(0);
+    for (size_t d = 0; d + 1 < shape.size(); ++d) {
+      if (shape[d] != 1) row = row * I(shape[d]) + i[d];
+    }
+    return row;
+  }
+
+  // The leading indices of `shape` at flat row `row` (the inverse of `RowOf`).
+  static std::vector<Expr> Unflatten(const Var& row, const std::vector<int64_t>& shape) {
+    std::vector<Expr> index(shape.size() - 1, I(0));
+    Expr rest = row;
+    int64_t inner = 1;
+    for (size_t d = shape.size() - 1; d-- > 0;) {
+      if (shape[d] == 1) continue;
+      index[d] = inner == 1 && graph::NumElements(shape) / shape.back() == shape[d]
+                     ? rest
+                     : ir::floormod(ir::floordiv(rest, I(inner)), I(shape[d]));
+      inner *= shape[d];
+    }
+    return index;
   }
 
   bool EmitBatchMatmul(const std::vector<const Node*>& group) {
@@ -660,20 +715,11 @@ class ModelBuilder {
     const tuner::Task* task = MakeTask("batch_matmul.x86", {batch, m, n, k}, &flops);
     if (!task) return false;
     space::ConfigEntity config = Configure(*task);
-    // B[b, k, n] -> B^T[b, n, k], the layout the template reads.
     int b3 = Alias(TensorOf(bv), {batch, k, n}, g_.values[bv].name + "_3d");
-    int bt =
-        NewTensor(node.name + "_BT", DLType(graph::DType::kFloat32), {batch, n, k}, kNewBuffer);
-    te::Tensor bin = te::placeholder(ShapeExprs({batch, k, n}), ir::DataType::Float(32), "B");
-    te::Tensor bout = te::compute(
-        ShapeExprs({batch, n, k}), [&](Var b, Var j, Var l) { return bin(b, l, j); },
-        node.name + "_transpose");
-    AddKernel(node.name + "/transpose", "transpose", driver::DefaultSchedule(bout), {bin, bout},
-              {b3}, {bt});
     int a3 = Alias(TensorOf(a), {batch, m, k}, g_.values[a].name + "_3d");
     int raw =
         NewTensor(node.name + "_bmm", DLType(graph::DType::kFloat32), {batch, m, n}, kNewBuffer);
-    AddKernel(node.name, "batch_matmul", task->Instantiate(config), {a3, bt}, {raw});
+    AddKernel(node.name, "batch_matmul", task->Instantiate(config), {a3, b3}, {raw});
     const Value& out = g_.values[node.outputs[0]];
     Epilogue(group, Alias(raw, out.shape, node.name + "_nd"), -1, 0, {}, out.shape);
     return true;

@@ -29,9 +29,38 @@ int PassThrough(const Graph& g, const Node& node) {
   return -1;
 }
 
+// A Transpose that moves only dimensions of size 1 (the batch-first to sequence-first transposes
+// of a transformer at batch 1) keeps the elements in order: a reshape, which costs nothing.
+bool IsReshapingTranspose(const Graph& g, const Node& node) {
+  if (node.op != "Transpose" || node.inputs.empty() || node.inputs[0] < 0) return false;
+  const auto& shape = g.values[node.inputs[0]].shape;
+  std::vector<int64_t> perm = node.Ints("perm");
+  if (perm.empty()) {
+    for (size_t d = shape.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
+  }
+  int64_t last = -1;
+  for (int64_t d : perm) {
+    if (d < 0 || d >= static_cast<int64_t>(shape.size())) return false;
+    if (shape[d] == 1) continue;
+    if (d < last) return false;
+    last = d;
+  }
+  return true;
+}
+
 }  // namespace
 
 void Simplify(Graph& g) {
+  for (Node& node : g.nodes) {
+    if (!IsReshapingTranspose(g, node)) continue;
+    const std::vector<int64_t>& out = g.values[node.outputs[0]].shape;
+    auto shape = TensorData::Zeros(DType::kInt64, {static_cast<int64_t>(out.size())});
+    for (size_t d = 0; d < out.size(); ++d) shape->Set(static_cast<int64_t>(d), out[d]);
+    node.op = "Reshape";
+    node.attrs.clear();
+    node.inputs.resize(1);
+    node.inputs.push_back(g.AddConstant(node.name + "_shape", shape));
+  }
   std::vector<int> uses = g.UseCounts();
   std::vector<bool> is_output(g.values.size(), false);
   for (int out : g.outputs) is_output[out] = true;

@@ -25,11 +25,11 @@ struct Operands {
 
 Operands Compute(const BatchMatmulShape& s) {
   te::Tensor a = te::placeholder({I(s.b), I(s.m), I(s.k)}, DataType::Float(32), "A");
-  te::Tensor b = te::placeholder({I(s.b), I(s.n), I(s.k)}, DataType::Float(32), "B");
+  te::Tensor b = te::placeholder({I(s.b), I(s.k), I(s.n)}, DataType::Float(32), "B");
   ir::IterVar k = te::reduce_axis(I(s.k), "k");
   te::Tensor c = te::compute(
       {I(s.b), I(s.m), I(s.n)},
-      [&](Var bb, Var y, Var x) { return te::sum(a(bb, y, k) * b(bb, x, k), {k}); }, "C",
+      [&](Var bb, Var y, Var x) { return te::sum(a(bb, y, k) * b(bb, k, x), {k}); }, "C",
       "batch_matmul");
   return {a, b, c};
 }

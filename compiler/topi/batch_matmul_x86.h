@@ -1,8 +1,10 @@
 /// \file
-/// Batched matrix multiply for x86: `C[b, m, n] = sum_k A[b, m, k] * B[b, n, k]`.
+/// Batched matrix multiply for x86: `C[b, m, n] = sum_k A[b, m, k] * B[b, k, n]` (ONNX MatMul's
+/// layout, so a model's operands need no transpose).
 ///
 /// The tunable template `batch_matmul.x86` tiles m and n with a register tile of C kept in a
-/// local cache, vectorized along n, and runs batches and outer tiles in parallel.
+/// local cache, vectorized along n (contiguous rows of B), and runs batches and outer tiles in
+/// parallel.
 #ifndef TESSERA_COMPILER_TOPI_BATCH_MATMUL_X86_H_
 #define TESSERA_COMPILER_TOPI_BATCH_MATMUL_X86_H_
 
@@ -14,7 +16,7 @@
 namespace tessera {
 namespace topi {
 
-/// Shape of a batch matmul (float32): A is b×m×k, B is b×n×k, C is b×m×n.
+/// Shape of a batch matmul (float32): A is b×m×k, B is b×k×n, C is b×m×n.
 struct BatchMatmulShape {
   int64_t b = 1, m = 0, n = 0, k = 0;
 };

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "compiler/space/config_space.h"
+#include "compiler/topi/output_epilogue.h"
 #include "compiler/topi/scheduled_op.h"
 
 namespace tessera {
@@ -33,8 +34,11 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape);
 int64_t DenseWeightBlock(const space::ConfigEntity& config);
 
 /// The tiled dense for `config` (a point of `DenseX86Space(shape)`); args: A[m, k],
-/// packed_W[n / bn, k, bn] (bn = `DenseWeightBlock(config)`), C[m, n].
-ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config);
+/// packed_W[n / bn, k, bn] (bn = `DenseWeightBlock(config)`), the epilogue's inputs, C[m, n].
+/// With an `epilogue` (bias, GELU, residual add: an [m, n] compute of the result) the kernel
+/// writes `epilogue->apply(result)` from the register tile, one kernel for the whole group.
+ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
+                     const OutputEpilogue* epilogue = nullptr);
 
 /// The weight packing of `DenseX86`; args: W[n, k], packed_W[n / bn, k, bn]. Throws `UserError`
 /// unless `bn` divides n.

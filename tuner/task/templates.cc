@@ -172,7 +172,7 @@ TemplateDef BatchMatmulX86Template() {
           double sum = 0;
           for (int64_t l = 0; l < s.k; ++l) {
             sum += double(inputs[0][(b * s.m + i) * s.k + l]) *
-                   double(inputs[1][(b * s.n + j) * s.k + l]);
+                   double(inputs[1][(b * s.k + l) * s.n + j]);
           }
           c[(b * s.m + i) * s.n + j] = static_cast<float>(sum);
         }

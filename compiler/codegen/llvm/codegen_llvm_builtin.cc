@@ -203,6 +203,7 @@ llvm::Value* CodeGenLLVM::MakeMath(const ir::CallNode* op) {
     llvm::Value* e = Exp(t, builder_.CreateFNeg(args.at(0)));
     return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
   }
+  if (name == "erf" && t.bits() == 32 && t.lanes() > 1) return VectorErfF32(args.at(0));
   if (name == "tanh" || name == "erf") return CallLibm(name, t, args.at(0));
   TESSERA_INTERNAL_CHECK(false) << "math intrinsic '" << name << "' is not implemented";
   return nullptr;

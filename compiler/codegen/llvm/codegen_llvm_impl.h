@@ -106,6 +106,8 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
 
   // Vector math (codegen_llvm_math.cc).
   llvm::Value* VectorExpF32(llvm::Value* x);
+  // erf of float32 vectors, without a libm call per lane.
+  llvm::Value* VectorErfF32(llvm::Value* x);
 
   // Parallel loops (codegen_llvm_parallel.cc).
   void EmitParallelFor(const ir::ForNode* op);

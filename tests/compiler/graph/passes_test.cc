@@ -7,6 +7,7 @@
 #include "compiler/graph/dce.h"
 #include "compiler/graph/fold_batch_norm.h"
 #include "compiler/graph/fold_constants.h"
+#include "compiler/graph/fold_patterns.h"
 #include "compiler/graph/fuse_ops.h"
 #include "compiler/graph/graph.h"
 #include "compiler/graph/infer.h"
@@ -151,6 +152,89 @@ TEST(GraphPassesTest, FusionMakesConvolutionEpilogues) {
   EXPECT_EQ(g.nodes[1].group, g.nodes[0].group);
   EXPECT_EQ(g.nodes[2].group, g.nodes[0].group);
   EXPECT_NE(g.nodes[3].group, g.nodes[0].group);
+}
+
+TEST(GraphPassesTest, SimplifyTurnsTransposesOfUnitDimensionsIntoReshapes) {
+  Graph g;
+  int x = Input(g, "x", {1, 8, 6});
+  int moved = Add(g, "Transpose", {x}, {{"perm", Ints({1, 0, 2})}});        // only the 1 moves
+  int swapped = Add(g, "Transpose", {moved}, {{"perm", Ints({2, 1, 0})}});  // 8 and 6 swap
+  g.outputs = {Add(g, "Relu", {swapped})};
+  InferShapes(g);
+  Simplify(g);
+  EXPECT_EQ(Ops(g), (std::vector<std::string>{"Reshape", "Transpose", "Relu"}));
+  EXPECT_EQ(g.values[g.nodes[0].outputs[0]].shape, (std::vector<int64_t>{8, 1, 6}));
+  EXPECT_EQ(g.values[g.nodes[0].inputs[1]].data->AsInts(), (std::vector<int64_t>{8, 1, 6}));
+}
+
+// x * 0.5 * (1 + erf(x / sqrt(2))), as torch.onnx.export writes nn.GELU at opset 13.
+int DecomposedGelu(Graph& g, int x) {
+  int erf = Add(g, "Erf", {Add(g, "Div", {x, Const(g, "sqrt2", {}, M_SQRT2)})});
+  int term = Add(g, "Add", {erf, Const(g, "one", {}, 1)});
+  return Add(g, "Mul", {Add(g, "Mul", {x, term}), Const(g, "half", {}, 0.5)});
+}
+
+TEST(GraphPassesTest, DecomposedGeluBecomesOneNode) {
+  Graph g;
+  int x = Input(g, "x", {2, 4});
+  g.outputs = {Add(g, "Relu", {DecomposedGelu(g, Add(g, "Exp", {x}))})};
+  InferShapes(g);
+  FoldPatterns(g);
+  EXPECT_EQ(Ops(g), (std::vector<std::string>{"Exp", "Gelu", "Relu"}));
+  EXPECT_EQ(g.nodes[1].inputs[0], g.nodes[0].outputs[0]);
+}
+
+TEST(GraphPassesTest, GeluWithAnIntermediateReadElsewhereStays) {
+  Graph g;
+  int x = Input(g, "x", {2, 4});
+  int gelu = DecomposedGelu(g, x);
+  int erf = g.nodes[1].outputs[0];
+  g.outputs = {gelu, erf};
+  InferShapes(g);
+  FoldPatterns(g);
+  EXPECT_EQ(Ops(g).size(), 5u);
+}
+
+// LayerNorm over the last axis as torch.onnx.export writes it at opset 13 (epsilon 1e-5).
+int DecomposedLayerNorm(Graph& g, int x, int64_t width) {
+  std::map<std::string, Attr> last = {{"axes", Ints({-1})}};
+  int mean = Add(g, "ReduceMean", {x}, last);
+  int centred = Add(g, "Sub", {x, mean});
+  int var = Add(g, "ReduceMean", {Add(g, "Pow", {centred, Const(g, "two", {}, 2)})}, last);
+  int stddev = Add(g, "Sqrt", {Add(g, "Add", {var, Const(g, "eps", {}, 1e-5)})});
+  int norm = Add(g, "Div", {centred, stddev});
+  int scaled = Add(g, "Mul", {norm, Const(g, "gamma", {width}, 1)});
+  return Add(g, "Add", {scaled, Const(g, "beta", {width}, 0.5)});
+}
+
+TEST(GraphPassesTest, DecomposedLayerNormBecomesOneNode) {
+  Graph g;
+  int x = Input(g, "x", {1, 3, 8});
+  g.outputs = {DecomposedLayerNorm(g, x, 8)};
+  InferShapes(g);
+  FoldPatterns(g);
+  ASSERT_EQ(Ops(g), (std::vector<std::string>{"LayerNormalization"}));
+  const Node& ln = g.nodes[0];
+  EXPECT_EQ(ln.inputs[0], x);
+  EXPECT_EQ(g.values[ln.inputs[1]].name, "gamma");
+  EXPECT_EQ(g.values[ln.inputs[2]].name, "beta");
+  EXPECT_EQ(ln.Int("axis", 0), 2);
+  EXPECT_NEAR(ln.Float("epsilon", 0), 1e-5, 1e-12);
+}
+
+TEST(GraphPassesTest, NormalizationOverLeadingAxesStays) {
+  Graph g;
+  int x = Input(g, "x", {4, 8});
+  std::map<std::string, Attr> first = {{"axes", Ints({0})}};
+  int mean = Add(g, "ReduceMean", {x}, first);
+  int centred = Add(g, "Sub", {x, mean});
+  int var = Add(g, "ReduceMean", {Add(g, "Pow", {centred, Const(g, "two", {}, 2)})}, first);
+  int stddev = Add(g, "Sqrt", {Add(g, "Add", {var, Const(g, "eps", {}, 1e-5)})});
+  int scaled = Add(g, "Mul", {Add(g, "Div", {centred, stddev}), Const(g, "gamma", {8}, 1)});
+  g.outputs = {Add(g, "Add", {scaled, Const(g, "beta", {8}, 0)})};
+  InferShapes(g);
+  FoldPatterns(g);
+  EXPECT_EQ(Ops(g).size(), 9u);
 }
 
 TEST(GraphPassesTest, PipelineShowsEveryPass) {

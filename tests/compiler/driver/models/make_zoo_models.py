@@ -1,8 +1,10 @@
-"""Exports torchvision CNNs and a small transformer encoder (random weights, eval mode) to ONNX
-opset 13 with one input and PyTorch's output (computed in float64) as reference.
+"""Exports torchvision CNNs and transformer encoders (random weights, eval mode) to ONNX opset 13
+with one input and PyTorch's output (computed in float64) as reference.
 
 Usage: make_zoo_models.py OUT_DIR NAME... with NAME among resnet18, resnet50, mobilenet_v2,
-squeezenet1_1, densenet121, transformer. Writes NAME.onnx, NAME.in0.npy and NAME.out0.npy.
+squeezenet1_1, densenet121, transformer (2 layers, d_model 64, sequence 16) and bert_encoder
+(BERT-base's width: 2 layers, d_model 768, 12 heads, FFN 3072, sequence 128; the model of
+//bench:models). Writes NAME.onnx, NAME.in0.npy and NAME.out0.npy.
 """
 import os
 import sys
@@ -15,15 +17,17 @@ OUT = sys.argv[1]
 torch.manual_seed(13)
 
 
-def encoder():
-    layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
+def encoder(width, heads, ffn):
+    layer = torch.nn.TransformerEncoderLayer(d_model=width, nhead=heads, dim_feedforward=ffn,
                                              dropout=0.1, activation="gelu", batch_first=True)
     return torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
 
 
 def build(name):
     if name == "transformer":
-        return encoder(), torch.randn(1, 16, 64)
+        return encoder(64, 4, 128), torch.randn(1, 16, 64)
+    if name == "bert_encoder":
+        return encoder(768, 12, 3072), torch.randn(1, 128, 768)
     model = getattr(torchvision.models, name)(weights=None)
     return model, torch.randn(1, 3, 224, 224)
 
