@@ -34,9 +34,18 @@ class CUDAModelOpsTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(CUDAModelOpsTest, EmulatedKernelsMatchReference) {
   ModelBuild build =
       testing::CheckModel(ModelDir(), GetParam(), 1e-4, 1e-5, false, CUDAOptions(true));
-  // The GPU path: no blocked layouts (they serve CPU vectors).
+  // The GPU path: no blocked layouts (they serve CPU vectors), GPU templates only, and the same
+  // tuning tasks as `tessera tune --model` extracts for the target.
   for (const runtime::ExecNode& n : build.graph.nodes) {
     EXPECT_EQ(n.function.find("NCHWc"), std::string::npos) << n.function;
+  }
+  std::vector<ModelTask> extracted = ExtractTasks(
+      frontend::ImportOnnx(ModelDir() + "/" + GetParam() + ".onnx"), CUDAOptions(false));
+  ASSERT_EQ(extracted.size(), build.tasks.size());
+  for (size_t i = 0; i < extracted.size(); ++i) {
+    EXPECT_NE(build.tasks[i].workload_key.find(".cuda("), std::string::npos)
+        << build.tasks[i].workload_key;
+    EXPECT_EQ(extracted[i].workload_key, build.tasks[i].workload_key);
   }
 }
 
