@@ -4,26 +4,25 @@
 // throughput with 1, 2 and 4 workers against one `tessera tune` measuring on the same devices.
 // Starts its own tracker and servers on 127.0.0.1.
 //   bazel run -c opt //bench:fleet -- [--mode all|grants|copy|log|jobs] [--clients 200]
-//                                      [--servers 20] [--grants-per-client 10] [--mib 256]
+//                                      [--servers 20] [--grants-per-client 10] [--hold-ms 2]
+//                                      [--client-model async|threads] [--mib 256]
 //                                      [--rounds 3] [--log-records 100000] [--log-queries 2000]
 //   bazel run -c opt //bench:fleet -- --mode jobs [--job-trials 48] [--job-servers 4]
 //                                      [--job-task 'dense.x86(64,64,64,float32)']
 #include <unistd.h>
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
+#include "bench/fleet_grants.h"
+#include "bench/stats.h"
 #include "common/command_line.h"
 #include "fleet/client/job_client.h"
 #include "fleet/client/log_client.h"
@@ -33,96 +32,9 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Millis(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  size_t index = std::min(values.size() - 1, static_cast<size_t>(p * (values.size() - 1) + 0.5));
-  return values[index];
-}
-
-void GrantLatency(int clients, int servers, int grants_per_client) {
-  tessera::testing::FleetConfig config;
-  config.tracker_flags = {"--heartbeat-ms", "1000", "--lease-timeout-ms", "10000"};
-  config.server_flags = {};
-  tessera::testing::Fleet fleet(config);
-  for (int i = 0; i < servers; ++i) fleet.AddServer("bench");
-
-  std::mutex mu;
-  std::vector<double> time_to_grant, free_to_grant;
-  std::map<std::string, Clock::time_point> released_at;  // server id -> when its last session ended
-  std::atomic<int> ready{0};
-  std::atomic<int> failures{0};
-  std::string first_failure;
-  std::atomic<bool> go{false};
-  std::vector<std::thread> threads;
-  for (int c = 0; c < clients; ++c) {
-    threads.emplace_back([&, c] {
-      try {
-        auto client = fleet.Client();
-        tessera::fleet::SessionOptions options;
-        options.key = "bench";
-        options.user = "user" + std::to_string(c % 10);
-        options.priority = c % 3;
-        options.queue_timeout_ms = 120000;
-        client->Status();  // connect before the clock starts
-        ++ready;
-        while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        for (int g = 0; g < grants_per_client; ++g) {
-          Clock::time_point asked = Clock::now();
-          tessera::tracker::v1::SessionReply reply = client->RequestSession(options);
-          Clock::time_point granted = Clock::now();
-          const std::string server = reply.grant().server_id();
-          {
-            std::lock_guard<std::mutex> lock(mu);
-            time_to_grant.push_back(Millis(granted - asked));
-            auto it = released_at.find(server);
-            if (it != released_at.end() && it->second > asked) {
-              free_to_grant.push_back(Millis(granted - it->second));
-            }
-          }
-          std::this_thread::sleep_for(std::chrono::milliseconds(2));  // "use" the device
-          {
-            std::lock_guard<std::mutex> lock(mu);
-            released_at[server] = Clock::now();
-          }
-          client->ReleaseSession(reply.grant().session_id());
-        }
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (failures++ == 0) first_failure = e.what();
-        ++ready;
-      }
-    });
-  }
-  while (ready < clients) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  Clock::time_point start = Clock::now();
-  go = true;
-  for (auto& thread : threads) thread.join();
-  double seconds = Millis(Clock::now() - start) / 1000;
-  if (failures > 0) {
-    std::printf("ERROR: %d clients failed; the first: %s\n", failures.load(),
-                first_failure.c_str());
-  }
-  const size_t lost = static_cast<size_t>(clients) * grants_per_client - time_to_grant.size();
-  std::printf(
-      "grant latency: %d clients queued on %d servers, %zu grants in %.2f s (%.0f grants/s), "
-      "%zu lost requests\n"
-      "  request -> grant (includes queueing):        p50 %8.2f ms   p99 %8.2f ms\n"
-      "  server released -> next client granted:      p50 %8.2f ms   p99 %8.2f ms\n",
-      clients, servers, time_to_grant.size(), seconds, time_to_grant.size() / seconds, lost,
-      Percentile(time_to_grant, 0.5), Percentile(time_to_grant, 0.99),
-      Percentile(free_to_grant, 0.5), Percentile(free_to_grant, 0.99));
-}
-
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string one;
-  in >> one;
-  return one + " on " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores";
-}
+using tessera::bench::LoadAverage;
+using tessera::bench::Millis;
+using tessera::bench::Percentile;
 
 // CPU seconds (user + system) used so far by process `pid` (0: this process).
 double CpuSeconds(pid_t pid) {
@@ -334,7 +246,8 @@ void LogBestLatency(int64_t records, int queries) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int clients = 200, servers = 20, grants_per_client = 10, rounds = 3;
+  tessera::bench::GrantBench grants;
+  int rounds = 3;
   int64_t mib = 256, log_records = 100000;
   int log_queries = 2000;
   std::string mode = "all";
@@ -343,10 +256,17 @@ int main(int argc, char** argv) {
       "of a log best query through the tracker.",
       "fleet"};
   app.option_defaults()->always_capture_default();
-  app.add_option("--clients", clients, "clients queueing at once")->check(tessera::Positive());
-  app.add_option("--servers", servers, "device servers")->check(tessera::Positive());
-  app.add_option("--grants-per-client", grants_per_client, "sessions each client asks for")
+  app.add_option("--clients", grants.clients, "clients queueing at once")
       ->check(tessera::Positive());
+  app.add_option("--servers", grants.servers, "device servers")->check(tessera::Positive());
+  app.add_option("--grants-per-client", grants.grants_per_client, "sessions each client asks for")
+      ->check(tessera::Positive());
+  app.add_option("--hold-ms", grants.hold_ms, "how long a client keeps each session")
+      ->check(tessera::NonNegative());
+  app.add_option("--client-model", grants.client_model,
+                 "async: clients as callback calls on gRPC's few threads; threads: one OS thread "
+                 "per client through TrackerClient")
+      ->check(CLI::IsMember({"async", "threads"}));
   app.add_option("--mib", mib, "array size of the copy test")->check(tessera::Positive());
   app.add_option("--rounds", rounds, "copies of the array each way")->check(tessera::Positive());
   app.add_option("--mode", mode, "what to measure ('all' is grants, copy and log)")
@@ -361,7 +281,7 @@ int main(int argc, char** argv) {
       ->check(tessera::Positive());
   app.add_option("--job-task", job_bench.task, "workload key of the job's task");
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
-    if (mode == "all" || mode == "grants") GrantLatency(clients, servers, grants_per_client);
+    if (mode == "all" || mode == "grants") tessera::bench::GrantLatency(grants);
     if (mode == "all" || mode == "copy") {
       Throughput(mib, rounds, false);
       Throughput(mib, rounds, true);

@@ -1,5 +1,7 @@
 // Whole-model latency: ResNet-18, ResNet-50 and MobileNetV2 (batch 1, fp32) compiled by Tessera
-// (with the tuning log's records when --db is given, else fallback configs) against ONNX Runtime
+// (with the tuning log's records when --db is given, else fallback configs; at T threads the
+// records of target "--target -num-threads=T", else those of the default thread count, which the
+// coverage line counts) against ONNX Runtime
 // (onnxruntime-node, when installed in bench/.ort), PyTorch eager and torch.jit.freeze, at the
 // same thread count. The peers run in their own processes, driven over pipes one run at a time,
 // so every side's runs interleave with the others' and all see the same machine load (timing one
@@ -20,6 +22,7 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "compiler/driver/build_model.h"
+#include "compiler/driver/target.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "runtime/graph_executor.h"
 #include "runtime/thread_pool.h"
@@ -117,9 +120,14 @@ int Run(const Flags& flags) {
     std::cerr << "ONNX Runtime not installed (npm install --ignore-scripts --prefix bench/.ort "
                  "onnxruntime-node): its columns are left out\n";
   }
+  // Per model and thread count: each thread count takes the records measured at it.
   std::map<std::string, std::unique_ptr<runtime::GraphExecutor>> builds;
   std::map<std::string, double> compile_s;
   std::map<std::string, std::string> coverage;
+  if (Target(flags.target).num_threads() != 0) {
+    throw UserError("--target '" + flags.target +
+                    "': leave -num-threads out, --threads adds it for each thread count");
+  }
   if (!flags.json) {
     std::printf("%-13s %3s %9s %10s %8s %9s %8s %7s %9s %8s\n", "model", "thr", "compile_s",
                 "tessera_ms", "ort_ms", "frozen_ms", "eager_ms", "vs_ort", "vs_frozen", "vs_eager");
@@ -138,15 +146,16 @@ int Run(const Flags& flags) {
       argv.insert(argv.end(), flags.models.begin(), flags.models.end());
       onnxruntime = std::make_unique<Peer>(argv, std::map<std::string, std::string>{});
     }
-    for (const std::string& name : flags.models) {
+    for (const std::string& model : flags.models) {
+      const std::string name = model + "@" + std::to_string(threads);
       if (!builds.count(name)) {
         auto start = std::chrono::steady_clock::now();
         ModelBuildOptions options;
-        options.target = flags.target;
+        options.target = flags.target + " -num-threads=" + std::to_string(threads);
         options.log = log.get();
         std::ostringstream warnings;
         options.warnings = &warnings;
-        ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + name + ".onnx"), options);
+        ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + model + ".onnx"), options);
         build.Save(dir + "/" + name);
         compile_s[name] = Seconds(start);
         coverage[name] = build.CoverageLine();
@@ -165,17 +174,17 @@ int Run(const Flags& flags) {
             exec.Run();
             ms[0].push_back(Seconds(start) * 1e3);
           } else if (side == 1 && onnxruntime) {
-            ms[1].push_back(onnxruntime->Ask(name + " 1")[0]);
+            ms[1].push_back(onnxruntime->Ask(model + " 1")[0]);
           } else if (side == 2) {
-            ms[2].push_back(torch.Ask(name + " frozen 1")[0]);
+            ms[2].push_back(torch.Ask(model + " frozen 1")[0]);
           } else if (side == 3) {
-            ms[3].push_back(torch.Ask(name + " eager 1")[0]);
+            ms[3].push_back(torch.Ask(model + " eager 1")[0]);
           }
         }
       }
       const double t = Median(ms[0]), o = Median(ms[1]), f = Median(ms[2]), e = Median(ms[3]);
       if (flags.json) {
-        PrintJsonLine(Json{{"model", name},
+        PrintJsonLine(Json{{"model", model},
                            {"threads", threads},
                            {"compile_s", compile_s[name]},
                            {"tessera_ms", t},
@@ -188,9 +197,9 @@ int Run(const Flags& flags) {
                            {"coverage", coverage[name]}},
                       std::cout);
       } else {
-        std::printf("%-13s %3d %9.2f %10.2f %8.2f %9.2f %8.2f %7.2f %9.2f %8.2f\n", name.c_str(),
+        std::printf("%-13s %3d %9.2f %10.2f %8.2f %9.2f %8.2f %7.2f %9.2f %8.2f\n", model.c_str(),
                     threads, compile_s[name], t, o, f, e, ort ? t / o : 0.0, t / f, t / e);
-        std::printf("  %s\n", coverage[name].substr(0, 100).c_str());
+        std::printf("  %s\n", coverage[name].substr(0, 150).c_str());
       }
       std::fflush(stdout);
     }
@@ -213,7 +222,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", flags.repeat, "timed runs per model and side (median)")
       ->check(tessera::Positive());
   app.add_option("--db", flags.db, "tuning log whose best records to use");
-  app.add_option("--target", flags.target, "target string");
+  app.add_option("--target", flags.target,
+                 "target string; each thread count T builds for it with -num-threads=T");
   app.add_option("--models", flags.models, "torchvision model names, e.g. resnet18,mobilenet_v2")
       ->delimiter(',');
   app.add_flag("--json", flags.json, "one JSON line per model and thread count");

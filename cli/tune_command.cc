@@ -17,13 +17,14 @@
 #include "tuner/measure/task_measure.h"
 #include "tuner/tune/tune_model.h"
 #include "tuner/tune/tune_task.h"
+#include "tuner/tune/tuning_curve.h"
 
 namespace tessera {
 namespace cli {
 namespace {
 
 struct TuneFlags {
-  std::string model, task, target, db;
+  std::string model, task, target, db, curve;
   std::vector<std::string> input_shapes;
   tuner::TuneTaskOptions options;
   bool no_transfer = false;
@@ -101,6 +102,8 @@ void TuneModel(const TuneFlags& flags) {
       ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
   auto log = tuner::TuningLog::Open(flags.db);
+  std::unique_ptr<tuner::CurveWriter> curve;
+  if (!flags.curve.empty()) curve = std::make_unique<tuner::CurveWriter>(flags.curve);
   tuner::TuneModelOptions options;
   options.trials = flags.options.trials;
   options.task = flags.options;
@@ -113,6 +116,7 @@ void TuneModel(const TuneFlags& flags) {
             << options.task.tuner << " tuner\n";
   tuner::TuneModelResult result = tuner::TuneModel(
       tasks, flags.target, log.get(), options, [&](const tuner::TuneModelProgress& p) {
+        if (curve) curve->Add({elapsed(), 0, p.trials, p.estimated, p.measured_tasks});
         double eta = elapsed() / p.measured * (p.budget - p.trials);
         std::cerr << "\r[" << p.trials << "/" << p.budget << "] task " << p.task + 1 << "/"
                   << tasks.size() << " " << tasks[p.task].workload_key << ", estimated "
@@ -166,6 +170,9 @@ void Tune(TuneFlags& flags) {
   }
   if (!flags.input_shapes.empty() && flags.model.empty()) {
     throw UserError("tessera tune: --input-shape applies to a model, not to --task");
+  }
+  if (!flags.curve.empty() && flags.model.empty()) {
+    throw UserError("tessera tune: --curve applies to a model, not to --task");
   }
   if (flags.options.rpc_tracker.empty() != flags.options.rpc_key.empty()) {
     throw UserError(
@@ -224,6 +231,9 @@ void AddTuneCommand(CLI::App& app) {
                    "workload key of one task, e.g. 'dense.x86(1024,1024,1024,float32)'");
   tune->add_option("--input-shape", flags->input_shapes,
                    "model: static shape of an input, NAME:1x3x224x224 (repeatable)");
+  tune->add_option("--curve", flags->curve,
+                   "model: append the tuning-time curve to this CSV file after every batch "
+                   "(seconds,trials,estimated_ms,measured_tasks; a resumed run continues it)");
   tune->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
       ->required();
   tune->add_option("--db", flags->db, "SQLite tuning log (created when missing)")->required();

@@ -1,6 +1,7 @@
 #include "tracker/tracker_service.h"
 
 #include <chrono>
+#include <optional>
 
 #include "fleet/secrets.h"
 #include "proto/grant.h"
@@ -50,19 +51,37 @@ grpc::Status TrackerService::Authorize(const grpc::ServerContextBase& context) c
 
 // A RequestSession call waiting in the queue. It lives until gRPC is done with it; the service
 // answers it (or forgets it on cancellation) under `mu_` and finishes it after releasing `mu_`.
+// A granted call is timed from its `GrantCause` until gRPC is done sending its reply.
 class TrackerService::QueuedCall final : public grpc::ServerUnaryReactor {
  public:
   QueuedCall(TrackerService* service, std::string id, v1::SessionReply* reply)
       : service_(service), id_(std::move(id)), reply_(reply) {}
   void OnCancel() override { service_->Cancelled(this); }
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    if (cause_) {
+      service_->timings_.Add(cause_->path, Millis(decided_ - cause_->start),
+                             Millis(std::chrono::steady_clock::now() - cause_->start));
+    }
+    delete this;
+  }
   const std::string& id() const { return id_; }
   v1::SessionReply* reply() const { return reply_; }
+  void GrantedBy(const GrantCause& cause) { cause_ = cause; }
+  void Send(const grpc::Status& status) {
+    decided_ = std::chrono::steady_clock::now();
+    Finish(status);
+  }
 
  private:
+  static double Millis(std::chrono::steady_clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+  }
+
   TrackerService* service_;
   std::string id_;
   v1::SessionReply* reply_;
+  std::optional<GrantCause> cause_;
+  std::chrono::steady_clock::time_point decided_;
 };
 
 grpc::Status TrackerService::Answer(RequestOutcome outcome, v1::SessionReply* reply) const {
@@ -74,7 +93,8 @@ grpc::Status TrackerService::Answer(RequestOutcome outcome, v1::SessionReply* re
   return grpc::Status::OK;
 }
 
-void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes) {
+void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes,
+                            const GrantCause* cause) {
   for (const auto& [id, outcome] : outcomes) {
     if (store_) store_->DeleteRequest(id);
     auto waiting = waiting_.find(id);
@@ -85,6 +105,7 @@ void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcome
     }
     QueuedCall* call = waiting->second;
     waiting_.erase(waiting);
+    if (cause != nullptr && outcome.granted) call->GrantedBy(*cause);
     ready_.emplace_back(call, Answer(outcome, call->reply()));
   }
 }
@@ -109,10 +130,12 @@ void TrackerService::FinishReady() {
     std::lock_guard<std::mutex> lock(mu_);
     ready.swap(ready_);
   }
-  for (auto& [call, status] : ready) call->Finish(status);
+  for (auto& [call, status] : ready) call->Send(status);
 }
 
-void TrackerService::DispatchLocked(int64_t now_ms) { Record(state_.Dispatch(now_ms)); }
+void TrackerService::DispatchLocked(int64_t now_ms, const GrantCause* cause) {
+  Record(state_.Dispatch(now_ms), cause);
+}
 
 void TrackerService::ClockLoop() {
   std::unique_lock<std::mutex> lock(mu_);
@@ -183,6 +206,7 @@ grpc::Status TrackerService::Heartbeat(grpc::ServerContext* context,
 grpc::ServerUnaryReactor* TrackerService::RequestSession(grpc::CallbackServerContext* context,
                                                          const v1::SessionRequest* request,
                                                          v1::SessionReply* reply) {
+  const GrantCause cause{GrantPath::kFree, std::chrono::steady_clock::now()};
   grpc::Status refused = Authorize(*context);
   if (refused.ok() && request->key().empty()) {
     refused = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "RequestSession needs a device key");
@@ -227,7 +251,7 @@ grpc::ServerUnaryReactor* TrackerService::RequestSession(grpc::CallbackServerCon
                                                         "superseded by a retry of the request"));
       }
       waiting_[id] = call;
-      DispatchLocked(now);
+      DispatchLocked(now, &cause);
     }
   }
   FinishReady();
@@ -247,13 +271,14 @@ grpc::Status TrackerService::KeepSession(grpc::ServerContext* context,
 grpc::ServerUnaryReactor* TrackerService::ReleaseSession(grpc::CallbackServerContext* context,
                                                          const v1::SessionRef* request,
                                                          v1::Empty*) {
+  const GrantCause cause{GrantPath::kHandoff, std::chrono::steady_clock::now()};
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   grpc::Status auth = Authorize(*context);
   if (auth.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     int64_t now = Now();
     state_.ReleaseSession(request->session_id(), now);
-    DispatchLocked(now);
+    DispatchLocked(now, &cause);
   }
   // The next client hears of its grant before this one hears that its release went through.
   FinishReady();
@@ -287,8 +312,13 @@ grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::Stat
 }
 
 v1::FleetStatus TrackerService::Snapshot() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return state_.Status(Now());
+  v1::FleetStatus status;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    status = state_.Status(Now());
+  }
+  timings_.AppendTo(&status);
+  return status;
 }
 
 }  // namespace tracker

@@ -5,6 +5,7 @@
 #ifndef TESSERA_TRACKER_TRACKER_SERVICE_H_
 #define TESSERA_TRACKER_TRACKER_SERVICE_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "proto/tracker.grpc.pb.h"
 #include "tracker/authorize.h"
 #include "tracker/fleet_state.h"
+#include "tracker/grant_timings.h"
 #include "tracker/relay_service.h"
 #include "tracker/state_store.h"
 
@@ -67,11 +69,17 @@ class TrackerService final
 
  private:
   class QueuedCall;
+  /// The RPC whose handler made grants, and when it started (for `timings_`).
+  struct GrantCause {
+    GrantPath path;
+    std::chrono::steady_clock::time_point start;
+  };
 
   grpc::Status Authorize(const grpc::ServerContextBase& context) const;
   int64_t Now();
-  void DispatchLocked(int64_t now_ms);
-  void Record(const std::map<std::string, RequestOutcome>& outcomes);
+  void DispatchLocked(int64_t now_ms, const GrantCause* cause = nullptr);
+  void Record(const std::map<std::string, RequestOutcome>& outcomes,
+              const GrantCause* cause = nullptr);
   grpc::Status Answer(RequestOutcome outcome, v1::SessionReply* reply) const;
   void Cancelled(QueuedCall* call);
   void FinishReady();
@@ -90,6 +98,7 @@ class TrackerService final
   std::map<std::string, RequestOutcome> outcomes_;  ///< for requests whose client is away
   std::map<std::string, int64_t> outcome_times_;    ///< when each outcome was recorded
   bool stopping_ = false;
+  GrantTimings timings_;  ///< its own lock: calls report when gRPC is done with them
   std::thread clock_;
 };
 

@@ -12,6 +12,7 @@
 #include "compiler/driver/op_compute.h"
 #include "compiler/graph/pipeline.h"
 #include "compiler/lower/lower.h"
+#include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
@@ -76,12 +77,30 @@ std::string Symbol(size_t index, const std::string& op) {
 
 // The configuration of a template workload: the tuning log's best record for the exact target,
 // else the fallback. The only place a model build reads the log.
-space::ConfigEntity ChooseTemplateConfig(const tuner::Task& task, const ModelBuildOptions& options,
-                                         const tuner::ConfigPreference& preference, bool* tuned) {
-  tuner::ChosenConfig chosen = tuner::ChooseConfig(
-      task, options.log, options.warnings ? *options.warnings : std::cerr, preference);
-  *tuned = chosen.record.has_value();
-  return chosen.config;
+tuner::ChosenConfig ChooseTemplateConfig(const tuner::Task& task, const ModelBuildOptions& options,
+                                         const tuner::ConfigPreference& preference) {
+  return tuner::ChooseConfig(task, options.log, options.warnings ? *options.warnings : std::cerr,
+                             preference);
+}
+
+// `config` reading data blocked by `block` channels (the templates' input block knobs:
+// conv2d_NCHWc.x86's tile_ic, depthwise_conv2d_NCHWc.x86's tile_c), or nullopt when the
+// template's space does not offer that block. Unchanged when it already reads that block.
+std::optional<space::ConfigEntity> WithInputBlock(const tuner::Task& task,
+                                                  const space::ConfigEntity& config, bool depthwise,
+                                                  int64_t block) {
+  tuning::Config proto = space::ConfigToProto(config);
+  for (tuning::KnobValue& knob : *proto.mutable_knobs()) {
+    if (knob.name() != (depthwise ? "tile_c" : "tile_ic")) continue;
+    knob.clear_ints();
+    knob.add_ints(-1);
+    knob.add_ints(block);
+  }
+  try {
+    return space::ConfigFromProto(task.config_space(), proto);
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
 }
 
 class ModelBuilder {
@@ -380,17 +399,17 @@ class ModelBuilder {
 
   space::ConfigEntity Configure(const tuner::Task& task,
                                 const tuner::ConfigPreference& preference = {}) {
-    bool tuned = false;
-    space::ConfigEntity config = ChooseTemplateConfig(task, options_, preference, &tuned);
+    tuner::ChosenConfig chosen = ChooseTemplateConfig(task, options_, preference);
     auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
       return t.workload_key == task.workload_key();
     });
     if (it == tasks_.end()) {
-      tasks_.push_back({task.workload_key(), 1, task.flops(), tuned});
+      tasks_.push_back(
+          {task.workload_key(), 1, task.flops(), chosen.record.has_value(), chosen.other_threads});
     } else {
       ++it->weight;
     }
-    return config;
+    return chosen.config;
   }
 
   // How a convolution node runs: through which template with which config (null task: plain
@@ -443,6 +462,14 @@ class ModelBuilder {
     // One pass reading and writing the data at about 10 GB/s: a pessimistic single core.
     preference.slack_s = 2.0 * 4 * sh.n * sh.c * sh.h * sh.w / 10e9;
     plan.config = Configure(*plan.task, preference);
+    if (in_block > 0) {
+      // No record close to the best reads the producer's block: the best one's schedule with
+      // that input block. It differs in how the reduction (or, depthwise, the vector) is blocked
+      // only, and saves a layout pass over the data plus the producer's unfused epilogue.
+      if (auto adapted = WithInputBlock(*plan.task, *plan.config, plan.depthwise, in_block)) {
+        plan.config = *adapted;
+      }
+    }
     if (plan.depthwise) {
       plan.in_block = plan.out_block = topi::DepthwiseConv2dNCHWcBlock(*plan.config);
     } else {
@@ -797,11 +824,12 @@ void Optimize(Graph& g, const ModelBuildOptions& options) {
 }  // namespace
 
 std::string ModelBuild::CoverageLine() const {
-  int tuned = 0;
+  int tuned = 0, other_threads = 0;
   double flops = 0, tuned_flops = 0;
   std::string untuned;
   for (const ModelTask& t : tasks) {
     flops += t.flops * t.weight;
+    other_threads += t.other_threads ? 1 : 0;
     if (t.tuned) {
       ++tuned;
       tuned_flops += t.flops * t.weight;
@@ -814,6 +842,10 @@ std::string ModelBuild::CoverageLine() const {
   os.precision(1);
   os << "coverage: tuned " << tuned << "/" << tasks.size() << " tasks, "
      << (flops > 0 ? 100.0 * tuned_flops / flops : 0.0) << "% of template FLOPs";
+  if (other_threads > 0) {
+    os << " (" << other_threads
+       << " with records of the default thread count: none at -num-threads)";
+  }
   if (!untuned.empty()) os << "; untuned: " << untuned;
   return os.str();
 }

@@ -41,6 +41,9 @@ struct ModelTask {
   int weight = 0;            ///< how many kernels of the model use it
   double flops = 0;          ///< floating-point operations of one call
   bool tuned = false;        ///< a record of the log was used
+  /// The record was measured at the default thread count: the log has none at the target's
+  /// `-num-threads`.
+  bool other_threads = false;
 };
 
 /// Knobs of `BuildModel`.
@@ -69,7 +72,8 @@ struct ModelBuild {
   int64_t planned_bytes = 0;                ///< intermediate memory after buffer reuse (the peak)
   int64_t unplanned_bytes = 0;              ///< the same without reuse
 
-  /// "tuned 3/20 tasks, 12.5% of template FLOPs; untuned: ..." (naming the untuned workloads).
+  /// "tuned 3/20 tasks, 12.5% of template FLOPs; untuned: ..." (naming the untuned workloads;
+  /// tasks whose records came from the default thread count are counted in parentheses).
   std::string CoverageLine() const;
   /// Writes the model directory `dir` (created if needed): the files of
   /// `runtime::ModelFiles`. Throws `UserError` when it cannot.

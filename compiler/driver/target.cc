@@ -1,6 +1,7 @@
 #include "compiler/driver/target.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -32,9 +33,9 @@ std::vector<std::string> SplitComma(const std::string& text) {
 const char* AcceptedOptions(TargetKind kind) {
   switch (kind) {
     case TargetKind::kLLVM:
-      return "-mtriple=<triple>, -mcpu=<cpu>, -mattr=+feature,-feature,...";
+      return "-mtriple=<triple>, -mcpu=<cpu>, -mattr=+feature,-feature,..., -num-threads=<N>";
     case TargetKind::kC:
-      return "none";
+      return "-num-threads=<N>";
     case TargetKind::kCUDA:
       return "-arch=sm_<NN>, -fast-math=0|1";
   }
@@ -57,8 +58,8 @@ bool IsCudaArch(const std::string& arch) {
 }  // namespace
 
 const char* Target::AcceptedForms() {
-  return "'llvm [-mtriple=<triple>] [-mcpu=<cpu>|native] [-mattr=+feature,-feature,...]', 'c', "
-         "'cuda [-arch=sm_<NN>] [-fast-math=0|1]'";
+  return "'llvm [-mtriple=<triple>] [-mcpu=<cpu>|native] [-mattr=+feature,-feature,...] "
+         "[-num-threads=<N>]', 'c [-num-threads=<N>]', 'cuda [-arch=sm_<NN>] [-fast-math=0|1]'";
 }
 
 Target::Target(const std::string& spec) {
@@ -102,6 +103,12 @@ Target::Target(const std::string& spec) {
             << "' in -mattr must be '+name' (enable) or '-name' (disable)";
         mattrs_.push_back(attr);
       }
+    } else if (kind_ != TargetKind::kCUDA && name == "-num-threads") {
+      char* end = nullptr;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      TESSERA_USER_CHECK(*end == '\0' && n >= 1 && n <= 4096)
+          << where << ": -num-threads takes a thread count from 1 to 4096, not '" << value << "'";
+      num_threads_ = static_cast<int>(n);
     } else if (kind_ == TargetKind::kCUDA && name == "-arch") {
       TESSERA_USER_CHECK(IsCudaArch(value)) << where << ": CUDA architecture '" << value
                                             << "' is not of the form sm_<NN> (e.g. sm_90)";
@@ -125,6 +132,7 @@ std::string Target::str() const {
     out += " -mattr=";
     for (size_t i = 0; i < mattrs_.size(); ++i) out += (i ? "," : "") + mattrs_[i];
   }
+  if (num_threads_ > 0) out += " -num-threads=" + std::to_string(num_threads_);
   if (!arch_.empty()) out += " -arch=" + arch_;
   if (fast_math_) out += " -fast-math=1";
   return out;

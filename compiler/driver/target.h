@@ -1,7 +1,9 @@
 /// \file
 /// `Target`: where compiled code runs, parsed from the strings users already know:
 /// `llvm -mcpu=skylake-avx512 -mattr=+avx2,-avx512f`, `llvm -mtriple=aarch64-linux-gnu`, `c`,
-/// `cuda -arch=sm_90 [-fast-math=1]`.
+/// `cuda -arch=sm_90 [-fast-math=1]`. CPU targets take `-num-threads=N`: the thread count the
+/// code is meant to run at, which tuning measures candidates at and builds match records by
+/// (no `-num-threads`: the runtime's default, all cores or `TESSERA_NUM_THREADS`).
 #ifndef TESSERA_COMPILER_DRIVER_TARGET_H_
 #define TESSERA_COMPILER_DRIVER_TARGET_H_
 
@@ -34,6 +36,9 @@ class Target {
   const std::string& mcpu() const { return mcpu_; }
   /// CPU features, each "+name" or "-name", in the order given.
   const std::vector<std::string>& mattrs() const { return mattrs_; }
+  /// Threads of the runtime's pool the code is tuned for (`-num-threads=N`; 0 = the runtime's
+  /// default).
+  int num_threads() const { return num_threads_; }
   /// CUDA architecture, e.g. "sm_90" ("" = the driver's device default).
   const std::string& arch() const { return arch_; }
   /// CUDA: use fast, less accurate math intrinsics (`-fast-math=1`; default off).
@@ -50,6 +55,7 @@ class Target {
   std::string mtriple_;
   std::string mcpu_;
   std::vector<std::string> mattrs_;
+  int num_threads_ = 0;
   std::string arch_;
   bool fast_math_ = false;
 };

@@ -16,7 +16,7 @@ JobClient::JobClient(TrackerOptions options)
 void JobClient::Call(const char* what,
                      const std::function<grpc::Status(grpc::ClientContext*)>& call) {
   CallWithRetry(std::string("tracker ") + options_.address + " (" + what + ")",
-                options_.retry_window_ms, *channel_, [&] {
+                options_.retry_window_ms, [&] {
                   grpc::ClientContext context;
                   if (!options_.token.empty()) {
                     context.AddMetadata("x-tessera-token", options_.token);

@@ -29,7 +29,7 @@ BestRecords LogClient::Best(const tuner::RecordFilter& filter) const {
   log::v1::BestRequest request;
   *request.mutable_filter() = FilterToWire(filter);
   log::v1::BestReply reply;
-  CallWithRetry(Where("Best"), options_.retry_window_ms, *channel_, [&] {
+  CallWithRetry(Where("Best"), options_.retry_window_ms, [&] {
     grpc::ClientContext context;
     PrepareTrackerCall(&context, options_.token, options_.rpc_timeout_ms);
     return stub_->Best(&context, request, &reply);
@@ -43,7 +43,7 @@ void LogClient::ForEach(const tuner::RecordFilter& filter,
   *request.mutable_filter() = FilterToWire(filter);
   // Only a stream that has delivered nothing is retried: records are never handed out twice.
   bool delivered = false;
-  CallWithRetry(Where("List"), options_.retry_window_ms, *channel_, [&] {
+  CallWithRetry(Where("List"), options_.retry_window_ms, [&] {
     if (delivered) return grpc::Status(grpc::StatusCode::ABORTED, "the stream broke off");
     grpc::ClientContext context;
     PrepareTrackerCall(&context, options_.token, options_.rpc_timeout_ms * 30);
@@ -68,7 +68,7 @@ std::vector<tuner::WorkloadStats> LogClient::Stats(const tuner::RecordFilter& fi
   log::v1::StatsRequest request;
   *request.mutable_filter() = FilterToWire(filter);
   log::v1::StatsReply reply;
-  CallWithRetry(Where("Stats"), options_.retry_window_ms, *channel_, [&] {
+  CallWithRetry(Where("Stats"), options_.retry_window_ms, [&] {
     grpc::ClientContext context;
     PrepareTrackerCall(&context, options_.token, options_.rpc_timeout_ms);
     return stub_->Stats(&context, request, &reply);
@@ -93,7 +93,7 @@ tuner::ImportResult LogClient::Push(const std::vector<tuning::MeasureRecord>& re
     }
     log::v1::PushReply reply;
     // A retried batch that did land the first time comes back as duplicates: nothing doubles.
-    CallWithRetry(Where("Push"), options_.retry_window_ms, *channel_, [&] {
+    CallWithRetry(Where("Push"), options_.retry_window_ms, [&] {
       grpc::ClientContext context;
       PrepareTrackerCall(&context, options_.token, options_.rpc_timeout_ms * 6);
       return stub_->Push(&context, request, &reply);

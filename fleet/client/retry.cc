@@ -15,7 +15,7 @@ int64_t SteadyMillis() {
       .count();
 }
 
-void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& channel,
+void CallWithRetry(const std::string& where, int64_t window_ms,
                    const std::function<grpc::Status()>& call) {
   const int64_t give_up = SteadyMillis() + window_ms;
   int64_t backoff_ms = 50;
@@ -23,8 +23,7 @@ void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& c
     grpc::Status status = call();
     if (status.ok()) return;
     const bool transient = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                           (status.error_code() == grpc::StatusCode::UNKNOWN &&
-                            channel.GetState(false) != GRPC_CHANNEL_READY);
+                           status.error_code() == grpc::StatusCode::UNKNOWN;
     if (!transient || SteadyMillis() >= give_up) {
       ThrowStatus(status, where);
     }

@@ -14,13 +14,16 @@
 namespace tessera {
 namespace fleet {
 
-/// Runs `call` on `channel` until it succeeds, fails with anything but a transient error, or
-/// `window_ms` passes on the steady clock; throws `FleetError` naming `where` on failure.
-/// Transient: UNAVAILABLE, and UNKNOWN while `channel` has no connection up (gRPC 1.51 reports
-/// some failed connection attempts, such as a handshake that timed out on a loaded tracker, as
-/// UNKNOWN with a stale errno text like "No such file or directory": such a call never reached
-/// the tracker).
-void CallWithRetry(const std::string& where, int64_t window_ms, grpc::Channel& channel,
+/// Runs `call` until it succeeds, fails with anything but a transient error, or `window_ms`
+/// passes on the steady clock; throws `FleetError` naming `where` on failure. Transient:
+/// UNAVAILABLE and UNKNOWN. The tracker never answers UNKNOWN itself, so an UNKNOWN is gRPC's:
+/// a call whose connection failed under it (gRPC 1.51 reports some such failures as UNKNOWN,
+/// "Stream removed" or a stale errno text like "No such file or directory", on a channel that may
+/// be connected again by the time the caller looks) or a tracker handler that threw. Every call
+/// retried here is idempotent (requests carry their id, pushes skip duplicates, releases and
+/// reads repeat harmlessly), so trying again is safe, and a failure that persists still
+/// surfaces when the window ends.
+void CallWithRetry(const std::string& where, int64_t window_ms,
                    const std::function<grpc::Status()>& call);
 
 /// Sets the token metadata (when `token` is not empty) and a deadline `timeout_ms` from now.

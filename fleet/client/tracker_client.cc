@@ -22,7 +22,7 @@ void TrackerClient::Prepare(grpc::ClientContext* context, int64_t timeout_ms) co
 template <typename Call>
 void TrackerClient::CallWithRetry(const char* what, int64_t window_ms, Call call) {
   fleet::CallWithRetry(std::string("tracker ") + options_.address + " (" + what + ")", window_ms,
-                       *channel_, call);
+                       call);
 }
 
 tracker::v1::SessionReply TrackerClient::RequestSession(const SessionOptions& options) {

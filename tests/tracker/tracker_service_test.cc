@@ -6,9 +6,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -221,6 +223,42 @@ TEST_F(LeaseClockTest, QueuedRequestsHoldNoServerThreadAndEachReleaseGrantsTheNe
     ASSERT_TRUE(Release(session).ok());
   }
   EXPECT_EQ(failed, 0);
+}
+
+// The figure for a path once it covers `grants` grants (within 10 s: a call reports when gRPC is
+// done sending its reply, which can be just after the client has it).
+std::optional<v1::GrantLatency> GrantLatencyOf(const std::function<v1::FleetStatus()>& status,
+                                               const std::string& path, int64_t grants) {
+  for (int i = 0; i < 500; ++i) {
+    const v1::FleetStatus now = status();
+    for (const v1::GrantLatency& latency : now.grant_latency()) {
+      if (latency.path() == path && latency.grants() == grants) return latency;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::nullopt;
+}
+
+TEST_F(LeaseClockTest, TheTrackerTimesItsOwnShareOfEachGrant) {
+  ASSERT_TRUE(Register("s1").ok());
+  v1::SessionReply first;
+  ASSERT_TRUE(RequestSession(5000, &first).ok());  // a free server: the "free" path
+  auto queued = std::async(std::launch::async, [this] {
+    v1::SessionReply reply;
+    return RequestSession(5000, &reply);
+  });
+  ASSERT_TRUE(WaitForQueue(1));
+  ASSERT_TRUE(Release(first.grant().session_id()).ok());  // hands the server on: "handoff"
+  ASSERT_TRUE(queued.get().ok());
+  auto status = [this] { return Status(); };
+  for (const std::string path : {"free", "handoff"}) {
+    std::optional<v1::GrantLatency> latency = GrantLatencyOf(status, path, 1);
+    ASSERT_TRUE(latency.has_value()) << "no " << path << " grant timed";
+    EXPECT_GE(latency->decided_p50_ms(), 0) << path;
+    EXPECT_GE(latency->sent_p50_ms(), latency->decided_p50_ms()) << path;
+    EXPECT_EQ(latency->sent_max_ms(), latency->sent_p99_ms()) << path;
+    EXPECT_LT(latency->sent_max_ms(), 10000) << path;
+  }
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "runtime/device_api.h"
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
+#include "runtime/thread_pool.h"
 #include "runtime/time_evaluator.h"
 
 namespace tessera {
@@ -146,8 +147,11 @@ BuildFn TaskBuildFn(const Task& task) {
 
 RunFn TaskRunFn(const Task& task, const RunOptions& options) {
   std::shared_ptr<const TaskFixture> fixture = MakeTaskFixture(task, options.seed);
-  return [task, fixture, options](const space::ConfigEntity& config, const std::string& path,
-                                  bool check) {
+  const int threads = IsCUDA(task.target()) ? 0 : Target(task.target()).num_threads();
+  return [task, fixture, options, threads](const space::ConfigEntity& config,
+                                           const std::string& path, bool check) {
+    // The candidate is timed at the thread count its target names (records are matched by it).
+    if (threads > 0 && runtime::NumThreads() != threads) runtime::SetNumThreads(threads);
     const bool gpu = IsCUDA(task.target());
     const DLDevice device = gpu ? kGpu : kCpu;
     runtime::Module module =

@@ -90,7 +90,8 @@ void CheckTarget(const std::string& target);
 BuildFn TaskBuildFn(const Task& task);
 
 /// A run function for `task`: the inputs and the reference output are computed once, here, so
-/// that every worker process inherits them.
+/// that every worker process inherits them. A target with `-num-threads=N` is timed with the
+/// runtime's pool at N threads.
 RunFn TaskRunFn(const Task& task, const RunOptions& options);
 
 }  // namespace tuner

@@ -10,6 +10,7 @@
 #include "tuner/search/log_history.h"
 #include "tuner/search/model_based_tuner.h"
 #include "tuner/search/random_tuner.h"
+#include "tuner/tune/apply_history.h"
 
 namespace tessera {
 namespace tuner {
@@ -87,6 +88,10 @@ TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions&
   MeasureBatchFn measure;
   std::shared_ptr<RpcMeasurer> remote;
   if (!options.rpc_tracker.empty()) {
+    TESSERA_USER_CHECK(DefaultThreadsTarget(task.target()) == task.target())
+        << "target '" << task.target() << "': -num-threads is measured on this machine only; "
+        << "fleet devices time at their own thread count (start their rpc_servers with "
+        << "TESSERA_NUM_THREADS=N and tune a target without -num-threads)";
     RpcMeasureOptions rpc;
     rpc.tracker = options.rpc_tracker;
     rpc.key = options.rpc_key;

@@ -1,5 +1,7 @@
 // Parallel loops: the body is outlined into a `TesseraParallelLambda` that runs one static chunk
-// of the iteration range per task, launched through `TesseraBackendParallelLaunch`.
+// of the iteration range per task, launched through `TesseraBackendParallelLaunch`. A loop whose
+// work is known to be tiny asks for one task, which the runtime runs on the calling thread: at
+// two threads waking a worker costs more than such a loop saves.
 #include <set>
 
 #include "compiler/codegen/llvm/codegen_llvm_impl.h"
@@ -49,6 +51,35 @@ class FreeVariables : public ir::StmtExprVisitor {
  private:
   std::set<const ir::VarNode*> used_, defined_;
   std::vector<const ir::VarNode*> order_;  // first use order, so the closure layout is stable
+};
+
+// Below this many stored elements (vector lanes counted) a parallel loop runs inline: about 1-3 us
+// of work, where a launch of the pool at 2 threads costs 2-10 us (//bench:parallel_launch).
+constexpr double kInlineParallelWork = 1 << 15;
+
+// Elements a statement stores, loop extents multiplied in; a loop of unknown extent counts as
+// unbounded work.
+class StoredElements : public ir::StmtVisitor {
+ public:
+  double Count(const ir::Stmt& s) {
+    VisitStmt(s);
+    return total_;
+  }
+  void VisitStmt_(const ir::ForNode* op) override {
+    const int64_t* extent = ir::AsConstInt(op->extent);
+    const double saved = multiplier_;
+    multiplier_ *= extent ? static_cast<double>(*extent) : kUnbounded;
+    ir::StmtVisitor::VisitStmt_(op);
+    multiplier_ = saved;
+  }
+  void VisitStmt_(const ir::StoreNode* op) override {
+    total_ += multiplier_ * op->value.dtype().lanes();
+    ir::StmtVisitor::VisitStmt_(op);
+  }
+
+ private:
+  static constexpr double kUnbounded = 1e18;
+  double multiplier_ = 1, total_ = 0;
 };
 
 }  // namespace
@@ -129,9 +160,14 @@ void CodeGenLLVM::EmitParallelFor(const ir::ForNode* op) {
   vars_ = std::move(saved_vars);
   builder_.restoreIP(caller);
 
-  llvm::Value* rc =
-      builder_.CreateCall(RuntimeFunction("TesseraBackendParallelLaunch"),
-                          {lambda, builder_.CreateBitCast(closure, i8p), builder_.getInt32(0)});
+  // One task (inline) for tiny work; 0: one per thread of the pool.
+  const int64_t* iterations = ir::AsConstInt(op->extent);
+  const bool tiny =
+      iterations && *iterations * StoredElements().Count(op->body) < kInlineParallelWork;
+  const int launch_tasks = tiny ? 1 : 0;
+  llvm::Value* rc = builder_.CreateCall(
+      RuntimeFunction("TesseraBackendParallelLaunch"),
+      {lambda, builder_.CreateBitCast(closure, i8p), builder_.getInt32(launch_tasks)});
   llvm::Function* fn = builder_.GetInsertBlock()->getParent();
   auto* failed = llvm::BasicBlock::Create(*context_, "parallel_failed", fn);
   auto* set_error = llvm::BasicBlock::Create(*context_, "parallel_set_error", fn);

@@ -4,6 +4,9 @@
 #include <sstream>
 
 #include "compiler/frontend/onnx/onnx_importer.h"
+#include "compiler/space/config_proto.h"
+#include "tuner/log/tuning_log.h"
+#include "tuner/task/task.h"
 #include "tests/compiler/driver/model_check.h"
 
 namespace tessera {
@@ -49,6 +52,55 @@ TEST(LayoutTest, ResidualBlocksStayBlocked) {
   EXPECT_EQ(convolutions, 6);
   EXPECT_EQ(epilogues, 1);  // the Gemm's bias
   EXPECT_EQ(build.graph.nodes.size(), 11u);
+}
+
+// Counts the kernels whose function name contains each of `parts`.
+std::vector<int> CountKernels(const ModelBuild& build, const std::vector<std::string>& parts) {
+  std::vector<int> counts(parts.size(), 0);
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      counts[i] += n.function.find(parts[i]) != std::string::npos;
+    }
+  }
+  return counts;
+}
+
+// Tuned records rarely read the block their producer writes; a build then takes the best record's
+// schedule with the producer's input block, so the residual chain stays as blocked and fused as
+// with fallback configs. Here every record's blocks disagree with every producer's.
+TEST(LayoutTest, TunedBuildKeepsTheProducersBlock) {
+  const std::string dir = testing::TempDir("mismatched_blocks");
+  auto log = tuner::TuningLog::Open(dir + "/t.db");
+  ModelBuildOptions options;
+  std::ostringstream warnings;
+  options.warnings = &warnings;
+  const graph::Graph g = frontend::ImportOnnx(ModelDir() + "/residual_blocks.onnx");
+  std::vector<tuning::MeasureRecord> records;
+  for (const ModelTask& t : ExtractTasks(g, options)) {
+    tuner::Task task(t.workload_key, options.target);
+    tuning::Config config = space::ConfigToProto(task.config_space().Fallback());
+    for (tuning::KnobValue& knob : *config.mutable_knobs()) {
+      // Input blocks of 8, output blocks of 32 (the fallback: 16 and 16).
+      const int64_t block = knob.name() == "tile_oc" ? 32 : 8;
+      if (knob.name() != "tile_ic" && knob.name() != "tile_oc" && knob.name() != "tile_c") continue;
+      knob.set_ints(1, block);
+    }
+    tuning::MeasureRecord r;
+    r.set_workload_key(t.workload_key);
+    r.set_target(options.target);
+    r.set_config_index(space::ConfigFromProto(task.config_space(), config).index());
+    *r.mutable_config() = config;
+    r.add_costs(1e-3);
+    records.push_back(r);
+  }
+  log->AppendBatch(records);
+  options.log = log.get();
+  ModelBuild build = testing::CheckModel(ModelDir(), "residual_blocks", 1e-4, 1e-5, false, options);
+  EXPECT_EQ(CountKernels(build, {"pack_NCHWc", "epilogue", "conv2d_NCHWc"}),
+            (std::vector<int>{1, 1, 6}));  // the input's pack and the Gemm's bias only
+  EXPECT_EQ(build.graph.nodes.size(), 11u);
+  EXPECT_NE(build.CoverageLine().find("tuned 6/6 tasks"), std::string::npos)
+      << build.CoverageLine();
 }
 
 // Task extraction (for model-level tuning): the template workloads, deduplicated, with their

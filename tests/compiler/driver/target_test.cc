@@ -54,7 +54,7 @@ TEST(TargetTest, UnknownKindListsAcceptedTargets) {
   std::string msg = ErrorOf("opencl -device=mali");
   EXPECT_THAT(msg, HasSubstr("unknown target kind 'opencl' in target 'opencl -device=mali'"));
   EXPECT_THAT(msg, HasSubstr("'llvm [-mtriple=<triple>] [-mcpu=<cpu>|native]"));
-  EXPECT_THAT(msg, HasSubstr("'c'"));
+  EXPECT_THAT(msg, HasSubstr("'c [-num-threads=<N>]'"));
   EXPECT_THAT(msg, HasSubstr("'cuda [-arch=sm_<NN>] [-fast-math=0|1]'"));
 }
 
@@ -67,11 +67,28 @@ TEST(TargetTest, UnknownOptionListsTheKindsOptions) {
   EXPECT_EQ(ErrorOf("llvm -mcpu=native -march=x86-64"),
             "target 'llvm -mcpu=native -march=x86-64': unknown option '-march' for target kind "
             "'llvm'; accepted options: -mtriple=<triple>, -mcpu=<cpu>, "
-            "-mattr=+feature,-feature,...");
+            "-mattr=+feature,-feature,..., -num-threads=<N>");
   EXPECT_THAT(ErrorOf("c -mcpu=native"),
-              HasSubstr("unknown option '-mcpu' for target kind 'c'; accepted options: none"));
+              HasSubstr("unknown option '-mcpu' for target kind 'c'; accepted options: "
+                        "-num-threads=<N>"));
+  EXPECT_THAT(ErrorOf("cuda -num-threads=2"),
+              HasSubstr("unknown option '-num-threads' for target kind 'cuda'"));
   EXPECT_THAT(ErrorOf("cuda -mcpu=x"),
               HasSubstr("accepted options: -arch=sm_<NN>, -fast-math=0|1"));
+}
+
+TEST(TargetTest, NumThreadsIsPartOfTheTarget) {
+  EXPECT_EQ(Target("llvm -mcpu=native").num_threads(), 0);
+  Target t("llvm -num-threads=2 -mcpu=native");
+  EXPECT_EQ(t.num_threads(), 2);
+  EXPECT_EQ(t.str(), "llvm -mcpu=native -num-threads=2");
+  EXPECT_EQ(Target("c -num-threads=1").str(), "c -num-threads=1");
+  EXPECT_FALSE(Target("llvm -num-threads=1") == Target("llvm"));
+  for (const char* bad : {"0", "-1", "two", "2x", "5000"}) {
+    EXPECT_THAT(ErrorOf(std::string("llvm -num-threads=") + bad),
+                HasSubstr("-num-threads takes a thread count from 1 to 4096, not '" +
+                          std::string(bad) + "'"));
+  }
 }
 
 TEST(TargetTest, MalformedOptionsAreNamed) {

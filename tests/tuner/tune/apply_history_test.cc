@@ -77,6 +77,45 @@ TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
   EXPECT_EQ(warnings.str(), "");
 }
 
+TEST(ApplyHistoryTest, RecordsAreMatchedByThreadCount) {
+  auto log = TuningLog::Open(TempPath("threads.db"));
+  const char* key = "dense.x86(64,64,48,float32)";
+  Task plain(key, "llvm -mcpu=znver4");  // default thread count, as logs before -num-threads
+  Task one(key, "llvm -mcpu=znver4 -num-threads=1");
+  Task three(key, "llvm -mcpu=znver4 -num-threads=3");
+  const auto& s = plain.config_space();
+  log->AppendBatch({Record(plain, s.Get(3), 1.0), Record(one, s.Get(5), 0.5)});
+  std::ostringstream warnings;
+
+  ChosenConfig at_one = ChooseConfig(one, log.get(), warnings);
+  EXPECT_EQ(at_one.config, s.Get(5));
+  EXPECT_FALSE(at_one.other_threads);
+  // A faster record of another thread count is not taken.
+  ChosenConfig at_default = ChooseConfig(plain, log.get(), warnings);
+  EXPECT_EQ(at_default.config, s.Get(3));
+  EXPECT_FALSE(at_default.other_threads);
+  EXPECT_EQ(warnings.str(), "");
+
+  // None at 3 threads: the default thread count's, announced once.
+  for (int i = 0; i < 2; ++i) {
+    ChosenConfig at_three = ChooseConfig(three, log.get(), warnings);
+    EXPECT_EQ(at_three.config, s.Get(3));
+    EXPECT_TRUE(at_three.other_threads);
+  }
+  EXPECT_EQ(warnings.str(),
+            "warning: no tuning record in " + log->path() + " for " + key +
+                " on 'llvm -mcpu=znver4 -num-threads=3': using one of 'llvm -mcpu=znver4' "
+                "(measured at the default thread count; run `tessera tune` with --target 'llvm "
+                "-mcpu=znver4 -num-threads=3' for records of its own)\n");
+}
+
+TEST(ApplyHistoryTest, DefaultThreadsTargetDropsOnlyTheThreadCount) {
+  EXPECT_EQ(DefaultThreadsTarget("llvm -mcpu=native -num-threads=2"), "llvm -mcpu=native");
+  EXPECT_EQ(DefaultThreadsTarget("llvm -num-threads=1 -mattr=+avx2"), "llvm -mattr=+avx2");
+  EXPECT_EQ(DefaultThreadsTarget("llvm -mcpu=native"), "llvm -mcpu=native");
+  EXPECT_EQ(DefaultThreadsTarget("c"), "c");
+}
+
 TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
   auto log = TuningLog::Open(TempPath("empty.db"));
   Task task("dense.x86(32,64,16,float32)", "llvm -mcpu=znver3");

@@ -258,6 +258,43 @@ TEST(CodeGenLLVMTest, AssertInsideParallelTaskReachesTheCaller) {
   runtime::SetNumThreads(0);
 }
 
+// The task-count argument of the kernel's parallel launch ("1": inline, "0": the pool's threads).
+std::string LaunchTasks(const runtime::Module& mod) {
+  std::string ll = mod.GetSource("ll");
+  auto call = ll.find("call i32 @TesseraBackendParallelLaunch(");
+  if (call == std::string::npos) return "no launch";
+  const std::string line = ll.substr(call, ll.find('\n', call) - call);
+  const auto close = line.rfind(')');
+  const auto space = line.rfind(' ', close);
+  return line.substr(space + 1, close - space - 1);
+}
+
+// A parallel loop storing `iterations` x 4 elements of a constant-size buffer.
+runtime::Module ConstantParallelFill(int64_t iterations) {
+  PackedFunction f("fill", 1);
+  ir::Var i("i", kI32), j("j", kI32);
+  Stmt body =
+      ir::For(i, 0, static_cast<int>(iterations), ir::ForKind::kParallel,
+              ir::For(j, 0, 4, ir::ForKind::kSerial, ir::Store(f.data(0), Expr(2.0f), i * 4 + j)));
+  return Build({f.Make(body)});
+}
+
+TEST(CodeGenLLVMTest, TinyParallelLoopsRunInline) {
+  runtime::Module tiny = ConstantParallelFill(64);
+  runtime::Module large = ConstantParallelFill(1 << 14);
+  EXPECT_EQ(LaunchTasks(tiny), "1");
+  EXPECT_EQ(LaunchTasks(large), "0");
+  EXPECT_EQ(LaunchTasks(Build({ParallelAxpy()})), "0");  // extent known at run time only
+  runtime::SetNumThreads(2);
+  for (auto* mod : {&tiny, &large}) {
+    const int n = mod == &tiny ? 64 * 4 : (1 << 14) * 4;
+    runtime::NDArray x = Array(n, kF32, [](int) { return 0; });
+    (*mod)["fill"](x.get());
+    for (int k = 0; k < n; ++k) ASSERT_EQ(x.Data<float>()[k], 2.0f) << k;
+  }
+  runtime::SetNumThreads(0);
+}
+
 TEST(CodeGenLLVMTest, JitAndSharedLibraryAgree) {
   runtime::Module mod = Build({ParallelAxpy(), VectorExpWithTail()}, {"", "native", {}});
   tessera::TempDir dir;

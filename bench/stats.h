@@ -1,0 +1,28 @@
+/// \file
+/// What the benchmarks print beside their figures: percentiles of timed samples and the
+/// machine's load average.
+#ifndef TESSERA_BENCH_STATS_H_
+#define TESSERA_BENCH_STATS_H_
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace tessera {
+namespace bench {
+
+/// Milliseconds in `d`.
+inline double Millis(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+/// The nearest-rank percentile `p` (0..1) of `values`; 0 when there are none.
+double Percentile(std::vector<double> values, double p);
+
+/// The one-minute load average and the number of cores, as "L on N cores".
+std::string LoadAverage();
+
+}  // namespace bench
+}  // namespace tessera
+
+#endif  // TESSERA_BENCH_STATS_H_
