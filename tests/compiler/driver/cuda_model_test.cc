@@ -72,5 +72,22 @@ TEST_P(CUDAModelOpsTest, RunsOnGPU) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, CUDAModelOpsTest, ::testing::ValuesIn(testing::OpModelNames()));
 
+// Scalars (a mean over every axis, as an output and read by every element of another value):
+// the GPU kernel writes a scalar output through a [1] view, and each thread computes a scalar
+// reduction it reads.
+TEST(CUDAModelTest, ScalarValues) {
+  const std::string dir = testing::TempDir("scalar_model");
+  ASSERT_TRUE(testing::RunPython("tests/compiler/driver/models/make_scalar_model.py", dir));
+  testing::CheckModel(dir, "scalar_reductions", 1e-5, 1e-6, false, CUDAOptions(true));
+  SkipWithoutNVRTC();
+  if (::testing::Test::IsSkipped()) return;
+  ModelBuild build =
+      BuildModel(frontend::ImportOnnx(dir + "/scalar_reductions.onnx"), CUDAOptions(false));
+  EXPECT_EQ(testing::AssembleWithPtxas(build.kernels.GetSource("ptx"), kArch), "");
+  if (runtime::DeviceAPI::Exists(DLDevice{kDLCUDA, 0})) {
+    testing::CheckModel(dir, "scalar_reductions", 1e-5, 1e-6, false, CUDAOptions(false));
+  }
+}
+
 }  // namespace
 }  // namespace tessera
