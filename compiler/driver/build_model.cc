@@ -767,6 +767,14 @@ class ModelBuilder {
       result = Chain(group, 1, result, &args);
       int out_value = group.size() == 1 ? anchor.outputs[k] : group.back()->outputs[0];
       int out = KernelOutput(out_value, &result, args.block);
+      if (kernels_.gpu() && result.shape().empty()) {
+        // A scalar value: the GPU kernel writes it as one element through a [1] view.
+        const te::Tensor scalar = result;
+        result = te::compute(
+            {I(1)}, [&](const std::vector<Var>&) { return scalar(std::vector<Expr>{}); },
+            scalar.name() + "_1");
+        out = Alias(out, {1}, exec_.tensors[out].name + "_1");
+      }
       args.tensors.push_back(result);
       AddKernel(GroupName(group), anchor.op, Default(result, GroupName(group)), args.tensors,
                 args.ids, {out});

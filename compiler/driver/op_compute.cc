@@ -646,12 +646,32 @@ te::Schedule DefaultSchedule(const te::Tensor& output) {
 }
 
 te::Schedule DefaultScheduleCUDA(const te::Tensor& output, const std::string& what) {
-  return InlineInjective(output, [&what](te::Schedule& s, const te::Tensor& t) {
-    TESSERA_USER_CHECK(!t.shape().empty())
-        << what << ": the scalar '" << t.name()
-        << "' cannot be computed on a GPU (no axis to spread over threads)";
-    topi::ScheduleInjectiveCUDA(s[t]);
+  TESSERA_USER_CHECK(!output.shape().empty())
+      << what << ": the scalar '" << output.name()
+      << "' cannot be a GPU kernel's output (no axis to spread over threads)";
+  std::vector<te::Tensor> scalars;
+  ir::IterVar thread;
+  te::Schedule s = InlineInjective(output, [&](te::Schedule& s, const te::Tensor& t) {
+    if (t.shape().empty()) {
+      scalars.push_back(t);
+    } else {
+      ir::IterVar tx = topi::ScheduleInjectiveCUDA(s[t]);
+      if (t.op().same_as(output.op())) thread = tx;
+    }
   });
+  // A scalar (a reduction over every axis) has no axis to spread over threads: each thread of
+  // the output computes it itself.
+  for (const te::Tensor& t : scalars) {
+    try {
+      s[t].compute_at(s[output], thread);
+    } catch (const UserError& e) {
+      TESSERA_USER_ERROR() << what << ": the scalar '" << t.name()
+                           << "' is not read by the kernel's output directly, which a GPU "
+                              "kernel needs ("
+                           << e.what() << ")";
+    }
+  }
+  return s;
 }
 
 }  // namespace driver

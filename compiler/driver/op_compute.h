@@ -50,8 +50,9 @@ te::Schedule DefaultSchedule(const te::Tensor& output);
 
 /// The default GPU schedule of a kernel computing `output`: stages without reductions are
 /// inlined, the others (and the output) get one thread per output element
-/// (`topi::ScheduleInjectiveCUDA`), each its own kernel launch. Throws `UserError` naming `what`
-/// for a scalar output, which has no axis to spread over threads.
+/// (`topi::ScheduleInjectiveCUDA`), each its own kernel launch; a scalar reduction is computed by
+/// each thread of the output that reads it. Throws `UserError` naming `what` for a scalar output
+/// (no axis to spread over threads: give it one) or a scalar the output does not read directly.
 te::Schedule DefaultScheduleCUDA(const te::Tensor& output, const std::string& what);
 
 }  // namespace driver

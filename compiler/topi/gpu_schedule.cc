@@ -35,7 +35,7 @@ void CooperativeFetch(te::Stage stage, int64_t threads_z, int64_t threads_y, int
   if (vector > 1) stage.vectorize(lanes);
 }
 
-void ScheduleInjectiveCUDA(te::Stage stage, int64_t threads) {
+ir::IterVar ScheduleInjectiveCUDA(te::Stage stage, int64_t threads) {
   const auto* compute = stage->op->type_name() == std::string("ComputeOp")
                             ? static_cast<const te::ComputeOpNode*>(stage->op.get())
                             : nullptr;
@@ -51,6 +51,7 @@ void ScheduleInjectiveCUDA(te::Stage stage, int64_t threads) {
   auto [bx, tx] = stage.split(fused, I(std::max<int64_t>(1, std::min(threads, elements))));
   stage.bind(bx, "blockIdx.x");
   stage.bind(tx, "threadIdx.x");
+  return tx;
 }
 
 }  // namespace topi

@@ -22,8 +22,8 @@ void CooperativeFetch(te::Stage stage, int64_t threads_z, int64_t threads_y, int
 /// The default GPU schedule of a stage: its spatial axes fused, one thread per output element,
 /// `threads` per block (fewer for a smaller output; bound to blockIdx.x / threadIdx.x); the
 /// reduction axes of a reduction run serially in each thread. The stage must have at least one
-/// spatial axis and no loop transformation yet.
-void ScheduleInjectiveCUDA(te::Stage stage, int64_t threads = 256);
+/// spatial axis and no loop transformation yet. Returns the loop bound to threadIdx.x.
+ir::IterVar ScheduleInjectiveCUDA(te::Stage stage, int64_t threads = 256);
 
 }  // namespace topi
 }  // namespace tessera

@@ -55,7 +55,10 @@ std::vector<TemplateDef> CUDATemplates(const std::vector<TemplateDef>& x86) {
   };
   return {
       Variant<topi::DenseShape>(Find(x86, "dense.x86"), "dense.cuda", 3, dense_shape,
-                                topi::DenseCUDASpace, topi::DenseCUDA),
+                                topi::DenseCUDASpace,
+                                [](const topi::DenseShape& shape, const space::ConfigEntity& c) {
+                                  return topi::DenseCUDA(shape, c);  // float32 storage
+                                }),
       Variant<topi::Conv2dShape>(Find(x86, "conv2d_NCHWc.x86"), "conv2d_nchw.cuda", 9, conv_shape,
                                  topi::Conv2dNCHWCUDASpace, topi::Conv2dNCHWCUDA),
       Variant<topi::Conv2dShape>(Find(x86, "depthwise_conv2d.x86"), "depthwise_conv2d.cuda", 8,
