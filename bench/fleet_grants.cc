@@ -1,7 +1,6 @@
 #include "bench/fleet_grants.h"
 
 #include <grpcpp/grpcpp.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "bench/stats.h"
+#include "common/file.h"
 #include "fleet/client/channel.h"
 #include "fleet/client/retry.h"
 #include "fleet/client/tracker_client.h"
@@ -332,11 +332,9 @@ double RunThreads(const GrantBench& bench, const testing::Fleet& fleet, Results*
 void GrantLatency(const GrantBench& bench) {
   testing::FleetConfig config;
   config.tracker_flags = {"--heartbeat-ms", "1000", "--lease-timeout-ms", "10000"};
+  const TempDir state("fleet-bench-state");  // removed after the fleet stops
   if (bench.tracker_state) {
-    static int runs = 0;
-    const std::string state = testing::MakeTempDir("fleet-bench-state-" + std::to_string(getpid()) +
-                                                   "-" + std::to_string(runs++));
-    config.tracker_flags.insert(config.tracker_flags.end(), {"--state", state});
+    config.tracker_flags.insert(config.tracker_flags.end(), {"--state", state.path()});
   }
   config.server_flags = {};
   testing::Fleet fleet(config);

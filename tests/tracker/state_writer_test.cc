@@ -2,21 +2,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
+#include "common/file.h"
 #include "common/log.h"
 #include "common/sqlite.h"
 
 namespace tessera {
 namespace tracker {
 namespace {
-
-std::string TempDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return std::string(tmp ? tmp : "/tmp") + "/" + name;
-}
 
 PendingRequest Request(const std::string& id) {
   PendingRequest request;
@@ -35,7 +30,8 @@ FleetState Load(const std::string& dir) {
 }
 
 TEST(StateWriterTest, ChangesAreSavedInTheOrderTheyCame) {
-  const std::string dir = TempDir("writer-order");
+  const TempDir temp("writer-order");
+  const std::string& dir = temp.path();
   StateWriter writer(std::make_unique<StateStore>(dir));
   ServerEntry server;
   server.server_id = "s1";
@@ -55,7 +51,8 @@ TEST(StateWriterTest, ChangesAreSavedInTheOrderTheyCame) {
 }
 
 TEST(StateWriterTest, StoppingSavesWhatIsPending) {
-  const std::string dir = TempDir("writer-stop");
+  const TempDir temp("writer-stop");
+  const std::string& dir = temp.path();
   {
     StateWriter writer(std::make_unique<StateStore>(dir));
     for (int i = 0; i < 100; ++i) writer.Add(StateChange::SaveRequest(Request(std::to_string(i))));
@@ -65,7 +62,8 @@ TEST(StateWriterTest, StoppingSavesWhatIsPending) {
 
 // A disk that fails under the tracker is logged once; the tracker goes on (Flush returns).
 TEST(StateWriterTest, AFailingStoreIsLoggedOnceAndNeverBlocks) {
-  const std::string dir = TempDir("writer-fail");
+  const TempDir temp("writer-fail");
+  const std::string& dir = temp.path();
   std::ostringstream log;
   SetLogStreamForTesting(&log);
   {
