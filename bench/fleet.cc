@@ -32,23 +32,10 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using tessera::bench::CpuSeconds;
 using tessera::bench::LoadAverage;
 using tessera::bench::Millis;
 using tessera::bench::Percentile;
-
-// CPU seconds (user + system) used so far by process `pid` (0: this process).
-double CpuSeconds(pid_t pid) {
-  std::string path = pid == 0 ? "/proc/self/stat" : "/proc/" + std::to_string(pid) + "/stat";
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
-  }
-  return ticks / sysconf(_SC_CLK_TCK);
-}
 
 // Array copies to one server, reached directly or (`relayed`) through the tracker's relay.
 void Throughput(int64_t mib, int rounds, bool relayed) {
@@ -267,6 +254,8 @@ int main(int argc, char** argv) {
                  "async: clients as callback calls on gRPC's few threads; threads: one OS thread "
                  "per client through TrackerClient")
       ->check(CLI::IsMember({"async", "threads"}));
+  app.add_flag("--tracker-state", grants.tracker_state,
+               "run the tracker with --state (its SQLite state in a temporary directory)");
   app.add_option("--mib", mib, "array size of the copy test")->check(tessera::Positive());
   app.add_option("--rounds", rounds, "copies of the array each way")->check(tessera::Positive());
   app.add_option("--mode", mode, "what to measure ('all' is grants, copy and log)")

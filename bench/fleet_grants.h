@@ -22,6 +22,7 @@ struct GrantBench {
   /// waiting for a core; "threads": one OS thread per client through `TrackerClient` (with its
   /// retries), as many separate client programs would run.
   std::string client_model = "async";
+  bool tracker_state = false;  ///< run the tracker with `--state` (SQLite), as a real one runs
 };
 
 /// Starts a tracker and `bench.servers` servers on 127.0.0.1, runs the clients and prints the

@@ -4,6 +4,8 @@
 #ifndef TESSERA_BENCH_STATS_H_
 #define TESSERA_BENCH_STATS_H_
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -18,6 +20,9 @@ inline double Millis(std::chrono::steady_clock::duration d) {
 
 /// The nearest-rank percentile `p` (0..1) of `values`; 0 when there are none.
 double Percentile(std::vector<double> values, double p);
+
+/// CPU seconds (user + system) used so far by process `pid` (0: this process).
+double CpuSeconds(pid_t pid);
 
 /// The one-minute load average and the number of cores, as "L on N cores".
 std::string LoadAverage();

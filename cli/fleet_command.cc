@@ -30,6 +30,12 @@ std::string DescribeGpus(const tracker::v1::DeviceInfo& info) {
   return out.str();
 }
 
+std::string FormatMs(double ms) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << ms << " ms";
+  return out.str();
+}
+
 void PrintTable(const tracker::v1::FleetStatus& status, std::ostream& out) {
   out << "servers:\n";
   if (status.servers().empty()) out << "  (none)\n";
@@ -55,6 +61,16 @@ void PrintTable(const tracker::v1::FleetStatus& status, std::ostream& out) {
     out << "  " << session.session_id() << "  key " << session.key() << "  user " << session.user()
         << "  on " << session.server_address() << "  for " << session.age_ms() / 1000
         << " s, ends in " << session.expires_in_ms() / 1000 << " s\n";
+  }
+  if (status.grant_latency().empty()) return;
+  // Timed inside the tracker: a client that waits much longer waits on its network or host.
+  out << "grants (the tracker's own time, recent grants):\n";
+  for (const auto& timed : status.grant_latency()) {
+    out << "  " << std::left << std::setw(8) << timed.path() << std::right << std::setw(6)
+        << timed.grants() << " grants  decided p50 " << FormatMs(timed.decided_p50_ms()) << " p99 "
+        << FormatMs(timed.decided_p99_ms()) << "  sent p50 " << FormatMs(timed.sent_p50_ms())
+        << " p99 " << FormatMs(timed.sent_p99_ms()) << " max " << FormatMs(timed.sent_max_ms())
+        << "\n";
   }
 }
 

@@ -86,15 +86,20 @@ void FleetState::Cancel(const std::string& request_id) { queue_.erase(request_id
 
 const PendingRequest* FleetState::BestRequestFor(const std::string& key) const {
   const PendingRequest* best = nullptr;
+  FairShareRank best_rank;
   auto served = [this](const std::string& user) {
     auto it = last_served_.find(user);
     return it == last_served_.end() ? 0 : it->second;
   };
+  // One scan of the queue, one lookup of each request's user: this runs under the tracker's lock
+  // for every server it hands on.
   for (const auto& [id, request] : queue_) {
     if (request.key != key || !request.attached) continue;
-    if (best == nullptr || ServedBefore({request.priority, served(request.user), request.seq},
-                                        {best->priority, served(best->user), best->seq})) {
+    if (best != nullptr && request.priority < best_rank.priority) continue;
+    const FairShareRank rank{request.priority, served(request.user), request.seq};
+    if (best == nullptr || ServedBefore(rank, best_rank)) {
       best = &request;
+      best_rank = rank;
     }
   }
   return best;

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tracker/fleet_state.h"
 
@@ -15,7 +16,24 @@ class Database;
 
 namespace tracker {
 
-/// A SQLite database `DIR/tracker.db`; not thread-safe (the tracker calls it under its lock).
+/// One change of the saved state (see `StateStore::Apply`).
+struct StateChange {
+  /// What changes.
+  enum class Kind { kSaveServer, kSaveRequest, kDeleteRequest };
+  Kind kind = Kind::kSaveRequest;
+  ServerEntry server;      ///< kSaveServer: the server to record
+  PendingRequest request;  ///< kSaveRequest: the request to record; kDeleteRequest: its id only
+
+  /// Records a registered server and its key.
+  static StateChange SaveServer(const ServerEntry& server);
+  /// Records a queued request.
+  static StateChange SaveRequest(const PendingRequest& request);
+  /// Forgets a request that was granted, expired or cancelled.
+  static StateChange DeleteRequest(const std::string& request_id);
+};
+
+/// A SQLite database `DIR/tracker.db`; not thread-safe (the tracker's `StateWriter` calls it from
+/// its one thread).
 class StateStore {
  public:
   /// Opens (creating when missing) the state in `dir`. Throws `ConfigError` naming the path
@@ -35,6 +53,8 @@ class StateStore {
   void SaveRequest(const PendingRequest& request);
   /// Forgets a request that was granted, expired or cancelled.
   void DeleteRequest(const std::string& request_id);
+  /// Applies `changes` in order, in one transaction.
+  void Apply(const std::vector<StateChange>& changes);
 
  private:
   std::unique_ptr<Database> db_;

@@ -14,16 +14,14 @@ namespace tracker {
 TrackerService::TrackerService(FleetSettings settings, std::string token,
                                std::unique_ptr<StateStore> store,
                                std::shared_ptr<const Clock> clock)
-    : token_(std::move(token)),
-      clock_source_(std::move(clock)),
-      store_(std::move(store)),
-      state_(settings) {
+    : token_(std::move(token)), clock_source_(std::move(clock)), state_(settings) {
   // Without a shared token the key is private to this run and handed to (loopback) servers.
   grant_key_ = token_.empty() ? fleet::RandomBytes(32) : fleet::GrantKeyFromToken(token_);
   const int64_t now = Now();
-  if (store_) {
-    store_->Load(&state_);
+  if (store) {
+    store->Load(&state_);
     state_.DeadlinesFromUnix();
+    writer_ = std::make_unique<StateWriter>(std::move(store));
   }
   state_.SetStartTime(now);
   clock_ = std::thread([this] { ClockLoop(); });
@@ -96,7 +94,7 @@ grpc::Status TrackerService::Answer(RequestOutcome outcome, v1::SessionReply* re
 void TrackerService::Record(const std::map<std::string, RequestOutcome>& outcomes,
                             const GrantCause* cause) {
   for (const auto& [id, outcome] : outcomes) {
-    if (store_) store_->DeleteRequest(id);
+    if (writer_) writer_->Add(StateChange::DeleteRequest(id));
     auto waiting = waiting_.find(id);
     if (waiting == waiting_.end()) {
       outcomes_[id] = outcome;
@@ -117,7 +115,7 @@ void TrackerService::Cancelled(QueuedCall* call) {
     if (waiting == waiting_.end() || waiting->second != call) return;  // answered already
     waiting_.erase(waiting);
     state_.Cancel(call->id());
-    if (store_) store_->DeleteRequest(call->id());
+    if (writer_) writer_->Add(StateChange::DeleteRequest(call->id()));
     ready_.emplace_back(call, grpc::Status(grpc::StatusCode::CANCELLED, "request cancelled"));
   }
   FinishReady();
@@ -179,7 +177,7 @@ grpc::Status TrackerService::Register(grpc::ServerContext* context,
     std::lock_guard<std::mutex> lock(mu_);
     int64_t now = Now();
     state_.RegisterServer(*request, now);
-    if (store_) store_->SaveServer(state_.servers().at(request->server_id()));
+    if (writer_) writer_->Add(StateChange::SaveServer(state_.servers().at(request->server_id())));
     reply->set_heartbeat_ms(state_.settings().heartbeat_ms);
     reply->set_lease_timeout_ms(state_.settings().lease_timeout_ms);
     if (token_.empty()) reply->set_grant_key(grant_key_);
@@ -244,7 +242,9 @@ grpc::ServerUnaryReactor* TrackerService::RequestSession(grpc::CallbackServerCon
       pending.deadline_ms = now + request->queue_timeout_ms();
       bool known = state_.queue().count(id) != 0;
       state_.Enqueue(pending);
-      if (store_ && !known) store_->SaveRequest(state_.WithUnixDeadline(state_.queue().at(id)));
+      if (writer_ && !known) {
+        writer_->Add(StateChange::SaveRequest(state_.WithUnixDeadline(state_.queue().at(id))));
+      }
       auto older = waiting_.find(id);  // the same request again: the newer call takes its place
       if (older != waiting_.end()) {
         ready_.emplace_back(older->second, grpc::Status(grpc::StatusCode::CANCELLED,
@@ -318,6 +318,8 @@ v1::FleetStatus TrackerService::Snapshot() {
     status = state_.Status(Now());
   }
   timings_.AppendTo(&status);
+  // What a client sees queued survives a crash from now on.
+  if (writer_) writer_->Flush();
   return status;
 }
 

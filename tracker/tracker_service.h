@@ -1,7 +1,8 @@
 /// \file
 /// `TrackerService`: the gRPC face of the tracker. It wraps a `FleetState` with a lock, signs
 /// grants, enforces the shared token (or loopback-only access without one), persists to a
-/// `StateStore`, and runs the lease clock on a background thread.
+/// `StateStore` through a `StateWriter` (off the lock), and runs the lease clock on a background
+/// thread.
 #ifndef TESSERA_TRACKER_TRACKER_SERVICE_H_
 #define TESSERA_TRACKER_TRACKER_SERVICE_H_
 
@@ -22,6 +23,7 @@
 #include "tracker/grant_timings.h"
 #include "tracker/relay_service.h"
 #include "tracker/state_store.h"
+#include "tracker/state_writer.h"
 
 namespace tessera {
 namespace tracker {
@@ -88,7 +90,7 @@ class TrackerService final
   const std::string token_;
   const std::shared_ptr<const Clock> clock_source_;
   std::string grant_key_;
-  std::unique_ptr<StateStore> store_;
+  std::unique_ptr<StateWriter> writer_;  ///< null without --state
   std::mutex mu_;
   std::condition_variable changed_;             ///< wakes the lease clock (shutdown)
   std::map<std::string, QueuedCall*> waiting_;  ///< request id -> its open call

@@ -15,6 +15,11 @@ int64_t SteadyMillis() {
       .count();
 }
 
+bool TransientTrackerFailure(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::UNKNOWN;
+}
+
 void CallWithRetry(const std::string& where, int64_t window_ms,
                    const std::function<grpc::Status()>& call) {
   const int64_t give_up = SteadyMillis() + window_ms;
@@ -22,9 +27,7 @@ void CallWithRetry(const std::string& where, int64_t window_ms,
   while (true) {
     grpc::Status status = call();
     if (status.ok()) return;
-    const bool transient = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                           status.error_code() == grpc::StatusCode::UNKNOWN;
-    if (!transient || SteadyMillis() >= give_up) {
+    if (!TransientTrackerFailure(status) || SteadyMillis() >= give_up) {
       ThrowStatus(status, where);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));

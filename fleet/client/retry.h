@@ -26,6 +26,9 @@ namespace fleet {
 void CallWithRetry(const std::string& where, int64_t window_ms,
                    const std::function<grpc::Status()>& call);
 
+/// True for a tracker call's failure that `CallWithRetry` tries again (UNAVAILABLE, UNKNOWN).
+bool TransientTrackerFailure(const grpc::Status& status);
+
 /// Sets the token metadata (when `token` is not empty) and a deadline `timeout_ms` from now.
 void PrepareTrackerCall(grpc::ClientContext* context, const std::string& token, int64_t timeout_ms);
 

@@ -1,6 +1,5 @@
 #include "tests/integration/fleet_fixture.h"
 
-#include <atomic>
 #include <stdexcept>
 
 #include <signal.h>
@@ -9,13 +8,11 @@
 namespace tessera {
 namespace testing {
 
-Fleet::Fleet(FleetConfig config) : config_(std::move(config)) {
-  static std::atomic<int> fleets{0};
-  dir_ = MakeTempDir("fleet-" + std::to_string(getpid()) + "-" + std::to_string(fleets++));
+Fleet::Fleet(FleetConfig config) : config_(std::move(config)), dir_("fleet") {
   std::vector<std::string> args = {"--listen", "127.0.0.1:0"};
   args.insert(args.end(), config_.tracker_flags.begin(), config_.tracker_flags.end());
   if (!config_.token.empty()) {
-    token_file_ = dir_ + "/token";
+    token_file_ = dir_.path() + "/token";
     WriteFile(token_file_, config_.token);
     args.insert(args.end(), {"--token-file", token_file_});
   }
@@ -40,8 +37,9 @@ Daemon& Fleet::AddDialOutServer(const std::string& key) {
 
 Daemon& Fleet::StartServer(const std::string& key, const std::string& given_workdir,
                            const std::vector<std::string>& mode_flags) {
-  std::string workdir =
-      given_workdir.empty() ? dir_ + "/server-" + std::to_string(servers_.size()) : given_workdir;
+  std::string workdir = given_workdir.empty()
+                            ? dir_.path() + "/server-" + std::to_string(servers_.size())
+                            : given_workdir;
   std::vector<std::string> args = {"--tracker", tracker_->address(), "--key",
                                    key,         "--workdir",         workdir};
   args.insert(args.end(), mode_flags.begin(), mode_flags.end());

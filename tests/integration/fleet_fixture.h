@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/file.h"
 #include "fleet/client/tracker_client.h"
 #include "tests/integration/daemon.h"
 
@@ -57,7 +58,7 @@ class Fleet {
                       const std::vector<std::string>& mode_flags);
 
   FleetConfig config_;
-  std::string dir_;
+  TempDir dir_;  ///< token and server workdirs; removed after the daemons (declared before them)
   std::string token_file_;
   std::vector<std::string> tracker_args_;
   std::shared_ptr<fleet::TrackerClient> status_client_;  ///< one connection for all polling

@@ -420,6 +420,34 @@ TEST(TrackerTest, FleetStatusCommandPrintsJson) {
   EXPECT_NE(out.find("--tracker: expected HOST:PORT, got 'nohost'"), std::string::npos) << out;
 }
 
+TEST(TrackerTest, FleetStatusShowsTheTrackersOwnTimeToGrant) {
+  Daemon tracker(kTracker, FastLeases());
+  auto server = StandIn(tracker.address(), "cpu", "s1");
+  fleet::TrackerClient client = Client(tracker.address());
+  ASSERT_TRUE(WaitFor([&] { return ServerState(client, "cpu") == "free"; }, 5000));
+  std::string out;
+  ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --tracker " + tracker.address(), &out),
+            0);
+  EXPECT_EQ(out.find("grants (the tracker's own time"), std::string::npos) << out;  // none yet
+  fleet::SessionOptions options;
+  options.key = "cpu";
+  options.queue_timeout_ms = 5000;
+  client.ReleaseSession(client.RequestSession(options).grant().session_id());
+  // The grant is timed once gRPC has sent it, which can be just after the client has it.
+  ASSERT_TRUE(WaitFor([&] { return client.Status().grant_latency_size() == 1; }, 5000));
+  ASSERT_EQ(testing::RunCommand("cli/tessera fleet status --tracker " + tracker.address(), &out),
+            0);
+  EXPECT_NE(out.find("grants (the tracker's own time, recent grants):\n  free         1 grants  "
+                     "decided p50 "),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(
+      testing::RunCommand("cli/tessera fleet status --json --tracker " + tracker.address(), &out),
+      0);
+  EXPECT_NE(out.find("\"grant_latency\":[{\"path\":\"free\",\"grants\":\"1\""), std::string::npos)
+      << out;
+}
+
 TEST(TrackerTest, DaemonsAnswerHelpWithTheirUsage) {
   std::string out;
   EXPECT_EQ(testing::RunCommand(std::string(kTracker) + " --help", &out), 0);
