@@ -3,10 +3,14 @@
 // timestamps, prints the estimated latency of the tunable part (Σ weight × best) against tuning
 // time, and at checkpoints compiles the model with only the records measured by then and
 // measures its real end-to-end latency. The builds' runs interleave one by one (all checkpoints
-// see the same machine load); medians are reported.
+// see the same machine load); medians are reported, of wall time and of the process's CPU time
+// per run (on a machine shared with other work, time spent descheduled inflates wall time only;
+// at one thread CPU time is the steadier measure).
 //   bazel build -c opt //bench:tuning_curve
 //   bazel-bin/bench/tuning_curve --model resnet18.onnx --db tuning.db
 //       [--target 'llvm -mcpu=native'] [--at 0,30,60,...] [--repeat 15] [--csv F]
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +40,12 @@ struct Flags {
   int threads = 0;
   bool json = false;
 };
+
+double CpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -108,31 +118,34 @@ int Run(const Flags& flags) {
         std::make_unique<runtime::GraphExecutor>(runtime::GraphExecutor::LoadFromDirectory(out)));
     for (int w = 0; w < 3; ++w) builds.back()->Run();
   }
-  std::vector<std::vector<double>> ms(builds.size());
+  std::vector<std::vector<double>> ms(builds.size()), cpu_ms(builds.size());
   for (int round = 0; round < flags.repeat; ++round) {
     for (size_t k = 0; k < builds.size(); ++k) {
       const size_t b = (round + k) % builds.size();  // rotating order: load hits every build
+      const double cpu_start = CpuSeconds();
       auto start = std::chrono::steady_clock::now();
       builds[b]->Run();
       ms[b].push_back(
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count());
+      cpu_ms[b].push_back((CpuSeconds() - cpu_start) * 1e3);
     }
   }
-  const double final_ms = Median(ms.back());
+  const double final_ms = Median(ms.back()), final_cpu_ms = Median(cpu_ms.back());
   const int within = tuner::FirstWithin(curve, static_cast<int>(tasks.size()), 0.05);
   if (!flags.json) {
     std::printf("%s on '%s': %zu tasks, %lld records over %.0f s of tuning\n", flags.model.c_str(),
                 flags.target.c_str(), tasks.size(), static_cast<long long>(curve.back().trials),
                 end);
-    std::printf("%9s %7s %8s %12s %11s %9s\n", "tuning_s", "trials", "tasks", "estimated_ms",
-                "measured_ms", "vs_final");
+    std::printf("%9s %7s %8s %12s %11s %9s %8s %9s\n", "tuning_s", "trials", "tasks",
+                "estimated_ms", "measured_ms", "vs_final", "cpu_ms", "cpu_vs_final");
   }
-  int measured_within = -1;
+  int measured_within = -1, cpu_within = -1;
   for (size_t i = 0; i < at.size(); ++i) {
     const tuner::CurvePoint* p = PointAt(curve, at[i]);
-    const double measured = Median(ms[i]);
+    const double measured = Median(ms[i]), cpu = Median(cpu_ms[i]);
     if (measured_within < 0 && measured <= final_ms * 1.05) measured_within = static_cast<int>(i);
+    if (cpu_within < 0 && cpu <= final_cpu_ms * 1.05) cpu_within = static_cast<int>(i);
     if (flags.json) {
       PrintJsonLine(Json{{"seconds", at[i]},
                          {"trials", p ? p->trials : 0},
@@ -140,12 +153,15 @@ int Run(const Flags& flags) {
                          {"estimated_ms", p ? Json(p->estimated * 1e3) : Json()},
                          {"measured_ms", measured},
                          {"vs_final", measured / final_ms},
+                         {"cpu_ms", cpu},
+                         {"cpu_vs_final", cpu / final_cpu_ms},
                          {"coverage", coverage[i]}},
                     std::cout);
     } else {
-      std::printf("%9.0f %7lld %4d/%-3zu %12.3f %11.3f %9.3f\n", at[i],
+      std::printf("%9.0f %7lld %4d/%-3zu %12.3f %11.3f %9.3f %8.3f %9.3f\n", at[i],
                   static_cast<long long>(p ? p->trials : 0), p ? p->measured_tasks : 0,
-                  tasks.size(), p ? p->estimated * 1e3 : 0.0, measured, measured / final_ms);
+                  tasks.size(), p ? p->estimated * 1e3 : 0.0, measured, measured / final_ms, cpu,
+                  cpu / final_cpu_ms);
     }
   }
   if (!flags.json) {
@@ -154,8 +170,10 @@ int Run(const Flags& flags) {
                   curve.back().estimated * 1e3, curve[within].seconds,
                   static_cast<long long>(curve[within].trials));
     }
-    std::printf("measured within 5%% of the final %.3f ms at the %.0f s checkpoint\n", final_ms,
-                at[measured_within]);
+    std::printf(
+        "measured within 5%% of the final %.3f ms at the %.0f s checkpoint (CPU time: "
+        "%.3f ms, at the %.0f s checkpoint)\n",
+        final_ms, at[measured_within], final_cpu_ms, at[cpu_within]);
   }
   return 0;
 }

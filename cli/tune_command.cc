@@ -152,12 +152,19 @@ void TuneModel(const TuneFlags& flags) {
     out["measured"] = result.measured;
     out["seconds"] = elapsed();
     out["estimated_ms"] = result.estimated * 1e3;
+    out["stalled"] = result.stalled;
     PrintJsonLine(out, std::cout);
   } else {
     std::cout << "tuned " << flags.model << " [" << flags.target << "]: " << tasks.size()
               << " tasks, " << result.measured << " trials measured in " << Duration(elapsed())
               << "; estimated latency of the tunable part " << Millis(result.estimated) << " ("
-              << measured_tasks << "/" << tasks.size() << " tasks measured)\n";
+              << measured_tasks << "/" << tasks.size() << " tasks measured)"
+              << (result.stalled ? "; stopped: the estimate improved less than " : "");
+    if (result.stalled) {
+      std::cout << options.schedule.model_stall_improvement * 100 << "% over the last "
+                << options.schedule.model_stall_trials << " trials";
+    }
+    std::cout << "\n";
   }
 }
 

@@ -18,7 +18,18 @@ void TaskScheduler::Record(int task, const std::vector<double>& costs) {
   for (double cost : costs) {
     double best = s.best_after.empty() ? kInf : s.best_after.back();
     s.best_after.push_back(std::isfinite(cost) ? std::min(best, cost) : best);
+    int measured = 0;
+    const double estimate = EstimatedLatency(&measured);
+    estimate_after_.push_back(measured == size() ? estimate : kInf);
   }
+}
+
+bool TaskScheduler::model_stalled() const {
+  const int64_t n = static_cast<int64_t>(estimate_after_.size());
+  if (options_.model_stall_trials <= 0 || n <= options_.model_stall_trials) return false;
+  const double now = estimate_after_.back();
+  const double before = estimate_after_[n - 1 - options_.model_stall_trials];
+  return std::isfinite(before) && before - now < options_.model_stall_improvement * before;
 }
 
 void TaskScheduler::SetExhausted(int task) { states_.at(task).exhausted = true; }
@@ -63,6 +74,7 @@ double TaskScheduler::Gain(int task) const {
 }
 
 int TaskScheduler::Next() const {
+  if (model_stalled()) return -1;
   int chosen = -1;
   double chosen_gain = 0, chosen_size = 0;
   for (int t = 0; t < size(); ++t) {

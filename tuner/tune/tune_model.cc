@@ -70,6 +70,7 @@ TuneModelResult TuneModel(const std::vector<ModelTuneTask>& tasks, const std::st
     s.exhausted = scheduler.finished(t) && !s.stalled;
   }
   result.estimated = scheduler.EstimatedLatency();
+  result.stalled = scheduler.model_stalled();
   return result;
 }
 

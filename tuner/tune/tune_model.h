@@ -58,6 +58,7 @@ struct TuneModelResult {
   std::vector<TunedTaskSummary> tasks;  ///< in the order given
   int64_t measured = 0;                 ///< trials of this run
   double estimated = 0;                 ///< Σ weight × best (seconds)
+  bool stalled = false;  ///< ended because the estimate stopped improving (`model_stalled`)
 };
 
 /// Tunes `tasks` for `target`, appending every batch to `log`; `progress` sees every batch.

@@ -92,6 +92,33 @@ TEST(TaskSchedulerTest, StalledAndExhaustedTasksStop) {
   EXPECT_EQ(s.Next(), -1);
 }
 
+// The model stops when its estimate has stopped moving, though each task on its own would go on
+// (every task still improves 0.02% per trial, above its own stall threshold of 0 here).
+TEST(TaskSchedulerTest, TheModelStopsWhenItsEstimateStalls) {
+  TaskSchedulerOptions o;
+  o.stall_improvement = 0;
+  o.model_stall_trials = 32;
+  o.model_stall_improvement = 0.005;
+  TaskScheduler s({{1, 1}, {2, 1}}, o);
+  s.Record(0, Curve(1e-3, 0.98, 16));  // a task still unmeasured: no model estimate yet
+  EXPECT_FALSE(s.model_stalled());
+  s.Record(1, Curve(1e-3, 0.98, 16));
+  EXPECT_FALSE(s.model_stalled());  // 2% a trial over the last 32
+  EXPECT_GE(s.Next(), 0);
+  const double c = 1e-3 * std::pow(0.98, 15);  // where both curves are now
+  s.Record(0, Curve(c, 0.9998, 16));
+  s.Record(1, Curve(c, 0.9998, 12));
+  EXPECT_FALSE(s.model_stalled());  // the window still reaches back into the fast fall
+  s.Record(1, Curve(c * std::pow(0.9998, 12), 0.9998, 4));
+  EXPECT_TRUE(s.model_stalled());  // 0.3% over the last 32 trials
+  EXPECT_FALSE(s.finished(0));
+  EXPECT_EQ(s.Next(), -1);
+  o.model_stall_trials = 0;  // off
+  TaskScheduler off({{1, 1}}, o);
+  off.Record(0, Curve(1e-3, 1.0, 200));
+  EXPECT_FALSE(off.model_stalled());
+}
+
 TEST(TaskSchedulerTest, ResumedCurveGivesTheSameChoice) {
   // Recording a log's trials at once or batch by batch gives the same state.
   TaskScheduler whole({{2, 1}, {1, 1}});
