@@ -40,11 +40,11 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape) {
   s.DefineSplit("tile_x", shape.n, {space::SplitPolicy::kFactors, 3, kMaxTile, kVectorLanes});
   s.DefineSplit("tile_k", shape.k, {space::SplitPolicy::kFactors, 2, kMaxTile});
   s.DefineKnob("unroll_k", {0, 1});
-  // 4 rows × 32 columns of accumulators (8 AVX-512 or 16 AVX2 registers), the reduction
-  // unrolled by 4: tuned ResNet and BERT dense layers mostly end there (BERT's 128×3072×768 ran
-  // 214 GFLOP/s with it, 120 with the earlier 4×16 tile, bench/tuned_ops at one thread).
+  // 4 rows × 64 columns of accumulators (16 AVX-512 registers), the reduction unrolled by 4:
+  // where tuning ends for BERT's dense layers (233-250 GFLOP/s at one thread on Zen 4, against
+  // 120-170 with the earlier 4×16 tile; bench/tuned_ops, loaded machine).
   s.FallbackSplit("tile_y", {-1, 8, 4});
-  s.FallbackSplit("tile_x", {-1, 2, 32});
+  s.FallbackSplit("tile_x", {-1, 2, 64});
   s.FallbackSplit("tile_k", {-1, 4});
   s.SetFallback("unroll_k", {1});
   return s;

@@ -1,4 +1,4 @@
-// Whole models from torchvision (random weights) and a 2-layer transformer encoder, exported by
+// Whole models from torchvision (random weights) and 2-layer transformer encoders, exported by
 // torch.onnx.export at opset 13, compiled and run against PyTorch's output.
 #include <gtest/gtest.h>
 
@@ -21,6 +21,8 @@ void CheckZooModel(const std::string& name) {
 
 TEST(ModelZooTest, ResNet18) { CheckZooModel("resnet18"); }
 TEST(ModelZooTest, TransformerEncoder) { CheckZooModel("transformer"); }
+// BERT-base's width (768, 12 heads, FFN 3072, sequence 128): the model of //bench:models.
+TEST(ModelZooTest, BertEncoder) { CheckZooModel("bert_encoder"); }
 TEST(ModelZooTest, MobileNetV2) { CheckZooModel("mobilenet_v2"); }
 TEST(ModelZooTest, SqueezeNet) { CheckZooModel("squeezenet1_1"); }
 TEST(ModelZooTest, ResNet50) { CheckZooModel("resnet50"); }

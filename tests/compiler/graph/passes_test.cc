@@ -237,6 +237,29 @@ TEST(GraphPassesTest, NormalizationOverLeadingAxesStays) {
   EXPECT_EQ(Ops(g).size(), 9u);
 }
 
+TEST(GraphPassesTest, FusionMovesAttentionHeadsInOneKernel) {
+  Graph g;
+  int x = Input(g, "x", {4, 24});
+  int proj = Add(g, "Relu", {x});
+  int q = Add(g, "Slice",
+              {proj, Const(g, "start", {1}, 0, DType::kInt64),
+               Const(g, "end", {1}, 8, DType::kInt64), Const(g, "axis", {1}, 1, DType::kInt64)});
+  auto shape = TensorData::Zeros(DType::kInt64, {3});
+  for (int64_t d = 0; d < 3; ++d) shape->Set(d, std::vector<double>{4, 2, 4}[d]);
+  int heads = Add(g, "Reshape", {q, g.AddConstant("shape", shape)});
+  int moved = Add(g, "Transpose", {heads}, {{"perm", Ints({1, 0, 2})}});
+  int scaled = Add(g, "Div", {moved, Const(g, "eight", {}, 8)});
+  int dense = Add(g, "MatMul", {x, Const(g, "w", {24, 6}, 1)});
+  int flat = Add(g, "Reshape", {dense, Const(g, "flat", {1}, 24, DType::kInt64)});
+  g.outputs = {scaled, flat};
+  InferShapes(g);
+  FuseOps(g);
+  // Relu, Slice, Reshape, Transpose and Div in one group; a reshape of a template's output
+  // stays out of its group (its epilogue takes same-shape elementwise nodes only).
+  for (size_t n = 1; n < 5; ++n) EXPECT_EQ(g.nodes[n].group, g.nodes[0].group) << n;
+  EXPECT_NE(g.nodes[6].group, g.nodes[5].group);
+}
+
 TEST(GraphPassesTest, PipelineShowsEveryPass) {
   Graph g;
   int x = Input(g, "x", {4});

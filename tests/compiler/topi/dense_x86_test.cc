@@ -27,7 +27,7 @@ TEST(DenseX86Test, SpaceAndFallback) {
   space::ConfigEntity fallback = s.Fallback();
   EXPECT_TRUE(fallback.is_fallback());
   EXPECT_EQ(fallback.Split("tile_y"), (std::vector<int64_t>{-1, 8, 4}));
-  EXPECT_EQ(fallback.Split("tile_x"), (std::vector<int64_t>{-1, 2, 32}));
+  EXPECT_EQ(fallback.Split("tile_x"), (std::vector<int64_t>{-1, 2, 64}));
   EXPECT_EQ(fallback.Split("tile_k"), (std::vector<int64_t>{-1, 4}));
   EXPECT_EQ(fallback.Value("unroll_k"), 1);
   EXPECT_THROW(DenseX86Space({0, 4, 4}), UserError);
