@@ -234,6 +234,19 @@ ConfigEntity ConfigSpace::FromValues(
   return ConfigEntity(data_, choices, IndexOfChoices(*data_, choices), false);
 }
 
+ConfigEntity ConfigSpace::WithSplitInner(const ConfigEntity& config, const std::string& name,
+                                         int64_t inner) const {
+  const int position = KnobPosition(name);
+  const auto& choices = data_->knobs[position].choices;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i].back() != inner) continue;
+    std::vector<int64_t> picked = config.choices();
+    picked[position] = static_cast<int64_t>(i);
+    return FromChoices(picked);
+  }
+  return config;
+}
+
 ConfigEntity ConfigSpace::Fallback() const {
   return ConfigEntity(data_, data_->fallback, IndexOfChoices(*data_, data_->fallback), true);
 }

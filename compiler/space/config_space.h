@@ -107,6 +107,12 @@ class ConfigSpace {
   /// looked up by knob name; every knob must be given. Throws `UserError` naming the knob.
   ConfigEntity FromValues(const std::map<std::string, std::vector<int64_t>>& values) const;
 
+  /// `config` with split knob `name` at its first choice whose innermost factor is `inner`,
+  /// every other knob as it was (its fallback flag dropped); `config` itself when no choice of
+  /// `name` ends in `inner`. Throws `UserError` when `name` is no knob of this space.
+  ConfigEntity WithSplitInner(const ConfigEntity& config, const std::string& name,
+                              int64_t inner) const;
+
   /// The configuration used when no tuning record exists: the first choice of every knob unless
   /// the template set a better one with `SetFallback` or `FallbackSplit`.
   ConfigEntity Fallback() const;

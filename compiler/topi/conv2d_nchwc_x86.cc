@@ -94,9 +94,66 @@ void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Ten
   a.vectorize(a_oc);
 }
 
+// Weights of one output channel block (every input channel and tap) are read once per register
+// tile, so they should stay in a core's L2 cache (1 MB or more on current x86 and Arm cores).
+constexpr int64_t kWeightBlockBytes = 1 << 20;
+
+// The fallback register tile: reg_h rows × reg_w columns × oc_bn channels of whole vectors.
+struct RegisterTile {
+  int64_t oc_bn = 1, reg_h = 1, reg_w = 1;
+};
+
+// Each step of the reduction loads oc_bn / lanes weight vectors into registers and broadcasts
+// reg_h × reg_w inputs, one at a time, into as many fused multiply-adds as there are
+// accumulators. Two multiply-add units of four cycles' latency need 8 accumulators in flight;
+// measured on AVX-512 (Zen 5), 14 to 16 of them run the ResNet shapes at 90-95% of the peak
+// while 28 run slower (more address arithmetic, more input columns live in L1) and more than
+// the registers left beside the weights and a broadcast spill. So the tile takes 12 to
+// min(16, registers - vectors - 1) accumulators where it can, preferring two vectors of output
+// channels (each broadcast then feeds two multiply-adds), then single rows (contiguous inputs),
+// then wider rows.
+// `rows` is what reg_h must divide (the rows of the middle stage when border rows are apart).
+RegisterTile FallbackTile(const Conv2dShape& s, const VectorUnit& unit, int64_t rows) {
+  std::vector<int64_t> blocks;
+  for (int64_t vectors : {2, 1, 4}) {
+    const int64_t oc_bn = vectors * unit.lanes;
+    if (oc_bn <= 64 && s.k % oc_bn == 0 &&
+        (vectors == 1 || s.c * s.r * s.s * oc_bn * 4 <= kWeightBlockBytes)) {
+      blocks.push_back(oc_bn);
+    }
+  }
+  // Channels that are no multiple of a vector: one partial vector.
+  if (blocks.empty()) blocks.push_back(LargestDivisorAtMost(s.k, unit.lanes));
+  RegisterTile best;
+  double best_score = -1e9;
+  for (size_t preference = 0; preference < blocks.size(); ++preference) {
+    const int64_t oc_bn = blocks[preference];
+    const int64_t vectors = std::max<int64_t>(1, oc_bn / unit.lanes);
+    const int64_t budget = std::max<int64_t>(1, unit.registers - vectors - 1);
+    const int64_t target = std::min<int64_t>(16, budget);
+    for (int64_t h = 1; h <= std::min<int64_t>(4, s.oh()); ++h) {
+      if (s.oh() % h != 0 || rows % h != 0) continue;
+      for (int64_t w = 1; w <= std::min<int64_t>(32, s.ow()); ++w) {
+        const int64_t accumulators = vectors * h * w;
+        if (s.ow() % w != 0 || accumulators > budget) continue;
+        // Enough accumulators first (past the target they count against), then the
+        // preferences.
+        const double fill =
+            accumulators <= target ? accumulators : target - 0.5 * (accumulators - target);
+        const double score = std::min(fill, 12.0) * 1000 - preference * 100 - h * 10 + w * 0.1;
+        if (score > best_score) {
+          best_score = score;
+          best = {oc_bn, h, w};
+        }
+      }
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
-space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape) {
+space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUnit& unit) {
   CheckShape(shape);
   space::ConfigSpace sp;
   sp.DefineSplit("tile_ic", shape.c, {space::SplitPolicy::kFactors, 2, 64});
@@ -106,19 +163,30 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape) {
   sp.DefineKnob("unroll_kw", {0, 1});
   const bool borders = CanSplitBorders(shape);
   sp.DefineKnob("border_rows", borders ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0});
-  // 16 channels: one AVX-512 vector or two AVX2 ones; up to 8 output columns keep the
-  // accumulators in registers on both.
-  sp.FallbackSplit("tile_ic", {-1, 16});
-  sp.FallbackSplit("tile_oc", {-1, 16});
-  sp.FallbackSplit("tile_oh", {-1, 1});
-  sp.FallbackSplit("tile_ow", {-1, 8});
   // Skipping the padding's kernel rows pays once they are a noticeable share of the work.
-  if (borders && shape.oh() <= 16) sp.SetFallback("border_rows", {1});
+  const bool split_borders = borders && shape.oh() <= 16;
+  const BorderRows b = BorderRowsOf(shape);
+  const RegisterTile tile =
+      FallbackTile(shape, unit, split_borders ? shape.oh() - b.top - b.bottom : shape.oh());
+  // Input blocks of one vector; a model build reads its producer's block instead when it can.
+  sp.SetFallback("tile_ic", {-1, LargestDivisorAtMost(shape.c, unit.lanes)});
+  sp.SetFallback("tile_oc", {-1, tile.oc_bn});
+  sp.SetFallback("tile_oh", {-1, tile.reg_h});
+  sp.SetFallback("tile_ow", {-1, tile.reg_w});
+  // Unrolled kernel columns give the scheduler independent loads, as long as the unrolled body
+  // (kernel width × tile columns) stays small enough for the instruction cache.
+  if (shape.s > 1 && shape.s * tile.reg_w <= 64) sp.SetFallback("unroll_kw", {1});
+  if (split_borders) sp.SetFallback("border_rows", {1});
   return sp;
 }
 
 Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config) {
   return {config.Split("tile_ic")[1], config.Split("tile_oc")[1]};
+}
+
+space::ConfigEntity Conv2dNCHWcWithInputBlock(const space::ConfigSpace& space,
+                                              const space::ConfigEntity& config, int64_t ic_bn) {
+  return space.WithSplitInner(config, "tile_ic", ic_bn);
 }
 
 ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,

@@ -16,6 +16,7 @@
 #include "compiler/space/config_space.h"
 #include "compiler/topi/output_epilogue.h"
 #include "compiler/topi/scheduled_op.h"
+#include "compiler/topi/vector_unit.h"
 
 namespace tessera {
 namespace topi {
@@ -41,11 +42,19 @@ struct Conv2dBlocks {
 /// channels, inner ≤ 64), tile_oh (output rows of the register tile, ≤ 4), tile_ow (output
 /// columns of the register tile, ≤ 32), unroll_kw (0/1) and border_rows (0/1: output rows whose
 /// window reaches into the padding get stages of their own that skip the padding's kernel rows;
-/// only 0 when the shape has none). Throws `UserError` for an impossible shape.
-space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape);
+/// only 0 when the shape has none). The fallback's register tile fits `unit`'s registers: output
+/// blocks of one to four vectors, as many accumulators as the registers hold, the most
+/// multiply-adds per load. Throws `UserError` for an impossible shape.
+space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUnit& unit = {});
 
 /// The channel blocks of `config`.
 Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config);
+
+/// `config` (a point of `space`) reading data in blocks of `ic_bn` channels instead: a model
+/// build gives an untuned convolution the block its producer writes, which saves a layout pass
+/// and costs the register tile nothing. `config` itself when `ic_bn` is no choice of tile_ic.
+space::ConfigEntity Conv2dNCHWcWithInputBlock(const space::ConfigSpace& space,
+                                              const space::ConfigEntity& config, int64_t ic_bn);
 
 /// The blocked convolution for `config` (a point of `Conv2dNCHWcX86Space(shape)`); args: data
 /// `NCHW[ic_bn]c`, kernel `OIHW[ic_bn]i[oc_bn]o`, the epilogue's inputs, output `NCHW[oc_bn]c`

@@ -18,16 +18,17 @@ using ir::Var;
 
 }  // namespace
 
-space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape) {
+space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUnit& unit) {
   CheckDepthwiseShape(shape, "depthwise_conv2d_NCHWc");
   space::ConfigSpace sp;
   sp.DefineSplit("tile_c", shape.c, {space::SplitPolicy::kFactors, 2, 64});
   sp.DefineSplit("tile_oh", shape.oh(), {space::SplitPolicy::kFactors, 2, 4});
   sp.DefineSplit("tile_ow", shape.ow(), {space::SplitPolicy::kFactors, 2, 16});
   sp.DefineKnob("pad_inline", {0, 1});
-  // 16 channels: one AVX-512 vector or two AVX2 ones, and the block the 1x1 convolutions around
-  // a depthwise one fall back to, so no layout changes between them.
-  sp.FallbackSplit("tile_c", {-1, 16});
+  // One vector of channels × 8 columns: 8 accumulators hide the multiply-add latency and fit
+  // every register file. A model build gives an untuned depthwise convolution the block its
+  // producer writes instead, so no layout changes between it and the 1x1 convolutions around it.
+  sp.FallbackSplit("tile_c", {-1, unit.lanes});
   sp.FallbackSplit("tile_oh", {-1, 1});
   sp.FallbackSplit("tile_ow", {-1, 8});
   return sp;
@@ -35,6 +36,11 @@ space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape) {
 
 int64_t DepthwiseConv2dNCHWcBlock(const space::ConfigEntity& config) {
   return config.Split("tile_c")[1];
+}
+
+space::ConfigEntity DepthwiseConv2dNCHWcWithBlock(const space::ConfigSpace& space,
+                                                  const space::ConfigEntity& config, int64_t bn) {
+  return space.WithSplitInner(config, "tile_c", bn);
 }
 
 ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,

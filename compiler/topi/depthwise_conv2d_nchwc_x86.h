@@ -17,6 +17,7 @@
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/output_epilogue.h"
 #include "compiler/topi/scheduled_op.h"
+#include "compiler/topi/vector_unit.h"
 
 namespace tessera {
 namespace topi {
@@ -24,12 +25,18 @@ namespace topi {
 /// The configuration space of `depthwise_conv2d_NCHWc.x86` for `shape` (its `k` must equal `c`):
 /// tile_c (channel block, inner ≤ 64), tile_oh (output rows of the register tile, ≤ 4), tile_ow
 /// (output columns of the register tile, ≤ 16) and pad_inline (0: the padding is its own
-/// parallel stage; 1: taps read through a bounds check). Throws `UserError` for an impossible
-/// shape.
-space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape);
+/// parallel stage; 1: taps read through a bounds check). The fallback blocks one vector of
+/// `unit`. Throws `UserError` for an impossible shape.
+space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape,
+                                                const VectorUnit& unit = {});
 
 /// The channel block of `config`.
 int64_t DepthwiseConv2dNCHWcBlock(const space::ConfigEntity& config);
+
+/// `config` (a point of `space`) with channel blocks of `bn` instead (a model build gives an
+/// untuned depthwise convolution its producer's block); `config` itself when `bn` is no choice.
+space::ConfigEntity DepthwiseConv2dNCHWcWithBlock(const space::ConfigSpace& space,
+                                                  const space::ConfigEntity& config, int64_t bn);
 
 /// The blocked depthwise convolution for `config`; args: data `NCHW[bn]c`, kernel
 /// `[C / bn, R, S, bn]`, the epilogue's inputs, output `NCHW[bn]c` (`epilogue` applied, when

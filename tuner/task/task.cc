@@ -1,8 +1,11 @@
 #include "tuner/task/task.h"
 
 #include <cctype>
+#include <map>
+#include <mutex>
 #include <sstream>
 
+#include "compiler/driver/vector_unit.h"
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -53,6 +56,24 @@ TaskArgs ParseArgs(const std::string& key, const std::string& text) {
   return args;
 }
 
+// Resolving `-mcpu=native` asks the kernel for the CPU's features: once per target string.
+topi::VectorUnit VectorUnitOfTarget(const std::string& target) {
+  static std::mutex mu;
+  static std::map<std::string, topi::VectorUnit> known;
+  std::lock_guard<std::mutex> lock(mu);
+  auto found = known.find(target);
+  if (found != known.end()) return found->second;
+  topi::VectorUnit unit;
+  try {
+    unit = VectorUnitOf(Target(target));
+  } catch (const UserError&) {
+    // A bad target string is reported where the task is compiled, with its context; until then
+    // the task only needs a fallback shape.
+  }
+  known.emplace(target, unit);
+  return unit;
+}
+
 }  // namespace
 
 std::string MakeWorkloadKey(const std::string& template_name, const TaskArgs& args) {
@@ -88,7 +109,8 @@ Task::Task(const std::string& workload_key, const std::string& target) : target_
   }
   TESSERA_USER_CHECK(!target.empty()) << "task '" << workload_key << "' needs a target";
   key_ = MakeWorkloadKey(def_->name, args_);
-  space_ = def_->space(args_);
+  vector_unit_ = VectorUnitOfTarget(target);
+  space_ = def_->space(args_, vector_unit_);
 }
 
 topi::ScheduledOp Task::Instantiate(const space::ConfigEntity& config) const {

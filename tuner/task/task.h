@@ -13,6 +13,7 @@
 
 #include "compiler/space/config_space.h"
 #include "compiler/topi/scheduled_op.h"
+#include "compiler/topi/vector_unit.h"
 
 namespace tessera {
 namespace tuner {
@@ -40,7 +41,9 @@ struct TemplateDef {
   std::string args_help;  ///< e.g. "(M,N,K,float32)"
   /// Throws `UserError` when `args` do not fit the template.
   std::function<void(const TaskArgs& args)> validate;
-  std::function<space::ConfigSpace(const TaskArgs& args)> space;
+  /// The configuration space; CPU templates fit its fallback to the target's vector registers.
+  std::function<space::ConfigSpace(const TaskArgs& args, const topi::VectorUnit& vector_unit)>
+      space;
   std::function<topi::ScheduledOp(const TaskArgs& args, const space::ConfigEntity& config)>
       instantiate;
   /// The untuned baseline (plain compute, default schedule).
@@ -72,8 +75,10 @@ class Task {
   const TemplateDef& templ() const { return *def_; }
   /// The arguments.
   const TaskArgs& args() const { return args_; }
-  /// The configuration space.
+  /// The configuration space (its fallback fitted to the target's vector registers).
   const space::ConfigSpace& config_space() const { return space_; }
+  /// The target's vector registers.
+  const topi::VectorUnit& vector_unit() const { return vector_unit_; }
   /// The scheduled operator for `config`.
   topi::ScheduledOp Instantiate(const space::ConfigEntity& config) const;
   /// Floating-point operations of one call.
@@ -84,6 +89,7 @@ class Task {
   TaskArgs args_;
   std::string key_;
   std::string target_;
+  topi::VectorUnit vector_unit_;
   space::ConfigSpace space_;
 };
 

@@ -58,7 +58,9 @@ TemplateDef DenseX86Template() {
         << "dense.x86 takes (M,N,K,float32)";
     topi::DenseX86Space(DenseShapeOf(args));  // checks the dimensions
   };
-  d.space = [](const TaskArgs& args) { return topi::DenseX86Space(DenseShapeOf(args)); };
+  d.space = [](const TaskArgs& args, const topi::VectorUnit&) {
+    return topi::DenseX86Space(DenseShapeOf(args));
+  };
   d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
     return topi::DenseX86(DenseShapeOf(args), config);
   };
@@ -135,7 +137,9 @@ TemplateDef Conv2dNCHWcX86Template() {
         << "conv2d_NCHWc.x86 takes (N,C,H,W,K,R,S,stride,pad,float32)";
     topi::Conv2dNCHWcX86Space(ConvShapeOf(args));  // checks the shape
   };
-  d.space = [](const TaskArgs& args) { return topi::Conv2dNCHWcX86Space(ConvShapeOf(args)); };
+  d.space = [](const TaskArgs& args, const topi::VectorUnit& vector_unit) {
+    return topi::Conv2dNCHWcX86Space(ConvShapeOf(args), vector_unit);
+  };
   d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
     return topi::Conv2dNCHWcX86(ConvShapeOf(args), config);
   };
@@ -158,7 +162,9 @@ TemplateDef BatchMatmulX86Template() {
         << "batch_matmul.x86 takes (B,M,N,K,float32)";
     topi::BatchMatmulX86Space(BatchShapeOf(args));
   };
-  d.space = [](const TaskArgs& args) { return topi::BatchMatmulX86Space(BatchShapeOf(args)); };
+  d.space = [](const TaskArgs& args, const topi::VectorUnit&) {
+    return topi::BatchMatmulX86Space(BatchShapeOf(args));
+  };
   d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
     return topi::BatchMatmulX86(BatchShapeOf(args), config);
   };
@@ -236,7 +242,8 @@ CandidateLayout DepthwiseNCHWcLayout(const TaskArgs& args, const space::ConfigEn
 // Both depthwise templates take the same arguments, baseline and reference; they differ in the
 // schedule and the candidates' layout (none: plain NCHW).
 TemplateDef DepthwiseTemplate(
-    const std::string& name, std::function<space::ConfigSpace(const topi::Conv2dShape&)> space_of,
+    const std::string& name,
+    std::function<space::ConfigSpace(const topi::Conv2dShape&, const topi::VectorUnit&)> space_of,
     std::function<topi::ScheduledOp(const topi::Conv2dShape&, const space::ConfigEntity&)> make,
     std::function<CandidateLayout(const TaskArgs&, const space::ConfigEntity&)> layout) {
   TemplateDef d;
@@ -245,9 +252,11 @@ TemplateDef DepthwiseTemplate(
   d.validate = [name, space_of](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 8 && args.dtype == "float32")
         << name << " takes (N,C,H,W,R,S,stride,pad,float32)";
-    space_of(DepthwiseShapeOf(args));  // checks the shape
+    space_of(DepthwiseShapeOf(args), topi::VectorUnit{});  // checks the shape
   };
-  d.space = [space_of](const TaskArgs& args) { return space_of(DepthwiseShapeOf(args)); };
+  d.space = [space_of](const TaskArgs& args, const topi::VectorUnit& vector_unit) {
+    return space_of(DepthwiseShapeOf(args), vector_unit);
+  };
   d.instantiate = [make](const TaskArgs& args, const space::ConfigEntity& config) {
     return make(DepthwiseShapeOf(args), config);
   };
@@ -265,8 +274,12 @@ const std::vector<TemplateDef>& Templates() {
   static const std::vector<TemplateDef> templates = [] {
     std::vector<TemplateDef> all = {
         DenseX86Template(), Conv2dNCHWcX86Template(), BatchMatmulX86Template(),
-        DepthwiseTemplate("depthwise_conv2d.x86", topi::DepthwiseConv2dX86Space,
-                          topi::DepthwiseConv2dX86, nullptr),
+        DepthwiseTemplate(
+            "depthwise_conv2d.x86",
+            [](const topi::Conv2dShape& shape, const topi::VectorUnit&) {
+              return topi::DepthwiseConv2dX86Space(shape);
+            },
+            topi::DepthwiseConv2dX86, nullptr),
         DepthwiseTemplate(
             "depthwise_conv2d_NCHWc.x86", topi::DepthwiseConv2dNCHWcX86Space,
             [](const topi::Conv2dShape& shape, const space::ConfigEntity& config) {

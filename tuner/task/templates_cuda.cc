@@ -31,7 +31,7 @@ TemplateDef Variant(const TemplateDef& base, const std::string& name, size_t num
         << name << " takes " << base.args_help;
     space(shape_of(args));  // checks the shape
   };
-  d.space = [=](const TaskArgs& args) { return space(shape_of(args)); };
+  d.space = [=](const TaskArgs& args, const topi::VectorUnit&) { return space(shape_of(args)); };
   d.instantiate = [=](const TaskArgs& args, const space::ConfigEntity& config) {
     return op(shape_of(args), config);
   };

@@ -113,6 +113,22 @@ ResolvedLLVMTarget ResolveLLVMTarget(const LLVMTargetSpec& spec) {
   return out;
 }
 
+VectorRegisters VectorRegistersOf(const ResolvedLLVMTarget& target) {
+  InitializeTargetsOnce();
+  const llvm::Triple triple(target.triple);
+  if (triple.isAArch64()) return {128, 32};
+  if (!triple.isX86()) return {};
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  TESSERA_INTERNAL_CHECK(llvm_target != nullptr) << error;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      llvm_target->createMCSubtargetInfo(target.triple, target.cpu, target.features));
+  TESSERA_INTERNAL_CHECK(info != nullptr) << "no subtarget for " << target.triple;
+  if (info->checkFeatures("+avx512f")) return {512, 32};
+  if (info->checkFeatures("+avx")) return {256, 16};
+  return {128, 16};
+}
+
 std::unique_ptr<llvm::TargetMachine> CreateTargetMachine(const ResolvedLLVMTarget& target,
                                                          int level) {
   InitializeTargetsOnce();

@@ -36,6 +36,17 @@ struct ResolvedLLVMTarget {
 /// the CPU, naming the value and the target.
 ResolvedLLVMTarget ResolveLLVMTarget(const LLVMTargetSpec& spec);
 
+/// The SIMD registers compiled code has for floating point on `target`: their width and how many
+/// there are (x86: AVX-512 32 × 512 bits, AVX 16 × 256, SSE 16 × 128; AArch64 NEON 32 × 128;
+/// other architectures 16 × 128, a guess that keeps register tiles small).
+struct VectorRegisters {
+  int bits = 128;  ///< width of one register
+  int count = 16;  ///< registers the register allocator can use
+};
+
+/// The vector registers of `target`, from its architecture and its CPU's features.
+VectorRegisters VectorRegistersOf(const ResolvedLLVMTarget& target);
+
 /// A target machine for `target` emitting position-independent code with floating-point
 /// multiply-add contraction allowed (fused multiply-add where the CPU has it), at code generation
 /// level `level` (an `llvm::CodeGenOpt::Level`; default: aggressive).

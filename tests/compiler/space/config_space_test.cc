@@ -148,6 +148,20 @@ TEST(ConfigSpaceTest, FallbackIsFirstChoicesUnlessTheTemplateSetsOne) {
   EXPECT_THROW(space.FallbackSplit("tile", {-1, 2}), UserError);
 }
 
+TEST(ConfigSpaceTest, WithSplitInnerChangesOneSplitAndKeepsTheRest) {
+  ConfigSpace space;
+  space.DefineSplit("block", 64, {SplitPolicy::kFactors, 2, 64});
+  space.DefineKnob("unroll", {0, 1});
+  space.FallbackSplit("block", {-1, 16});
+  space.SetFallback("unroll", {1});
+  ConfigEntity wide = space.WithSplitInner(space.Fallback(), "block", 32);
+  EXPECT_EQ(wide.Split("block"), (std::vector<int64_t>{-1, 32}));
+  EXPECT_EQ(wide.Value("unroll"), 1);
+  EXPECT_FALSE(wide.is_fallback());
+  EXPECT_EQ(space.WithSplitInner(space.Fallback(), "block", 3), space.Fallback());  // no choice
+  EXPECT_THROW(space.WithSplitInner(space.Fallback(), "nothing", 2), UserError);
+}
+
 TEST(ConfigSpaceTest, EntitiesOutliveLaterDefinitions) {
   ConfigSpace space;
   space.DefineKnob("a", {1, 2, 3});

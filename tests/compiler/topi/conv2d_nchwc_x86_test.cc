@@ -26,12 +26,14 @@ TEST(Conv2dNCHWcX86Test, SpaceOfAResNetLayer) {
   space::ConfigSpace s = Conv2dNCHWcX86Space(shape);
   // divisors of 64, of 56 up to 4 and up to 32; unroll_kw; border_rows
   EXPECT_EQ(s.size(), 7 * 7 * 3 * 7 * 2 * 2);
+  // AVX-512 (the default vector unit): two vectors of output channels × 8 columns.
   space::ConfigEntity f = s.Fallback();
   EXPECT_EQ(f.Split("tile_ic"), (std::vector<int64_t>{-1, 16}));
   EXPECT_EQ(f.Split("tile_oh"), (std::vector<int64_t>{-1, 1}));
   EXPECT_EQ(f.Split("tile_ow"), (std::vector<int64_t>{-1, 8}));
   EXPECT_EQ(Conv2dNCHWcBlocks(f).ic_bn, 16);
-  EXPECT_EQ(Conv2dNCHWcBlocks(f).oc_bn, 16);
+  EXPECT_EQ(Conv2dNCHWcBlocks(f).oc_bn, 32);
+  EXPECT_EQ(f.Value("unroll_kw"), 1);
   EXPECT_EQ(f.Value("border_rows"), 0);  // 1 of 56 rows: not worth another pass
   EXPECT_EQ(Conv2dNCHWcX86Space({1, 512, 7, 7, 512, 3, 3, 1, 1}).Fallback().Value("border_rows"),
             1);
@@ -39,6 +41,54 @@ TEST(Conv2dNCHWcX86Test, SpaceOfAResNetLayer) {
   EXPECT_EQ(Conv2dNCHWcX86Space({1, 8, 6, 6, 8, 3, 3, 1, 0}).knob("border_rows").choices.size(),
             1u);
   EXPECT_THROW(Conv2dNCHWcX86Space({1, 4, 2, 2, 4, 5, 5, 1, 0}), UserError);
+}
+
+// The ResNet-18 and ResNet-50 convolutions.
+std::vector<Conv2dShape> ResNetShapes() {
+  return {{1, 3, 224, 224, 64, 7, 7, 2, 3},    {1, 64, 56, 56, 64, 3, 3, 1, 1},
+          {1, 64, 56, 56, 128, 3, 3, 2, 1},    {1, 64, 56, 56, 128, 1, 1, 2, 0},
+          {1, 128, 28, 28, 128, 3, 3, 1, 1},   {1, 256, 14, 14, 256, 3, 3, 1, 1},
+          {1, 512, 7, 7, 512, 3, 3, 1, 1},     {1, 64, 56, 56, 256, 1, 1, 1, 0},
+          {1, 256, 56, 56, 64, 1, 1, 1, 0},    {1, 128, 56, 56, 128, 3, 3, 2, 1},
+          {1, 512, 28, 28, 128, 1, 1, 1, 0},   {1, 1024, 14, 14, 256, 1, 1, 1, 0},
+          {1, 1024, 14, 14, 2048, 1, 1, 2, 0}, {1, 2048, 7, 7, 512, 1, 1, 1, 0},
+          {1, 512, 7, 7, 2048, 1, 1, 1, 0}};
+}
+
+TEST(Conv2dNCHWcX86Test, FallbackTileFitsTheVectorRegisters) {
+  const VectorUnit units[] = {{16, 32}, {8, 16}, {4, 32}, {4, 16}};  // AVX-512, AVX2, NEON, SSE
+  for (const VectorUnit& unit : units) {
+    for (const Conv2dShape& shape : ResNetShapes()) {
+      SCOPED_TRACE(::testing::PrintToString(std::vector<int64_t>{
+          unit.lanes, unit.registers, shape.c, shape.h, shape.k, shape.r, shape.stride}));
+      space::ConfigEntity f = Conv2dNCHWcX86Space(shape, unit).Fallback();
+      const Conv2dBlocks b = Conv2dNCHWcBlocks(f);
+      // Whole vectors of output channels, input blocks of one vector (3 channels: all of them).
+      EXPECT_EQ(b.oc_bn % unit.lanes, 0);
+      EXPECT_EQ(b.ic_bn, std::min<int64_t>(shape.c, unit.lanes));
+      const int64_t vectors = b.oc_bn / unit.lanes;
+      const int64_t accumulators = vectors * f.Split("tile_oh")[1] * f.Split("tile_ow")[1];
+      EXPECT_LE(accumulators + vectors + 1, unit.registers);  // no spills
+      // Latency hidden: 8 in flight, but 7-column outputs have 7 on 16 registers (two vectors
+      // × 7 columns do not fit beside the weights and a broadcast).
+      EXPECT_GE(accumulators, unit.registers >= 32 || shape.oh() > 7 ? 8 : 7);
+    }
+  }
+  // NEON: 16 channels are four vectors; two of them × 8 columns.
+  space::ConfigEntity neon =
+      Conv2dNCHWcX86Space({1, 64, 56, 56, 64, 3, 3, 1, 1}, {4, 32}).Fallback();
+  EXPECT_EQ(Conv2dNCHWcBlocks(neon).oc_bn, 8);
+  EXPECT_EQ(neon.Split("tile_ow"), (std::vector<int64_t>{-1, 8}));
+}
+
+TEST(Conv2dNCHWcX86Test, FallbackReadsAnotherInputBlock) {
+  space::ConfigSpace s = Conv2dNCHWcX86Space({1, 64, 56, 56, 64, 3, 3, 1, 1});
+  space::ConfigEntity f = s.Fallback();
+  space::ConfigEntity wide = Conv2dNCHWcWithInputBlock(s, f, 32);
+  EXPECT_EQ(Conv2dNCHWcBlocks(wide).ic_bn, 32);
+  EXPECT_EQ(Conv2dNCHWcBlocks(wide).oc_bn, Conv2dNCHWcBlocks(f).oc_bn);
+  EXPECT_EQ(wide.Split("tile_ow"), f.Split("tile_ow"));
+  EXPECT_EQ(Conv2dNCHWcWithInputBlock(s, f, 3), f);  // 3 does not divide 64
 }
 
 TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {

@@ -71,9 +71,16 @@ TEST(DepthwiseConv2dNCHWcX86Test, FusedEpilogueMatchesTheReference) {
   }
 }
 
-TEST(DepthwiseConv2dNCHWcX86Test, FallbackBlocksSixteenChannels) {
+TEST(DepthwiseConv2dNCHWcX86Test, FallbackBlocksOneVector) {
   space::ConfigSpace s = DepthwiseConv2dNCHWcX86Space({1, 32, 14, 14, 32, 3, 3, 1, 1});
-  EXPECT_EQ(DepthwiseConv2dNCHWcBlock(s.Fallback()), 16);
+  EXPECT_EQ(DepthwiseConv2dNCHWcBlock(s.Fallback()), 16);  // AVX-512, the default
+  const Conv2dShape neon_shape{1, 32, 14, 14, 32, 3, 3, 1, 1};
+  EXPECT_EQ(DepthwiseConv2dNCHWcBlock(DepthwiseConv2dNCHWcX86Space(neon_shape, {4, 32}).Fallback()),
+            4);
+  // A model build hands an untuned one its producer's block.
+  space::ConfigEntity wide = DepthwiseConv2dNCHWcWithBlock(s, s.Fallback(), 32);
+  EXPECT_EQ(DepthwiseConv2dNCHWcBlock(wide), 32);
+  EXPECT_EQ(wide.Split("tile_ow"), s.Fallback().Split("tile_ow"));
   ScheduledOp op = DepthwiseConv2dNCHWcX86({1, 32, 14, 14, 32, 3, 3, 1, 1}, s.Fallback());
   EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 3, LLVMBackend()), "");
   EXPECT_THROW(DepthwiseConv2dNCHWcX86Space({1, 4, 8, 8, 8, 3, 3, 1, 1}), UserError);

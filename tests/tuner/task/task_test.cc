@@ -32,6 +32,27 @@ TEST(TaskTest, WorkloadKeysAreCanonicalAndReadable) {
   EXPECT_EQ(MakeWorkloadKey("dense.x86", task.args()), task.workload_key());
 }
 
+TEST(TaskTest, FallbacksFitTheTargetsVectorRegisters) {
+  const std::string conv = "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)";
+  auto unit = [&](const std::string& target) { return Task(conv, target).vector_unit(); };
+  EXPECT_EQ(unit("llvm -mcpu=skylake-avx512"), (topi::VectorUnit{16, 32}));
+  EXPECT_EQ(unit("llvm -mcpu=skylake-avx512 -mattr=-avx512f"), (topi::VectorUnit{8, 16}));
+  EXPECT_EQ(unit("llvm -mcpu=haswell"), (topi::VectorUnit{8, 16}));
+  EXPECT_EQ(unit("llvm"), (topi::VectorUnit{4, 16}));  // generic x86-64: SSE2
+  EXPECT_EQ(unit("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"), (topi::VectorUnit{4, 32}));
+  EXPECT_EQ(unit("c"), (topi::VectorUnit{4, 16}));
+  // A bad target fails where it is compiled; the task keeps the default.
+  EXPECT_EQ(unit("llvm -mcpu=no-such-cpu"), topi::VectorUnit{});
+  // NEON: output blocks of two 4-lane vectors, not AVX-512's 16-channel vectors.
+  const space::ConfigEntity neon =
+      Task(conv, "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72").config_space().Fallback();
+  EXPECT_EQ(neon.Split("tile_oc"), (std::vector<int64_t>{-1, 8}));
+  EXPECT_EQ(neon.Split("tile_ic"), (std::vector<int64_t>{-1, 4}));
+  const space::ConfigEntity avx512 =
+      Task(conv, "llvm -mcpu=skylake-avx512").config_space().Fallback();
+  EXPECT_EQ(avx512.Split("tile_oc"), (std::vector<int64_t>{-1, 32}));
+}
+
 TEST(TaskTest, TheReferenceComputesTheOperator) {
   Task task("dense.x86(2,3,2,float32)", "llvm");
   std::vector<float> c = task.templ().reference(task.args(), {{1, 2, 3, 4}, {1, 0, 0, 1, 1, 1}});

@@ -1,0 +1,14 @@
+#include "compiler/driver/vector_unit.h"
+
+#include "compiler/codegen/llvm/llvm_target.h"
+
+namespace tessera {
+
+topi::VectorUnit VectorUnitOf(const Target& target) {
+  if (target.kind() != TargetKind::kLLVM) return {4, 16};
+  const codegen::VectorRegisters registers = codegen::VectorRegistersOf(
+      codegen::ResolveLLVMTarget({target.mtriple(), target.mcpu(), target.mattrs()}));
+  return {registers.bits / 32, registers.count};
+}
+
+}  // namespace tessera
