@@ -100,8 +100,7 @@ TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
   EXPECT_EQ(best->tuner_version(), kTunerVersion);
   EXPECT_EQ(best->device_key(), "local");
   EXPECT_DOUBLE_EQ(MeanCost(*best), first.search.best->outcome.cost);
-  EXPECT_EQ(space::ConfigFromProto(task.config_space(), best->config()),
-            first.search.best->config);
+  EXPECT_EQ(space::ConfigFromProto(task.config_space(), best->config()), first.search.best->config);
 
   TuneTaskResult second = TuneTask(task, log.get(), SmallRun("random", 8));
   EXPECT_EQ(second.resumed, 8);
@@ -148,6 +147,26 @@ TEST(TuneTaskTest, LoopNestFeaturesHaveOneWidthAndTellSchedulesApart) {
   TuneTaskOptions options = SmallRun("xgb", 4);
   options.features = "loop";
   EXPECT_EQ(TuneTask(task, log.get(), options).search.trials, 4);
+}
+
+// A thread count in the target keys the records; fleet devices cannot be told one.
+TEST(TuneTaskTest, ThreadCountIsPartOfTheRecordsTarget) {
+  auto log = TuningLog::Open(TempPath("threads.db"));
+  Task task("dense.x86(16,32,8,float32)", "llvm -num-threads=1");
+  TuneTaskResult result = TuneTask(task, log.get(), SmallRun("random", 4));
+  EXPECT_EQ(result.search.failures, 0);
+  EXPECT_TRUE(log->Best(task.workload_key(), "llvm -num-threads=1").has_value());
+  EXPECT_FALSE(log->Best(task.workload_key(), "llvm").has_value());
+
+  TuneTaskOptions remote = SmallRun("random", 4);
+  remote.rpc_tracker = "127.0.0.1:1";
+  remote.rpc_key = "cpu";
+  try {
+    TuneTask(task, log.get(), remote);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("-num-threads is measured on this machine only"));
+  }
 }
 
 TEST(TuneTaskTest, UnknownTunerIsAUserError) {
