@@ -68,10 +68,10 @@ void Compare(const runtime::NDArray& got, const runtime::NDArray& want, const st
 }  // namespace
 
 ModelBuild CheckModel(const std::string& dir, const std::string& name, double rtol, double atol,
-                      bool atol_scaled) {
+                      bool atol_scaled, const ModelBuildOptions& options) {
   auto start = std::chrono::steady_clock::now();
   graph::Graph g = frontend::ImportOnnx(dir + "/" + name + ".onnx");
-  ModelBuild build = BuildModel(std::move(g));
+  ModelBuild build = BuildModel(std::move(g), options);
   std::string out_dir = TempDir(name + "_compiled");
   build.Save(out_dir);  // code generation happens here
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;

@@ -21,9 +21,10 @@ bool RunPython(const std::string& script, const std::string& args);
 /// Imports `dir/name.onnx`, builds it (printing the coverage line), saves and reloads it, runs it
 /// on `dir/name.in<i>.npy` and compares every output with `dir/name.out<i>.npy` within `rtol`
 /// relative or `atol` absolute error (`atol_scaled`: `atol` times the largest magnitude of the
-/// expected output, for deep networks whose outputs reach hundreds). Returns the build.
+/// expected output, for deep networks whose outputs reach hundreds). `options`: the build's
+/// (target, tuning log). Returns the build.
 ModelBuild CheckModel(const std::string& dir, const std::string& name, double rtol, double atol,
-                      bool atol_scaled = false);
+                      bool atol_scaled = false, const ModelBuildOptions& options = {});
 
 }  // namespace testing
 }  // namespace tessera
