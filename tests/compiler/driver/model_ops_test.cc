@@ -104,6 +104,46 @@ TEST(LayoutTest, TunedBuildKeepsTheProducersBlock) {
       << build.CoverageLine();
 }
 
+// Each convolution tuned alone can read another block than its producer writes; the build
+// gives a tuned convolution its producer's block (only the innermost reduction loop changes), so
+// the graph stays as blocked as untuned: no repack, no unfused epilogue.
+TEST(LayoutTest, TunedConvolutionsReadTheirProducersBlock) {
+  ModelBuildOptions options;
+  std::vector<tuning::MeasureRecord> records;
+  int convolutions = 0;
+  for (const ModelTask& t :
+       ExtractTasks(frontend::ImportOnnx(ModelDir() + "/residual_blocks.onnx"), options)) {
+    if (t.workload_key.rfind("conv2d_NCHWc.x86", 0) != 0) continue;
+    tuner::Task task(t.workload_key, options.target);
+    // Blocks of one input channel: no producer writes those.
+    const space::ConfigEntity config =
+        task.config_space().WithSplitInner(task.config_space().Fallback(), "tile_ic", 1);
+    tuning::MeasureRecord r;
+    r.set_workload_key(task.workload_key());
+    r.set_target(task.target());
+    r.set_config_index(config.index());
+    *r.mutable_config() = space::ConfigToProto(config);
+    r.add_costs(1e-3);
+    records.push_back(r);
+    ++convolutions;
+  }
+  ASSERT_EQ(convolutions, 4);
+  auto log = tuner::TuningLog::Open(testing::TempDir("tuned_blocks") + "/t.db");
+  log->AppendBatch(records);
+  options.log = log.get();
+  ModelBuild build = testing::CheckModel(ModelDir(), "residual_blocks", 1e-4, 1e-5, false, options);
+  int transforms = 0, epilogues = 0, tuned = 0;
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    transforms += n.function.find("pack_NCHWc") != std::string::npos;
+    epilogues += n.function.find("epilogue") != std::string::npos;
+  }
+  for (const ModelTask& t : build.tasks) tuned += t.tuned;
+  EXPECT_EQ(tuned, convolutions);
+  EXPECT_EQ(transforms, 1);  // the input's pack
+  EXPECT_EQ(epilogues, 0);   // the Gemm's bias is fused into dense.x86
+  EXPECT_EQ(build.graph.nodes.size(), 10u);
+}
+
 // Task extraction (for model-level tuning): the template workloads, deduplicated, with their
 // weights and FLOPs, and whether a record exists; nothing is compiled.
 TEST(ExtractTasksTest, ListsTemplateWorkloads) {
