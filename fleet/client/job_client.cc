@@ -4,6 +4,7 @@
 
 #include "fleet/client/channel.h"
 #include "fleet/client/retry.h"
+#include "fleet/secrets.h"
 
 namespace tessera {
 namespace fleet {
@@ -28,8 +29,12 @@ void JobClient::Call(const char* what,
 }
 
 std::string JobClient::Submit(const jobs::v1::SubmitRequest& request) {
+  // The id is chosen once, before any retry: a retried submission whose first reply was lost
+  // names the job it created instead of creating a second one.
+  jobs::v1::SubmitRequest once = request;
+  if (once.job_id().empty()) once.set_job_id(RandomHexId(8));
   jobs::v1::SubmitReply reply;
-  Call("Submit", [&](grpc::ClientContext* c) { return stub_->Submit(c, request, &reply); });
+  Call("Submit", [&](grpc::ClientContext* c) { return stub_->Submit(c, once, &reply); });
   return reply.job_id();
 }
 

@@ -98,6 +98,13 @@ std::string ValidateSubmit(const jobs::v1::SubmitRequest& request) {
   if (request.name().size() > kMaxNameLength || !Printable(request.name())) {
     return "name: at most " + std::to_string(kMaxNameLength) + " printable characters";
   }
+  const std::string& id = request.job_id();
+  if (!id.empty() && (id.size() != 16 || !std::all_of(id.begin(), id.end(), [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c)) ||
+                               (c >= 'a' && c <= 'f');
+                      }))) {
+    return "job id " + Quoted(id) + ": must be 16 lowercase hex digits";
+  }
   static const std::set<std::string> kTuners = {"", "xgb", "ga", "random", "grid"};
   if (kTuners.count(request.tuner()) == 0) {
     return "tuner " + Quoted(request.tuner()) + ": expected xgb, ga, random or grid";
@@ -164,10 +171,27 @@ void JobBoard::AddRecord(Job& job, int task_index, int64_t config_index, double 
   task.last_unix_ms = std::max(task.last_unix_ms, unix_ms);
 }
 
+bool JobBoard::SameSubmission(const Job& job, const jobs::v1::SubmitRequest& request) {
+  const StoredJob& s = job.stored;
+  const std::string user = request.user().empty() ? "anonymous" : request.user();
+  if (s.user != user || s.target != request.target() || s.rpc_key != request.rpc_key() ||
+      s.tasks.size() != static_cast<size_t>(request.tasks_size())) {
+    return false;
+  }
+  for (size_t i = 0; i < s.tasks.size(); ++i) {
+    if (s.tasks[i].workload_key != request.tasks(static_cast<int>(i)).workload_key()) return false;
+  }
+  return true;
+}
+
 std::string JobBoard::Submit(const jobs::v1::SubmitRequest& request, int64_t now_unix_ms) {
+  if (!request.job_id().empty()) {
+    auto it = jobs_.find(request.job_id());
+    if (it != jobs_.end()) return SameSubmission(it->second, request) ? it->first : "";
+  }
   Job job;
   StoredJob& stored = job.stored;
-  stored.job_id = fleet::RandomHexId(8);
+  stored.job_id = request.job_id().empty() ? fleet::RandomHexId(8) : request.job_id();
   stored.seq = next_seq_++;
   stored.user = request.user().empty() ? "anonymous" : request.user();
   stored.priority = request.priority();

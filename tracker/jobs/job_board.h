@@ -52,7 +52,9 @@ class JobBoard {
   /// Forgets `UnloggedRecords` once they are in the log.
   void MarkAllLogged();
 
-  /// Adds a validated job; returns its id.
+  /// Adds a validated job; returns its id. A request naming the id of a job it already submitted
+  /// (a retry after a lost reply) returns that job's id and adds nothing; one naming the id of
+  /// another submission returns "".
   std::string Submit(const jobs::v1::SubmitRequest& request, int64_t now_unix_ms);
   /// Every job, in submission order.
   jobs::v1::JobList List(int64_t now_unix_ms) const;
@@ -99,6 +101,7 @@ class JobBoard {
     int64_t expires_ms = 0;
   };
 
+  static bool SameSubmission(const Job& job, const jobs::v1::SubmitRequest& request);
   void AddRecord(Job& job, int task, int64_t config_index, double cost, int64_t unix_ms);
   void EndLease(const std::string& lease_id);
   void DropLeases(Job& job);

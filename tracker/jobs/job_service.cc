@@ -88,7 +88,13 @@ grpc::Status JobService::Submit(grpc::ServerContext* context,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job refused: " + invalid);
   }
   std::lock_guard<std::mutex> lock(mu_);
-  reply->set_job_id(board_->Submit(*request, clock_->UnixMillis()));
+  std::string id = board_->Submit(*request, clock_->UnixMillis());
+  if (id.empty()) {
+    return grpc::Status(
+        grpc::StatusCode::ALREADY_EXISTS,
+        "job refused: job id '" + request->job_id() + "' belongs to another submission");
+  }
+  reply->set_job_id(id);
   return grpc::Status::OK;
 }
 

@@ -67,8 +67,36 @@ TEST(JobBoardTest, BadJobsAreRefusedWithTheReason) {
   *request.add_tasks() = request.tasks(0);
   EXPECT_NE(ValidateSubmit(request).find("is given twice"), std::string::npos);
   request = Job();
+  request.set_job_id("ABCDEF0123456789");
+  EXPECT_EQ(ValidateSubmit(request), "job id 'ABCDEF0123456789': must be 16 lowercase hex digits");
+  request = Job();
   request.set_tuner("magic");
   EXPECT_NE(ValidateSubmit(request).find("expected xgb, ga, random or grid"), std::string::npos);
+}
+
+// A client names its job before sending it, so a submission retried after a lost reply is the
+// job it already created, also after a tracker restart; another submission cannot take the id.
+TEST(JobBoardTest, ARetriedSubmissionIsTheSameJob) {
+  TempDir dir;
+  jobs::v1::SubmitRequest request = Job();
+  request.set_job_id("0123456789abcdef");
+  {
+    JobStore store(dir.path());
+    JobBoard board(&store, kLeaseMs, 0);
+    EXPECT_EQ(board.Submit(request, 1), "0123456789abcdef");
+    EXPECT_EQ(board.Submit(request, 2), "0123456789abcdef");
+    EXPECT_EQ(board.List(3).jobs_size(), 1);
+  }
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 0);
+  EXPECT_EQ(board.Submit(request, 4), "0123456789abcdef");
+  jobs::v1::SubmitRequest other = Job("bob");
+  other.set_job_id("0123456789abcdef");
+  EXPECT_EQ(board.Submit(other, 5), "");
+  EXPECT_EQ(board.List(6).jobs_size(), 1);
+  other.clear_job_id();
+  EXPECT_EQ(board.Submit(other, 7).size(), 16u);
+  EXPECT_EQ(board.List(8).jobs_size(), 2);
 }
 
 TEST(JobBoardTest, BatchesAreLeasedReportedAndDeduplicatedUntilTheJobIsDone) {
