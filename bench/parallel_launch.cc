@@ -1,6 +1,7 @@
 // Overhead of one parallel launch of the runtime thread pool (what every parallel loop of a
 // compiled kernel pays), as the median and p99 over many launches of an empty body, at 1, 2 and
-// 2 x cores threads, with empty tasks and with tasks of 5 us (one per thread), first on an
+// 2 x cores threads, with empty tasks and with tasks of 5 us (one per thread), and a loop of
+// 200 us at 2 threads in one or four chunks per thread, first on an
 // otherwise idle machine, then beside one competing busy process (a spinning child, as when a
 // deployed model shares its cores or a tuner builds beside a measurement). Each configuration stops
 // after --launches launches or --seconds.
@@ -86,6 +87,40 @@ void MeasureKernel(const tessera::runtime::Module& mod, int threads, int runs, c
   std::fflush(stdout);
 }
 
+// A parallel loop of `total_us` of work at `threads` threads, cut into `per_thread` chunks per
+// thread (the launch asks for -per_thread tasks), as compiled kernels launch their loops. Beside
+// a busy process the OS preempts a pool thread now and then; with more chunks the other threads
+// take the rest of its share. Prints the median and p99 of the launch's time.
+void MeasureChunkedLoop(int threads, double total_us, int per_thread, int launches, double seconds,
+                        const char* load) {
+  tessera::runtime::SetNumThreads(threads);
+  struct Loop {
+    double chunk_us;
+  } loop{total_us / (threads * per_thread)};
+  auto body = [](int, TesseraParallelGroupEnv*, void* cdata) -> int {
+    double work_us = static_cast<Loop*>(cdata)->chunk_us;
+    return Task(0, nullptr, &work_us);
+  };
+  TesseraBackendParallelLaunch(body, &loop, -per_thread);
+  std::vector<double> micros;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (static_cast<int>(micros.size()) < launches &&
+         std::chrono::steady_clock::now() < deadline) {
+    auto start = std::chrono::steady_clock::now();
+    TesseraBackendParallelLaunch(body, &loop, -per_thread);
+    micros.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(micros.begin(), micros.end());
+  std::printf(
+      "%-11s %2d threads, loop of %4.0f us in %d chunk(s) per thread: median %9.2f us, p99 "
+      "%9.2f us (%zu launches)\n",
+      load, threads, total_us, per_thread, micros[micros.size() / 2],
+      micros[micros.size() * 99 / 100], micros.size());
+  std::fflush(stdout);
+}
+
 tessera::runtime::Module BuildNestedKernel() {
   using namespace tessera;
   te::Tensor A = te::placeholder({60, 60, 16}, DataType::Float(32), "A");
@@ -109,6 +144,9 @@ int Run(int launches, double seconds) {
       for (int threads : counts) Measure(threads, work_us, launches, seconds, load);
     }
     for (int threads : counts) MeasureKernel(kernel, threads, 5, load);
+    for (int per_thread : {1, 4}) {
+      MeasureChunkedLoop(2, 200, per_thread, launches / 10, seconds, load);
+    }
   };
   all("idle");
   pid_t busy = fork();

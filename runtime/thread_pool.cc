@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -93,14 +96,18 @@ int ThreadsFromEnvironment() {
   return static_cast<int>(n);
 }
 
-// Tasks are claimed one at a time from a shared counter by whichever thread is running, the
-// launching thread included, so a worker that the OS has not scheduled yet holds nothing up:
-// the others take its tasks. Every wait (workers for the next launch, the launcher for tasks
-// other threads are still running) spins briefly, then blocks.
+// A launch's tasks are split into one contiguous range per thread (the launching thread is
+// thread 0). Each thread claims the tasks of its own range one at a time, front to back, then
+// takes what is left of the other ranges the same way. Neighbouring tasks touch neighbouring
+// data, so a thread keeps the locality of a static split; and a worker that the OS has not
+// scheduled yet, or has preempted on a busy machine, holds up only the task it is running: the
+// others take the rest of its range. Every wait (workers for the next launch, the launcher for
+// tasks other threads are still running) spins briefly, then blocks.
 class ThreadPool {
  public:
-  explicit ThreadPool(int num_threads) : num_threads_(num_threads) {
-    for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  explicit ThreadPool(int num_threads)
+      : num_threads_(num_threads), ranges_(new RangeCounter[num_threads]) {
+    for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
   }
   ~ThreadPool() {
     stop_.store(true);
@@ -118,20 +125,26 @@ class ThreadPool {
     std::lock_guard<std::mutex> launch_lock(launch_mu_);  // one launch at a time
     Barrier barrier;
     const uint32_t job = job_.load(std::memory_order_relaxed) + 1;
+    // The range counters first: a thread still looking for tasks of the previous launch sees the
+    // new tag and leaves, and one that reads this launch's task count (released below) can no
+    // longer claim from a counter of the previous launch.
+    for (int r = 0; r < num_threads_; ++r) {
+      ranges_[r].next.store((static_cast<uint64_t>(job) << 32) | RangeBegin(r, num_task),
+                            std::memory_order_relaxed);
+    }
+    first_error_.store(0, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
     env_.sync_handle = &barrier;
     env_.num_task = num_task;
     flambda_ = flambda;
     cdata_ = cdata;
-    num_task_.store(num_task, std::memory_order_relaxed);
-    first_error_.store(0, std::memory_order_relaxed);
-    done_.store(0, std::memory_order_relaxed);
-    next_.store(static_cast<uint64_t>(job) << 32, std::memory_order_release);
+    num_task_.store(num_task, std::memory_order_release);
     job_.store(job);
     if (sleepers_.load() > 0) {
       { std::lock_guard<std::mutex> lock(mu_); }
       wake_.notify_all();
     }
-    RunTasks(job);
+    RunTasks(job, 0);
     // seq_cst here and on the counters below: a thread that is about to sleep publishes that
     // (launcher_waiting_, sleepers_) and then re-reads the state, while the other side changes
     // the state and then reads the flag; at least one of them sees the other.
@@ -146,32 +159,49 @@ class ThreadPool {
   }
 
  private:
-  // Claims and runs tasks of launch `job` until none are left.
-  void RunTasks(uint32_t job) {
+  // One thread's range of tasks: (job << 32) | its next unclaimed task, on a cache line of its
+  // own so that claims in one range do not stall the threads working in the others.
+  struct alignas(kCacheLine) RangeCounter {
+    std::atomic<uint64_t> next{0};
+  };
+
+  // First task of thread `r`'s range (the range ends where thread r + 1's begins).
+  uint32_t RangeBegin(int r, int num_task) const {
+    return static_cast<uint32_t>(static_cast<int64_t>(r) * num_task / num_threads_);
+  }
+
+  // Claims and runs tasks of launch `job` until none are left, starting with thread `slot`'s
+  // own range.
+  void RunTasks(uint32_t job, int slot) {
     in_parallel_region = true;
-    uint64_t state = next_.load(std::memory_order_acquire);
-    while (true) {
-      const int num_task = num_task_.load(std::memory_order_relaxed);
-      if ((state >> 32) != job || static_cast<uint32_t>(state) >= static_cast<uint32_t>(num_task))
-        break;
-      // The claim succeeds only while `job` is current, so num_task belongs to it, and the launch
-      // cannot finish (nor its fields change) before this task is counted as done.
-      if (!next_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel)) continue;
-      int rc = flambda_(static_cast<int>(static_cast<uint32_t>(state)), &env_, cdata_);
-      if (rc != 0) {
-        int expected = 0;
-        first_error_.compare_exchange_strong(expected, rc);
+    const int num_task = num_task_.load(std::memory_order_acquire);
+    for (int i = 0; i < num_threads_; ++i) {
+      const int r = (slot + i) % num_threads_;
+      std::atomic<uint64_t>& next = ranges_[r].next;
+      const uint32_t end = RangeBegin(r + 1, num_task);
+      uint64_t state = next.load(std::memory_order_acquire);
+      // A claim succeeds only while the counter still carries `job`: then num_task was this
+      // launch's (a later launch retags every counter before it publishes its count), and the
+      // launch cannot finish, nor its fields change, before the task is counted as done.
+      while ((state >> 32) == job && static_cast<uint32_t>(state) < end) {
+        if (!next.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel)) continue;
+        int rc = flambda_(static_cast<int>(static_cast<uint32_t>(state)), &env_, cdata_);
+        if (rc != 0) {
+          int expected = 0;
+          first_error_.compare_exchange_strong(expected, rc);
+        }
+        if (done_.fetch_add(1) + 1 == num_task && launcher_waiting_.load()) {
+          { std::lock_guard<std::mutex> lock(mu_); }
+          finished_.notify_all();
+        }
+        state = next.load(std::memory_order_acquire);
       }
-      if (done_.fetch_add(1) + 1 == num_task && launcher_waiting_.load()) {
-        { std::lock_guard<std::mutex> lock(mu_); }
-        finished_.notify_all();
-      }
-      state = next_.load(std::memory_order_acquire);
+      if ((state >> 32) != job) break;  // a later launch has begun: this one is over
     }
     in_parallel_region = false;
   }
 
-  void WorkerLoop() {
+  void WorkerLoop(int slot) {
     uint32_t seen = 0;
     while (true) {
       auto new_job = [&] { return job_.load() != seen; };
@@ -183,26 +213,26 @@ class ThreadPool {
       }
       if (stop_.load()) return;
       seen = job_.load(std::memory_order_acquire);
-      RunTasks(seen);
+      RunTasks(seen, slot);
     }
   }
 
   const int num_threads_;
+  const std::unique_ptr<RangeCounter[]> ranges_;
   std::vector<std::thread> workers_;
   std::mutex launch_mu_;
   std::mutex mu_;                     // guards the sleeps below
   std::condition_variable wake_;      // workers: a new launch (or stop)
   std::condition_variable finished_;  // the launcher: the last task is done
-  // Hot fields on cache lines of their own: idle workers poll job_, every task claim writes
-  // next_ and every finished task done_ (which the launcher polls). Sharing one line, each write
-  // would steal it from the pollers and stall the writer (false sharing).
+  // Hot fields on cache lines of their own: idle workers poll job_, every finished task writes
+  // done_ (which the launcher polls). Sharing one line, each write would steal it from the
+  // pollers and stall the writer (false sharing).
   alignas(kCacheLine) std::atomic<uint32_t> job_{0};  // id of the latest launch
   // The launch's description, written before job_ is published and read-only while it runs.
   std::atomic<int> num_task_{0};
   TesseraParallelGroupEnv env_{};
   TesseraParallelLambda flambda_ = nullptr;
   void* cdata_ = nullptr;
-  alignas(kCacheLine) std::atomic<uint64_t> next_{0};  // (job << 32) | next unclaimed task
   alignas(kCacheLine) std::atomic<int> done_{0};
   alignas(kCacheLine) std::atomic<int> first_error_{0};
   std::atomic<int> sleepers_{0};  // workers blocked on wake_
@@ -284,10 +314,18 @@ using tessera::runtime::SpinUntil;
 extern "C" int TesseraBackendParallelLaunch(TesseraParallelLambda flambda, void* cdata,
                                             int num_task) {
   using namespace tessera::runtime;
+  // Serially, a launch of "one task (or k) per thread" is one task.
   if (in_parallel_region) return RunSerially(flambda, cdata, num_task <= 0 ? 1 : num_task);
   ThreadPool* p = GetPool();
-  if (num_task <= 0) num_task = p->num_threads();
-  if (num_task == 1 || p->num_threads() == 1) return RunSerially(flambda, cdata, num_task);
+  if (p->num_threads() == 1) return RunSerially(flambda, cdata, num_task <= 0 ? 1 : num_task);
+  if (num_task < 0) {
+    // -k: k tasks per thread (k bounded so that the count stays an int).
+    const int64_t per_thread = std::min<int64_t>(-static_cast<int64_t>(num_task), 1 << 16);
+    num_task = static_cast<int>(
+        std::min<int64_t>(per_thread * p->num_threads(), std::numeric_limits<int>::max()));
+  }
+  if (num_task == 0) num_task = p->num_threads();
+  if (num_task == 1) return RunSerially(flambda, cdata, 1);
   return p->Launch(flambda, cdata, num_task);
 }
 

@@ -1,8 +1,9 @@
 /// \file
 /// The parallel runtime behind `TesseraBackendParallelLaunch`: a pool of reused worker threads.
 /// Its size comes from `TESSERA_NUM_THREADS` (default: all cores). Tasks are not pinned to
-/// threads: each thread, the launching one included, claims the next unclaimed task, and waiting
-/// threads spin briefly, then block, so a pool larger than the free cores stays usable.
+/// threads: each thread, the launching one included, claims the tasks of its own contiguous range
+/// first, then whatever the others have not claimed yet; waiting threads spin briefly, then
+/// block, so a pool larger than the free cores stays usable.
 #ifndef TESSERA_RUNTIME_THREAD_POOL_H_
 #define TESSERA_RUNTIME_THREAD_POOL_H_
 

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <set>
 #include <thread>
 #include <vector>
@@ -252,6 +254,123 @@ TEST(ThreadPoolTest, LaunchAfterFailuresSucceeds) {
   Hits hits(2);
   EXPECT_EQ(TesseraBackendParallelLaunch(Hits::Body, &hits, 0), 0);
   for (auto& h : hits.counts) EXPECT_EQ(h.load(), 1);
+}
+
+// -k asks for k tasks per pool thread; the tasks learn the count from their environment.
+TEST(ThreadPoolTest, NegativeCountMeansTasksPerThread) {
+  SetNumThreads(3);
+  Hits hits(12);
+  struct Seen {
+    Hits* hits;
+    std::atomic<int> wrong_count{0};
+  } seen{&hits};
+  auto body = [](int task, TesseraParallelGroupEnv* env, void* cdata) -> int {
+    auto* s = static_cast<Seen*>(cdata);
+    if (env->num_task != 12) s->wrong_count++;
+    return Hits::Body(task, env, s->hits);
+  };
+  for (int launch = 0; launch < 500; ++launch) {
+    ASSERT_EQ(TesseraBackendParallelLaunch(body, &seen, -4), 0);
+  }
+  for (auto& h : hits.counts) EXPECT_EQ(h.load(), 500);
+  EXPECT_EQ(seen.wrong_count.load(), 0);
+}
+
+// Serially (a pool of one thread, or a launch nested in a task) "per thread" means one task.
+TEST(ThreadPoolTest, PerThreadCountsRunAsOneTaskSerially) {
+  SetNumThreads(1);
+  std::atomic<int> tasks{0}, wrong_count{0};
+  struct Counts {
+    std::atomic<int>* tasks;
+    std::atomic<int>* wrong_count;
+  } counts{&tasks, &wrong_count};
+  auto body = [](int, TesseraParallelGroupEnv* env, void* cdata) -> int {
+    auto* c = static_cast<Counts*>(cdata);
+    (*c->tasks)++;
+    if (env->num_task != 1) (*c->wrong_count)++;
+    return 0;
+  };
+  ASSERT_EQ(TesseraBackendParallelLaunch(body, &counts, -4), 0);
+  ASSERT_EQ(TesseraBackendParallelLaunch(body, &counts, 0), 0);
+  EXPECT_EQ(tasks.load(), 2);
+  SetNumThreads(2);
+  ParallelFor(2, [&](int) { ASSERT_EQ(TesseraBackendParallelLaunch(body, &counts, -4), 0); });
+  EXPECT_EQ(tasks.load(), 4);
+  EXPECT_EQ(wrong_count.load(), 0);
+}
+
+// Each thread works through its own range front to back, then through the others' in thread
+// order (the launcher is thread 0): neighbouring tasks, touching neighbouring data, run in order
+// on one thread, as in a static split.
+TEST(ThreadPoolTest, EachThreadRunsItsOwnRangeFirstInOrder) {
+  SetNumThreads(2);
+  struct Order {
+    std::mutex mu;
+    std::map<std::thread::id, std::vector<int>> tasks;
+  } order;
+  auto body = [](int task, TesseraParallelGroupEnv*, void* cdata) -> int {
+    auto* o = static_cast<Order*>(cdata);
+    {
+      std::lock_guard<std::mutex> lock(o->mu);
+      o->tasks[std::this_thread::get_id()].push_back(task);
+    }
+    for (volatile int i = 0; i < 2000; i = i + 1) {
+    }
+    return 0;
+  };
+  const std::thread::id launcher = std::this_thread::get_id();
+  for (int launch = 0; launch < 300; ++launch) {
+    order.tasks.clear();
+    ASSERT_EQ(TesseraBackendParallelLaunch(body, &order, -4), 0);
+    for (const auto& [thread, tasks] : order.tasks) {
+      // The worker (thread 1) starts in range [4, 8) and wraps around to [0, 4).
+      const int start = thread == launcher ? 0 : 4;
+      std::vector<int> rotated;
+      for (int task : tasks) rotated.push_back((task - start + 8) % 8);
+      EXPECT_TRUE(std::is_sorted(rotated.begin(), rotated.end()))
+          << "launch " << launch << ": " << (thread == launcher ? "launcher" : "worker")
+          << " ran tasks out of order";
+    }
+  }
+}
+
+// A thread stuck in a task (preempted, on a busy machine) holds up only that task: the launcher
+// takes the rest of the stuck thread's range. Here the first task a worker runs waits until every
+// other task is done (up to 10 s).
+TEST(ThreadPoolTest, OthersTakeTheRangeOfAStuckThread) {
+  SetNumThreads(2);
+  const std::thread::id launcher = std::this_thread::get_id();
+  struct Stuck {
+    std::thread::id launcher;
+    std::atomic<int> done{0};
+    std::atomic<bool> held{false};
+    std::atomic<int> timeouts{0};
+  } stuck{launcher};
+  auto body = [](int, TesseraParallelGroupEnv* env, void* cdata) -> int {
+    auto* s = static_cast<Stuck*>(cdata);
+    if (std::this_thread::get_id() != s->launcher && !s->held.exchange(true)) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (s->done.load() < env->num_task - 1) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          s->timeouts++;
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    } else {
+      for (volatile int i = 0; i < 2000; i = i + 1) {
+      }
+    }
+    s->done++;
+    return 0;
+  };
+  for (int launch = 0; launch < 20; ++launch) {
+    stuck.done = 0;
+    stuck.held = false;
+    ASSERT_EQ(TesseraBackendParallelLaunch(body, &stuck, -4), 0);
+    ASSERT_EQ(stuck.done.load(), 8);
+  }
+  EXPECT_EQ(stuck.timeouts.load(), 0);
 }
 
 TEST(ThreadPoolTest, ThreadCountFromEnvironment) {

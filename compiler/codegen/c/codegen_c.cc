@@ -315,8 +315,9 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
       *out_ << (i ? ", " : "") << NameOf(free_vars[i].get());
     if (free_vars.empty()) *out_ << "0";
     *out_ << "};\n";
+    // -4: four chunks per pool thread, as the LLVM backend asks (see c_backend_api.h).
     Line() << "  if (TesseraBackendParallelLaunch(" << lambda
-           << ", &closure, 0) != 0) return -1;\n";
+           << ", &closure, -4) != 0) return -1;\n";
     Line() << "}\n";
   }
 
