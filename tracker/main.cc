@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/shutdown_signals.h"
+#include "fleet/mutex_checks.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
 #include "tracker/dashboard/dashboard.h"
@@ -100,6 +101,7 @@ int Serve(const TrackerFlags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tessera::fleet::SkipMutexDeadlockChecks();
   tessera::BlockShutdownSignals();
   TrackerFlags flags;
   CLI::App app{"Brokers sessions on registered rpc_servers; see docs/fleet.md.", "tessera-tracker"};
