@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 namespace tessera {
 namespace fleet {
 namespace {
@@ -49,6 +51,34 @@ TEST(GrantTest, SignatureCoversEveryField) {
   shifted.set_session_id("0123r");
   shifted.set_key("k3399");
   EXPECT_FALSE(GrantSignatureValid(key, shifted));
+}
+
+std::string Hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+// RFC 4231 test cases 1 and 2, alternating keys and repeating them: each thread keeps a context
+// per key, and a switch of key or a repeated key must give the one-shot digest every time.
+TEST(GrantTest, HmacSha256MatchesRfc4231AcrossKeySwitches) {
+  const std::string key1(20, '\x0b'), key2 = "Jefe";
+  const std::string text1 = "Hi There", text2 = "what do ya want for nothing?";
+  const std::string digest1 = "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7";
+  const std::string digest2 = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(Hex(HmacSha256(key1, text1)), digest1);
+    EXPECT_EQ(Hex(HmacSha256(key1, text1)), digest1);
+    EXPECT_EQ(Hex(HmacSha256(key2, text2)), digest2);
+  }
+  std::string from_thread;
+  std::thread other([&] { from_thread = Hex(HmacSha256(key2, text2)); });
+  other.join();
+  EXPECT_EQ(from_thread, digest2);
 }
 
 }  // namespace
