@@ -37,21 +37,29 @@ int Task(int, TesseraParallelGroupEnv*, void* cdata) {
   return 0;
 }
 
-void Measure(int threads, double work_us, int launches, double seconds, const char* load) {
+// Times launches of `num_task` tasks of `work_us` each at `threads` threads, after one launch
+// that starts the workers, until `launches` launches or `seconds` pass; sorted microseconds.
+std::vector<double> TimeLaunches(int threads, double work_us, int num_task, int launches,
+                                 double seconds) {
   tessera::runtime::SetNumThreads(threads);
-  TesseraBackendParallelLaunch(Task, &work_us, 0);  // starts the workers
+  TesseraBackendParallelLaunch(Task, &work_us, num_task);
   std::vector<double> micros;
   micros.reserve(launches);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (static_cast<int>(micros.size()) < launches &&
          std::chrono::steady_clock::now() < deadline) {
     auto start = std::chrono::steady_clock::now();
-    TesseraBackendParallelLaunch(Task, &work_us, 0);
+    TesseraBackendParallelLaunch(Task, &work_us, num_task);
     micros.push_back(
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
             .count());
   }
   std::sort(micros.begin(), micros.end());
+  return micros;
+}
+
+void Measure(int threads, double work_us, int launches, double seconds, const char* load) {
+  const std::vector<double> micros = TimeLaunches(threads, work_us, 0, launches, seconds);
   std::printf(
       "%-11s %2d threads, tasks of %3.0f us: median %9.2f us, p99 %9.2f us, max %10.1f us "
       "(%zu launches)\n",
@@ -93,26 +101,8 @@ void MeasureKernel(const tessera::runtime::Module& mod, int threads, int runs, c
 // take the rest of its share. Prints the median and p99 of the launch's time.
 void MeasureChunkedLoop(int threads, double total_us, int per_thread, int launches, double seconds,
                         const char* load) {
-  tessera::runtime::SetNumThreads(threads);
-  struct Loop {
-    double chunk_us;
-  } loop{total_us / (threads * per_thread)};
-  auto body = [](int, TesseraParallelGroupEnv*, void* cdata) -> int {
-    double work_us = static_cast<Loop*>(cdata)->chunk_us;
-    return Task(0, nullptr, &work_us);
-  };
-  TesseraBackendParallelLaunch(body, &loop, -per_thread);
-  std::vector<double> micros;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (static_cast<int>(micros.size()) < launches &&
-         std::chrono::steady_clock::now() < deadline) {
-    auto start = std::chrono::steady_clock::now();
-    TesseraBackendParallelLaunch(body, &loop, -per_thread);
-    micros.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-            .count());
-  }
-  std::sort(micros.begin(), micros.end());
+  const std::vector<double> micros =
+      TimeLaunches(threads, total_us / (threads * per_thread), -per_thread, launches, seconds);
   std::printf(
       "%-11s %2d threads, loop of %4.0f us in %d chunk(s) per thread: median %9.2f us, p99 "
       "%9.2f us (%zu launches)\n",
