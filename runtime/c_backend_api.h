@@ -78,13 +78,17 @@ typedef struct {
 typedef int (*TesseraParallelLambda)(int task_id, TesseraParallelGroupEnv* penv, void* cdata);
 
 /// Runs `flambda` for tasks 0..n-1 on the runtime thread pool and waits for all of them.
-/// `num_task` 0 means one task per pool thread, and -k means k tasks per pool thread (so that a
-/// thread the OS preempts delays only a k-th of its share: the other threads take the rest).
-/// Each thread runs a contiguous range of tasks first. A launch from inside a parallel task, or
+/// `num_task` 0 means one task per pool thread, and -k means k tasks per pool thread (a thread
+/// that starts late, or whose tasks take longer, then holds up less than its whole share: the
+/// other threads take the tasks it has not claimed). Each thread runs a contiguous range of
+/// tasks first. A launch from inside a parallel task, or
 /// on a pool of one thread, runs its tasks serially on the calling thread (nested parallelism is
 /// not expanded), and then 0 and -k mean one task. The tasks learn their count from
 /// `penv->num_task`. Returns 0, or the first non-zero value a task returned.
 int TesseraBackendParallelLaunch(TesseraParallelLambda flambda, void* cdata, int num_task);
+
+/// Tasks per pool thread that the code generators ask for a parallel loop (as `num_task` -4).
+#define TESSERA_PARALLEL_TASKS_PER_THREAD 4
 
 /// Waits until every task of the launch described by `penv` has reached this barrier. Tasks are
 /// not pinned to threads, so a launch that uses barriers must not have more tasks than pool

@@ -315,9 +315,8 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
       *out_ << (i ? ", " : "") << NameOf(free_vars[i].get());
     if (free_vars.empty()) *out_ << "0";
     *out_ << "};\n";
-    // -4: four chunks per pool thread, as the LLVM backend asks (see c_backend_api.h).
-    Line() << "  if (TesseraBackendParallelLaunch(" << lambda
-           << ", &closure, -4) != 0) return -1;\n";
+    Line() << "  if (TesseraBackendParallelLaunch(" << lambda << ", &closure, "
+           << -TESSERA_PARALLEL_TASKS_PER_THREAD << ") != 0) return -1;\n";
     Line() << "}\n";
   }
 

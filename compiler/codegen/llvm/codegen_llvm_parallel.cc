@@ -1,9 +1,9 @@
 // Parallel loops: the body is outlined into a `TesseraParallelLambda` that runs one static chunk
 // of the iteration range per task, launched through `TesseraBackendParallelLaunch` with a few
-// tasks per thread, so that a thread the OS preempts on a busy machine delays only one chunk (the
-// others take the rest of its share). A loop whose work is known to be tiny asks for one task,
-// which the runtime runs on the calling thread: at two threads waking a worker costs more than
-// such a loop saves.
+// tasks per thread, so that a thread that starts late or runs slower holds up only the chunks it
+// has claimed (the others take the rest of its share). A loop whose work is known to be tiny asks
+// for one task, which the runtime runs on the calling thread: at two threads waking a worker costs
+// more than such a loop saves.
 #include <set>
 
 #include "compiler/codegen/llvm/codegen_llvm_impl.h"
@@ -58,10 +58,6 @@ class FreeVariables : public ir::StmtExprVisitor {
 // Below this many stored elements (vector lanes counted) a parallel loop runs inline: about 1-3 us
 // of work, where a launch of the pool at 2 threads costs 2-10 us (//bench:parallel_launch).
 constexpr double kInlineParallelWork = 1 << 15;
-
-// Chunks per pool thread of a parallel loop. More chunks bound the delay of a preempted thread
-// more tightly; each costs one uncontended atomic claim (tens of nanoseconds).
-constexpr int kTasksPerThread = 4;
 
 // Elements a statement stores, loop extents multiplied in; a loop of unknown extent counts as
 // unbounded work.
@@ -166,11 +162,12 @@ void CodeGenLLVM::EmitParallelFor(const ir::ForNode* op) {
   vars_ = std::move(saved_vars);
   builder_.restoreIP(caller);
 
-  // One task (inline) for tiny work; else kTasksPerThread per thread of the pool (as -k).
+  // One task (inline) for tiny work; else a few per thread of the pool (as -k). Each chunk costs
+  // one uncontended atomic claim (tens of nanoseconds).
   const int64_t* iterations = ir::AsConstInt(op->extent);
   const bool tiny =
       iterations && *iterations * StoredElements().Count(op->body) < kInlineParallelWork;
-  const int launch_tasks = tiny ? 1 : -kTasksPerThread;
+  const int launch_tasks = tiny ? 1 : -TESSERA_PARALLEL_TASKS_PER_THREAD;
   llvm::Value* rc = builder_.CreateCall(
       RuntimeFunction("TesseraBackendParallelLaunch"),
       {lambda, builder_.CreateBitCast(closure, i8p), builder_.getInt32(launch_tasks)});
