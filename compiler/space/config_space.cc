@@ -162,7 +162,8 @@ Knob ConfigSpace::DefineAnnotate(const std::string& name, int num_axes,
   return AddKnob(Knob{name, KnobKind::kAnnotate, 0, EnumerateAnnotations(name, num_axes, allowed)});
 }
 
-Knob ConfigSpace::DefineKnob(const std::string& name, const std::vector<int64_t>& values) {
+Knob ConfigSpace::DefineKnob(const std::string& name, const std::vector<int64_t>& values,
+                             std::optional<int64_t> when_absent) {
   std::vector<std::vector<int64_t>> choices;
   for (int64_t v : values) {
     TESSERA_USER_CHECK(std::find(choices.begin(), choices.end(), std::vector<int64_t>{v}) ==
@@ -170,7 +171,14 @@ Knob ConfigSpace::DefineKnob(const std::string& name, const std::vector<int64_t>
         << "define_knob '" << name << "': value " << v << " is listed twice";
     choices.push_back({v});
   }
-  return AddKnob(Knob{name, KnobKind::kOther, 0, std::move(choices)});
+  Knob knob{name, KnobKind::kOther, 0, std::move(choices), std::nullopt};
+  if (when_absent) {
+    TESSERA_USER_CHECK(std::find(values.begin(), values.end(), *when_absent) != values.end())
+        << "define_knob '" << name << "': the value when absent, " << *when_absent
+        << ", is not one of its values";
+    knob.when_absent = std::vector<int64_t>{*when_absent};
+  }
+  return AddKnob(std::move(knob));
 }
 
 const Knob& ConfigSpace::knob(const std::string& name) const {
@@ -223,11 +231,12 @@ ConfigEntity ConfigSpace::FromValues(
   std::vector<int64_t> choices;
   for (const Knob& knob : data_->knobs) {
     auto it = values.find(knob.name);
-    TESSERA_USER_CHECK(it != values.end())
+    TESSERA_USER_CHECK(it != values.end() || knob.when_absent)
         << "config gives no value for knob '" << knob.name << "'";
-    int64_t choice = FindChoice(knob, it->second);
+    const std::vector<int64_t>& value = it != values.end() ? it->second : *knob.when_absent;
+    int64_t choice = FindChoice(knob, value);
     TESSERA_USER_CHECK(choice >= 0)
-        << "value " << FormatChoice(knob, it->second) << " is not a choice of "
+        << "value " << FormatChoice(knob, value) << " is not a choice of "
         << KnobKindName(knob.kind) << " knob '" << knob.name << "'";
     choices.push_back(choice);
   }

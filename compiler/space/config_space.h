@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,8 +87,10 @@ class ConfigSpace {
   /// Chooses one of `allowed` for each of `num_axes` axes (at most one vectorized axis).
   Knob DefineAnnotate(const std::string& name, int num_axes,
                       const std::vector<Annotation>& allowed);
-  /// Chooses one of `values`.
-  Knob DefineKnob(const std::string& name, const std::vector<int64_t>& values);
+  /// Chooses one of `values`; a stored config without this knob means `when_absent` (see
+  /// `Knob::when_absent`), which must be one of `values`.
+  Knob DefineKnob(const std::string& name, const std::vector<int64_t>& values,
+                  std::optional<int64_t> when_absent = std::nullopt);
 
   /// Number of configurations.
   int64_t size() const { return data_->size; }

@@ -6,6 +6,7 @@
 #define TESSERA_COMPILER_SPACE_KNOB_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ struct Knob {
   KnobKind kind = KnobKind::kOther;
   int64_t extent = 0;  ///< the split extent (splits only)
   std::vector<std::vector<int64_t>> choices;
+  /// The choice a stored config that lacks this knob stands for (a knob added to a template
+  /// after records were written: the value that behaves as the template did before); unset, a
+  /// config must name the knob.
+  std::optional<std::vector<int64_t>> when_absent;
 };
 
 /// The split choices of `extent` under `options`; throws `UserError` naming `knob_name` on bad

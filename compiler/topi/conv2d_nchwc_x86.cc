@@ -94,9 +94,46 @@ void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Ten
   a.vectorize(a_oc);
 }
 
+// Accumulators of one output channel block for the whole image (a few KB: small images only),
+// the input-channel blocks and kernel rows outermost. A register tile of reg_n columns keeps
+// the sums in registers over one slice of the reduction (one input block, one kernel row) and
+// puts them back; every row of the image then reuses that slice of weights from L1, so each
+// weight is read from memory once, at the pace of the whole computation instead of one tile's.
+void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
+                       int64_t reg_n, bool unroll_kw) {
+  te::Tensor acc = conv;
+  if (out.same_tensor(conv)) {
+    acc = s.cache_write(conv, "local");
+  } else {
+    s[conv]->scope = "local";
+  }
+  te::Stage o = s[out];
+  ir::IterVar block = o.fuse(o.axis(0), o.axis(1));
+  o.parallel(block);
+  o.vectorize(o.axis(4));
+  te::Stage a = s[acc];
+  a.compute_at(o, block);
+  ir::IterVar a_oh = a.axis(2), a_oc = a.axis(4);
+  auto [ow_chunk, ow_block] = a.split(a.axis(3), I(reg_n));
+  ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
+              r_kw = a.reduce_axis(3);
+  if (unroll_kw) {
+    a.reorder({r_icc, r_kh, a_oh, ow_chunk, r_ici, r_kw, ow_block, a_oc});
+    a.unroll(r_kw);
+  } else {
+    a.reorder({r_icc, r_kh, a_oh, ow_chunk, r_kw, r_ici, ow_block, a_oc});
+  }
+  a.unroll(ow_block);
+  a.vectorize(a_oc);
+}
+
 // Weights of one output channel block (every input channel and tap) are read once per register
 // tile, so they should stay in a core's L2 cache (1 MB or more on current x86 and Arm cores).
 constexpr int64_t kWeightBlockBytes = 1 << 20;
+
+// Whether one output channel block of the whole image (up to 64 channels) fits half an L1
+// cache, as ScheduleImageTile's accumulators must.
+bool ImageFitsL1(const Conv2dShape& s) { return s.oh() * s.ow() * 64 * 4 <= 16 << 10; }
 
 // The fallback register tile: reg_h rows × reg_w columns × oc_bn channels of whole vectors.
 struct RegisterTile {
@@ -163,6 +200,10 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   sp.DefineKnob("unroll_kw", {0, 1});
   const bool borders = CanSplitBorders(shape);
   sp.DefineKnob("border_rows", borders ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0});
+  // Added after records were written: a record without it ran the register-tile nest.
+  sp.DefineKnob("image_acc",
+                ImageFitsL1(shape) ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
+                /*when_absent=*/0);
   // Skipping the padding's kernel rows pays once they are a noticeable share of the work.
   const bool split_borders = borders && shape.oh() <= 16;
   const BorderRows b = BorderRowsOf(shape);
@@ -176,7 +217,11 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   // Unrolled kernel columns give the scheduler independent loads, as long as the unrolled body
   // (kernel width × tile columns) stays small enough for the instruction cache.
   if (shape.s > 1 && shape.s * tile.reg_w <= 64) sp.SetFallback("unroll_kw", {1});
-  if (split_borders) sp.SetFallback("border_rows", {1});
+  if (ImageFitsL1(shape) && shape.c * shape.r * shape.s * tile.oc_bn * 4 > kWeightBlockBytes / 2) {
+    sp.SetFallback("image_acc", {1});
+  } else if (split_borders) {
+    sp.SetFallback("border_rows", {1});
+  }
   return sp;
 }
 
@@ -243,6 +288,19 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
     a.push_back(out);
     return a;
   };
+  // The image nest computes the padding rows like any other (border_rows does not apply).
+  if (config.Value("image_acc") != 0) {
+    te::Tensor conv = conv_rows(0, oh, 0, sh.r, "conv_NCHWc");
+    te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
+    te::Schedule s = te::create_schedule({out});
+    InlineEpilogueStages(s, "data_pad");
+    if (pad > 0) {
+      te::Stage p = s[padded];
+      p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+    }
+    ScheduleImageTile(s, conv, out, reg_n, unroll_kw);
+    return {s, args(out), Conv2dFlops(sh)};
+  }
   if (!split_borders) {
     te::Tensor conv = conv_rows(0, oh, 0, sh.r, "conv_NCHWc");
     te::Tensor out = epilogue ? epilogue->apply(conv) : conv;

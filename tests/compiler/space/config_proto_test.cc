@@ -83,6 +83,31 @@ TEST(ConfigProtoTest, KnobOrderDoesNotMatter) {
   EXPECT_EQ(space.Get(c.index()), c);
 }
 
+// A knob added to a template after records were written: old records stand for its value when
+// absent, keep their index, and a knob without one still has to be named.
+TEST(ConfigProtoTest, AKnobAddedLaterTakesItsValueWhenAbsent) {
+  ConfigSpace before = MakeSpace();
+  ConfigSpace after = MakeSpace();
+  after.DefineKnob("nest", {0, 1}, /*when_absent=*/0);
+  ConfigEntity old = before.FromChoices({4, 1, 5, 2});
+  ConfigEntity read = ConfigFromProto(after, ConfigToProto(old));
+  EXPECT_EQ(read.Value("nest"), 0);
+  EXPECT_EQ(read.Value("unroll"), 16);
+  EXPECT_EQ(read.index(), old.index());
+  EXPECT_EQ(ConfigFromProto(after, ConfigToProto(after.FromChoices({4, 1, 5, 2, 1}))).Value("nest"),
+            1);
+  ConfigSpace strict = MakeSpace();
+  strict.DefineKnob("nest", {0, 1});
+  EXPECT_THAT(ErrorOf(strict,
+                      "knobs { name: 'tile_x' kind: 'sp' ints: [-1, 1, 1] } "
+                      "knobs { name: 'order' kind: 're' ints: [0, 1, 2] } "
+                      "knobs { name: 'ann' kind: 'an' names: ['none', 'none'] } "
+                      "knobs { name: 'unroll' kind: 'ot' ints: 0 }"),
+              HasSubstr("config gives no value for knob 'nest'"));
+  ConfigSpace bad;
+  EXPECT_THROW(bad.DefineKnob("nest", {0, 1}, 2), UserError);
+}
+
 TEST(ConfigProtoTest, BadInputIsAUserErrorSayingWhatAndWhere) {
   ConfigSpace space = MakeSpace();
   EXPECT_THAT(ErrorOf(space, "knobs { name: 'tile_y' kind: 'sp' ints: [-1, 4] }"),
