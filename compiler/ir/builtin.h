@@ -13,7 +13,9 @@
 ///   tessera.handle_add_bytes(h, n) -> handle (h + n bytes)
 ///   tessera.is_null(h) -> bool               tessera.handle_is_aligned(h, n) -> bool (h % n == 0)
 /// Control: tessera.likely(cond) -> bool (a hint; the value is cond);
-///   tessera.if_then_else(cond, a, b) -> type of a (only the chosen branch is evaluated).
+///   tessera.if_then_else(cond, a, b) -> type of a (only the chosen branch is evaluated);
+///   tessera.prefetch(load) -> int32 (a hint: brings the line of the load's address into the
+///   cache without loading; evaluated for its effect, the load itself never runs).
 /// Pure math, element-wise on float scalars or vectors (type of the first argument):
 ///   exp, log, sqrt, tanh, sigmoid, fabs, floor, ceil, round (ties to even), erf (one
 ///   argument); pow (two); fma(a, b, c) = a * b + c rounded once.
@@ -49,6 +51,7 @@ constexpr const char* kIsNull = "tessera.is_null";                       ///< se
 constexpr const char* kHandleIsAligned = "tessera.handle_is_aligned";    ///< see file comment
 constexpr const char* kLikely = "tessera.likely";                        ///< see file comment
 constexpr const char* kIfThenElse = "tessera.if_then_else";              ///< see file comment
+constexpr const char* kPrefetch = "tessera.prefetch";                    ///< see file comment
 constexpr const char* kThreadIndex = "tessera.thread_index";             ///< see file comment
 constexpr const char* kSyncThreads = "tessera.syncthreads";              ///< see file comment
 constexpr const char* kLaunchKernel = "tessera.launch_kernel";           ///< see file comment

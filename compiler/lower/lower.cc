@@ -9,6 +9,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/lower/bound.h"
 #include "compiler/lower/gpu_storage_scope.h"
+#include "compiler/lower/inject_prefetch.h"
 #include "compiler/lower/loop_partition.h"
 #include "compiler/lower/make_packed_api.h"
 #include "compiler/lower/schedule_ops.h"
@@ -101,22 +102,23 @@ bool Verbose(const LowerOptions& options) {
 }  // namespace
 
 std::vector<std::string> LoweringPasses() {
-  return {"schedule_ops", "storage_flatten", "simplify",       "partition_loops",
+  return {"schedule_ops", "storage_flatten", "simplify",       "inject_prefetch", "partition_loops",
           "vectorize",    "unroll",          "simplify_again", "make_packed_api"};
 }
 
 std::vector<std::string> GPULoweringPasses() {
-  return {"schedule_ops", "storage_flatten",  "simplify",       "partition_loops",
-          "vectorize",    "unroll",           "simplify_again", "gpu_storage_scope",
-          "thread_sync",  "split_host_device"};
+  return {"schedule_ops",      "storage_flatten", "simplify",         "inject_prefetch",
+          "partition_loops",   "vectorize",       "unroll",           "simplify_again",
+          "gpu_storage_scope", "thread_sync",     "split_host_device"};
 }
 
 namespace {
 
-// Runs the passes shared by CPUs and GPUs, then `tail` (the target-specific ones).
+// Runs the passes shared by CPUs and GPUs, then `tail` (the target-specific ones). GPUs get no
+// software prefetches.
 PrimFunc RunPipeline(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
                      const std::string& name, const LowerOptions& options,
-                     std::vector<ArgBuffer>* buffers_out, std::vector<Pass> tail) {
+                     std::vector<ArgBuffer>* buffers_out, std::vector<Pass> tail, bool gpu) {
   TESSERA_USER_CHECK(IsIdentifier(name))
       << "function name '" << name << "' is not a C identifier (letters, digits, underscores)";
   TESSERA_USER_CHECK(schedule->stages.size() > 0 || !schedule->outputs.empty())
@@ -135,6 +137,7 @@ PrimFunc RunPipeline(const te::Schedule& schedule, const std::vector<te::Tensor>
          return StorageFlatten(s, buffers, analysis, options.stack_limit_bytes);
        })},
       {"simplify", on_body(Simplify)},
+      {"inject_prefetch", on_body([&](const ir::Stmt& s) { return InjectPrefetch(s, !gpu); })},
       {"partition_loops", on_body(PartitionLoops)},
       {"vectorize", on_body([&](const ir::Stmt& s) {
          std::vector<std::string> notes;
@@ -173,7 +176,7 @@ PrimFunc Lower(const te::Schedule& schedule, const std::vector<te::Tensor>& args
       {"make_packed_api",
        [&](const PrimFunc& fn) { return MakePackedAPI(name, buffers, fn->body); }},
   };
-  return RunPipeline(schedule, args, name, options, &buffers, tail);
+  return RunPipeline(schedule, args, name, options, &buffers, tail, /*gpu=*/false);
 }
 
 HostDeviceSplit LowerForGPU(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
@@ -184,7 +187,7 @@ HostDeviceSplit LowerForGPU(const te::Schedule& schedule, const std::vector<te::
       {"gpu_storage_scope", OnBody(AssignGPUStorageScopes)},
       {"thread_sync", OnBody(InsertSharedMemoryBarriers)},
   };
-  PrimFunc func = RunPipeline(schedule, args, name, options, &buffers, tail);
+  PrimFunc func = RunPipeline(schedule, args, name, options, &buffers, tail, /*gpu=*/true);
   HostDeviceSplit split = SplitHostDevice(name, buffers, func->body);
   if (options.dump_ir) {
     options.dump_ir("split_host_device", split.host);

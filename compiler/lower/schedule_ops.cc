@@ -88,6 +88,20 @@ class NestBuilder {
       kind = it->second.for_kind;
       tag = it->second.thread_tag;
       pragmas = it->second.pragmas;
+      // Inside the loop: the prefetch addresses depend on its variable.
+      for (const te::Prefetch& p : it->second.prefetches) {
+        const auto& leaves = info.stage->leaf_iter_vars;
+        size_t at = 0, spread = 0;
+        for (size_t l = 0; l < leaves.size(); ++l) {
+          if (leaves[l].same_as(leaf)) at = l;
+          if (leaves[l].same_as(p.spread)) spread = l;
+        }
+        TESSERA_USER_CHECK(spread > at)
+            << "prefetch on stage '" << info.stage.name() << "': loop '" << p.spread->var->name_hint
+            << "' is no longer inside loop '" << leaf->var->name_hint
+            << "' (reordered after prefetch)";
+        body = ir::AttrStmt(p.tensor, "prefetch_next", p.spread->var, body);
+      }
     }
     Stmt loop = ir::For(leaf->var, r.min, r.extent, kind, body, tag);
     for (size_t p = pragmas.size(); p-- > 0;) {

@@ -43,6 +43,10 @@ class Flattener : public ir::StmtExprMutator {
 
   Stmt VisitStmt_(const ir::AttrStmtNode* op) override {
     if (op->key == "compute_scope") return VisitStmt(op->body);
+    if (op->key == "prefetch_next") {
+      // The tensor becomes its buffer; inject_prefetch reads the loads of that buffer.
+      return ir::AttrStmt(Lookup(op->node).data, op->key, op->value, VisitStmt(op->body));
+    }
     return ir::StmtExprMutator::VisitStmt_(op);
   }
 

@@ -493,6 +493,19 @@ void Stage::pragma(const IterVar& iv, const std::string& key, Expr value) {
   node_->iter_var_attrs[iv.get()].pragmas.push_back({key, value});
 }
 
+void Stage::prefetch(const Tensor& tensor, const IterVar& iv, const IterVar& spread) {
+  const size_t loop = LeafIndex(iv, "prefetch");
+  const size_t inner = LeafIndex(spread, "prefetch");
+  TESSERA_USER_CHECK(inner > loop)
+      << "prefetch on stage '" << name() << "': loop '" << IvName(spread)
+      << "' is not inside loop '" << IvName(iv) << "'";
+  bool reads = false;
+  for (const Tensor& input : node_->op.InputTensors()) reads = reads || input.same_tensor(tensor);
+  TESSERA_USER_CHECK(reads) << "prefetch on stage '" << name() << "': it does not read tensor '"
+                            << tensor.name() << "'";
+  node_->iter_var_attrs[iv.get()].prefetches.push_back({tensor, spread});
+}
+
 void Stage::bind(const IterVar& iv, const std::string& thread_tag) {
   LeafIndex(iv, "bind");
   TESSERA_USER_CHECK(iv->iter_kind != ir::IterKind::kReduce)

@@ -39,11 +39,18 @@ struct IterVarRelation {
   Expr nparts;     ///< kSplit: extent of outer (null when split by factor)
 };
 
+/// A software prefetch on one loop (see `Stage::prefetch`).
+struct Prefetch {
+  Tensor tensor;   ///< what to prefetch: the part the loop's next iteration reads
+  IterVar spread;  ///< the inner loop over whose iterations the cache lines are spread
+};
+
 /// Annotations of one loop.
 struct IterVarAttr {
   ir::ForKind for_kind = ir::ForKind::kSerial;        ///< how the loop runs
   std::string thread_tag;                             ///< for bind
   std::vector<std::pair<std::string, Expr>> pragmas;  ///< pragma key/value pairs
+  std::vector<Prefetch> prefetches;                   ///< software prefetches
 };
 
 /// storage_align on dimension `axis`: its stride becomes `factor * k + offset`.
@@ -118,6 +125,11 @@ class Stage {
   /// Annotates loop `iv`; "auto_unroll_max_step" = N unrolls constant inner loops of at most N
   /// steps in total. It is the only key; others are refused.
   void pragma(const IterVar& iv, const std::string& key, Expr value = Expr(1));
+  /// Prefetches, during each iteration of loop `iv`, the part of `tensor` (an input this stage
+  /// reads) that its next iteration reads, one cache line per iteration of the loops from `iv`
+  /// (exclusive) down to `spread` (inclusive), so that memory streams at the pace of the whole
+  /// iteration rather than in a burst at its start. CPU targets only; GPU lowering drops it.
+  void prefetch(const Tensor& tensor, const IterVar& iv, const IterVar& spread);
   /// Binds loop `iv` (not a reduction axis) to a GPU thread index ("blockIdx.x", "threadIdx.y",
   /// ...). `build` refuses bound loops on targets that are not GPUs.
   void bind(const IterVar& iv, const std::string& thread_tag);

@@ -98,9 +98,10 @@ void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Ten
 // the input-channel blocks and kernel rows outermost. A register tile of reg_n columns keeps
 // the sums in registers over one slice of the reduction (one input block, one kernel row) and
 // puts them back; every row of the image then reuses that slice of weights from L1, so each
-// weight is read from memory once, at the pace of the whole computation instead of one tile's.
+// weight is read from memory once, and prefetched a slice ahead, at the pace of the whole
+// computation instead of one row's.
 void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
-                       int64_t reg_n, bool unroll_kw) {
+                       const te::Tensor& kernel, int64_t reg_n, bool unroll_kw) {
   te::Tensor acc = conv;
   if (out.same_tensor(conv)) {
     acc = s.cache_write(conv, "local");
@@ -125,6 +126,9 @@ void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor
   }
   a.unroll(ow_block);
   a.vectorize(a_oc);
+  // The next slice's weights a line per step over all the rows: memory then streams at the
+  // pace of the whole slice, not of its first row.
+  a.prefetch(kernel, r_kh, r_ici);
 }
 
 // Weights of one output channel block (every input channel and tap) are read once per register
@@ -298,7 +302,7 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
       te::Stage p = s[padded];
       p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
     }
-    ScheduleImageTile(s, conv, out, reg_n, unroll_kw);
+    ScheduleImageTile(s, conv, out, kernel, reg_n, unroll_kw);
     return {s, args(out), Conv2dFlops(sh)};
   }
   if (!split_borders) {

@@ -417,6 +417,7 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
     if (n == bi::kTensorDTypeBits) return "((int32_t)" + tensor(0) + "->dtype.bits)";
     if (n == bi::kTensorDTypeLanes) return "((int32_t)" + tensor(0) + "->dtype.lanes)";
     if (n == bi::kTensorDeviceType) return "(" + tensor(0) + "->device.device_type)";
+    if (n == bi::kPrefetch) return "(__builtin_prefetch(&" + arg(0) + ", 0, 3), 0)";
     if (n == bi::kHandleAddBytes) return "((void*)((char*)" + arg(0) + " + " + arg(1) + "))";
     if (n == bi::kIsNull) return "(" + arg(0) + " == NULL)";
     if (n == bi::kHandleIsAligned) return "(((uintptr_t)" + arg(0) + " % " + arg(1) + ") == 0)";

@@ -77,10 +77,28 @@ llvm::Value* CodeGenLLVM::MakeCall(const ir::CallNode* op) {
                                     {condition, builder_.getTrue()});
   }
   if (name == builtin::kIfThenElse) return MakeIfThenElse(op);
+  if (name == builtin::kPrefetch) return MakePrefetch(op);
   if (ir::builtin::IsPureMath(name)) return MakeMath(op);
   TESSERA_INTERNAL_CHECK(false) << "the LLVM code generator does not know the intrinsic '" << name
                                 << "' (in '" << function_name_ << "')";
   return nullptr;
+}
+
+llvm::Value* CodeGenLLVM::MakePrefetch(const ir::CallNode* op) {
+  const auto* load = op->args.at(0).as<ir::LoadNode>();
+  TESSERA_INTERNAL_CHECK(load != nullptr && load->dtype.lanes() == 1)
+      << ir::builtin::kPrefetch << " needs a scalar load (in '" << function_name_ << "')";
+  const ir::DataType element = load->dtype.element_of();
+  // Not inbounds: the next iteration's region may lie past the buffer, and a prefetch of any
+  // address is harmless.
+  llvm::Value* address = builder_.CreateGEP(
+      MemoryType(element), BufferPointer(load->buffer_var, element), MakeValue(load->index));
+  address = builder_.CreateBitCast(address, builder_.getInt8PtrTy());
+  // Read, keep in all cache levels (locality 3), data cache.
+  builder_.CreateIntrinsic(
+      llvm::Intrinsic::prefetch, {address->getType()},
+      {address, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+  return builder_.getInt32(0);
 }
 
 llvm::Value* CodeGenLLVM::MakeTensorField(const ir::CallNode* op) {

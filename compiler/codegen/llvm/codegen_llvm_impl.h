@@ -99,6 +99,7 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
   // Intrinsic calls (codegen_llvm_builtin.cc).
   llvm::Value* MakeCall(const ir::CallNode* op);
   llvm::Value* MakeMath(const ir::CallNode* op);
+  llvm::Value* MakePrefetch(const ir::CallNode* op);
   llvm::Value* MakeTensorField(const ir::CallNode* op);
   llvm::Value* MakeIfThenElse(const ir::CallNode* op);
   llvm::Value* CallLibm(const std::string& name, ir::DataType t, llvm::Value* x);
