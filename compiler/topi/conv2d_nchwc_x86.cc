@@ -101,7 +101,7 @@ void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Ten
 // weight is read from memory once, and prefetched a slice ahead, at the pace of the whole
 // computation instead of one row's.
 void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
-                       const te::Tensor& kernel, int64_t reg_n, bool unroll_kw) {
+                       const te::Tensor& kernel, int64_t reg_h, int64_t reg_n, bool unroll_kw) {
   te::Tensor acc = conv;
   if (out.same_tensor(conv)) {
     acc = s.cache_write(conv, "local");
@@ -114,16 +114,18 @@ void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor
   o.vectorize(o.axis(4));
   te::Stage a = s[acc];
   a.compute_at(o, block);
-  ir::IterVar a_oh = a.axis(2), a_oc = a.axis(4);
+  auto [oh_chunk, oh_block] = a.split(a.axis(2), I(reg_h));
   auto [ow_chunk, ow_block] = a.split(a.axis(3), I(reg_n));
+  ir::IterVar a_oc = a.axis(4);
   ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
               r_kw = a.reduce_axis(3);
   if (unroll_kw) {
-    a.reorder({r_icc, r_kh, a_oh, ow_chunk, r_ici, r_kw, ow_block, a_oc});
+    a.reorder({r_icc, r_kh, oh_chunk, ow_chunk, r_ici, r_kw, oh_block, ow_block, a_oc});
     a.unroll(r_kw);
   } else {
-    a.reorder({r_icc, r_kh, a_oh, ow_chunk, r_kw, r_ici, ow_block, a_oc});
+    a.reorder({r_icc, r_kh, oh_chunk, ow_chunk, r_kw, r_ici, oh_block, ow_block, a_oc});
   }
+  a.unroll(oh_block);
   a.unroll(ow_block);
   a.vectorize(a_oc);
   // The next slice's weights a line per step over all the rows: memory then streams at the
@@ -135,9 +137,9 @@ void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor
 // tile, so they should stay in a core's L2 cache (1 MB or more on current x86 and Arm cores).
 constexpr int64_t kWeightBlockBytes = 1 << 20;
 
-// Whether one output channel block of the whole image (up to 64 channels) fits half an L1
-// cache, as ScheduleImageTile's accumulators must.
-bool ImageFitsL1(const Conv2dShape& s) { return s.oh() * s.ow() * 64 * 4 <= 16 << 10; }
+// Whether the accumulators of ScheduleImageTile (one output channel block of the whole image,
+// 32 channels) stay on the stack (lowering's 32 KB): 7x7 to 16x16 images.
+bool ImageAccumulatorsFit(const Conv2dShape& s) { return s.oh() * s.ow() * 32 * 4 <= 32 << 10; }
 
 // The fallback register tile: reg_h rows × reg_w columns × oc_bn channels of whole vectors.
 struct RegisterTile {
@@ -206,7 +208,7 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   sp.DefineKnob("border_rows", borders ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0});
   // Added after records were written: a record without it ran the register-tile nest.
   sp.DefineKnob("image_acc",
-                ImageFitsL1(shape) ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
+                ImageAccumulatorsFit(shape) ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
                 /*when_absent=*/0);
   // Skipping the padding's kernel rows pays once they are a noticeable share of the work.
   const bool split_borders = borders && shape.oh() <= 16;
@@ -221,7 +223,8 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   // Unrolled kernel columns give the scheduler independent loads, as long as the unrolled body
   // (kernel width × tile columns) stays small enough for the instruction cache.
   if (shape.s > 1 && shape.s * tile.reg_w <= 64) sp.SetFallback("unroll_kw", {1});
-  if (ImageFitsL1(shape) && shape.c * shape.r * shape.s * tile.oc_bn * 4 > kWeightBlockBytes / 2) {
+  if (ImageAccumulatorsFit(shape) &&
+      shape.c * shape.r * shape.s * tile.oc_bn * 4 >= kWeightBlockBytes / 4) {
     sp.SetFallback("image_acc", {1});
   } else if (split_borders) {
     sp.SetFallback("border_rows", {1});
@@ -302,7 +305,7 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
       te::Stage p = s[padded];
       p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
     }
-    ScheduleImageTile(s, conv, out, kernel, reg_n, unroll_kw);
+    ScheduleImageTile(s, conv, out, kernel, reg_h, reg_n, unroll_kw);
     return {s, args(out), Conv2dFlops(sh)};
   }
   if (!split_borders) {

@@ -36,13 +36,18 @@ TEST(Conv2dNCHWcX86Test, SpaceOfAResNetLayer) {
   EXPECT_EQ(f.Value("unroll_kw"), 1);
   EXPECT_EQ(f.Value("border_rows"), 0);  // 1 of 56 rows: not worth another pass
   EXPECT_EQ(f.Value("image_acc"), 0);
-  EXPECT_EQ(s.knob("image_acc").choices.size(), 1u);  // 56x56 accumulators do not fit L1
-  EXPECT_EQ(Conv2dNCHWcX86Space({1, 256, 14, 14, 256, 3, 3, 1, 1}).Fallback().Value("border_rows"),
+  EXPECT_EQ(s.knob("image_acc").choices.size(), 1u);  // 56x56 accumulators: too many
+  // Small weights: border rows apart.
+  EXPECT_EQ(Conv2dNCHWcX86Space({1, 32, 14, 14, 32, 3, 3, 1, 1}).Fallback().Value("border_rows"),
             1);
-  // 590 KB of weights per output block, a 7x7 image: accumulate the image, each weight read once.
-  space::ConfigEntity last = Conv2dNCHWcX86Space({1, 512, 7, 7, 512, 3, 3, 1, 1}).Fallback();
-  EXPECT_EQ(last.Value("image_acc"), 1);
-  EXPECT_EQ(last.Value("border_rows"), 0);
+  // 295 KB and 590 KB of weights per output block, small images: accumulate the image, each
+  // weight read once.
+  for (Conv2dShape shape :
+       {Conv2dShape{1, 512, 7, 7, 512, 3, 3, 1, 1}, Conv2dShape{1, 256, 14, 14, 256, 3, 3, 1, 1}}) {
+    space::ConfigEntity big = Conv2dNCHWcX86Space(shape).Fallback();
+    EXPECT_EQ(big.Value("image_acc"), 1);
+    EXPECT_EQ(big.Value("border_rows"), 0);
+  }
   // Without padding there are no border rows to split.
   EXPECT_EQ(Conv2dNCHWcX86Space({1, 8, 6, 6, 8, 3, 3, 1, 0}).knob("border_rows").choices.size(),
             1u);
@@ -176,7 +181,7 @@ TEST(Conv2dNCHWcX86Test, ImageAccumulatorsMatchTheReference) {
     for (int64_t unroll_kw : {0, 1}) {
       space::ConfigEntity c = s.FromValues({{"tile_ic", {-1, shape.c}},
                                             {"tile_oc", {-1, shape.k % 4 == 0 ? 4 : 2}},
-                                            {"tile_oh", {-1, 1}},
+                                            {"tile_oh", {-1, shape.oh() % 2 == 0 ? 2 : 1}},
                                             {"tile_ow", {-1, 1}},
                                             {"unroll_kw", {unroll_kw}},
                                             {"border_rows", {0}},
