@@ -296,7 +296,8 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
     return a;
   };
   // The image nest computes the padding rows like any other (border_rows does not apply).
-  if (config.Value("image_acc") != 0) {
+  const bool image = config.Value("image_acc") != 0;
+  if (image || !split_borders) {
     te::Tensor conv = conv_rows(0, oh, 0, sh.r, "conv_NCHWc");
     te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
     te::Schedule s = te::create_schedule({out});
@@ -305,19 +306,11 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
       te::Stage p = s[padded];
       p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
     }
-    ScheduleImageTile(s, conv, out, kernel, reg_h, reg_n, unroll_kw);
-    return {s, args(out), Conv2dFlops(sh)};
-  }
-  if (!split_borders) {
-    te::Tensor conv = conv_rows(0, oh, 0, sh.r, "conv_NCHWc");
-    te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
-    te::Schedule s = te::create_schedule({out});
-    InlineEpilogueStages(s, "data_pad");
-    if (pad > 0) {
-      te::Stage p = s[padded];
-      p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+    if (image) {
+      ScheduleImageTile(s, conv, out, kernel, reg_h, reg_n, unroll_kw);
+    } else {
+      ScheduleRegisterTile(s, conv, out, reg_h, reg_n, unroll_kw);
     }
-    ScheduleRegisterTile(s, conv, out, reg_h, reg_n, unroll_kw);
     return {s, args(out), Conv2dFlops(sh)};
   }
 
