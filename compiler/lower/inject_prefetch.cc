@@ -51,6 +51,10 @@ class RegionCollector : public ir::StmtExprVisitor {
     if (op->buffer_var.get() == buffer_) loads.push_back(op);
     ir::StmtExprVisitor::VisitExpr_(op);
   }
+  // A nested loop's prefetches read nothing.
+  void VisitExpr_(const ir::CallNode* op) override {
+    if (op->name != ir::builtin::kPrefetch) ir::StmtExprVisitor::VisitExpr_(op);
+  }
 
  private:
   const ir::Object* buffer_;

@@ -42,6 +42,17 @@ TEST(InjectPrefetchTest, MoreLinesThanStepsLoopOverLines) {
   EXPECT_NE(text.find("if (((k*13) + prefetch_line) < 50)"), std::string::npos) << text;
 }
 
+// An inner loop's prefetches do not widen the outer loop's region.
+TEST(InjectPrefetchTest, NestedPrefetchesKeepTheirRegions) {
+  ir::Var a = Buffer("A"), b = Buffer("B"), i("i"), j("j"), k("k");
+  ir::Stmt update = ir::Store(b, At(b, i) + At(a, i * Int(128) + j * Int(64) + k), i);
+  ir::Stmt inner = Loop(j, 2, ir::AttrStmt(a, "prefetch_next", k, Loop(k, 64, update)));
+  std::string text = ir::ToText(
+      InjectPrefetch(Loop(i, 4, ir::AttrStmt(a, "prefetch_next", k, inner)), /*emit=*/true));
+  EXPECT_NE(text.find("< 6)"), std::string::npos) << text;   // j's next 64 floats
+  EXPECT_NE(text.find("< 10)"), std::string::npos) << text;  // i's next 128 floats
+}
+
 TEST(InjectPrefetchTest, HugeRegionsAndGPUsGetNone) {
   ir::Var a = Buffer("A"), b = Buffer("B");
   // 100 steps 1000 floats apart: a region of 400 KB.
