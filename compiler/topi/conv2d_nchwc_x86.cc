@@ -95,19 +95,14 @@ void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Ten
 }
 
 // Accumulators of one output channel block for the whole image (a few KB: small images only),
-// the input-channel blocks and kernel rows outermost. A register tile of reg_n columns keeps
-// the sums in registers over one slice of the reduction (one input block, one kernel row) and
-// puts them back; every row of the image then reuses that slice of weights from L1, so each
-// weight is read from memory once, and prefetched a slice ahead, at the pace of the whole
+// the input-channel blocks and kernel rows outermost. A register tile of reg_h rows × reg_n
+// columns keeps the sums in registers over one slice of the reduction (one input block, one
+// kernel row) and puts them back; every row of the image then reuses that slice of weights from L1,
+// so each weight is read from memory once, and prefetched a slice ahead, at the pace of the whole
 // computation instead of one row's.
 void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
                        const te::Tensor& kernel, int64_t reg_h, int64_t reg_n, bool unroll_kw) {
-  te::Tensor acc = conv;
-  if (out.same_tensor(conv)) {
-    acc = s.cache_write(conv, "local");
-  } else {
-    s[conv]->scope = "local";
-  }
+  te::Tensor acc = LocalAccumulator(s, conv, out);
   te::Stage o = s[out];
   ir::IterVar block = o.fuse(o.axis(0), o.axis(1));
   o.parallel(block);

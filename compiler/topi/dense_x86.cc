@@ -92,12 +92,7 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   const te::Tensor result = epilogue ? epilogue->apply(c) : c;
   te::Schedule s = te::create_schedule({result});
   InlineEpilogueStages(s, "");
-  te::Tensor cc = c;
-  if (result.same_tensor(c)) {
-    cc = s.cache_write(c, "local");
-  } else {
-    s[c]->scope = "local";  // the register tile, read by the epilogue in the output stage
-  }
+  te::Tensor cc = LocalAccumulator(s, c, result);
   te::Stage out = s[result];
   auto [yt, y_rest] = out.split(out.axis(0), I(ty[1] * ty[2]));
   auto [yo, yi] = out.split(y_rest, I(ty[2]));

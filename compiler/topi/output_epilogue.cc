@@ -5,14 +5,15 @@
 namespace tessera {
 namespace topi {
 
+te::Tensor LocalAccumulator(te::Schedule& s, const te::Tensor& result, const te::Tensor& out) {
+  if (out.same_tensor(result)) return s.cache_write(result, "local");
+  s[result]->scope = "local";
+  return result;
+}
+
 te::Stage ScheduleBlockedTile(te::Schedule& s, const te::Tensor& result, const te::Tensor& out,
                               int64_t reg_h, int64_t reg_w) {
-  te::Tensor acc = result;
-  if (out.same_tensor(result)) {
-    acc = s.cache_write(result, "local");
-  } else {
-    s[result]->scope = "local";
-  }
+  te::Tensor acc = LocalAccumulator(s, result, out);
   te::Stage o = s[out];
   auto [oh_chunk, oh_block] = o.split(o.axis(2), I(reg_h));
   auto [ow_chunk, ow_block] = o.split(o.axis(3), I(reg_w));

@@ -23,6 +23,11 @@ struct OutputEpilogue {
   std::vector<te::Tensor> inputs;
 };
 
+/// The stage that accumulates `result` for the output stage `out`: a local cache of `result`
+/// when `out` is `result`, else `result` itself moved to local storage (the register tile that
+/// the epilogue `out` reads). The caller attaches and orders it.
+te::Tensor LocalAccumulator(te::Schedule& s, const te::Tensor& result, const te::Tensor& out);
+
 /// Schedules `out`, the output stage of a blocked (`NCHW[bn]c`) template, as register tiles of
 /// reg_h rows × reg_w columns × the block (batch, channel blocks and row tiles fused and in
 /// parallel, the block vectorized), and computes the accumulators at each tile: `result` in a
