@@ -4,6 +4,8 @@
 #include <signal.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <iterator>
 #include <random>
 
 #include "common/error.h"
@@ -179,8 +181,8 @@ TEST(RpcMeasureTest, ServersReportTheirGpusAndACudaTargetWithoutOneIsRefused) {
             server.address());
 }
 
-// The tuner's own path: candidates built for a cuda target (NVRTC here) are refused on the
-// GPU-less device before the first upload, a user error rather than a failed record per candidate.
+// The tuner's own path: a cuda task is refused on the GPU-less device before its candidates are
+// built (NVRTC here) or uploaded, a user error rather than a failed record per candidate.
 TEST(RpcMeasureTest, ACudaTaskOnAKeyWithoutGpuIsRefusedBeforeAnyUpload) {
   std::string why;
   if (!codegen::NVRTCAvailable(&why)) GTEST_SKIP() << "no NVRTC: " << why;
@@ -189,17 +191,22 @@ TEST(RpcMeasureTest, ACudaTaskOnAKeyWithoutGpuIsRefusedBeforeAnyUpload) {
   fleet.AddServer("cpu");
   tuner::Task task("dense.cuda(16,16,16,float32)", "cuda -arch=sm_80");
   RpcMeasureOptions options = Options(fleet);
+  options.measure.work_dir = testing::MakeTempDir("refused-cuda-builds");
   std::vector<std::string> steps;
   options.before_step = [&](const std::string& step) { steps.push_back(step); };
   RpcMeasurer measurer(task, options);
   try {
-    measurer.Measure({task.config_space().Fallback()});
+    measurer.Measure({task.config_space().Fallback(), task.config_space().Get(0)});
     FAIL() << "a cuda task was measured on a server without GPU";
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("target 'cuda -arch=sm_80' runs on a CUDA GPU, but "
                                                "device key 'cpu' gave server "));
   }
   EXPECT_EQ(steps, std::vector<std::string>{"open"});  // nothing uploaded
+  // Nor built: the refusal comes before the batch's builds, so no candidate library was written.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(options.measure.work_dir),
+                          std::filesystem::directory_iterator()),
+            0);
 }
 
 // The same refusal from the command line: `tessera tune` stops with exit 2 (bad input) and the

@@ -47,25 +47,26 @@ RpcMeasurer::RpcMeasurer(const Task& task, RpcMeasureOptions options)
 
 RpcMeasurer::~RpcMeasurer() = default;
 
-std::string RpcMeasurer::current_device() const {
-  return session_ ? session_->grant().server_address() : "";
-}
+std::string RpcMeasurer::current_device() const { return last_device_; }
 
 void RpcMeasurer::Step(const char* name) const {
   if (options_.before_step) options_.before_step(name);
 }
 
+void RpcMeasurer::OpenSession() {
+  fleet::SessionOptions request;
+  request.key = options_.key;
+  request.user = "tessera-tuner";
+  request.queue_timeout_ms = options_.queue_timeout_ms;
+  Step("open");
+  session_ = OpenSessionForTarget(tracker_, request, task_.target());
+  last_device_ = session_->grant().server_address();
+}
+
 MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const std::string& library,
                                       int64_t serial) {
   MeasureOutcome out;
-  if (!session_) {
-    fleet::SessionOptions request;
-    request.key = options_.key;
-    request.user = "tessera-tuner";
-    request.queue_timeout_ms = options_.queue_timeout_ms;
-    Step("open");
-    session_ = OpenSessionForTarget(tracker_, request, task_.target());
-  }
+  if (!session_) OpenSession();
   std::string name = "candidate_" + std::to_string(serial) + ".so";
   Step("upload");
   session_->UploadFile(name, library);
@@ -117,9 +118,30 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
 }
 
 std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::ConfigEntity>& batch) {
+  // A device that cannot run the target is refused (a UserError) before minutes of building.
+  // A fleet failure here is left to the candidates' own attempts, which record it.
+  if (!target_checked_ && !batch.empty()) {
+    try {
+      OpenSession();
+      target_checked_ = true;
+    } catch (const fleet::FleetError&) {
+    }
+    session_.reset();
+  }
+  // The device is held only while candidates run on it, not while they build or the cost model
+  // learns: other jobs on the key get it meanwhile, and no build is forked while the session's
+  // keepalive thread is inside gRPC (a sanitizer's allocator does not survive that fork).
   BuiltBatch built =
       BuildBatch(TaskBuildFn(task_), batch, options_.measure, "tessera_rpc_candidate", &counter_);
   const std::vector<std::string>& paths = built.paths;
+  struct ReleaseOnExit {
+    RpcMeasurer* measurer;
+    const std::vector<std::string>& libraries;
+    ~ReleaseOnExit() {
+      measurer->session_.reset();
+      for (const std::string& path : libraries) std::remove(path.c_str());
+    }
+  } release{this, paths};
   std::vector<MeasureOutcome> outcomes(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     MeasureOutcome& out = outcomes[i];

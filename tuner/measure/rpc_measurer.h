@@ -55,9 +55,12 @@ class RpcMeasurer {
   ~RpcMeasurer();
 
   /// Measures `batch`; one outcome per candidate, in order. Usable as a `MeasureBatchFn`.
+  /// The first batch first opens a session to check the device, so a device that cannot run the
+  /// target (a CUDA target on a key without a fitting GPU) throws `UserError` before any build.
+  /// The device is held while the batch's candidates run, and released before this returns.
   std::vector<MeasureOutcome> Measure(const std::vector<space::ConfigEntity>& batch);
 
-  /// The address of the device server of the current session ("" when there is none).
+  /// The address of the device server of the current or last session ("" before the first).
   std::string current_device() const;
 
   /// Candidates re-queued after their device was lost, so far.
@@ -65,6 +68,7 @@ class RpcMeasurer {
 
  private:
   void Step(const char* name) const;
+  void OpenSession();
   MeasureOutcome RunRemote(const space::ConfigEntity& config, const std::string& library,
                            int64_t serial);
 
@@ -73,6 +77,8 @@ class RpcMeasurer {
   std::shared_ptr<const TaskFixture> fixture_;
   std::shared_ptr<fleet::TrackerClient> tracker_;
   std::unique_ptr<fleet::RemoteSession> session_;
+  std::string last_device_;
+  bool target_checked_ = false;
   int64_t counter_ = 0;
   int64_t requeued_ = 0;
 };
