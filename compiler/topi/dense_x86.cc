@@ -40,13 +40,20 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape) {
   s.DefineSplit("tile_x", shape.n, {space::SplitPolicy::kFactors, 3, kMaxTile, kVectorLanes});
   s.DefineSplit("tile_k", shape.k, {space::SplitPolicy::kFactors, 2, kMaxTile});
   s.DefineKnob("unroll_k", {0, 1});
-  // 4 rows × 64 columns of accumulators (16 AVX-512 registers), the reduction unrolled by 4:
-  // where tuning ends for BERT's dense layers (233-250 GFLOP/s at one thread on Zen 4, against
-  // 120-170 with the earlier 4×16 tile; bench/tuned_ops, loaded machine).
-  s.FallbackSplit("tile_y", {-1, 8, 4});
-  s.FallbackSplit("tile_x", {-1, 2, 64});
-  s.FallbackSplit("tile_k", {-1, 4});
+  // Added after records were written: a record without it ran the register-tile nest.
+  s.DefineKnob("k_outer", {0, 1}, /*when_absent=*/0);
+  // 8 rows × 32 columns of accumulators (16 AVX-512 registers; each broadcast of A feeds two
+  // multiply-adds), in blocks of up to 128 rows × 64 columns (32 KB) over which the reduction
+  // runs in chunks of 64 (k_outer): every weight is read from memory once, each chunk of the
+  // panel serves all the block's rows from L1. The earlier 4×64 register-tile nest streamed a
+  // 64-column panel's whole K per 4 rows; on a Cascade Lake core with K = 3072 (786 KB panels,
+  // 1 MB L2) it ran BERT's linear2 at 31-36 GFLOP/s against 84-90 for this one
+  // (bench/config_probe --cold, best of interleaved runs).
+  s.FallbackSplit("tile_y", {-1, 16, 8});
+  s.FallbackSplit("tile_x", {-1, 2, 32});
+  s.FallbackSplit("tile_k", {-1, 64});
   s.SetFallback("unroll_k", {1});
+  s.SetFallback("k_outer", {1});
   return s;
 }
 
@@ -99,17 +106,33 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   auto [xt, x_rest] = out.split(out.axis(1), I(tx[1] * tx[2]));
   auto [xo, xi] = out.split(x_rest, I(tx[2]));
   out.reorder({yt, xt, yo, xo, yi, xi});
-  out.parallel(out.fuse(yt, xt));
+  ir::IterVar block = out.fuse(yt, xt);
+  out.parallel(block);
   out.vectorize(xi);
 
   te::Stage acc = s[cc];
-  acc.compute_at(out, xo);
-  ir::IterVar acc_y = acc.axis(0), acc_x = acc.axis(1);
-  auto [ko, ki] = acc.split(acc.reduce_axis(0), I(tk[1]));
-  acc.reorder({ko, ki, acc_y, acc_x});
-  acc.unroll(acc_y);
-  acc.vectorize(acc_x);
-  if (config.Value("unroll_k")) acc.unroll(ki);
+  if (config.Value("k_outer")) {
+    // The accumulators of the whole block (tile_y × tile_x, in L1/L2) and the reduction in
+    // chunks outermost: each chunk of the weight panel is read once for all the block's rows and
+    // each chunk of A once for all its columns, where the register-tile nest reads the panel's
+    // whole K again for every row tile (out of L2 once K × the panel's columns pass 1 MB).
+    acc.compute_at(out, block);
+    auto [acc_yo, acc_yi] = acc.split(acc.axis(0), I(ty[2]));
+    auto [acc_xo, acc_xi] = acc.split(acc.axis(1), I(tx[2]));
+    auto [ko, ki] = acc.split(acc.reduce_axis(0), I(tk[1]));
+    acc.reorder({ko, acc_yo, acc_xo, ki, acc_yi, acc_xi});
+    acc.unroll(acc_yi);
+    acc.vectorize(acc_xi);
+    if (config.Value("unroll_k")) acc.unroll(ki);
+  } else {
+    acc.compute_at(out, xo);
+    ir::IterVar acc_y = acc.axis(0), acc_x = acc.axis(1);
+    auto [ko, ki] = acc.split(acc.reduce_axis(0), I(tk[1]));
+    acc.reorder({ko, ki, acc_y, acc_x});
+    acc.unroll(acc_y);
+    acc.vectorize(acc_x);
+    if (config.Value("unroll_k")) acc.unroll(ki);
+  }
 
   std::vector<te::Tensor> args = {a, packed};
   if (epilogue) args.insert(args.end(), epilogue->inputs.begin(), epilogue->inputs.end());

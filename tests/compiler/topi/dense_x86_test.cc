@@ -6,8 +6,11 @@
 #include <random>
 
 #include "compiler/driver/build.h"
+#include "compiler/ir/op.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
+#include "compiler/te/tensor.h"
+#include "compiler/topi/index_constant.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
@@ -21,16 +24,68 @@ testing::Backend LLVMBackend() {
 TEST(DenseX86Test, SpaceAndFallback) {
   space::ConfigSpace s = DenseX86Space({1024, 1024, 1024});
   // tile_y: 46 two-factor choices of 2^10 with both ≤ 64; tile_x: the 25 of them whose innermost
-  // factor is a whole number of 8-lane vectors; tile_k: 7; unroll_k: 2.
-  EXPECT_EQ(s.size(), 46 * 25 * 7 * 2);
+  // factor is a whole number of 8-lane vectors; tile_k: 7; unroll_k: 2; k_outer: 2.
+  EXPECT_EQ(s.size(), 46 * 25 * 7 * 2 * 2);
   for (int64_t i = 0; i < s.size(); i += 97) EXPECT_EQ(s.Get(i).Split("tile_x")[2] % 8, 0);
   space::ConfigEntity fallback = s.Fallback();
   EXPECT_TRUE(fallback.is_fallback());
-  EXPECT_EQ(fallback.Split("tile_y"), (std::vector<int64_t>{-1, 8, 4}));
-  EXPECT_EQ(fallback.Split("tile_x"), (std::vector<int64_t>{-1, 2, 64}));
-  EXPECT_EQ(fallback.Split("tile_k"), (std::vector<int64_t>{-1, 4}));
+  EXPECT_EQ(fallback.Split("tile_y"), (std::vector<int64_t>{-1, 16, 8}));
+  EXPECT_EQ(fallback.Split("tile_x"), (std::vector<int64_t>{-1, 2, 32}));
+  EXPECT_EQ(fallback.Split("tile_k"), (std::vector<int64_t>{-1, 64}));
   EXPECT_EQ(fallback.Value("unroll_k"), 1);
+  EXPECT_EQ(fallback.Value("k_outer"), 1);
+  // A classifier's dense (one row, 1000 = 8 × 125 columns): the widest tiles that divide.
+  space::ConfigEntity fc = DenseX86Space({1, 1000, 512}).Fallback();
+  EXPECT_EQ(fc.Split("tile_y"), (std::vector<int64_t>{-1, 1, 1}));
+  EXPECT_EQ(fc.Split("tile_x"), (std::vector<int64_t>{-1, 1, 8}));
+  EXPECT_EQ(fc.Split("tile_k"), (std::vector<int64_t>{-1, 64}));
   EXPECT_THROW(DenseX86Space({0, 4, 4}), UserError);
+}
+
+// Records written before k_outer existed ran the register-tile nest: they load as k_outer = 0.
+TEST(DenseX86Test, ARecordWithoutKOuterRunsTheRegisterTileNest) {
+  space::ConfigSpace s = DenseX86Space({64, 64, 64});
+  space::ConfigEntity old = s.FromValues(
+      {{"tile_y", {-1, 8, 8}}, {"tile_x", {-1, 2, 16}}, {"tile_k", {-1, 8}}, {"unroll_k", {0}}});
+  EXPECT_EQ(old.Value("k_outer"), 0);
+}
+
+// Block accumulators with the reduction outermost: several row and column tiles per block,
+// several blocks in parallel, several chunks, with bias + residual + ReLU fused, on both backends.
+TEST(DenseX86Test, KOuterBlocksWithAFusedEpilogueMatchTheReference) {
+  DenseShape shape{32, 48, 40};
+  space::ConfigSpace s = DenseX86Space(shape);
+  std::vector<space::ConfigEntity> configs = {
+      s.Fallback(),
+      s.FromValues({{"tile_y", {-1, 4, 4}}, {"tile_x", {-1, 2, 8}}, {"tile_k", {-1, 8}},
+                    {"unroll_k", {1}}, {"k_outer", {1}}}),
+      s.FromValues({{"tile_y", {-1, 2, 8}}, {"tile_x", {-1, 3, 16}}, {"tile_k", {-1, 5}},
+                    {"unroll_k", {0}}, {"k_outer", {1}}})};
+  for (const auto& config : configs) {
+    ASSERT_EQ(config.Value("k_outer"), 1) << config.ToString();
+    std::vector<ir::Expr> out_shape = {I(shape.m), I(shape.n)};
+    te::Tensor bias = te::placeholder({I(shape.n)}, ir::DataType::Float(32), "bias");
+    te::Tensor skip = te::placeholder(out_shape, ir::DataType::Float(32), "skip");
+    OutputEpilogue epilogue;
+    epilogue.inputs = {bias, skip};
+    epilogue.apply = [&](const te::Tensor& c) {
+      return te::compute(
+          out_shape,
+          [&](ir::Var y, ir::Var x) {
+            ir::Expr v = c(y, x) + bias(x) + skip(y, x);
+            return ir::max(v, ir::const_like(v, 0));
+          },
+          "bias_add_relu");
+    };
+    ScheduledOp op = DenseX86(shape, config, &epilogue);
+    ASSERT_EQ(op.args.size(), 5u);  // A, packed W, bias, skip, output
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense_epilogue", 3), "")
+        << "C backend: " << config.ToString();
+    EXPECT_EQ(
+        testing::CheckAgainstReference(op.schedule, op.args, "dense_epilogue", 3, LLVMBackend()),
+        "")
+        << "LLVM backend: " << config.ToString();
+  }
 }
 
 TEST(DenseX86Test, SampledConfigsMatchTheReference) {
