@@ -55,12 +55,17 @@ TEST(DenseX86Test, ARecordWithoutKOuterRunsTheRegisterTileNest) {
 TEST(DenseX86Test, KOuterBlocksWithAFusedEpilogueMatchTheReference) {
   DenseShape shape{32, 48, 40};
   space::ConfigSpace s = DenseX86Space(shape);
-  std::vector<space::ConfigEntity> configs = {
-      s.Fallback(),
-      s.FromValues({{"tile_y", {-1, 4, 4}}, {"tile_x", {-1, 2, 8}}, {"tile_k", {-1, 8}},
-                    {"unroll_k", {1}}, {"k_outer", {1}}}),
-      s.FromValues({{"tile_y", {-1, 2, 8}}, {"tile_x", {-1, 3, 16}}, {"tile_k", {-1, 5}},
-                    {"unroll_k", {0}}, {"k_outer", {1}}})};
+  std::vector<space::ConfigEntity> configs = {s.Fallback(),
+                                              s.FromValues({{"tile_y", {-1, 4, 4}},
+                                                            {"tile_x", {-1, 2, 8}},
+                                                            {"tile_k", {-1, 8}},
+                                                            {"unroll_k", {1}},
+                                                            {"k_outer", {1}}}),
+                                              s.FromValues({{"tile_y", {-1, 2, 8}},
+                                                            {"tile_x", {-1, 3, 16}},
+                                                            {"tile_k", {-1, 5}},
+                                                            {"unroll_k", {0}},
+                                                            {"k_outer", {1}}})};
   for (const auto& config : configs) {
     ASSERT_EQ(config.Value("k_outer"), 1) << config.ToString();
     std::vector<ir::Expr> out_shape = {I(shape.m), I(shape.n)};
