@@ -28,7 +28,7 @@ struct DenseShape {
 /// The configuration space of `dense.x86` for `shape`: tile_y and tile_x (3-way splits, inner
 /// factors ≤ 64), tile_k (2-way, ≤ 64), unroll_k (0/1), k_outer (0/1: the reduction's chunks
 /// outside the register tiles of a whole parallel block); its fallback is an 8×32 register tile
-/// in blocks of up to 128 × 64 with k_outer. Throws `UserError` for non-positive dimensions.
+/// in blocks of up to 128 rows × 32 columns. Throws `UserError` for non-positive dimensions.
 space::ConfigSpace DenseX86Space(const DenseShape& shape);
 
 /// The column block `bn` of the packed weights that `config` reads.
