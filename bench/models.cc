@@ -25,6 +25,7 @@
 #include "compiler/driver/build_model.h"
 #include "compiler/driver/target.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
+#include "deploy/run_model.h"
 #include "runtime/graph_executor.h"
 #include "runtime/thread_pool.h"
 #include "tuner/log/tuning_log.h"
@@ -166,6 +167,10 @@ int Run(const Flags& flags) {
             runtime::GraphExecutor::LoadFromDirectory(dir + "/" + name));
       }
       runtime::GraphExecutor& exec = *builds[name];
+      // Random inputs, as the peers get: left unset, the input buffer held whatever memory the
+      // build had freed there, and denormal values in it made ResNet and BERT runs 1.5-3x slower
+      // in some processes than in others.
+      deploy::SetInputs(exec, {});
       for (int i = 0; i < 3; ++i) exec.Run();
       // One run of each side per round, the order rotating, so load changes hit all sides.
       std::vector<std::vector<double>> ms(4);
