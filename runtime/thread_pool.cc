@@ -33,10 +33,16 @@ inline void CpuRelax() {
 #endif
 }
 
-// How long a waiting thread waits actively before it blocks. Parallel loops often come in bursts
-// (a parallel producer inside a consumer's loop), so a short active wait saves a wake-up; a longer
-// one would hold the core that a descheduled worker needs when threads outnumber cores.
-constexpr auto kSpinLimit = std::chrono::microseconds(50);
+// How long a waiting thread waits actively (yielding its core between checks, below) before it
+// blocks. A run of a model has gaps of a few hundred microseconds between parallel launches (a
+// small kernel on the calling thread, a kernel's serial part); a worker that has blocked in one
+// must be woken for the next launch, and in a VM, whose idle vCPU has halted, that took so long
+// that the launcher ran most tasks alone: ResNet-50 at two threads in //bench:models with 30 ms
+// pauses between runs (a service between requests), 84-106 ms with a 50 us wait against 62-74 ms
+// with 1-2 ms (200 us: 94 ms, 500 us: 60 ms); without pauses both 62-69 ms. A yielding waiter
+// gives its core to any thread that wants it, so the longer wait costs only otherwise idle time,
+// at most 1 ms per waiting thread after a launch.
+constexpr auto kSpinLimit = std::chrono::microseconds(1000);
 // For this long the wait is a pure spin; after it the thread yields its core between checks. A
 // thread spinning with `pause` keeps its core until the scheduler's tick (milliseconds), and on a
 // machine busier than its cores the thread it waits for (a worker holding a claimed task, or the
