@@ -92,6 +92,8 @@ double Median(std::vector<double> v) {
 int Run(const Options& o) {
   tuner::Task task(o.task, o.target);
   auto fixture = tuner::MakeTaskFixture(task, 1);
+  // Code for another machine (-mtriple) is only written, not run.
+  const bool cross = !Target(o.target).mtriple().empty();
   const std::vector<std::string> sets = o.sets.empty() ? std::vector<std::string>{""} : o.sets;
   if (sets.size() > 1 && (!o.asm_file.empty() || !o.ll_file.empty())) {
     throw UserError("--asm and --ll take one --set");
@@ -108,8 +110,7 @@ int Run(const Options& o) {
     runtime::Module module = build(op.schedule, op.args, Target(o.target), "op");
     if (!o.asm_file.empty()) WriteFile(o.asm_file, module->GetSource("asm"), "assembly");
     if (!o.ll_file.empty()) WriteFile(o.ll_file, module->GetSource("ll"), "LLVM IR");
-    // Code for another machine (-mtriple) is only written, not run.
-    if (!Target(o.target).mtriple().empty()) continue;
+    if (cross) continue;
     k.f = module["op"];
     k.args = tuner::PrepareCandidateArgs(task, *fixture, config);
     k.values.resize(k.args.shapes.size());
@@ -123,7 +124,7 @@ int Run(const Options& o) {
       runtime::PackedFunc::SetArg(&k.values[i], &k.codes[i], k.arrays[i]);
     }
   }
-  if (!Target(o.target).mtriple().empty()) return 0;
+  if (cross) return 0;
   runtime::SetNumThreads(o.threads);
   std::vector<std::string> mismatches;
   for (Candidate& k : candidates) {

@@ -111,6 +111,7 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   out.vectorize(xi);
 
   te::Stage acc = s[cc];
+  auto [ko, ki] = acc.split(acc.reduce_axis(0), I(tk[1]));
   if (config.Value("k_outer")) {
     // The accumulators of the whole block (tile_y × tile_x, in L1/L2) and the reduction in
     // chunks outermost: each chunk of the weight panel is read once for all the block's rows and
@@ -119,20 +120,16 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
     acc.compute_at(out, block);
     auto [acc_yo, acc_yi] = acc.split(acc.axis(0), I(ty[2]));
     auto [acc_xo, acc_xi] = acc.split(acc.axis(1), I(tx[2]));
-    auto [ko, ki] = acc.split(acc.reduce_axis(0), I(tk[1]));
     acc.reorder({ko, acc_yo, acc_xo, ki, acc_yi, acc_xi});
     acc.unroll(acc_yi);
     acc.vectorize(acc_xi);
-    if (config.Value("unroll_k")) acc.unroll(ki);
   } else {
     acc.compute_at(out, xo);
-    ir::IterVar acc_y = acc.axis(0), acc_x = acc.axis(1);
-    auto [ko, ki] = acc.split(acc.reduce_axis(0), I(tk[1]));
-    acc.reorder({ko, ki, acc_y, acc_x});
-    acc.unroll(acc_y);
-    acc.vectorize(acc_x);
-    if (config.Value("unroll_k")) acc.unroll(ki);
+    acc.reorder({ko, ki, acc.axis(0), acc.axis(1)});
+    acc.unroll(acc.axis(0));
+    acc.vectorize(acc.axis(1));
   }
+  if (config.Value("unroll_k")) acc.unroll(ki);
 
   std::vector<te::Tensor> args = {a, packed};
   if (epilogue) args.insert(args.end(), epilogue->inputs.begin(), epilogue->inputs.end());

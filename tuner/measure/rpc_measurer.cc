@@ -134,6 +134,7 @@ std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::Config
   BuiltBatch built =
       BuildBatch(TaskBuildFn(task_), batch, options_.measure, "tessera_rpc_candidate", &counter_);
   const std::vector<std::string>& paths = built.paths;
+  // The device goes back and the batch's libraries are removed however the loop below ends.
   struct ReleaseOnExit {
     RpcMeasurer* measurer;
     const std::vector<std::string>& libraries;
@@ -174,7 +175,6 @@ std::vector<MeasureOutcome> RpcMeasurer::Measure(const std::vector<space::Config
         break;
       }
     }
-    std::remove(paths[i].c_str());
   }
   return outcomes;
 }
