@@ -197,8 +197,7 @@ class LoopVectorizer : public ir::StmtMutator {
     std::string reason = "its extent is not a constant from 2 to 64";
     if (lanes && *lanes > 1 && *lanes <= 64) {
       try {
-        return Vectorizer(loop->loop_var, loop->min, static_cast<int>(*lanes))
-            .VisitStmt(loop->body);
+        return VectorizeInChunks(*loop, static_cast<int>(*lanes));
       } catch (const NotVectorizable& e) {
         reason = std::string("its body has ") + e.reason;
       }
@@ -211,6 +210,22 @@ class LoopVectorizer : public ir::StmtMutator {
   }
 
  private:
+  // A width that is not a power of two (48 = 3 x 16) runs as consecutive power-of-two vectors:
+  // LLVM legalizes <48 x float> by widening it to 64 lanes and assembles every load lane by lane
+  // (dense.x86 with 48-column tiles ran at 8 GFLOP/s against 110 for 32 columns).
+  static Stmt VectorizeInChunks(const ir::ForNode& loop, int lanes) {
+    int chunk = lanes & -lanes;  // the largest power of two dividing lanes
+    if (chunk == lanes || chunk == 1) {
+      return Vectorizer(loop.loop_var, loop.min, lanes).VisitStmt(loop.body);
+    }
+    std::vector<Stmt> chunks;
+    for (int first = 0; first < lanes; first += chunk) {
+      Expr min = arith::Analyzer().Simplify(loop.min + ir::IntImm(loop.min.dtype(), first));
+      chunks.push_back(Vectorizer(loop.loop_var, min, chunk).VisitStmt(loop.body));
+    }
+    return ir::SeqStmt(std::move(chunks));
+  }
+
   std::vector<std::string>* notes_;
 };
 

@@ -1,6 +1,7 @@
 /// \file
 /// Vectorization: a `For` of kind Vectorized with a constant extent becomes straight-line vector
-/// code (the loop variable becomes `Ramp(min, 1, lanes)`, scalars are broadcast). Loops whose
+/// code (the loop variable becomes `Ramp(min, 1, lanes)`, scalars are broadcast; a width that is
+/// not a power of two becomes consecutive vectors of its largest power-of-two factor). Loops whose
 /// body cannot be vectorized safely (guards that depend on the lane, inner allocations, stores
 /// that do not depend on the lane, ...) become serial loops, so the result is always correct.
 #ifndef TESSERA_COMPILER_LOWER_VECTORIZE_H_

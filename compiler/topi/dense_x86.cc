@@ -42,16 +42,17 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape) {
   s.DefineKnob("unroll_k", {0, 1});
   // Added after records were written: a record without it ran the register-tile nest.
   s.DefineKnob("k_outer", {0, 1}, /*when_absent=*/0);
-  // 8 rows × 32 columns of accumulators (16 AVX-512 registers; each broadcast of A feeds two
-  // multiply-adds) in blocks of up to 128 rows × one 32-column panel: a panel (K × 32 floats)
-  // comes from memory once and serves every row tile of the block from L2. On the Cascade Lake
-  // machine, with cold weights, this runs BERT's dense layers at 1.0-1.25x the speed of 64-row
-  // blocks, where the earlier fallback (4 × 64 tiles in 32-row blocks: every panel streamed from
-  // memory 4 times, 4 vector loads per 16 multiply-adds) ran linear2 (K = 3072) at 31-36
-  // GFLOP/s against 84-90 (bench/config_probe --cold, configs interleaved). k_outer measured
-  // within ±5% of this nest on these shapes, so the fallback keeps the simpler one.
+  // 8 rows × 48 columns of accumulators (24 AVX-512 registers; each broadcast of A feeds three
+  // multiply-adds), or × 32 where 48 does not divide n, in blocks of up to 128 rows × one
+  // panel: a panel (K × 48 floats) comes from memory once and serves every row tile of the block
+  // from L2. On the Cascade Lake machine, with cold weights, 8 × 48 runs BERT's four dense shapes
+  // in 0.91-0.95 of the time of 8 × 32, which ran them at 1.0-1.25x the speed of 64-row blocks;
+  // the earlier fallback (4 × 64 tiles in 32-row blocks: every panel streamed from memory 4
+  // times, 4 vector loads per 16 multiply-adds) ran linear2 (K = 3072) at 31-36 GFLOP/s against
+  // 84-90 (bench/config_probe --cold, configs interleaved). k_outer measured within ±5% of this
+  // nest on these shapes, so the fallback keeps the simpler one.
   s.FallbackSplit("tile_y", {-1, 16, 8});
-  s.FallbackSplit("tile_x", {-1, 1, 32});
+  s.FallbackSplit("tile_x", {-1, 1, shape.n % 48 == 0 ? 48 : 32});
   s.FallbackSplit("tile_k", {-1, 4});
   s.SetFallback("unroll_k", {1});
   return s;

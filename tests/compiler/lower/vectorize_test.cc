@@ -28,6 +28,24 @@ TEST(VectorizeTest, StridedAndInvariantOperands) {
       "for j in [0, +2) {\n  B[ramp((j*4), 1, 4)] = (A[ramp(0, 3, 4)]:float32x4 + x4(A[j]))\n}\n");
 }
 
+TEST(VectorizeTest, AWidthThatIsNotAPowerOfTwoRunsAsPowerOfTwoVectors) {
+  ir::Var a = Buffer("A"), b = Buffer("B"), i("i"), j("j");
+  ir::Stmt s = Loop(j, 2, Loop(i, 12, ir::Store(b, At(a, j * 12 + i) + 1.0f, j * 12 + i),
+                               ir::ForKind::kVectorized));
+  EXPECT_EQ(ir::ToText(VectorizeLoops(s)),
+            "for j in [0, +2) {\n"
+            "  B[ramp((j*12), 1, 4)] = (A[ramp((j*12), 1, 4)]:float32x4 + x4(1f))\n"
+            "  B[ramp(((j*12) + 4), 1, 4)] = (A[ramp(((j*12) + 4), 1, 4)]:float32x4 + x4(1f))\n"
+            "  B[ramp(((j*12) + 8), 1, 4)] = (A[ramp(((j*12) + 8), 1, 4)]:float32x4 + x4(1f))\n"
+            "}\n");
+}
+
+TEST(VectorizeTest, AnOddWidthStaysOneVector) {
+  ir::Var a = Buffer("A"), b = Buffer("B"), i("i");
+  ir::Stmt s = Loop(i, 3, ir::Store(b, At(a, i), i), ir::ForKind::kVectorized);
+  EXPECT_EQ(ir::ToText(VectorizeLoops(s)), "B[ramp(0, 1, 3)] = A[ramp(0, 1, 3)]:float32x3\n");
+}
+
 TEST(VectorizeTest, LaneDependentGuardFallsBackToASerialLoop) {
   ir::Var a = Buffer("A"), b = Buffer("B"), i("i");
   ir::Stmt s =

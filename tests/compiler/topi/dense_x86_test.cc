@@ -34,6 +34,9 @@ TEST(DenseX86Test, SpaceAndFallback) {
   EXPECT_EQ(fallback.Split("tile_k"), (std::vector<int64_t>{-1, 4}));
   EXPECT_EQ(fallback.Value("unroll_k"), 1);
   EXPECT_EQ(fallback.Value("k_outer"), 0);
+  // Three vectors of 16 per row where 48 divides n (BERT's 768, 2304, 3072).
+  EXPECT_EQ(DenseX86Space({128, 768, 3072}).Fallback().Split("tile_x"),
+            (std::vector<int64_t>{-1, 1, 48}));
   // A classifier's dense (one row, 1000 = 8 × 125 columns): the widest tiles that divide.
   space::ConfigEntity fc = DenseX86Space({1, 1000, 512}).Fallback();
   EXPECT_EQ(fc.Split("tile_y"), (std::vector<int64_t>{-1, 1, 1}));
