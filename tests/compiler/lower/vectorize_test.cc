@@ -30,8 +30,9 @@ TEST(VectorizeTest, StridedAndInvariantOperands) {
 
 TEST(VectorizeTest, AWidthThatIsNotAPowerOfTwoRunsAsPowerOfTwoVectors) {
   ir::Var a = Buffer("A"), b = Buffer("B"), i("i"), j("j");
-  ir::Stmt s = Loop(j, 2, Loop(i, 12, ir::Store(b, At(a, j * 12 + i) + 1.0f, j * 12 + i),
-                               ir::ForKind::kVectorized));
+  ir::Stmt s = Loop(
+      j, 2,
+      Loop(i, 12, ir::Store(b, At(a, j * 12 + i) + 1.0f, j * 12 + i), ir::ForKind::kVectorized));
   EXPECT_EQ(ir::ToText(VectorizeLoops(s)),
             "for j in [0, +2) {\n"
             "  B[ramp((j*12), 1, 4)] = (A[ramp((j*12), 1, 4)]:float32x4 + x4(1f))\n"
