@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/arith/analyzer.h"
@@ -108,16 +109,27 @@ class Injector : public ir::StmtMutator {
     if (region.loads.empty() || region.path.empty()) return std::nullopt;
     arith::Analyzer analyzer;
     for (const Loop& l : outer_) analyzer.Bind(l.var, ir::Range{l.min, l.extent});
+    // The inner loops counted from 0 (a loop of a stage computed inside another starts where
+    // the consumer's loops put it), so that the outer loops' terms cancel in the offsets.
     ir::VarMap at_start;
     for (const Loop& l : region.loops) {
-      analyzer.Bind(l.var, ir::Range{l.min, l.extent});
-      at_start[l.var.get()] = l.min;
+      analyzer.Bind(l.var, ir::Range{ir::const_like(l.min, 0), l.extent});
+      at_start[l.var.get()] = ir::const_like(l.min, 0);
     }
+    auto index_of = [&](const ir::LoadNode* load) {
+      Expr index = load->index;
+      std::unordered_set<const ir::Object*> shifted;  // nests of one stage share their variables
+      for (auto l = region.loops.rbegin(); l != region.loops.rend(); ++l) {  // mins use outer ones
+        if (shifted.insert(l->var.get()).second)
+          index = ir::Substitute(index, ir::VarMap{{l->var.get(), l->var + l->min}});
+      }
+      return analyzer.Simplify(index);
+    };
     // Offsets of every load from the first one's at the start of the inner loops.
-    const Expr base = analyzer.Simplify(ir::Substitute(region.loads[0]->index, at_start));
+    const Expr base = analyzer.Simplify(ir::Substitute(index_of(region.loads[0]), at_start));
     int64_t low = 0, high = 0;
     for (const ir::LoadNode* load : region.loads) {
-      arith::ConstIntBound b = analyzer.Bound(analyzer.Simplify(load->index - base));
+      arith::ConstIntBound b = analyzer.Bound(analyzer.Simplify(index_of(load) - base));
       if (b.min == arith::ConstIntBound::kNegInf || b.max == arith::ConstIntBound::kPosInf) {
         return std::nullopt;
       }

@@ -91,7 +91,7 @@ class NestBuilder {
       // Inside the loop: the prefetch addresses depend on its variable.
       for (const te::Prefetch& p : it->second.prefetches) {
         const auto& leaves = info.stage->leaf_iter_vars;
-        size_t at = 0, spread = 0;
+        size_t at = 0, spread = leaves.size();  // not a leaf here: a loop of a stage inside
         for (size_t l = 0; l < leaves.size(); ++l) {
           if (leaves[l].same_as(leaf)) at = l;
           if (leaves[l].same_as(p.spread)) spread = l;

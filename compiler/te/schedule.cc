@@ -494,16 +494,34 @@ void Stage::pragma(const IterVar& iv, const std::string& key, Expr value) {
 }
 
 void Stage::prefetch(const Tensor& tensor, const IterVar& iv, const IterVar& spread) {
-  const size_t loop = LeafIndex(iv, "prefetch");
   const size_t inner = LeafIndex(spread, "prefetch");
-  TESSERA_USER_CHECK(inner > loop)
-      << "prefetch on stage '" << name() << "': loop '" << IvName(spread)
-      << "' is not inside loop '" << IvName(iv) << "'";
   bool reads = false;
   for (const Tensor& input : node_->op.InputTensors()) reads = reads || input.same_tensor(tensor);
   TESSERA_USER_CHECK(reads) << "prefetch on stage '" << name() << "': it does not read tensor '"
                             << tensor.name() << "'";
-  node_->iter_var_attrs[iv.get()].prefetches.push_back({tensor, spread});
+  TESSERA_USER_CHECK(iv.defined()) << "prefetch on stage '" << name() << "': the axis is undefined";
+  if (Contains(node_->leaf_iter_vars, iv)) {
+    TESSERA_USER_CHECK(inner > LeafIndex(iv, "prefetch"))
+        << "prefetch on stage '" << name() << "': loop '" << IvName(spread)
+        << "' is not inside loop '" << IvName(iv) << "'";
+    node_->iter_var_attrs[iv.get()].prefetches.push_back({tensor, spread});
+    return;
+  }
+  // A loop of a consumer this stage is computed inside: the annotation goes on that loop.
+  for (StageNode* s = node_.get(); s->attach_type == AttachType::kScope;
+       s = s->attach_stage.get()) {
+    const std::vector<IterVar>& leaves = s->attach_stage->leaf_iter_vars;
+    auto loop =
+        std::find_if(leaves.begin(), leaves.end(), [&](const IterVar& l) { return l.same_as(iv); });
+    auto attach = std::find_if(leaves.begin(), leaves.end(),
+                               [&](const IterVar& l) { return l.same_as(s->attach_ivar); });
+    if (loop != leaves.end() && attach != leaves.end() && loop <= attach) {
+      s->attach_stage->iter_var_attrs[iv.get()].prefetches.push_back({tensor, spread});
+      return;
+    }
+  }
+  TESSERA_USER_ERROR() << "prefetch on stage '" << name() << "': loop '" << IvName(iv)
+                       << "' is neither a loop of this stage nor one it is computed inside";
 }
 
 void Stage::bind(const IterVar& iv, const std::string& thread_tag) {

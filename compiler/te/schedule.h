@@ -128,7 +128,10 @@ class Stage {
   /// Prefetches, during each iteration of loop `iv`, the part of `tensor` (an input this stage
   /// reads) that its next iteration reads, one cache line per iteration of the loops from `iv`
   /// (exclusive) down to `spread` (inclusive), so that memory streams at the pace of the whole
-  /// iteration rather than in a burst at its start. CPU targets only; GPU lowering drops it.
+  /// iteration rather than in a burst at its start. `iv` may also be a loop of a consumer this
+  /// stage is computed inside (compute_at at `iv` or a loop within it): the next iteration is
+  /// then that loop's, spread over the iterations of the loops down to this stage's `spread`.
+  /// CPU targets only; GPU lowering drops it.
   void prefetch(const Tensor& tensor, const IterVar& iv, const IterVar& spread);
   /// Binds loop `iv` (not a reduction axis) to a GPU thread index ("blockIdx.x", "threadIdx.y",
   /// ...). `build` refuses bound loops on targets that are not GPUs.

@@ -95,6 +95,10 @@ TEST(InjectPrefetchTest, StagePrefetchErrors) {
             "prefetch on stage 'B': it does not read tensor 'U'");
   EXPECT_EQ(tessera::testing::UserErrorOf([&] { stage.prefetch(r.a, r.k, i); }),
             "prefetch on stage 'B': loop 'B.i' is not inside loop 'k'");
+  EXPECT_EQ(tessera::testing::UserErrorOf(
+                [&] { stage.prefetch(r.a, te::reduce_axis(4, "elsewhere"), r.k); }),
+            "prefetch on stage 'B': loop 'elsewhere' is neither a loop of this stage nor one it "
+            "is computed inside");
   stage.prefetch(r.a, i, r.k);
   stage.reorder({r.k, i});
   EXPECT_EQ(tessera::testing::UserErrorOf([&] {

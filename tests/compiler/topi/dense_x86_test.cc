@@ -7,6 +7,8 @@
 
 #include "compiler/driver/build.h"
 #include "compiler/ir/op.h"
+#include "compiler/ir/printer.h"
+#include "compiler/lower/lower.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
@@ -24,8 +26,8 @@ testing::Backend LLVMBackend() {
 TEST(DenseX86Test, SpaceAndFallback) {
   space::ConfigSpace s = DenseX86Space({1024, 1024, 1024});
   // tile_y: 46 two-factor choices of 2^10 with both ≤ 64; tile_x: the 25 of them whose innermost
-  // factor is a whole number of 8-lane vectors; tile_k: 7; unroll_k: 2; k_outer: 2.
-  EXPECT_EQ(s.size(), 46 * 25 * 7 * 2 * 2);
+  // factor is a whole number of 8-lane vectors; tile_k: 7; unroll_k, k_outer, prefetch: 2 each.
+  EXPECT_EQ(s.size(), 46 * 25 * 7 * 2 * 2 * 2);
   for (int64_t i = 0; i < s.size(); i += 97) EXPECT_EQ(s.Get(i).Split("tile_x")[2] % 8, 0);
   space::ConfigEntity fallback = s.Fallback();
   EXPECT_TRUE(fallback.is_fallback());
@@ -45,12 +47,14 @@ TEST(DenseX86Test, SpaceAndFallback) {
   EXPECT_THROW(DenseX86Space({0, 4, 4}), UserError);
 }
 
-// Records written before k_outer existed ran the register-tile nest: they load as k_outer = 0.
+// Records written before k_outer and prefetch existed ran the register-tile nest without
+// prefetch: they load as k_outer = 0, prefetch = 0.
 TEST(DenseX86Test, ARecordWithoutKOuterRunsTheRegisterTileNest) {
   space::ConfigSpace s = DenseX86Space({64, 64, 64});
   space::ConfigEntity old = s.FromValues(
       {{"tile_y", {-1, 8, 8}}, {"tile_x", {-1, 2, 16}}, {"tile_k", {-1, 8}}, {"unroll_k", {0}}});
   EXPECT_EQ(old.Value("k_outer"), 0);
+  EXPECT_EQ(old.Value("prefetch"), 0);
 }
 
 // Block accumulators with the reduction outermost: several row and column tiles per block,
@@ -108,6 +112,36 @@ TEST(DenseX86Test, SampledConfigsMatchTheReference) {
         << "C backend: " << config.ToString();
     EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 7, LLVMBackend()), "")
         << "LLVM backend: " << config.ToString();
+  }
+}
+
+// The next block's weight panel (or with k_outer the next chunk), a line per reduction step, at
+// the right address: (block + 1) panels of K × 48 floats from the start.
+TEST(DenseX86Test, PrefetchFetchesTheNextWeightsAndKeepsTheResult) {
+  DenseShape shape{32, 96, 64};
+  space::ConfigSpace s = DenseX86Space(shape);
+  ASSERT_EQ(s.Fallback().Value("prefetch"), 1);
+  // A block's panel is 64 × 48 floats, 192 lines (194 counted), over 4 row tiles × 8 chunks: 7
+  // lines a step; a chunk is 8 × 48 floats, a line per step (4 row tiles × 8 unrolled steps).
+  const std::vector<std::string> expected = {
+      "tessera.prefetch(packed_W[(((((C.i.outer.C.j.outer.fused*3072) + (C.i.inner.outer*896)) + "
+      "(k.outer*112)) + (prefetch_line*16)) + 3072)])",
+      "tessera.prefetch(packed_W[((((C.i.outer.C.j.outer.fused*3072) + (k.outer*384)) + "
+      "(C.i.outer*128)) + 384)])"};
+  for (int k_outer : {0, 1}) {
+    space::ConfigEntity config = s.FromValues({{"tile_y", {-1, 4, 8}},
+                                               {"tile_x", {-1, 1, 48}},
+                                               {"tile_k", {-1, 8}},
+                                               {"unroll_k", {1}},
+                                               {"k_outer", {k_outer}},
+                                               {"prefetch", {1}}});
+    ScheduledOp op = DenseX86(shape, config);
+    std::string text = ir::ToText(lower::Lower(op.schedule, op.args, "dense"));
+    EXPECT_THAT(text, ::testing::HasSubstr(expected[k_outer])) << text;
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 3, LLVMBackend()), "")
+        << config.ToString();
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 3), "")
+        << config.ToString();
   }
 }
 
