@@ -1,5 +1,7 @@
 #include "compiler/topi/dense_x86.h"
 
+#include <algorithm>
+
 #include "compiler/ir/op.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
@@ -31,7 +33,7 @@ double DenseFlops(const DenseShape& shape) {
 
 }  // namespace
 
-space::ConfigSpace DenseX86Space(const DenseShape& shape) {
+space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit) {
   CheckShape(shape);
   space::ConfigSpace s;
   s.DefineSplit("tile_y", shape.m, {space::SplitPolicy::kFactors, 3, kMaxTile});
@@ -44,17 +46,24 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape) {
   s.DefineKnob("k_outer", {0, 1}, /*when_absent=*/0);
   // Added after records were written: a record without it ran without software prefetch.
   s.DefineKnob("prefetch", {0, 1}, /*when_absent=*/0);
-  // 8 rows × 48 columns of accumulators (24 AVX-512 registers; each broadcast of A feeds three
-  // multiply-adds), or × 32 where 48 does not divide n, in blocks of up to 128 rows × one
-  // panel: a panel (K × 48 floats) comes from memory once and serves every row tile of the block
-  // from L2. On the Cascade Lake machine, with cold weights, 8 × 48 runs BERT's four dense shapes
-  // in 0.91-0.95 of the time of 8 × 32, which ran them at 1.0-1.25x the speed of 64-row blocks;
-  // the earlier fallback (4 × 64 tiles in 32-row blocks: every panel streamed from memory 4
-  // times, 4 vector loads per 16 multiply-adds) ran linear2 (K = 3072) at 31-36 GFLOP/s against
-  // 84-90 (bench/config_probe --cold, configs interleaved). k_outer measured within ±5% of this
-  // nest on these shapes, so the fallback keeps the simpler one.
-  s.FallbackSplit("tile_y", {-1, 16, 8});
-  s.FallbackSplit("tile_x", {-1, 1, shape.n % 48 == 0 ? 48 : 32});
+  // The fallback register tile: three vectors per row where they divide n, else two, and as many
+  // rows (8, 4, ...) as leave a register for each weight vector and the broadcast of A. AVX-512:
+  // 8 × 48 (24 accumulators, three multiply-adds per broadcast) or 8 × 32; AVX2: 4 × 24 or 4 × 16
+  // (an 8 × 32 tile spilled: 22 GFLOP/s on the Cascade Lake machine with -mcpu=haswell against
+  // 75 for 4 × 24, the AVX2 peak). In blocks of up to 128 rows × one panel: a panel (K × 48
+  // floats) comes from memory once and serves every row tile of the block from L2. With cold
+  // weights, 8 × 48 runs BERT's four dense shapes in 0.91-0.95 of the time of 8 × 32, which ran
+  // them at 1.0-1.25x the speed of 64-row blocks; the earlier fallback (4 × 64 tiles in 32-row
+  // blocks: every panel streamed from memory 4 times, 4 vector loads per 16 multiply-adds) ran
+  // linear2 (K = 3072) at 31-36 GFLOP/s against 84-90 (bench/config_probe --cold, configs
+  // interleaved). k_outer measured within ±5% of this nest on these shapes, so the fallback keeps
+  // the simpler one.
+  const int64_t vectors =
+      (3 * unit.lanes) % kVectorLanes == 0 && shape.n % (3 * unit.lanes) == 0 ? 3 : 2;
+  int64_t rows = 8;
+  while (rows > 1 && rows * vectors + vectors + 1 > unit.registers) rows /= 2;
+  s.FallbackSplit("tile_y", {-1, 128 / rows, rows});
+  s.FallbackSplit("tile_x", {-1, 1, std::max(vectors * unit.lanes, kVectorLanes)});
   s.FallbackSplit("tile_k", {-1, 4});
   s.SetFallback("unroll_k", {1});
   s.SetFallback("prefetch", {1});

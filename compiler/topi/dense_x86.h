@@ -14,6 +14,7 @@
 #include "compiler/space/config_space.h"
 #include "compiler/topi/output_epilogue.h"
 #include "compiler/topi/scheduled_op.h"
+#include "compiler/topi/vector_unit.h"
 
 namespace tessera {
 namespace topi {
@@ -27,9 +28,11 @@ struct DenseShape {
 
 /// The configuration space of `dense.x86` for `shape`: tile_y and tile_x (3-way splits, inner
 /// factors ≤ 64), tile_k (2-way, ≤ 64), unroll_k (0/1), k_outer (0/1: the reduction's chunks
-/// outside the register tiles of a whole parallel block); its fallback is an 8×32 register tile
-/// in blocks of up to 128 rows × 32 columns. Throws `UserError` for non-positive dimensions.
-space::ConfigSpace DenseX86Space(const DenseShape& shape);
+/// outside the register tiles of a whole parallel block), prefetch (0/1: the next weights a line
+/// per reduction step); its fallback is a register tile sized for `unit` (AVX-512: 8 × 48 where
+/// 48 divides n, else 8 × 32; AVX2: 4 × 24 or 4 × 16) in blocks of up to 128 rows × one panel,
+/// with prefetch. Throws `UserError` for non-positive dimensions.
+space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit = VectorUnit{});
 
 /// The column block `bn` of the packed weights that `config` reads.
 int64_t DenseWeightBlock(const space::ConfigEntity& config);

@@ -58,8 +58,8 @@ TemplateDef DenseX86Template() {
         << "dense.x86 takes (M,N,K,float32)";
     topi::DenseX86Space(DenseShapeOf(args));  // checks the dimensions
   };
-  d.space = [](const TaskArgs& args, const topi::VectorUnit&) {
-    return topi::DenseX86Space(DenseShapeOf(args));
+  d.space = [](const TaskArgs& args, const topi::VectorUnit& unit) {
+    return topi::DenseX86Space(DenseShapeOf(args), unit);
   };
   d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
     return topi::DenseX86(DenseShapeOf(args), config);

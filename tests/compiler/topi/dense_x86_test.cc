@@ -39,6 +39,20 @@ TEST(DenseX86Test, SpaceAndFallback) {
   // Three vectors of 16 per row where 48 divides n (BERT's 768, 2304, 3072).
   EXPECT_EQ(DenseX86Space({128, 768, 3072}).Fallback().Split("tile_x"),
             (std::vector<int64_t>{-1, 1, 48}));
+  EXPECT_EQ(fallback.Value("prefetch"), 1);
+  // AVX2 (16 registers of 8 lanes): 4 rows × 3 vectors, or × 2 where 24 does not divide n; an
+  // 8 × 32 tile would need 32 accumulators.
+  const VectorUnit avx2{8, 16};
+  space::ConfigEntity avx2_bert = DenseX86Space({128, 768, 3072}, avx2).Fallback();
+  EXPECT_EQ(avx2_bert.Split("tile_y"), (std::vector<int64_t>{-1, 32, 4}));
+  EXPECT_EQ(avx2_bert.Split("tile_x"), (std::vector<int64_t>{-1, 1, 24}));
+  EXPECT_EQ(DenseX86Space({128, 1024, 64}, avx2).Fallback().Split("tile_x"),
+            (std::vector<int64_t>{-1, 1, 16}));
+  // NEON (32 registers of 4 lanes): 12 columns are not whole 8-lane steps of the space, so two
+  // vectors, 8 rows.
+  space::ConfigEntity neon = DenseX86Space({128, 768, 768}, VectorUnit{4, 32}).Fallback();
+  EXPECT_EQ(neon.Split("tile_y"), (std::vector<int64_t>{-1, 16, 8}));
+  EXPECT_EQ(neon.Split("tile_x"), (std::vector<int64_t>{-1, 1, 8}));
   // A classifier's dense (one row, 1000 = 8 × 125 columns): the widest tiles that divide.
   space::ConfigEntity fc = DenseX86Space({1, 1000, 512}).Fallback();
   EXPECT_EQ(fc.Split("tile_y"), (std::vector<int64_t>{-1, 1, 1}));
