@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <functional>
+#include <iostream>
 
 #include "common/file.h"
 #include "compiler/codegen/llvm/link.h"
@@ -186,6 +187,42 @@ TEST(CodeGenLLVMTest, VectorExpMatchesLibm) {
   }
 }
 
+// Vector erf (GELU's) against the double-precision erf over [-6, 6] in steps of 1e-4, in units
+// in the last place of the float result: at most 2, so that GELU's x * (1 + erf(x / sqrt 2)) / 2
+// stays accurate where erf nears -1 and the sum cancels.
+TEST(CodeGenLLVMTest, VectorErfIsWithinTwoUlps) {
+  std::vector<float> inputs = {-INFINITY, INFINITY, NAN, 0.0f, -0.0f, 1e-30f, -1e-30f};
+  for (int i = -60000; i <= 60000; ++i) inputs.push_back(static_cast<float>(i * 1e-4));
+  while (inputs.size() % 16 != 0) inputs.push_back(0.0f);
+  const int n = static_cast<int>(inputs.size());
+  PackedFunction f("vector_erf", 2);
+  ir::Var io("io", kI32);
+  Expr ramp = ir::Ramp(io * 16, 1, 16);
+  Stmt body = ir::For(io, 0, ir::floordiv(f.n(), 16), ir::ForKind::kSerial,
+                      ir::Store(f.data(1), ir::erf(ir::Load(kF32, f.data(0), ramp)), ramp));
+  runtime::Module mod = Build({f.Make(body)}, {"", "native", {}});
+  EXPECT_THAT(mod.GetSource("ll"), ::testing::Not(HasSubstr("erff")));
+  runtime::NDArray x = Array(n, kF32, [&](int i) { return inputs[i]; });
+  runtime::NDArray y = Array(n, kF32, [](int) { return 0; });
+  mod["vector_erf"](x.get(), y.get());
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    const float got = y.Data<float>()[i];
+    const double expected = std::erf(static_cast<double>(inputs[i]));
+    if (std::isnan(inputs[i])) {
+      EXPECT_TRUE(std::isnan(got));
+      continue;
+    }
+    const float rounded = static_cast<float>(expected);
+    const double ulp = std::nextafter(std::fabs(rounded), INFINITY) - std::fabs(rounded);
+    const double error = std::fabs(got - expected) / ulp;
+    worst = std::max(worst, error);
+    EXPECT_LE(error, 2.0) << "erf(" << inputs[i] << ") = " << got << ", expected " << expected;
+    if (error > 2.0) break;
+  }
+  std::cerr << "worst erf error: " << worst << " ulp\n";
+}
+
 // out[i] = floordiv(a[i], b) and floormod(a[i], b) for negative and positive values and divisors.
 TEST(CodeGenLLVMTest, FloorDivisionAndModulo) {
   PackedFunction f("floors", 3);
@@ -283,7 +320,7 @@ TEST(CodeGenLLVMTest, TinyParallelLoopsRunInline) {
   runtime::Module tiny = ConstantParallelFill(64);
   runtime::Module large = ConstantParallelFill(1 << 14);
   EXPECT_EQ(LaunchTasks(tiny), "1");
-  EXPECT_EQ(LaunchTasks(large), "-4");  // four chunks per pool thread
+  EXPECT_EQ(LaunchTasks(large), "-4");                    // four chunks per pool thread
   EXPECT_EQ(LaunchTasks(Build({ParallelAxpy()})), "-4");  // extent known at run time only
   runtime::SetNumThreads(2);
   for (auto* mod : {&tiny, &large}) {
