@@ -8,6 +8,7 @@
 // so every side's runs interleave with the others' and all see the same machine load (timing one
 // side after the other gave contradictory ratios on a shared machine).
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,8 +54,23 @@ double Statistic(std::vector<double> v, const std::string& stat) {
   return stat == "min" ? v.front() : v[v.size() / 2];
 }
 
+// What a side measured over one request: the latency of each run and the CPU time of the whole
+// process over them, all its threads together.
+struct Timing {
+  std::vector<double> ms;
+  double cpu_ms = 0;
+};
+
+// The CPU time this process has used, all threads, in milliseconds.
+double ProcessCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
+
 // A benchmark process of another framework, asked one line at a time over its stdin; it answers
-// each request with one line on its stdout (first "ready", then JSON lists of milliseconds).
+// each request with one line on its stdout (first "ready", then JSON objects {"ms": [latencies],
+// "cpu_ms": CPU time over them}).
 class Peer {
  public:
   Peer(std::vector<std::string> argv, const std::map<std::string, std::string>& env)
@@ -85,12 +101,16 @@ class Peer {
     std::fclose(out_);
     waitpid(pid_, nullptr, 0);
   }
-  // Sends `request`, returns the milliseconds the peer measured.
-  std::vector<double> Ask(const std::string& request) {
+  // Sends `request`, returns what the peer measured.
+  Timing Ask(const std::string& request) {
     std::fprintf(in_, "%s\n", request.c_str());
     std::fflush(in_);
     Json reply = ParseJson(ReadLine(), command_ + " output");
-    return reply.get<std::vector<double>>();
+    if (!reply.is_object() || !reply.contains("ms") || !reply.contains("cpu_ms")) {
+      throw UserError(command_ + " answered '" + reply.dump() +
+                      "', not {\"ms\": [...], \"cpu_ms\": ...}");
+    }
+    return {reply["ms"].get<std::vector<double>>(), reply["cpu_ms"].get<double>()};
   }
 
  private:
@@ -174,20 +194,47 @@ int Run(const Flags& flags) {
       for (int i = 0; i < 3; ++i) exec.Run();
       // One run of each side per round, the order rotating, so load changes hit all sides.
       std::vector<std::vector<double>> ms(4);
+      std::vector<double> cpu_ms(4, 0.0);
+      auto add = [&](int side, const Timing& timing) {
+        ms[side].insert(ms[side].end(), timing.ms.begin(), timing.ms.end());
+        cpu_ms[side] += timing.cpu_ms;
+      };
       for (int round = 0; round < flags.repeat; ++round) {
         for (int k = 0; k < 4; ++k) {
           int side = (round + k) % 4;
           if (side == 0) {
+            const double cpu_start = ProcessCpuMs();
             auto start = std::chrono::steady_clock::now();
             exec.Run();
-            ms[0].push_back(Seconds(start) * 1e3);
+            const double wall = Seconds(start) * 1e3;
+            add(0, {{wall}, ProcessCpuMs() - cpu_start});
           } else if (side == 1 && onnxruntime) {
-            ms[1].push_back(onnxruntime->Ask(model + " 1")[0]);
+            add(1, onnxruntime->Ask(model + " 1"));
           } else if (side == 2) {
-            ms[2].push_back(torch.Ask(model + " frozen 1")[0]);
+            add(2, torch.Ask(model + " frozen 1"));
           } else if (side == 3) {
-            ms[3].push_back(torch.Ask(model + " eager 1")[0]);
+            add(3, torch.Ask(model + " eager 1"));
           }
+        }
+      }
+      // Cores each side kept busy: its CPU time over its run time. A side above the thread
+      // count ran threads it was not asked for (PyTorch's BLAS did, before models_torch.py set
+      // its thread count), and its latencies are not comparable.
+      const char* side_names[] = {"tessera", "ort", "frozen", "eager"};
+      std::vector<double> cores(4, 0.0);
+      std::string cores_line = "cores used:";
+      for (int side = 0; side < 4; ++side) {
+        double wall = 0;
+        for (double v : ms[side]) wall += v;
+        if (wall <= 0) continue;
+        cores[side] = cpu_ms[side] / wall;
+        char text[64];
+        std::snprintf(text, sizeof(text), " %s %.2f", side_names[side], cores[side]);
+        cores_line += text;
+        if (cores[side] > threads + 0.25) {
+          std::cerr << "warning: " << model << " at " << threads
+                    << " thread(s): " << side_names[side] << " kept " << cores[side]
+                    << " cores busy; its times are not comparable\n";
         }
       }
       const double t = Statistic(ms[0], flags.stat), o = Statistic(ms[1], flags.stat),
@@ -204,12 +251,16 @@ int Run(const Flags& flags) {
                            {"ratio_vs_ort", ort ? Json(t / o) : Json()},
                            {"ratio_vs_frozen", t / f},
                            {"ratio_vs_eager", t / e},
+                           {"cores_used", Json{{"tessera", cores[0]},
+                                               {"ort", ort ? Json(cores[1]) : Json()},
+                                               {"frozen", cores[2]},
+                                               {"eager", cores[3]}}},
                            {"coverage", coverage[name]}},
                       std::cout);
       } else {
         std::printf("%-13s %3d %9.2f %10.2f %8.2f %9.2f %8.2f %7.2f %9.2f %8.2f\n", model.c_str(),
                     threads, compile_s[name], t, o, f, e, ort ? t / o : 0.0, t / f, t / e);
-        std::printf("  %s\n", coverage[name].substr(0, 150).c_str());
+        std::printf("  %s\n  %s\n", coverage[name].substr(0, 150).c_str(), cores_line.c_str());
       }
       std::fflush(stdout);
     }

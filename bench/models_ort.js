@@ -1,8 +1,9 @@
 // ONNX Runtime's side of //bench:models: loads each OUT/NAME.onnx in onnxruntime-node (CPU
 // execution provider, all graph optimizations, THREADS intra-op threads that block when idle,
 // sequential), prints
-// "ready", then answers each stdin line "NAME COUNT" with a JSON list of COUNT latencies in ms,
-// so the caller can interleave its runs with Tessera's run by run.
+// "ready", then answers each stdin line "NAME COUNT" with a JSON object: "ms", COUNT latencies in
+// milliseconds, and "cpu_ms", the CPU time the process spent over them, so the caller can
+// interleave its runs with Tessera's run by run and check the cores each side used.
 // Usage: node models_ort.js OUT THREADS NAME...  (onnxruntime-node from bench/.ort: see
 // docs/models.md)
 const path = require('path');
@@ -38,12 +39,14 @@ async function main() {
     const [name, countArg] = line.trim().split(/\s+/);
     const s = sessions[name];
     const ms = [];
+    const cpuStart = process.cpuUsage();
     for (let i = 0; i < parseInt(countArg, 10); ++i) {
       const start = process.hrtime.bigint();
       await s.session.run(s.feeds);
       ms.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
-    console.log(JSON.stringify(ms));
+    const cpu = process.cpuUsage(cpuStart);
+    console.log(JSON.stringify({ms, cpu_ms: (cpu.user + cpu.system) / 1e3}));
   }
 }
 

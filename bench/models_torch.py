@@ -3,8 +3,9 @@ opset 13 (unless it is there): a torchvision CNN by its name, or "bert_encoder",
 encoder (2 torch.nn.TransformerEncoderLayer, d_model 768, 12 heads, FFN 3072, GELU, batch_first)
 on one sequence of 128; then prepares it in eager mode and as a frozen TorchScript trace at
 THREADS threads, prints "ready", then answers each stdin line "NAME MODE COUNT" (MODE eager or
-frozen) with a JSON list of COUNT batch-1 fp32 latencies in ms, so the caller can interleave its
-runs with Tessera's run by run.
+frozen) with a JSON object: "ms", the COUNT batch-1 fp32 latencies in milliseconds, and "cpu_ms",
+the CPU time the process spent over them (all its threads), so the caller can interleave its runs
+with Tessera's run by run and check that no side used more cores than the others.
 
 Usage: models_torch.py OUT THREADS NAME...
 """
@@ -13,10 +14,16 @@ import os
 import sys
 import time
 
-import torch
-import torchvision
-
 out_dir, threads = sys.argv[1], int(sys.argv[2])
+# torch.set_num_threads sets PyTorch's own pool only. Debian's PyTorch calls the system BLAS
+# (OpenBLAS) for Linear and MatMul, which starts one thread per core unless told otherwise when
+# it loads: the encoder "at one thread" used 84.5 ms of CPU per 42.5 ms run.
+for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[variable] = str(threads)
+
+import torch  # noqa: E402 (after the thread counts, which the BLAS reads when it loads)
+import torchvision  # noqa: E402
+
 torch.set_num_threads(threads)
 torch.manual_seed(13)
 
@@ -51,8 +58,10 @@ with torch.no_grad():
     for line in sys.stdin:
         name, mode, count = line.split()
         times = []
+        cpu_start = time.process_time()
         for _ in range(int(count)):
             start = time.perf_counter()
             fns[(name, mode)](inputs[name])
             times.append((time.perf_counter() - start) * 1e3)
-        print(json.dumps(times), flush=True)
+        cpu_ms = (time.process_time() - cpu_start) * 1e3
+        print(json.dumps({"ms": times, "cpu_ms": cpu_ms}), flush=True)
