@@ -20,6 +20,9 @@ out_dir, threads = sys.argv[1], int(sys.argv[2])
 # it loads: the encoder "at one thread" used 84.5 ms of CPU per 42.5 ms run.
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[variable] = str(threads)
+# OpenBLAS's idle workers poll for 2^28 cycles (about 0.1 s) before they sleep, taking a core from
+# the side that runs next; 2^4 makes them sleep at once, as OMP_WAIT_POLICY=PASSIVE does PyTorch's.
+os.environ["OPENBLAS_THREAD_TIMEOUT"] = "4"
 
 import torch  # noqa: E402 (after the thread counts, which the BLAS reads when it loads)
 import torchvision  # noqa: E402
