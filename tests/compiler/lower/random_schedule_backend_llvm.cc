@@ -1,13 +1,10 @@
 // The randomized schedule test compiled with the LLVM backend (in-process JIT), every other seed
 // (the C backend runs all of them).
-#include "compiler/driver/build.h"
-#include "tests/compiler/testing/reference_check.h"
+#include "tests/compiler/testing/llvm_backend.h"
 
 namespace tessera {
 
-testing::Backend RandomTestBackend() {
-  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm")); };
-}
+testing::Backend RandomTestBackend() { return testing::LLVMBackend("llvm"); }
 
 int RandomTestSeedStride() { return 2; }
 

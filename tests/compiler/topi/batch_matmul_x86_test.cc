@@ -4,18 +4,14 @@
 
 #include <random>
 
-#include "compiler/driver/build.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
+#include "tests/compiler/testing/llvm_backend.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
 namespace topi {
 namespace {
-
-testing::Backend LLVMBackend() {
-  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm -mcpu=native")); };
-}
 
 TEST(BatchMatmulX86Test, SampledConfigsMatchTheReference) {
   BatchMatmulShape shape{3, 12, 16, 8};
@@ -28,7 +24,8 @@ TEST(BatchMatmulX86Test, SampledConfigsMatchTheReference) {
     ScheduledOp op = BatchMatmulX86(shape, config);
     EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "bmm", 5), "")
         << "C backend: " << config.ToString();
-    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "bmm", 5, LLVMBackend()), "")
+    EXPECT_EQ(
+        testing::CheckAgainstReference(op.schedule, op.args, "bmm", 5, testing::LLVMBackend()), "")
         << "LLVM backend: " << config.ToString();
   }
   ScheduledOp plain = BatchMatmulDefault(shape);

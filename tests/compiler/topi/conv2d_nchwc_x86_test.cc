@@ -5,20 +5,16 @@
 
 #include <random>
 
-#include "compiler/driver/build.h"
 #include "compiler/ir/op.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "tests/compiler/testing/llvm_backend.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
 namespace topi {
 namespace {
-
-testing::Backend LLVMBackend() {
-  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm -mcpu=native")); };
-}
 
 TEST(Conv2dNCHWcX86Test, SpaceOfAResNetLayer) {
   Conv2dShape shape{1, 64, 56, 56, 64, 3, 3, 1, 1};
@@ -118,7 +114,9 @@ TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
       EXPECT_EQ(op.args[2].shape()[4].as<ir::IntImmNode>()->value, b.oc_bn);
       EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
           << "C backend: " << config.ToString();
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, LLVMBackend()), "")
+      EXPECT_EQ(
+          testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, testing::LLVMBackend()),
+          "")
           << "LLVM backend: " << config.ToString();
     }
   }
@@ -163,9 +161,9 @@ TEST(Conv2dNCHWcX86Test, FusedEpilogueMatchesTheReference) {
       ASSERT_EQ(op.args.size(), 5u);  // data, kernel, bias, skip, output
       EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv_epilogue", 4), "")
           << "C backend: " << config.ToString();
-      EXPECT_EQ(
-          testing::CheckAgainstReference(op.schedule, op.args, "conv_epilogue", 4, LLVMBackend()),
-          "")
+      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv_epilogue", 4,
+                                               testing::LLVMBackend()),
+                "")
           << "LLVM backend: " << config.ToString();
     }
   }
@@ -189,7 +187,9 @@ TEST(Conv2dNCHWcX86Test, ImageAccumulatorsMatchTheReference) {
       ScheduledOp op = Conv2dNCHWcX86(shape, c);
       EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
           << "C backend: " << c.ToString();
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, LLVMBackend()), "")
+      EXPECT_EQ(
+          testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, testing::LLVMBackend()),
+          "")
           << "LLVM backend: " << c.ToString();
     }
   }
@@ -198,7 +198,8 @@ TEST(Conv2dNCHWcX86Test, ImageAccumulatorsMatchTheReference) {
 TEST(Conv2dNCHWcX86Test, DefaultScheduleMatchesTheReference) {
   ScheduledOp op = Conv2dDefault({1, 3, 5, 5, 2, 3, 3, 1, 1});
   EXPECT_DOUBLE_EQ(op.flops, 2.0 * 2 * 5 * 5 * 3 * 9);
-  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 4, LLVMBackend()), "");
+  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 4, testing::LLVMBackend()),
+            "");
 }
 
 }  // namespace

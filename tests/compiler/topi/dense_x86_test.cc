@@ -5,7 +5,6 @@
 
 #include <random>
 
-#include "compiler/driver/build.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
 #include "compiler/lower/lower.h"
@@ -13,15 +12,12 @@
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
 #include "compiler/topi/index_constant.h"
+#include "tests/compiler/testing/llvm_backend.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
 namespace topi {
 namespace {
-
-testing::Backend LLVMBackend() {
-  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm -mcpu=native")); };
-}
 
 TEST(DenseX86Test, SpaceAndFallback) {
   space::ConfigSpace s = DenseX86Space({1024, 1024, 1024});
@@ -106,9 +102,9 @@ TEST(DenseX86Test, KOuterBlocksWithAFusedEpilogueMatchTheReference) {
     ASSERT_EQ(op.args.size(), 5u);  // A, packed W, bias, skip, output
     EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense_epilogue", 3), "")
         << "C backend: " << config.ToString();
-    EXPECT_EQ(
-        testing::CheckAgainstReference(op.schedule, op.args, "dense_epilogue", 3, LLVMBackend()),
-        "")
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense_epilogue", 3,
+                                             testing::LLVMBackend()),
+              "")
         << "LLVM backend: " << config.ToString();
   }
 }
@@ -124,7 +120,9 @@ TEST(DenseX86Test, SampledConfigsMatchTheReference) {
     EXPECT_EQ(op.flops, 2.0 * 24 * 32 * 16);
     EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 7), "")
         << "C backend: " << config.ToString();
-    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 7, LLVMBackend()), "")
+    EXPECT_EQ(
+        testing::CheckAgainstReference(op.schedule, op.args, "dense", 7, testing::LLVMBackend()),
+        "")
         << "LLVM backend: " << config.ToString();
   }
 }
@@ -152,7 +150,9 @@ TEST(DenseX86Test, PrefetchFetchesTheNextWeightsAndKeepsTheResult) {
     ScheduledOp op = DenseX86(shape, config);
     std::string text = ir::ToText(lower::Lower(op.schedule, op.args, "dense"));
     EXPECT_THAT(text, ::testing::HasSubstr(expected[k_outer])) << text;
-    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 3, LLVMBackend()), "")
+    EXPECT_EQ(
+        testing::CheckAgainstReference(op.schedule, op.args, "dense", 3, testing::LLVMBackend()),
+        "")
         << config.ToString();
     EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 3), "")
         << config.ToString();

@@ -4,20 +4,16 @@
 
 #include <random>
 
-#include "compiler/driver/build.h"
 #include "compiler/ir/op.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "tests/compiler/testing/llvm_backend.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
 namespace topi {
 namespace {
-
-testing::Backend LLVMBackend() {
-  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm -mcpu=native")); };
-}
 
 // Every sampled config computes what the schedule-free compute does, strided and padded or not.
 TEST(DepthwiseConv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
@@ -32,7 +28,9 @@ TEST(DepthwiseConv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
       ScheduledOp op = DepthwiseConv2dNCHWcX86(shape, config);
       EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8), "")
           << "C backend: " << config.ToString();
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8, LLVMBackend()), "")
+      EXPECT_EQ(
+          testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8, testing::LLVMBackend()),
+          "")
           << "LLVM backend: " << config.ToString();
     }
   }
@@ -65,7 +63,8 @@ TEST(DepthwiseConv2dNCHWcX86Test, FusedEpilogueMatchesTheReference) {
     };
     ScheduledOp op = DepthwiseConv2dNCHWcX86(shape, config, &epilogue);
     ASSERT_EQ(op.args.size(), 4u);  // data, kernel, bias, output
-    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dw_epilogue", 4, LLVMBackend()),
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dw_epilogue", 4,
+                                             testing::LLVMBackend()),
               "")
         << config.ToString();
   }
@@ -82,7 +81,8 @@ TEST(DepthwiseConv2dNCHWcX86Test, FallbackBlocksOneVector) {
   EXPECT_EQ(DepthwiseConv2dNCHWcBlock(wide), 32);
   EXPECT_EQ(wide.Split("tile_ow"), s.Fallback().Split("tile_ow"));
   ScheduledOp op = DepthwiseConv2dNCHWcX86({1, 32, 14, 14, 32, 3, 3, 1, 1}, s.Fallback());
-  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 3, LLVMBackend()), "");
+  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 3, testing::LLVMBackend()),
+            "");
   EXPECT_THROW(DepthwiseConv2dNCHWcX86Space({1, 4, 8, 8, 8, 3, 3, 1, 1}), UserError);
 }
 

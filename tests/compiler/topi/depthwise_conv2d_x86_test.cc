@@ -4,18 +4,14 @@
 
 #include <random>
 
-#include "compiler/driver/build.h"
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
+#include "tests/compiler/testing/llvm_backend.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
 namespace topi {
 namespace {
-
-testing::Backend LLVMBackend() {
-  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm -mcpu=native")); };
-}
 
 TEST(DepthwiseConv2dX86Test, SampledConfigsMatchTheReference) {
   for (Conv2dShape shape :
@@ -28,7 +24,8 @@ TEST(DepthwiseConv2dX86Test, SampledConfigsMatchTheReference) {
       ScheduledOp op = DepthwiseConv2dX86(shape, config);
       EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dw", 8), "")
           << "C backend: " << config.ToString();
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dw", 8, LLVMBackend()), "")
+      EXPECT_EQ(
+          testing::CheckAgainstReference(op.schedule, op.args, "dw", 8, testing::LLVMBackend()), "")
           << "LLVM backend: " << config.ToString();
     }
   }

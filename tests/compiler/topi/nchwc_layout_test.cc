@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "compiler/driver/build.h"
 #include "compiler/support/error.h"
+#include "tests/compiler/testing/llvm_backend.h"
 #include "tests/compiler/testing/reference_check.h"
 
 namespace tessera {
@@ -13,14 +13,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-testing::Backend LLVMBackend() {
-  return [](const ir::PrimFunc& f) { return build({f}, Target("llvm -mcpu=native")); };
-}
-
 void ExpectMatches(const ScheduledOp& op, const std::string& what) {
   EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "transform", 7), "")
       << "C backend: " << what;
-  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "transform", 7, LLVMBackend()), "")
+  EXPECT_EQ(
+      testing::CheckAgainstReference(op.schedule, op.args, "transform", 7, testing::LLVMBackend()),
+      "")
       << "LLVM backend: " << what;
 }
 
