@@ -144,6 +144,64 @@ TEST(LayoutTest, TunedConvolutionsReadTheirProducersBlock) {
   EXPECT_EQ(build.graph.nodes.size(), 10u);
 }
 
+// The channel block of the first kernel whose graph nodes include `node` (its output's last
+// dimension; 0 for a plain output).
+int64_t OutputBlockOf(const ModelBuild& build, const std::string& node) {
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    if (n.name.find(node) == std::string::npos) continue;
+    const std::vector<int64_t>& shape = build.graph.tensors[n.outputs[0]].shape;
+    return shape.size() == 5 ? shape[4] : 0;
+  }
+  ADD_FAILURE() << "no kernel computes " << node;
+  return -1;
+}
+
+// A record of `key` with the fallback's schedule and output block `oc_bn`.
+tuning::MeasureRecord BlockRecord(const std::string& key, const std::string& target, int64_t oc_bn,
+                                  double cost) {
+  tuner::Task task(key, target);
+  const space::ConfigEntity config =
+      task.config_space().WithSplitInner(task.config_space().Fallback(), "tile_oc", oc_bn);
+  tuning::MeasureRecord r;
+  r.set_workload_key(key);
+  r.set_target(target);
+  r.set_config_index(config.index());
+  *r.mutable_config() = space::ConfigToProto(config);
+  r.add_costs(cost);
+  return r;
+}
+
+// The two convolutions a residual add joins (a block's last one and its strided downsample) take
+// the same output block when a record within the build's tolerance has it, so that the add reads
+// both in whole vectors; a record further off is not taken for it. Each one's best record has
+// another block, and whichever is planned second adapts.
+TEST(LayoutTest, ResidualPartnersShareTheirOutputBlock) {
+  for (double same_block_cost : {1.05e-3, 2e-3}) {
+    ModelBuildOptions options;
+    const std::string main_key = "conv2d_NCHWc.x86(1,32,4,4,64,1,1,1,0,float32)";
+    const std::string downsample_key = "conv2d_NCHWc.x86(1,16,8,8,64,1,1,2,0,float32)";
+    auto log = tuner::TuningLog::Open(testing::TempDir("residual_partners") + "/t" +
+                                      std::to_string(same_block_cost) + ".db");
+    log->AppendBatch({BlockRecord(main_key, options.target, 16, 1e-3),
+                      BlockRecord(main_key, options.target, 32, same_block_cost),
+                      BlockRecord(downsample_key, options.target, 32, 1e-3),
+                      BlockRecord(downsample_key, options.target, 16, same_block_cost)});
+    options.log = log.get();
+    std::ostringstream warnings;
+    options.warnings = &warnings;
+    ModelBuild build =
+        testing::CheckModel(ModelDir(), "downsample_block", 1e-4, 1e-5, false, options);
+    const int64_t main_block = OutputBlockOf(build, "conv_cb");
+    const int64_t downsample_block = OutputBlockOf(build, "conv_cd");
+    if (same_block_cost < 1.1e-3) {
+      EXPECT_EQ(main_block, downsample_block);
+    } else {
+      EXPECT_EQ(main_block, 16);
+      EXPECT_EQ(downsample_block, 32);
+    }
+  }
+}
+
 // Task extraction (for model-level tuning): the template workloads, deduplicated, with their
 // weights and FLOPs, and whether a record exists; nothing is compiled.
 TEST(ExtractTasksTest, ListsTemplateWorkloads) {

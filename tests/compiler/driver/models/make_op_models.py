@@ -109,6 +109,22 @@ save("residual_blocks",
       ("be", be), ("wd", wd), ("bd", bd), ("wp", wp), ("bp", bp), ("wf", wf), ("bf", bf),
       ("lo", lo), ("hi", hi)])
 
+# A ResNet downsampling block: the residual branch is a strided 1x1 convolution, so the add
+# joins two convolutions' outputs (which the build gives the same channel block).
+x = rand(1, 16, 8, 8)
+wa, ba, wb, bb = rand(32, 16, 3, 3) * 0.2, rand(32), rand(64, 32, 1, 1) * 0.2, rand(64)
+wd, bd = rand(64, 16, 1, 1) * 0.2, rand(64)
+main = F.conv2d(F.relu(F.conv2d(t(x), t(wa), t(ba), stride=2, padding=1)), t(wb), t(bb))
+s = F.relu(main + F.conv2d(t(x), t(wd), t(bd), stride=2))
+ref = F.adaptive_avg_pool2d(s, 1).numpy()
+save("downsample_block",
+     [node("Conv", ["x", "wa", "ba"], ["ca"], pads=[1, 1, 1, 1], strides=[2, 2]),
+      node("Relu", ["ca"], ["ra"]), node("Conv", ["ra", "wb", "bb"], ["cb"]),
+      node("Conv", ["x", "wd", "bd"], ["cd"], strides=[2, 2]), node("Add", ["cb", "cd"], ["s"]),
+      node("Relu", ["s"], ["r"]), node("GlobalAveragePool", ["r"], ["y"])],
+     [("x", x)], [("y", ref)],
+     [("wa", wa), ("ba", ba), ("wb", wb), ("bb", bb), ("wd", wd), ("bd", bd)])
+
 # Grouped convolution with asymmetric padding and dilation (plain compute path).
 x, w = rand(1, 8, 10, 9), rand(6, 4, 3, 3)
 ref = F.conv2d(F.pad(t(x), (2, 1, 0, 1)), t(w), groups=2, dilation=(1, 2)).numpy()
