@@ -183,6 +183,13 @@ class ModelBuilder {
     if (found != forms.end()) return found->second;
     const Value& v = g_.values[value];
     const auto& s = v.shape;
+    if (bn == 1 && value_tensor_[value] >= 0) {
+      // Blocks of one channel are the plain layout itself: a view, not a copy (a 3-channel stem
+      // convolution tuned to read single channels, as ResNet-18/50's logs choose, read its input
+      // through a pack kernel that copied it unchanged: 0.09 ms a run).
+      forms[bn] = Alias(value_tensor_[value], {s[0], s[1], s[2], s[3], 1}, v.name + "_NCHW1c");
+      return forms[bn];
+    }
     int id = NewTensor(v.name + "_NCHW" + std::to_string(bn) + "c", DLType(v.dtype),
                        {s[0], s[1] / bn, s[2], s[3], bn}, kNewBuffer);
     if (value_tensor_[value] < 0 && !forms.empty()) {

@@ -66,6 +66,36 @@ std::vector<int> CountKernels(const ModelBuild& build, const std::vector<std::st
   return counts;
 }
 
+// A convolution tuned to read blocks of one channel reads the plain input itself: NCHW1c is
+// NCHW, so the build makes a view instead of a pack kernel.
+TEST(LayoutTest, OneChannelBlocksReadThePlainTensor) {
+  ModelBuildOptions options;
+  std::vector<tuning::MeasureRecord> records;
+  for (const ModelTask& t :
+       ExtractTasks(frontend::ImportOnnx(ModelDir() + "/conv_stem_strided.onnx"), options)) {
+    if (t.workload_key.rfind("conv2d_NCHWc.x86(1,3,", 0) != 0) continue;
+    tuner::Task task(t.workload_key, options.target);
+    const space::ConfigEntity config =
+        task.config_space().WithSplitInner(task.config_space().Fallback(), "tile_ic", 1);
+    tuning::MeasureRecord r;
+    r.set_workload_key(task.workload_key());
+    r.set_target(task.target());
+    r.set_config_index(config.index());
+    *r.mutable_config() = space::ConfigToProto(config);
+    r.add_costs(1e-3);
+    records.push_back(r);
+  }
+  ASSERT_EQ(records.size(), 1u);
+  auto log = tuner::TuningLog::Open(testing::TempDir("one_channel_blocks") + "/t.db");
+  log->AppendBatch(records);
+  options.log = log.get();
+  std::ostringstream warnings;
+  options.warnings = &warnings;
+  ModelBuild build =
+      testing::CheckModel(ModelDir(), "conv_stem_strided", 1e-4, 1e-5, false, options);
+  EXPECT_EQ(CountKernels(build, {"pack_NCHWc", "conv2d_NCHWc"}), (std::vector<int>{0, 2}));
+}
+
 // Tuned records rarely read the block their producer writes; a build then takes the best record's
 // schedule with the producer's input block, so the residual chain stays as blocked and fused as
 // with fallback configs. Here every record's blocks disagree with every producer's.
@@ -139,9 +169,11 @@ TEST(LayoutTest, TunedConvolutionsReadTheirProducersBlock) {
   }
   for (const ModelTask& t : build.tasks) tuned += t.tuned;
   EXPECT_EQ(tuned, convolutions);
-  EXPECT_EQ(transforms, 1);  // the input's pack
-  EXPECT_EQ(epilogues, 0);   // the Gemm's bias is fused into dense.x86
-  EXPECT_EQ(build.graph.nodes.size(), 10u);
+  // None: the first convolution's one-channel blocks read the model input in place (the
+  // fallback's blocks need the input's pack, as in ResidualBlocksStayBlocked).
+  EXPECT_EQ(transforms, 0);
+  EXPECT_EQ(epilogues, 0);  // the Gemm's bias is fused into dense.x86
+  EXPECT_EQ(build.graph.nodes.size(), 9u);
 }
 
 // The channel block of the first kernel whose graph nodes include `node` (its output's last
