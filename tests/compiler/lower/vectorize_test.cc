@@ -41,6 +41,31 @@ TEST(VectorizeTest, AWidthThatIsNotAPowerOfTwoRunsAsPowerOfTwoVectors) {
             "}\n");
 }
 
+// A blocked layout read through its plain channel index: lanes `j*16 + i` over blocks of 64
+// share one block (16 divides the base and the block), so the read is one contiguous vector;
+// over blocks of 8 they do not, and the read stays a gather.
+TEST(VectorizeTest, ALaneRunInsideOneBlockIsContiguous) {
+  ir::Var a = Buffer("A"), b = Buffer("B"), i("i"), j("j");
+  auto blocked = [&](const ir::Expr& c, int64_t block) {
+    return ir::floordiv(c, ir::IntImm(c.dtype(), block)) * ir::IntImm(c.dtype(), block * 7) +
+           ir::floormod(c, ir::IntImm(c.dtype(), block));
+  };
+  ir::Stmt contiguous = Loop(j, 4,
+                             Loop(i, 16, ir::Store(b, At(a, blocked(j * 16 + i, 64)), j * 16 + i),
+                                  ir::ForKind::kVectorized));
+  EXPECT_EQ(
+      ir::ToText(VectorizeLoops(contiguous)),
+      "for j in [0, +4) {\n"
+      "  B[ramp((j*16), 1, 16)] = A[ramp(((floordiv((j*16), 64)*448) + floormod((j*16), 64)), "
+      "1, 16)]:float32x16\n"
+      "}\n");
+  ir::Stmt crossing = Loop(j, 4,
+                           Loop(i, 16, ir::Store(b, At(a, blocked(j * 16 + i, 8)), j * 16 + i),
+                                ir::ForKind::kVectorized));
+  EXPECT_EQ(ir::ToText(VectorizeLoops(crossing)).find("ramp(((floordiv((j*16)"), std::string::npos)
+      << ir::ToText(VectorizeLoops(crossing));
+}
+
 TEST(VectorizeTest, AnOddWidthStaysOneVector) {
   ir::Var a = Buffer("A"), b = Buffer("B"), i("i");
   ir::Stmt s = Loop(i, 3, ir::Store(b, At(a, i), i), ir::ForKind::kVectorized);
