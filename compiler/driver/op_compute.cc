@@ -606,12 +606,16 @@ te::Tensor ComputeNode(const graph::Graph& g, const graph::Node& node,
   if (op == "MaxPool" || op == "AveragePool") return Pool(g, node, inputs);
   if (op == "GlobalAveragePool") {
     const auto& xs = inputs[0].shape;
-    te::Tensor sum = ReduceSum(node.name + "_sum", inputs[0], {2, 3}, true,
+    // Summed as [n, c] (the unit axes dropped), so that the schedule vectorizes the channels
+    // around the spatial reduction: a channel block's vector is contiguous in the blocked input.
+    // With [n, c, 1, 1] every channel summed alone, 49 strided scalar loads each: ResNet-50's
+    // took 0.16 ms against ONNX Runtime's 0.06.
+    te::Tensor sum = ReduceSum(node.name + "_sum", inputs[0], {2, 3}, false,
                                [](Expr v, const std::vector<Expr>&) { return v; });
     const float inv = 1.0f / static_cast<float>(xs[2] * xs[3]);
     return te::compute(
         ShapeExprs(OutValue(g, node).shape),
-        [&](const std::vector<Var>& i) { return sum(E(i)) * inv; }, node.name);
+        [&](const std::vector<Var>& i) { return sum(i[0], i[1]) * inv; }, node.name);
   }
   if (op == "ReduceMean") {
     const auto& xs = inputs[0].shape;
