@@ -83,9 +83,13 @@ class Vectorizer : public ir::StmtExprMutator {
   // A positive number that `e` is provably a multiple of (1 when nothing is known): the split of
   // a vectorized loop leaves bases like `lo*16`.
   static int64_t KnownDivisor(const Expr& e) {
-    if (const int64_t* v = ir::AsConstInt(e)) return *v == 0 ? int64_t{1} << 40 : std::abs(*v);
+    constexpr int64_t kMany = int64_t{1} << 40;  // zero's divisor, and a cap against overflow
+    if (const int64_t* v = ir::AsConstInt(e)) {
+      return *v == 0 ? kMany : std::min<int64_t>(std::abs(*v), kMany);
+    }
     if (const auto* m = e.as<ir::MulNode>()) {
-      return std::min<int64_t>(KnownDivisor(m->a) * KnownDivisor(m->b), int64_t{1} << 40);
+      const int64_t a = KnownDivisor(m->a), b = KnownDivisor(m->b);
+      return a > kMany / b ? kMany : a * b;
     }
     if (e.as<ir::AddNode>() || e.as<ir::SubNode>()) {
       const auto* bin = ir::AsBinary(e);
