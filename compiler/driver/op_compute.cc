@@ -172,6 +172,13 @@ te::Tensor PoolOver(const graph::Node& node, const te::Tensor& data, const std::
                        pads = node.Ints("pads", {0, 0, 0, 0});
   ir::IterVar ry = te::reduce_axis(I(k[0]), "ry"), rx = te::reduce_axis(I(k[1]), "rx");
   const bool is_max = node.op == "MaxPool";
+  // Whether every window holds an input element: then a tap outside, clamped to the nearest
+  // row or column, reads an element of its own window, which cannot change a maximum.
+  bool windows_inside = true;
+  for (int d = 0; d < 2; ++d) {
+    const int64_t last_start = (out_shape[2 + d] - 1) * st[d] - pads[d];
+    windows_inside = windows_inside && pads[d] <= k[d] - 1 && last_start <= xs[2 + d] - 1;
+  }
   te::Tensor pooled = te::compute(
       ShapeExprs(out_shape),
       [&](const std::vector<Var>& i) {
@@ -183,6 +190,7 @@ te::Tensor PoolOver(const graph::Node& node, const te::Tensor& data, const std::
         index[2] = ir::min(ir::max(y.pos, I(0)), I(xs[2] - 1));
         index[3] = ir::min(ir::max(x.pos, I(0)), I(xs[3] - 1));
         Expr v = data(index);
+        if (is_max && windows_inside) return te::max(v, {ry, rx});
         Expr identity = is_max ? ir::min_value(DataType::Float(32)) : Expr(0.0f);
         v = ir::select(y.inside && x.inside, v, identity);
         return is_max ? te::max(v, {ry, rx}) : te::sum(v, {ry, rx});
