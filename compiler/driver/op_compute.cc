@@ -557,6 +557,9 @@ void ScheduleStage(te::Schedule& s, const te::Tensor& t) {
   const bool window_reads = compute->tag == "pool";  // "pool_NCHWc" reads whole blocks
   if (last >= 4 && !window_reads) {
     int64_t factor = last % 16 == 0 ? 16 : last % 8 == 0 ? 8 : last % 4 == 0 ? 4 : 8;
+    // A blocked pool's taps all read the same pixel of a channel block: the whole block as the
+    // vector shares one tap's index arithmetic among all its lanes.
+    if (compute->tag == "pool_NCHWc" && last <= 64 && last % 16 == 0) factor = last;
     auto [lo, li] = stage.split(inner_most, I(factor));
     outer_of_last = lo;
     std::vector<ir::IterVar> order = {lo};
