@@ -66,6 +66,22 @@ std::vector<int> CountKernels(const ModelBuild& build, const std::vector<std::st
   return counts;
 }
 
+// A record of `key` measured at `cost` seconds: the fallback's schedule with the innermost
+// factor of split `knob` set to `factor` (e.g. a channel block).
+tuning::MeasureRecord SplitRecord(const std::string& key, const std::string& target,
+                                  const std::string& knob, int64_t factor, double cost) {
+  tuner::Task task(key, target);
+  const space::ConfigEntity config =
+      task.config_space().WithSplitInner(task.config_space().Fallback(), knob, factor);
+  tuning::MeasureRecord r;
+  r.set_workload_key(key);
+  r.set_target(target);
+  r.set_config_index(config.index());
+  *r.mutable_config() = space::ConfigToProto(config);
+  r.add_costs(cost);
+  return r;
+}
+
 // A convolution tuned to read blocks of one channel reads the plain input itself: NCHW1c is
 // NCHW, so the build makes a view instead of a pack kernel.
 TEST(LayoutTest, OneChannelBlocksReadThePlainTensor) {
@@ -74,16 +90,7 @@ TEST(LayoutTest, OneChannelBlocksReadThePlainTensor) {
   for (const ModelTask& t :
        ExtractTasks(frontend::ImportOnnx(ModelDir() + "/conv_stem_strided.onnx"), options)) {
     if (t.workload_key.rfind("conv2d_NCHWc.x86(1,3,", 0) != 0) continue;
-    tuner::Task task(t.workload_key, options.target);
-    const space::ConfigEntity config =
-        task.config_space().WithSplitInner(task.config_space().Fallback(), "tile_ic", 1);
-    tuning::MeasureRecord r;
-    r.set_workload_key(task.workload_key());
-    r.set_target(task.target());
-    r.set_config_index(config.index());
-    *r.mutable_config() = space::ConfigToProto(config);
-    r.add_costs(1e-3);
-    records.push_back(r);
+    records.push_back(SplitRecord(t.workload_key, options.target, "tile_ic", 1, 1e-3));
   }
   ASSERT_EQ(records.size(), 1u);
   auto log = tuner::TuningLog::Open(testing::TempDir("one_channel_blocks") + "/t.db");
@@ -144,17 +151,8 @@ TEST(LayoutTest, TunedConvolutionsReadTheirProducersBlock) {
   for (const ModelTask& t :
        ExtractTasks(frontend::ImportOnnx(ModelDir() + "/residual_blocks.onnx"), options)) {
     if (t.workload_key.rfind("conv2d_NCHWc.x86", 0) != 0) continue;
-    tuner::Task task(t.workload_key, options.target);
     // Blocks of one input channel: no producer writes those.
-    const space::ConfigEntity config =
-        task.config_space().WithSplitInner(task.config_space().Fallback(), "tile_ic", 1);
-    tuning::MeasureRecord r;
-    r.set_workload_key(task.workload_key());
-    r.set_target(task.target());
-    r.set_config_index(config.index());
-    *r.mutable_config() = space::ConfigToProto(config);
-    r.add_costs(1e-3);
-    records.push_back(r);
+    records.push_back(SplitRecord(t.workload_key, options.target, "tile_ic", 1, 1e-3));
     ++convolutions;
   }
   ASSERT_EQ(convolutions, 4);
@@ -188,21 +186,6 @@ int64_t OutputBlockOf(const ModelBuild& build, const std::string& node) {
   return -1;
 }
 
-// A record of `key` with the fallback's schedule and output block `oc_bn`.
-tuning::MeasureRecord BlockRecord(const std::string& key, const std::string& target, int64_t oc_bn,
-                                  double cost) {
-  tuner::Task task(key, target);
-  const space::ConfigEntity config =
-      task.config_space().WithSplitInner(task.config_space().Fallback(), "tile_oc", oc_bn);
-  tuning::MeasureRecord r;
-  r.set_workload_key(key);
-  r.set_target(target);
-  r.set_config_index(config.index());
-  *r.mutable_config() = space::ConfigToProto(config);
-  r.add_costs(cost);
-  return r;
-}
-
 // The two convolutions a residual add joins (a block's last one and its strided downsample) take
 // the same output block when a record within the build's tolerance has it, so that the add reads
 // both in whole vectors; a record further off is not taken for it. Each one's best record has
@@ -214,10 +197,10 @@ TEST(LayoutTest, ResidualPartnersShareTheirOutputBlock) {
     const std::string downsample_key = "conv2d_NCHWc.x86(1,16,8,8,64,1,1,2,0,float32)";
     auto log = tuner::TuningLog::Open(testing::TempDir("residual_partners") + "/t" +
                                       std::to_string(same_block_cost) + ".db");
-    log->AppendBatch({BlockRecord(main_key, options.target, 16, 1e-3),
-                      BlockRecord(main_key, options.target, 32, same_block_cost),
-                      BlockRecord(downsample_key, options.target, 32, 1e-3),
-                      BlockRecord(downsample_key, options.target, 16, same_block_cost)});
+    log->AppendBatch({SplitRecord(main_key, options.target, "tile_oc", 16, 1e-3),
+                      SplitRecord(main_key, options.target, "tile_oc", 32, same_block_cost),
+                      SplitRecord(downsample_key, options.target, "tile_oc", 32, 1e-3),
+                      SplitRecord(downsample_key, options.target, "tile_oc", 16, same_block_cost)});
     options.log = log.get();
     std::ostringstream warnings;
     options.warnings = &warnings;
