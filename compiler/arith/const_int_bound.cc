@@ -1,6 +1,8 @@
 #include "compiler/arith/const_int_bound.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <numeric>
 
 #include "compiler/ir/builtin.h"
 #include "compiler/ir/functor.h"
@@ -48,6 +50,24 @@ int64_t FloorDivEnd(int64_t a, int64_t c) {
 }
 
 B Everything() { return B{}; }
+
+// A positive number that `e` is provably a multiple of (1 when nothing is known), from its form:
+// the split of a vectorized loop leaves bases like `lo*16`.
+int64_t KnownDivisor(const ir::Expr& e) {
+  constexpr int64_t kMany = int64_t{1} << 40;  // zero's divisor, and a cap against overflow
+  if (const int64_t* v = ir::AsConstInt(e)) {
+    return *v == 0 ? kMany : std::min<int64_t>(std::abs(*v), kMany);
+  }
+  if (const auto* m = e.as<ir::MulNode>()) {
+    const int64_t a = KnownDivisor(m->a), b = KnownDivisor(m->b);
+    return a > kMany / b ? kMany : a * b;
+  }
+  if (e.as<ir::AddNode>() || e.as<ir::SubNode>()) {
+    const auto* bin = ir::AsBinary(e);
+    return std::gcd(KnownDivisor(bin->a), KnownDivisor(bin->b));
+  }
+  return 1;
+}
 
 B TypeRange(DataType t) {
   if (t.is_bool()) return B{0, 1};
@@ -106,6 +126,9 @@ class Evaluator : public ir::ExprVisitor {
               FloorDivEnd(a.min, b.min) == FloorDivEnd(a.max, b.min)) {
             int64_t shift = FloorDivEnd(a.min, b.min) * b.min;
             result_ = B{a.min - shift, a.max - shift};
+          } else if (b.is_const()) {
+            // A multiple of g, with g dividing b, leaves a multiple of g below b: at most b - g.
+            result_ = B{0, b.min - std::gcd(KnownDivisor(op->a), b.min)};
           } else {
             result_ = B{0, b.max - 1};
           }

@@ -1,8 +1,6 @@
 #include "compiler/lower/vectorize.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -80,48 +78,17 @@ class Vectorizer : public ir::StmtExprMutator {
     if (ir::IsConstInt(new_stride, 0)) return ir::Broadcast(new_base, lanes);
     return ir::Ramp(new_base, new_stride, lanes);
   }
-  // A positive number that `e` is provably a multiple of (1 when nothing is known): the split of
-  // a vectorized loop leaves bases like `lo*16`.
-  static int64_t KnownDivisor(const Expr& e) {
-    constexpr int64_t kMany = int64_t{1} << 40;  // zero's divisor, and a cap against overflow
-    if (const int64_t* v = ir::AsConstInt(e)) {
-      return *v == 0 ? kMany : std::min<int64_t>(std::abs(*v), kMany);
-    }
-    if (const auto* m = e.as<ir::MulNode>()) {
-      const int64_t a = KnownDivisor(m->a), b = KnownDivisor(m->b);
-      return a > kMany / b ? kMany : a * b;
-    }
-    if (e.as<ir::AddNode>() || e.as<ir::SubNode>()) {
-      const auto* bin = ir::AsBinary(e);
-      return std::gcd(KnownDivisor(bin->a), KnownDivisor(bin->b));
-    }
-    return 1;
-  }
-
-  // floordiv/floormod of Ramp(base, s, L) by a constant c when all lanes share one quotient:
-  // base = c*q + r with 0 <= r and r + s*(L-1) < c gives Broadcast(q) and Ramp(r, s, L). When r
-  // is not a constant, a divisor g of both base and c bounds it by c - g, so s*(L-1) < g is
-  // enough: a channel block of a blocked layout read through its plain index, `(lo*16 + lane)`
-  // over blocks of 32 or 64, is one contiguous vector instead of a gather per lane.
+  // floordiv/floormod of Ramp(base, s, L) by a constant c when all lanes share one quotient
+  // (base mod c bounded so that it plus s*(L-1) stays below c) give Broadcast(base div c) and
+  // Ramp(base mod c, s, L): the analyzer's lane rule, which also takes a base only known to be a
+  // multiple of a divisor of c (a channel block of a blocked layout read through its plain index,
+  // `(lo*16 + lane)` over blocks of 32 or 64: one contiguous vector instead of a gather per lane).
   static Expr FoldRampDivMod(uint32_t kind, const Expr& a, const Expr& b, int lanes) {
-    const auto* ramp = a.as<ir::RampNode>();
-    const int64_t* c = ir::AsConstInt(b);
-    const int64_t* s = ramp ? ir::AsConstInt(ramp->stride) : nullptr;
-    if (!ramp || !c || !s || *c <= 0 || *s < 0) return Expr();
-    arith::Analyzer an;
-    Expr cexpr = ir::IntImm(ramp->base.dtype(), *c);
-    Expr rem = an.Simplify(ir::floormod(ramp->base, cexpr));
-    const int64_t* r = ir::AsConstInt(rem);
-    if (!r) {
-      const int64_t g = std::gcd(KnownDivisor(ramp->base), *c);
-      if (*s * (lanes - 1) >= g) return Expr();
-    } else if (*r < 0 || *r + *s * (lanes - 1) >= *c) {
-      return Expr();
-    }
-    if (kind == ir::kFloorDiv)
-      return ir::Broadcast(an.Simplify(ir::floordiv(ramp->base, cexpr)), lanes);
-    if (*s == 0) return ir::Broadcast(rem, lanes);
-    return ir::Ramp(rem, ramp->stride, lanes);
+    if (!a.as<ir::RampNode>() || !ir::AsConstInt(b)) return Expr();
+    Expr folded =
+        arith::Analyzer().Simplify(kind == ir::kFloorDiv ? ir::FloorDiv(a, BroadcastTo(b, lanes))
+                                                         : ir::FloorMod(a, BroadcastTo(b, lanes)));
+    return folded.as<ir::RampNode>() || folded.as<ir::BroadcastNode>() ? folded : Expr();
   }
 
   Expr VisitExpr_(const ir::SelectNode* op) override {

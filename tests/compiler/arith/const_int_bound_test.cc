@@ -26,6 +26,18 @@ TEST(ConstIntBoundTest, LinearAndDivision) {
   EXPECT_EQ(b.max, 0);
 }
 
+// A multiple of 16 modulo 64 is 0, 16, 32 or 48; one of 8 at most 56; an odd number 63.
+TEST(ConstIntBoundTest, AKnownMultipleModuloADivisibleConstant) {
+  Var x("x"), y("y");
+  ConstIntBound b = EvalConstIntBound(floormod(x * 16 + y * 32, 64), {});
+  EXPECT_EQ(b.min, 0);
+  EXPECT_EQ(b.max, 48);
+  b = EvalConstIntBound(floormod(x * 16 + 8, 64), {});
+  EXPECT_EQ(b.max, 56);
+  b = EvalConstIntBound(floormod(x * 16 + 3, 64), {});
+  EXPECT_EQ(b.max, 63);
+}
+
 TEST(ConstIntBoundTest, UnknownVariablesUseTheirTypeRange) {
   Var x("x");
   ConstIntBound b = EvalConstIntBound(x + 1, {});
