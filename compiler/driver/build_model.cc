@@ -386,7 +386,11 @@ class ModelBuilder {
 
   space::ConfigEntity Configure(const tuner::Task& task,
                                 const tuner::ConfigPreference& preference = {}) {
-    tuner::ChosenConfig chosen = ChooseTemplateConfig(task, options_, preference);
+    return Use(task, ChooseTemplateConfig(task, options_, preference));
+  }
+
+  // `chosen` as `task`'s config, counted among the model's tasks.
+  space::ConfigEntity Use(const tuner::Task& task, const tuner::ChosenConfig& chosen) {
     auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
       return t.workload_key == task.workload_key();
     });
@@ -467,13 +471,14 @@ class ModelBuilder {
       both.wanted = [same = same_output.wanted, in = preference.wanted](
                         const space::ConfigEntity& c) { return same(c) && (!in || in(c)); };
       for (const tuner::ConfigPreference& candidate : {both, same_output}) {
-        if (candidate.wanted(ChooseTemplateConfig(*plan.task, options_, candidate).config)) {
-          preference = candidate;
+        tuner::ChosenConfig chosen = ChooseTemplateConfig(*plan.task, options_, candidate);
+        if (candidate.wanted(chosen.config)) {
+          plan.config = Use(*plan.task, chosen);
           break;
         }
       }
     }
-    plan.config = Configure(*plan.task, preference);
+    if (!plan.config) plan.config = Configure(*plan.task, preference);
     // Read the producer's block where the config does not: a convolution's input block only
     // sets the length of its innermost reduction loop, while another block costs a layout pass
     // and an unfused epilogue in the producer (tuned ResNet-18: 16 more kernel calls, 20% more
@@ -505,15 +510,11 @@ class ModelBuilder {
       int other = -1;
       if (add.inputs[0] == out) other = add.inputs[1];
       if (add.inputs[1] == out) other = add.inputs[0];
-      if (other < 0 || other == out) continue;
-      for (const Node& producer : g_.nodes) {
-        if (producer.op != "Conv" || &producer == &conv || producer.outputs.empty() ||
-            producer.outputs[0] != other) {
-          continue;
-        }
-        auto plan = conv_plans_.find(&producer);
-        if (plan != conv_plans_.end() && plan->second.out_block > 0) return plan->second.out_block;
-      }
+      if (other < 0 || other == out || producer_[other] < 0) continue;
+      const Node& partner = g_.nodes[producer_[other]];
+      if (partner.op != "Conv") continue;
+      auto plan = conv_plans_.find(&partner);
+      if (plan != conv_plans_.end() && plan->second.out_block > 0) return plan->second.out_block;
     }
     return 0;
   }
@@ -902,6 +903,7 @@ class ModelBuilder {
   std::vector<std::unique_ptr<tuner::Task>> tasks_storage_;
   std::map<const Node*, ConvPlan> conv_plans_;
   std::map<int, std::map<int64_t, int>> value_blocked_;  // value -> block -> blocked tensor
+  const std::vector<int> producer_ = g_.Producers();     // the graph's nodes stay as they are
   std::vector<bool> is_output_ = [this] {
     std::vector<bool> out(g_.values.size(), false);
     for (int v : g_.outputs) out[v] = true;
