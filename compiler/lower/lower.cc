@@ -19,6 +19,7 @@
 #include "compiler/lower/unroll.h"
 #include "compiler/lower/vectorize.h"
 #include "compiler/lower/verify_gpu.h"
+#include "compiler/lower/zero_halo.h"
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -41,7 +42,10 @@ bool IsIdentifier(const std::string& s) {
 }
 
 std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
-                                 const ScheduleAnalysis& analysis, const std::string& name) {
+                                 const ScheduleAnalysis& analysis, const std::string& name,
+                                 const std::vector<std::vector<int64_t>>& halos) {
+  TESSERA_USER_CHECK(halos.size() <= args.size())
+      << name << ": " << halos.size() << " argument halos for " << args.size() << " arguments";
   std::vector<ArgBuffer> buffers;
   std::unordered_set<const ir::Object*> seen_stages, seen_ops;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -72,6 +76,14 @@ std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector
     TESSERA_USER_CHECK(elements <= std::numeric_limits<int32_t>::max())
         << name << ": argument '" << args[i].name() << "' has " << elements
         << " elements; tensors of more than 2^31-1 elements are not supported yet";
+    if (i < halos.size() && !halos[i].empty()) {
+      TESSERA_USER_CHECK(
+          halos[i].size() == b.shape.size() &&
+          std::all_of(halos[i].begin(), halos[i].end(), [](int64_t h) { return h >= 0; }))
+          << name << ": the halo of argument '" << args[i].name()
+          << "' needs one non-negative size per dimension (" << b.shape.size() << ")";
+      b.halo = halos[i];
+    }
     b.data = ir::Var(args[i].name(), ir::DataType::Handle());
     buffers.push_back(b);
   }
@@ -85,6 +97,14 @@ std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector
     }
     TESSERA_USER_CHECK(found) << name << ": output '" << out->name
                               << "' is not in the argument list";
+  }
+  for (ArgBuffer& b : buffers) {
+    auto it = analysis.stage_of_op.find(b.tensor.op().get());
+    for (const te::Operation& out : schedule->outputs) {
+      auto jt = analysis.stage_of_op.find(out.get());
+      b.output = b.output || (it != analysis.stage_of_op.end() &&
+                              jt != analysis.stage_of_op.end() && it->second == jt->second);
+    }
   }
   return buffers;
 }
@@ -102,14 +122,14 @@ bool Verbose(const LowerOptions& options) {
 }  // namespace
 
 std::vector<std::string> LoweringPasses() {
-  return {"schedule_ops", "storage_flatten", "simplify",       "inject_prefetch", "partition_loops",
-          "vectorize",    "unroll",          "simplify_again", "make_packed_api"};
+  return {"schedule_ops",    "storage_flatten", "zero_halos", "simplify",       "inject_prefetch",
+          "partition_loops", "vectorize",       "unroll",     "simplify_again", "make_packed_api"};
 }
 
 std::vector<std::string> GPULoweringPasses() {
-  return {"schedule_ops",      "storage_flatten", "simplify",         "inject_prefetch",
-          "partition_loops",   "vectorize",       "unroll",           "simplify_again",
-          "gpu_storage_scope", "thread_sync",     "split_host_device"};
+  return {"schedule_ops",    "storage_flatten",   "zero_halos",  "simplify",
+          "inject_prefetch", "partition_loops",   "vectorize",   "unroll",
+          "simplify_again",  "gpu_storage_scope", "thread_sync", "split_host_device"};
 }
 
 namespace {
@@ -125,7 +145,9 @@ PrimFunc RunPipeline(const te::Schedule& schedule, const std::vector<te::Tensor>
       << name << ": empty schedule";
   ScheduleAnalysis analysis = InferBound(schedule);
   std::vector<ArgBuffer>& buffers = *buffers_out;
-  buffers = CheckArgs(schedule, args, analysis, name);
+  TESSERA_USER_CHECK(!gpu || options.arg_halos.empty())
+      << name << ": argument halos are not supported on GPUs";
+  buffers = CheckArgs(schedule, args, analysis, name, options.arg_halos);
   std::vector<ir::Var> data_vars;
   for (const ArgBuffer& b : buffers) data_vars.push_back(b.data);
 
@@ -136,6 +158,7 @@ PrimFunc RunPipeline(const te::Schedule& schedule, const std::vector<te::Tensor>
       {"storage_flatten", on_body([&](const ir::Stmt& s) {
          return StorageFlatten(s, buffers, analysis, options.stack_limit_bytes);
        })},
+      {"zero_halos", on_body([&](const ir::Stmt& s) { return ZeroOutputHalos(s, buffers); })},
       {"simplify", on_body(Simplify)},
       {"inject_prefetch", on_body([&](const ir::Stmt& s) { return InjectPrefetch(s, !gpu); })},
       {"partition_loops", on_body(PartitionLoops)},
@@ -157,8 +180,8 @@ PrimFunc RunPipeline(const te::Schedule& schedule, const std::vector<te::Tensor>
     bool disabled = std::find(options.disabled_passes.begin(), options.disabled_passes.end(),
                               pass.name) != options.disabled_passes.end();
     if (disabled && pass.name != "schedule_ops" && pass.name != "storage_flatten" &&
-        pass.name != "make_packed_api" && pass.name != "gpu_storage_scope" &&
-        pass.name != "thread_sync") {
+        pass.name != "zero_halos" && pass.name != "make_packed_api" &&
+        pass.name != "gpu_storage_scope" && pass.name != "thread_sync") {
       continue;
     }
     func = pass.run(func);

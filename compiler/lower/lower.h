@@ -28,6 +28,11 @@ struct LowerOptions {
   /// `vectorize` that runs as a scalar loop). Also on with `dump_ir` or the environment variable
   /// TESSERA_VERBOSE=1.
   bool verbose = false;
+  /// Per argument, in order (missing entries: none): elements of storage around the tensor in
+  /// each dimension, as `ArgBuffer::halo`. The caller passes buffers of the larger shape; an
+  /// output's function writes zeros into its halo, so a padded reader (a convolution) finds its
+  /// zero padding in place. CPU only.
+  std::vector<std::vector<int64_t>> arg_halos;
 };
 
 /// Names of the passes in pipeline order.

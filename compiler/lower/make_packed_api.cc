@@ -30,6 +30,7 @@ ir::PrimFunc MakePackedAPI(const std::string& name, const std::vector<ArgBuffer>
   Stmt stmt = body;
   for (size_t i = args.size(); i-- > 0;) {
     const ArgBuffer& arg = args[i];
+    const std::vector<int64_t> shape = arg.StorageShape();
     std::string where = name + ": argument " + std::to_string(i) + " ('" + arg.tensor.name() + "')";
     ir::Var handle(arg.tensor.name() + ".handle", DataType::Handle());
     std::vector<std::pair<Expr, std::string>> checks;
@@ -38,8 +39,8 @@ ir::PrimFunc MakePackedAPI(const std::string& name, const std::vector<ArgBuffer>
         {ir::Call(DataType::Int(32), ir::builtin::kTensorDeviceType, {handle}) == I32(kDLCPU),
          where + " must be on the CPU"});
     checks.push_back({ir::Call(DataType::Int(32), ir::builtin::kTensorNDim, {handle}) ==
-                          I32(static_cast<int64_t>(arg.shape.size())),
-                      where + " must have " + std::to_string(arg.shape.size()) + " dimensions"});
+                          I32(static_cast<int64_t>(shape.size())),
+                      where + " must have " + std::to_string(shape.size()) + " dimensions"});
     Expr dtype_ok =
         ir::Call(DataType::Int(32), ir::builtin::kTensorDTypeCode, {handle}) == I32(t.code()) &&
         ir::Call(DataType::Int(32), ir::builtin::kTensorDTypeBits, {handle}) == I32(t.bits()) &&
@@ -47,11 +48,11 @@ ir::PrimFunc MakePackedAPI(const std::string& name, const std::vector<ArgBuffer>
     checks.push_back({dtype_ok, where + " must have dtype " + ir::ToString(t)});
     std::ostringstream shape_text;
     shape_text << "[";
-    for (size_t d = 0; d < arg.shape.size(); ++d) shape_text << (d ? ", " : "") << arg.shape[d];
+    for (size_t d = 0; d < shape.size(); ++d) shape_text << (d ? ", " : "") << shape[d];
     shape_text << "]";
-    for (size_t d = 0; d < arg.shape.size(); ++d) {
+    for (size_t d = 0; d < shape.size(); ++d) {
       checks.push_back({ir::Call(DataType::Int(64), ir::builtin::kTensorShape, {handle, I32(d)}) ==
-                            I64(arg.shape[d]),
+                            I64(shape[d]),
                         where + " must have shape " + shape_text.str() + " (dimension " +
                             std::to_string(d) + " differs)"});
     }
@@ -59,12 +60,12 @@ ir::PrimFunc MakePackedAPI(const std::string& name, const std::vector<ArgBuffer>
                             {ir::Call(DataType::Handle(), ir::builtin::kTensorStrides, {handle})});
     Expr strides_ok = I32(1) == I32(1);
     int64_t stride = 1;
-    for (size_t d = arg.shape.size(); d-- > 0;) {
-      if (arg.shape[d] != 1) {
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (shape[d] != 1) {
         strides_ok = strides_ok && ir::Call(DataType::Int(64), ir::builtin::kTensorStride,
                                             {handle, I32(d)}) == I64(stride);
       }
-      stride *= arg.shape[d];
+      stride *= shape[d];
     }
     checks.push_back({compact || strides_ok, where + " must be compact (row-major without gaps)"});
     Expr data = ir::Call(DataType::Handle(), ir::builtin::kHandleAddBytes,

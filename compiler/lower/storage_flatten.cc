@@ -30,13 +30,16 @@ class Flattener : public ir::StmtExprMutator {
       FlatBuffer b;
       b.data = arg.data;
       b.dtype = arg.tensor.dtype();
+      const std::vector<int64_t> storage = arg.StorageShape();
       int64_t stride = 1;
-      b.strides.resize(arg.shape.size());
-      for (size_t d = arg.shape.size(); d-- > 0;) {
+      b.strides.resize(storage.size());
+      for (size_t d = storage.size(); d-- > 0;) {
         b.strides[d] = ir::IntImm(ir::DataType::Int(32), stride);
-        stride *= arg.shape[d];
+        stride *= storage[d];
       }
-      b.mins.assign(arg.shape.size(), Expr(0));
+      for (size_t d = 0; d < storage.size(); ++d) {
+        b.mins.push_back(ir::IntImm(ir::DataType::Int(32), arg.halo.empty() ? 0 : -arg.halo[d]));
+      }
       buffers_[arg.tensor.op().get()] = b;
     }
   }
@@ -129,6 +132,12 @@ class Flattener : public ir::StmtExprMutator {
 };
 
 }  // namespace
+
+std::vector<int64_t> ArgBuffer::StorageShape() const {
+  std::vector<int64_t> storage = shape;
+  for (size_t d = 0; d < halo.size() && d < storage.size(); ++d) storage[d] += 2 * halo[d];
+  return storage;
+}
 
 Stmt StorageFlatten(const Stmt& body, const std::vector<ArgBuffer>& args,
                     const ScheduleAnalysis& analysis, int64_t stack_limit_bytes) {
