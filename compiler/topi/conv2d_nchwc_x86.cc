@@ -237,7 +237,7 @@ space::ConfigEntity Conv2dNCHWcWithInputBlock(const space::ConfigSpace& space,
 }
 
 ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
-                           const OutputEpilogue* epilogue) {
+                           const OutputEpilogue* epilogue, bool input_halo) {
   CheckShape(sh);
   const auto [ic_bn, oc_bn] = Conv2dNCHWcBlocks(config);
   const int64_t reg_h = config.Split("tile_oh")[1];
@@ -256,7 +256,17 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
       te::placeholder({I(sh.k / oc_bn), I(sh.c / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
                       DataType::Float(32), "kernel");
   te::Tensor padded = data;
-  if (pad > 0) {
+  // Padding in the data's halo: the padded input is the data at shifted indices (inlined), no
+  // copy.
+  const bool pad_stage = pad > 0 && !input_halo;
+  if (pad > 0 && input_halo) {
+    padded = te::compute(
+        {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(ic_bn)},
+        [&](const std::vector<Var>& i) {
+          return data(i[0], i[1], i[2] - I(pad), i[3] - I(pad), i[4]);
+        },
+        "data_halo");
+  } else if (pad > 0) {
     padded = te::compute(
         {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(ic_bn)},
         [&](const std::vector<Var>& i) {
@@ -297,7 +307,7 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
     te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
     te::Schedule s = te::create_schedule({out});
     InlineEpilogueStages(s, "data_pad");
-    if (pad > 0) {
+    if (pad_stage) {
       te::Stage p = s[padded];
       p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
     }
@@ -335,8 +345,10 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   te::Tensor out = epilogue ? epilogue->apply(gathered) : gathered;
   te::Schedule s = te::create_schedule({out});
   InlineEpilogueStages(s, "data_pad");
-  te::Stage p = s[padded];
-  p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+  if (pad_stage) {
+    te::Stage p = s[padded];
+    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+  }
   for (const auto& entry : border) {
     ScheduleRegisterTile(s, entry.second, entry.second, 1, reg_n, unroll_kw);
   }

@@ -58,9 +58,12 @@ space::ConfigEntity Conv2dNCHWcWithInputBlock(const space::ConfigSpace& space,
 
 /// The blocked convolution for `config` (a point of `Conv2dNCHWcX86Space(shape)`); args: data
 /// `NCHW[ic_bn]c`, kernel `OIHW[ic_bn]i[oc_bn]o`, the epilogue's inputs, output `NCHW[oc_bn]c`
-/// (`epilogue` applied, when given).
+/// (`epilogue` applied, when given). With `input_halo`, the data's storage holds its zero padding
+/// around it (a halo of at least `shape.pad` rows and columns, which the caller passes to
+/// `lower::LowerOptions::arg_halos`): the convolution reads it in place instead of copying the
+/// data into a padded buffer first.
 ScheduledOp Conv2dNCHWcX86(const Conv2dShape& shape, const space::ConfigEntity& config,
-                           const OutputEpilogue* epilogue = nullptr);
+                           const OutputEpilogue* epilogue = nullptr, bool input_halo = false);
 
 /// The tensors of a convolution compute (NCHW data, OIHW or depthwise [c, 1, r, s] weights),
 /// shared by the x86 and CUDA templates.

@@ -31,6 +31,14 @@ struct CheckOptions {
   /// Replaces the random contents of input `arg` (an index into the argument list; `values` has
   /// one entry per element, row-major) before the run, e.g. to keep gather indices in range.
   std::function<void(size_t arg, std::vector<double>* values)> fill;
+  /// Halos of the arguments, as `lower::LowerOptions::arg_halos`: each such argument lives inside
+  /// a larger buffer, zeros around an input, garbage around an output, whose halo must come back
+  /// as zeros.
+  std::vector<std::vector<int64_t>> arg_halos;
+  /// When set (one per argument), the reference evaluates these tensors instead: the same
+  /// computation written another way (a convolution reading its halo as padding evaluates
+  /// outside its input; the one with a padding stage does not).
+  std::vector<te::Tensor> reference_args;
 };
 
 /// Like below, with every knob in `options`.

@@ -195,6 +195,34 @@ TEST(Conv2dNCHWcX86Test, ImageAccumulatorsMatchTheReference) {
   }
 }
 
+// Data whose padding is its halo, read in place (every nest: register tile, border rows, image
+// accumulators), into an output with a halo of its own, which the kernel zeroes.
+TEST(Conv2dNCHWcX86Test, DataReadInItsHaloMatchesThePaddedConvolution) {
+  for (Conv2dShape shape :
+       {Conv2dShape{1, 8, 6, 6, 8, 3, 3, 1, 1}, Conv2dShape{2, 4, 7, 7, 6, 3, 3, 2, 1},
+        Conv2dShape{1, 4, 9, 5, 4, 5, 3, 1, 2}}) {
+    space::ConfigSpace s = Conv2dNCHWcX86Space(shape);
+    std::mt19937_64 rng(7);
+    std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(0), s.Get(s.size() - 1)};
+    for (int i = 0; i < 5; ++i) configs.push_back(space::RandomConfig(s, rng));
+    for (const auto& config : configs) {
+      ScheduledOp padded = Conv2dNCHWcX86(shape, config);
+      ScheduledOp in_place = Conv2dNCHWcX86(shape, config, nullptr, /*input_halo=*/true);
+      testing::CheckOptions options;
+      options.backend = testing::LLVMBackend();
+      options.reference_args = padded.args;
+      options.arg_halos = {{0, 0, shape.pad, shape.pad, 0}, {}, {0, 0, 1, 1, 0}};
+      EXPECT_EQ(
+          testing::CheckAgainstReference(in_place.schedule, in_place.args, "conv", 5, options), "")
+          << config.ToString();
+      // No copy of the data into a padded buffer.
+      for (const te::Stage& stage : in_place.schedule->stages) {
+        EXPECT_NE(stage->op->name, "data_pad");
+      }
+    }
+  }
+}
+
 TEST(Conv2dNCHWcX86Test, DefaultScheduleMatchesTheReference) {
   ScheduledOp op = Conv2dDefault({1, 3, 5, 5, 2, 3, 3, 1, 1});
   EXPECT_DOUBLE_EQ(op.flops, 2.0 * 2 * 5 * 5 * 3 * 9);
