@@ -14,6 +14,7 @@
 #include "compiler/driver/build.h"
 #include "compiler/lower/lower.h"
 #include "compiler/lower/serialize_threads.h"
+#include "compiler/support/error.h"
 #include "runtime/graph_executor.h"
 
 namespace tessera {
@@ -23,11 +24,16 @@ ModelKernels::ModelKernels(const std::string& target, bool emulate_gpu)
     : target_(target), emulate_gpu_(emulate_gpu) {}
 
 void ModelKernels::Add(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
-                       const std::string& symbol) {
+                       const std::string& symbol, const std::vector<std::vector<int64_t>>& halos) {
   if (!gpu()) {
-    functions_.push_back(lower::Lower(schedule, args, symbol));
+    lower::LowerOptions options;
+    options.arg_halos = halos;
+    functions_.push_back(lower::Lower(schedule, args, symbol, options));
     return;
   }
+  bool any_halo = false;
+  for (const auto& h : halos) any_halo = any_halo || !h.empty();
+  TESSERA_INTERNAL_CHECK(!any_halo) << symbol << ": argument halos on a GPU";
   lower::HostDeviceSplit split = lower::LowerForGPU(schedule, args, symbol);
   if (emulate_gpu_) {
     functions_.push_back(lower::SerializeThreadBindings(lower::Lower(schedule, args, symbol)));

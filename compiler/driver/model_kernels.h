@@ -23,10 +23,11 @@ class ModelKernels {
 
   bool gpu() const { return target_.kind() == TargetKind::kCUDA; }
 
-  // Lowers `schedule` into the kernel function `symbol` taking `args`. Throws `UserError` when
-  // it cannot be lowered (on a GPU: a schedule beyond the device limits), adding nothing.
+  // Lowers `schedule` into the kernel function `symbol` taking `args` (with `halos`, as
+  // `lower::LowerOptions::arg_halos`; CPU only). Throws `UserError` when it cannot be lowered (on
+  // a GPU: a schedule beyond the device limits), adding nothing.
   void Add(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
-           const std::string& symbol);
+           const std::string& symbol, const std::vector<std::vector<int64_t>>& halos = {});
 
   // Compiles every kernel added into `result->kernels` (`library_file` and `library_dir` for the
   // linked host library).

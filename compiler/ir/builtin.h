@@ -16,6 +16,8 @@
 ///   tessera.if_then_else(cond, a, b) -> type of a (only the chosen branch is evaluated);
 ///   tessera.prefetch(load) -> int32 (a hint: brings the line of the load's address into the
 ///   cache without loading; evaluated for its effect, the load itself never runs).
+/// Memory: tessera.zero_bytes(h, n) -> int32 (writes n zero bytes at handle h; evaluated for its
+///   effect: a memset, which code generators keep one call instead of a loop to unroll).
 /// Pure math, element-wise on float scalars or vectors (type of the first argument):
 ///   exp, log, sqrt, tanh, sigmoid, fabs, floor, ceil, round (ties to even), erf (one
 ///   argument); pow (two); fma(a, b, c) = a * b + c rounded once.
@@ -52,6 +54,7 @@ constexpr const char* kHandleIsAligned = "tessera.handle_is_aligned";    ///< se
 constexpr const char* kLikely = "tessera.likely";                        ///< see file comment
 constexpr const char* kIfThenElse = "tessera.if_then_else";              ///< see file comment
 constexpr const char* kPrefetch = "tessera.prefetch";                    ///< see file comment
+constexpr const char* kZeroBytes = "tessera.zero_bytes";                 ///< see file comment
 constexpr const char* kThreadIndex = "tessera.thread_index";             ///< see file comment
 constexpr const char* kSyncThreads = "tessera.syncthreads";              ///< see file comment
 constexpr const char* kLaunchKernel = "tessera.launch_kernel";           ///< see file comment

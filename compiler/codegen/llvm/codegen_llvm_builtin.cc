@@ -78,6 +78,13 @@ llvm::Value* CodeGenLLVM::MakeCall(const ir::CallNode* op) {
   }
   if (name == builtin::kIfThenElse) return MakeIfThenElse(op);
   if (name == builtin::kPrefetch) return MakePrefetch(op);
+  if (name == builtin::kZeroBytes) {
+    llvm::Value* bytes =
+        builder_.CreateSExtOrTrunc(MakeValue(op->args.at(1)), builder_.getInt64Ty());
+    builder_.CreateMemSet(MakeValue(op->args.at(0)), builder_.getInt8(0), bytes,
+                          llvm::MaybeAlign(1));
+    return builder_.getInt32(0);
+  }
   if (ir::builtin::IsPureMath(name)) return MakeMath(op);
   TESSERA_INTERNAL_CHECK(false) << "the LLVM code generator does not know the intrinsic '" << name
                                 << "' (in '" << function_name_ << "')";

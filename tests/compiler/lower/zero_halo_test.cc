@@ -11,6 +11,7 @@
 #include "runtime/ndarray.h"
 #include "runtime/packed_func.h"
 #include "tests/compiler/testing/llvm_backend.h"
+#include "tests/compiler/testing/reference_check.h"
 #include "tests/compiler/testing/user_error.h"
 
 namespace tessera {
@@ -34,8 +35,9 @@ struct Haloed {
   }
 };
 
-void Call(const ir::PrimFunc& f, const std::vector<runtime::NDArray>& arrays) {
-  runtime::Module mod = testing::LLVMBackend()(f);
+void Call(const testing::Backend& backend, const ir::PrimFunc& f,
+          const std::vector<runtime::NDArray>& arrays) {
+  runtime::Module mod = backend(f);
   std::vector<TesseraValue> values(arrays.size());
   std::vector<int32_t> codes(arrays.size());
   for (size_t i = 0; i < arrays.size(); ++i) {
@@ -65,27 +67,29 @@ TEST(ZeroHaloTest, AStencilReadsItsInputsHaloAndZeroesItsOutputsHalo) {
   options.arg_halos = {{1, 1, 0}, {0, 2, 0}};
   ir::PrimFunc f = lower::Lower(s, {in, out}, "box", options);
 
-  Haloed input(rows, cols, lanes, 1, 0.0f);
-  for (int64_t y = 0; y < rows; ++y)
-    for (int64_t x = 0; x < cols; ++x)
-      for (int64_t z = 0; z < lanes; ++z)
-        input.At(y, x, z) = static_cast<float>(y * 100 + x * 10 + z);
-  // The output's storage: 0 rows and 2 columns around; garbage the kernel must overwrite.
-  runtime::NDArray output =
-      runtime::NDArray::Empty({rows, cols + 4, lanes}, {kDLFloat, 32, 1}, {kDLCPU, 0});
-  float* o = static_cast<float*>(output->data);
-  for (int64_t i = 0; i < output.NumElements(); ++i) o[i] = 1234.5f;
-  Call(f, {input.array, output});
+  for (const testing::Backend& backend : {testing::LLVMBackend(), testing::CBackend()}) {
+    Haloed input(rows, cols, lanes, 1, 0.0f);
+    for (int64_t y = 0; y < rows; ++y)
+      for (int64_t x = 0; x < cols; ++x)
+        for (int64_t z = 0; z < lanes; ++z)
+          input.At(y, x, z) = static_cast<float>(y * 100 + x * 10 + z);
+    // The output's storage: 0 rows and 2 columns around; garbage the kernel must overwrite.
+    runtime::NDArray output =
+        runtime::NDArray::Empty({rows, cols + 4, lanes}, {kDLFloat, 32, 1}, {kDLCPU, 0});
+    float* o = static_cast<float*>(output->data);
+    for (int64_t i = 0; i < output.NumElements(); ++i) o[i] = 1234.5f;
+    Call(backend, f, {input.array, output});
 
-  for (int64_t y = 0; y < rows; ++y) {
-    for (int64_t x = -2; x < cols + 2; ++x) {
-      for (int64_t z = 0; z < lanes; ++z) {
-        float want = 0;
-        if (x >= 0 && x < cols) {
-          for (int64_t a = -1; a <= 1; ++a)
-            for (int64_t b = -1; b <= 1; ++b) want += input.At(y + a, x + b, z);
+    for (int64_t y = 0; y < rows; ++y) {
+      for (int64_t x = -2; x < cols + 2; ++x) {
+        for (int64_t z = 0; z < lanes; ++z) {
+          float want = 0;
+          if (x >= 0 && x < cols) {
+            for (int64_t a = -1; a <= 1; ++a)
+              for (int64_t b = -1; b <= 1; ++b) want += input.At(y + a, x + b, z);
+          }
+          EXPECT_EQ(o[(y * (cols + 4) + x + 2) * lanes + z], want) << y << " " << x << " " << z;
         }
-        EXPECT_EQ(o[(y * (cols + 4) + x + 2) * lanes + z], want) << y << " " << x << " " << z;
       }
     }
   }
