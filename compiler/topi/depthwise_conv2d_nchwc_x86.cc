@@ -44,7 +44,7 @@ space::ConfigEntity DepthwiseConv2dNCHWcWithBlock(const space::ConfigSpace& spac
 }
 
 ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
-                                    const OutputEpilogue* epilogue, bool input_halo) {
+                                    const OutputEpilogue* epilogue) {
   CheckDepthwiseShape(sh, "depthwise_conv2d_NCHWc");
   const int64_t bn = DepthwiseConv2dNCHWcBlock(config);
   const int64_t reg_h = config.Split("tile_oh")[1], reg_w = config.Split("tile_ow")[1];
@@ -59,7 +59,6 @@ ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEn
       {I(sh.n), I(sh.c / bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(bn)},
       [&](const std::vector<Var>& i) {
         Expr y = i[2], x = i[3];
-        if (input_halo) return data(i[0], i[1], y - I(pad), x - I(pad), i[4]);
         Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
         return ir::if_then_else(inside, data(i[0], i[1], y - I(pad), x - I(pad), i[4]), 0.0f);
       },
@@ -77,8 +76,7 @@ ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEn
   te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
   te::Schedule s = te::create_schedule({out});
   InlineEpilogueStages(s, "data_pad");
-  // With the padding in the data's halo, the padded input is the data at shifted indices.
-  if (pad == 0 || input_halo || config.Value("pad_inline")) {
+  if (pad == 0 || config.Value("pad_inline")) {
     s[padded].compute_inline();
   } else {
     te::Stage p = s[padded];

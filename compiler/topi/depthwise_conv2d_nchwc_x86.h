@@ -40,11 +40,9 @@ space::ConfigEntity DepthwiseConv2dNCHWcWithBlock(const space::ConfigSpace& spac
 
 /// The blocked depthwise convolution for `config`; args: data `NCHW[bn]c`, kernel
 /// `[C / bn, R, S, bn]`, the epilogue's inputs, output `NCHW[bn]c` (`epilogue` applied, when
-/// given). `input_halo`: the data's storage holds its zero padding around it, read in place (as
-/// for `Conv2dNCHWcX86`).
+/// given).
 ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& shape, const space::ConfigEntity& config,
-                                    const OutputEpilogue* epilogue = nullptr,
-                                    bool input_halo = false);
+                                    const OutputEpilogue* epilogue = nullptr);
 
 }  // namespace topi
 }  // namespace tessera

@@ -36,29 +36,6 @@ TEST(DepthwiseConv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
   }
 }
 
-// Data whose padding is its halo, read in place whether the padding stage would be inlined or
-// not.
-TEST(DepthwiseConv2dNCHWcX86Test, DataReadInItsHaloMatchesThePaddedConvolution) {
-  for (Conv2dShape shape :
-       {Conv2dShape{1, 8, 8, 8, 8, 3, 3, 1, 1}, Conv2dShape{2, 12, 9, 9, 12, 3, 3, 2, 1}}) {
-    space::ConfigSpace s = DepthwiseConv2dNCHWcX86Space(shape);
-    std::mt19937_64 rng(5);
-    std::vector<space::ConfigEntity> configs = {s.Get(0), s.Get(s.size() - 1)};
-    for (int i = 0; i < 3; ++i) configs.push_back(space::RandomConfig(s, rng));
-    for (const auto& config : configs) {
-      ScheduledOp padded = DepthwiseConv2dNCHWcX86(shape, config);
-      ScheduledOp in_place = DepthwiseConv2dNCHWcX86(shape, config, nullptr, /*input_halo=*/true);
-      testing::CheckOptions options;
-      options.backend = testing::LLVMBackend();
-      options.reference_args = padded.args;
-      options.arg_halos = {{0, 0, 1, 1, 0}};
-      EXPECT_EQ(testing::CheckAgainstReference(in_place.schedule, in_place.args, "dwc", 6, options),
-                "")
-          << config.ToString();
-    }
-  }
-}
-
 ir::Expr I(int64_t v) { return ir::IntImm(ir::DataType::Int(32), v); }
 
 // The fused epilogue (bias and ReLU6) of the blocked depthwise template, written from its tile.
