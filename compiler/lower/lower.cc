@@ -87,24 +87,19 @@ std::vector<ArgBuffer> CheckArgs(const te::Schedule& schedule, const std::vector
     b.data = ir::Var(args[i].name(), ir::DataType::Handle());
     buffers.push_back(b);
   }
+  // Every output must be an argument; the arguments that are outputs are marked.
   for (const te::Operation& out : schedule->outputs) {
     bool found = false;
-    for (const ArgBuffer& b : buffers) {
+    auto jt = analysis.stage_of_op.find(out.get());
+    for (ArgBuffer& b : buffers) {
       auto it = analysis.stage_of_op.find(b.tensor.op().get());
-      auto jt = analysis.stage_of_op.find(out.get());
-      found = found || (it != analysis.stage_of_op.end() && jt != analysis.stage_of_op.end() &&
-                        it->second == jt->second);
+      const bool same = it != analysis.stage_of_op.end() && jt != analysis.stage_of_op.end() &&
+                        it->second == jt->second;
+      b.output = b.output || same;
+      found = found || same;
     }
     TESSERA_USER_CHECK(found) << name << ": output '" << out->name
                               << "' is not in the argument list";
-  }
-  for (ArgBuffer& b : buffers) {
-    auto it = analysis.stage_of_op.find(b.tensor.op().get());
-    for (const te::Operation& out : schedule->outputs) {
-      auto jt = analysis.stage_of_op.find(out.get());
-      b.output = b.output || (it != analysis.stage_of_op.end() &&
-                              jt != analysis.stage_of_op.end() && it->second == jt->second);
-    }
   }
   return buffers;
 }

@@ -54,8 +54,8 @@ Stmt ZeroOutputHalos(const Stmt& body, const std::vector<ArgBuffer>& args) {
   for (const ArgBuffer& arg : args) {
     if (!arg.output || arg.halo.empty()) continue;
     const std::vector<int64_t> storage = arg.StorageShape();
-    for (size_t d = 0; d < storage.size(); ++d) {
-      if (d >= arg.halo.size() || arg.halo[d] == 0) continue;
+    for (size_t d = 0; d < arg.halo.size(); ++d) {
+      if (arg.halo[d] == 0) continue;
       seq.push_back(ZeroSlab(arg, storage, d, /*high=*/false));
       seq.push_back(ZeroSlab(arg, storage, d, /*high=*/true));
     }
