@@ -24,6 +24,7 @@ struct CompileFlags {
   std::string token_file, tls_ca;  // with --db tracker://HOST:PORT
   std::vector<std::string> input_shapes;
   bool print_graph = false;
+  bool print_configs = false;
 };
 
 // "-o model.tsr" asks for the one-file artifact; any other name is a model directory.
@@ -76,6 +77,12 @@ void Compile(const CompileFlags& flags) {
             << " MB of activations planned (" << build.unplanned_bytes / 1e6
             << " MB without reuse)\n"
             << build.CoverageLine() << "\n";
+  if (flags.print_configs) {
+    for (const KernelConfig& c : build.configs) {
+      std::cout << c.node << "  " << c.workload_key << "  " << c.config << "  (" << c.source
+                << ")\n";
+    }
+  }
 }
 
 }  // namespace
@@ -99,6 +106,10 @@ void AddCompileCommand(CLI::App& app) {
   compile->add_option("--input-shape", flags->input_shapes,
                       "static shape of an input, NAME:1x3x224x224 (repeatable)");
   compile->add_flag("--print-graph", flags->print_graph, "print the graph after each pass");
+  compile->add_flag("--print-configs", flags->print_configs,
+                    "print the config of every template kernel and where it came from: "
+                    "the log's record, that record reading its producer's channel block, or the "
+                    "fallback");
   compile
       ->add_option("-o,--output", flags->output,
                    "output: NAME.tsr writes one deployable artifact, anything else a directory")

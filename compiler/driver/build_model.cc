@@ -118,6 +118,7 @@ class ModelBuilder {
   ModelBuild Finish() {
     ModelBuild result;
     result.tasks = tasks_;
+    result.configs = configs_;
     if (dry_run_) return result;
     driver::MemoryPlan plan = driver::PlanMemory(exec_, tensor_buffer_, buffer_bytes_);
     result.planned_bytes = plan.planned_bytes;
@@ -437,9 +438,16 @@ class ModelBuilder {
     }
   }
 
-  space::ConfigEntity Configure(const tuner::Task& task,
-                                const tuner::ConfigPreference& preference = {}) {
-    return Use(task, ChooseTemplateConfig(task, options_, preference));
+  // The config `node`'s kernel runs through `task`, noted for `ModelBuild::configs`.
+  space::ConfigEntity Configure(const Node& node, const tuner::Task& task) {
+    const tuner::ChosenConfig chosen = ChooseTemplateConfig(task, options_, {});
+    NoteConfig(node, task, chosen.config, chosen.record ? "record" : "fallback");
+    return Use(task, chosen);
+  }
+
+  void NoteConfig(const Node& node, const tuner::Task& task, const space::ConfigEntity& config,
+                  const std::string& source) {
+    configs_.push_back({node.name, task.workload_key(), config.ToString(), source});
   }
 
   // `chosen` as `task`'s config, counted among the model's tasks.
@@ -465,11 +473,11 @@ class ModelBuilder {
     std::optional<space::ConfigEntity> config;
     int64_t in_block = 0;   // the data's channel block
     int64_t out_block = 0;  // the output's channel block
+    std::string source;     // for KernelConfig::source
   };
 
   // `in_block`: the block the data is written in (0: unknown); among the tuning log's records
-  // close to the best, one reading that block is taken: another block costs a layout change
-  // (a pass over the data) or an epilogue kernel, which a slightly slower config saves.
+  // close to the best, one reading that block is taken, else the best one is adapted to it.
   const ConvPlan& PlanConv(const Node& conv, int64_t in_block = 0) {
     auto found = conv_plans_.find(&conv);
     if (found != conv_plans_.end()) return found->second;
@@ -503,8 +511,16 @@ class ModelBuilder {
                           : topi::Conv2dNCHWcBlocks(c).ic_bn) == in_block;
       };
     }
-    // One pass reading and writing the data at about 10 GB/s: a pessimistic single core.
-    preference.slack_s = 2.0 * 4 * sh.n * sh.c * sh.h * sh.w / 10e9;
+    // The alternative to a record of the producer's block is the best record adapted to it
+    // (below), never a layout pass. For a blocked convolution that changes only the length of
+    // its innermost reduction loop, so a record of the block is taken within the tolerance of
+    // the best (an unmeasured loop may be that much slower), no further: granting it one pass
+    // over the data as well made ResNet-50's layer4 read its 64-channel blocks through a record
+    // 14% slower than the best when tuned and 40% slower a day later (1.41 ms against 1.03 for
+    // the best adapted, `config_probe --cold`). For a depthwise convolution the block is also
+    // the vector length, which adapting changes: there a record of the block is worth up to one
+    // pass reading and writing the data at about 10 GB/s (a pessimistic single core).
+    if (plan.depthwise) preference.slack_s = 2.0 * 4 * sh.n * sh.c * sh.h * sh.w / 10e9;
     // Added to another convolution's output (a residual branch): the same output block lets the
     // add run in the epilogue of whichever of the two comes last, reading whole vectors; another
     // block makes it read the partner through a plain-indexed view (ResNet-50's first layer2
@@ -526,12 +542,17 @@ class ModelBuilder {
       for (const tuner::ConfigPreference& candidate : {both, same_output}) {
         tuner::ChosenConfig chosen = ChooseTemplateConfig(*plan.task, options_, candidate);
         if (candidate.wanted(chosen.config)) {
+          plan.source = chosen.record ? "record" : "fallback";
           plan.config = Use(*plan.task, chosen);
           break;
         }
       }
     }
-    if (!plan.config) plan.config = Configure(*plan.task, preference);
+    if (!plan.config) {
+      const tuner::ChosenConfig chosen = ChooseTemplateConfig(*plan.task, options_, preference);
+      plan.source = chosen.record ? "record" : "fallback";
+      plan.config = Use(*plan.task, chosen);
+    }
     // Read the producer's block where the config does not: a convolution's input block only
     // sets the length of its innermost reduction loop, while another block costs a layout pass
     // and an unfused epilogue in the producer (tuned ResNet-18: 16 more kernel calls, 20% more
@@ -540,9 +561,13 @@ class ModelBuilder {
     // layout pass and unfused epilogue it saves (tuned MobileNetV2: 66 -> 56 kernel calls).
     const space::ConfigSpace& space = plan.task->config_space();
     if (in_block > 0) {
+      const int64_t chosen_index = plan.config->index();
       plan.config = plan.depthwise
                         ? topi::DepthwiseConv2dNCHWcWithBlock(space, *plan.config, in_block)
                         : topi::Conv2dNCHWcWithInputBlock(space, *plan.config, in_block);
+      if (plan.config->index() != chosen_index) {
+        plan.source += ", input blocks of " + std::to_string(in_block);
+      }
     }
     if (plan.depthwise) {
       plan.in_block = plan.out_block = topi::DepthwiseConv2dNCHWcBlock(*plan.config);
@@ -634,6 +659,7 @@ class ModelBuilder {
     const Node& conv = *group[0];
     const ConvPlan& plan = PlanConv(conv);
     if (!plan.task) return false;
+    NoteConfig(conv, *plan.task, *plan.config, plan.source);
     int x = conv.inputs[0], w = conv.inputs[1];
     int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
     const topi::Conv2dShape& shape = plan.shape;
@@ -712,7 +738,7 @@ class ModelBuilder {
     const tuner::Task* task =
         MakeTask(kernels_.gpu() ? "dense.cuda" : "dense.x86", {m, n, k}, &flops);
     if (!task) return false;
-    space::ConfigEntity config = Configure(*task);
+    space::ConfigEntity config = Configure(node, *task);
     // Weights as W[n, k]: as they are for the GPU, in column blocks of bn for the CPU.
     const graph::TensorData& wd = *g_.values[bw].data;
     std::vector<float> w(static_cast<size_t>(n * k));
@@ -813,7 +839,7 @@ class ModelBuilder {
     double flops = 0;
     const tuner::Task* task = MakeTask("batch_matmul.x86", {batch, m, n, k}, &flops);
     if (!task) return false;
-    space::ConfigEntity config = Configure(*task);
+    space::ConfigEntity config = Configure(node, *task);
     int b3 = Alias(TensorOf(bv), {batch, k, n}, g_.values[bv].name + "_3d");
     int a3 = Alias(TensorOf(a), {batch, m, k}, g_.values[a].name + "_3d");
     int raw =
@@ -904,7 +930,7 @@ class ModelBuilder {
     const int xi = TensorOf(x), wi = TensorOf(w);
     const std::string symbol =
         Symbol(exec_.nodes.size(), depthwise ? "depthwise_conv2d" : "conv2d");
-    if (!AddTemplateKernel(conv, task->Instantiate(Configure(*task)), symbol)) return false;
+    if (!AddTemplateKernel(conv, task->Instantiate(Configure(conv, *task)), symbol)) return false;
     const std::vector<int64_t> shape = {sh.n, sh.k, sh.oh(), sh.ow()};
     const int out =
         NewTensor(conv.name + "_conv", DLType(graph::DType::kFloat32), shape, kNewBuffer);
@@ -929,6 +955,7 @@ class ModelBuilder {
       (options_.warnings ? *options_.warnings : std::cerr)
           << "note: " << node.name << ": its template's config does not fit the GPU (" << e.what()
           << "); it runs as the plain compute with the default schedule\n";
+      if (!configs_.empty() && configs_.back().node == node.name) configs_.pop_back();
       return false;
     }
   }
@@ -957,6 +984,7 @@ class ModelBuilder {
   std::map<std::string, runtime::NDArray> params_;
   driver::ModelKernels kernels_;
   std::vector<ModelTask> tasks_;
+  std::vector<KernelConfig> configs_;
   std::vector<std::unique_ptr<tuner::Task>> tasks_storage_;
   std::map<const Node*, ConvPlan> conv_plans_;
   std::map<int, std::map<int64_t, int>> value_blocked_;  // value -> block -> blocked tensor

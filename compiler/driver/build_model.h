@@ -46,6 +46,16 @@ struct ModelTask {
   bool other_threads = false;
 };
 
+/// The template config one kernel of a model runs, and where it came from.
+struct KernelConfig {
+  std::string node;          ///< the graph node the kernel computes (its fused group's first)
+  std::string workload_key;  ///< the template workload
+  std::string config;        ///< the config, as `space::ConfigEntity::ToString` writes it
+  /// "record", "record, input blocks of N" (the record's schedule reading its producer's
+  /// block of N channels, a config nobody measured) or "fallback".
+  std::string source;
+};
+
 /// Knobs of `BuildModel`.
 struct ModelBuildOptions {
   std::string target = "llvm";  ///< target string, as the tuning log keys it
@@ -67,6 +77,7 @@ struct ModelBuild {
   runtime::ExecGraph graph;                        ///< kernel calls and memory plan
   std::map<std::string, runtime::NDArray> params;  ///< parameters by tensor name
   std::vector<ModelTask> tasks;                    ///< template workloads, in first-use order
+  std::vector<KernelConfig> configs;        ///< the config of every template kernel, in graph order
   std::string library_file;                 ///< the linked library (empty: `kernels` exports)
   std::shared_ptr<const void> library_dir;  ///< keeps `library_file`'s directory alive
   int64_t planned_bytes = 0;                ///< intermediate memory after buffer reuse (the peak)

@@ -33,8 +33,10 @@ check "json without inputs (random data)" grep -q '"median_ms"' <<<"$out"
 # A tuning record for the dense workload makes the build use it and say so.
 $tessera tune --task 'dense.x86(2,10,32,float32)' --target llvm --db "$dir/t.db" --trials 4 \
   --tuner random >/dev/null 2>&1
-out=$($tessera compile "$m.onnx" --target llvm --db "$dir/t.db" -o "$dir/tuned" 2>&1)
+out=$($tessera compile "$m.onnx" --target llvm --db "$dir/t.db" -o "$dir/tuned" --print-configs 2>&1)
 check "records are used" grep -q "coverage: tuned 1/1 tasks, 100.0% of template FLOPs" <<<"$out"
+check "print-configs names each template kernel's config and source" \
+  grep -Eq "^[^ ]+  dense\.x86\(2,10,32,float32\)  \[tile_.*\]  \(record\)$" <<<"$out"
 $tessera run "$dir/tuned" --input "x=$m.in0.npy" --output "$dir/y2.npy" >/dev/null
 check "tuned output matches" /usr/bin/python3 -c "
 import numpy as np, sys

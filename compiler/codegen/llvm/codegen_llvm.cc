@@ -98,10 +98,23 @@ llvm::FunctionCallee CodeGenLLVM::RuntimeFunction(const std::string& name) {
     return module_->getOrInsertFunction(name, builder_.getVoidTy(), i8p);
   }
   if (name == "TesseraBackendAllocWorkspace") {
-    return module_->getOrInsertFunction(name, i8p, i32, i32, i64, i32, i32);
+    llvm::FunctionCallee alloc = module_->getOrInsertFunction(name, i8p, i32, i32, i64, i32, i32);
+    // Fresh memory, like malloc's: without this LLVM must assume a workspace may alias the
+    // arguments and keeps accumulators in it instead of registers (a convolution's accumulators
+    // for a 56×56 image, above the stack limit, were loaded and stored around every
+    // multiply-add: 3.0 ms, 1.2 ms with it).
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(alloc.getCallee())) {
+      fn->addRetAttr(llvm::Attribute::NoAlias);
+    }
+    return alloc;
   }
   if (name == "TesseraBackendFreeWorkspace") {
-    return module_->getOrInsertFunction(name, i32, i32, i32, i8p);
+    llvm::FunctionCallee free_fn = module_->getOrInsertFunction(name, i32, i32, i32, i8p);
+    // Freeing does not publish the pointer: the workspace stays unaliased (see above).
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(free_fn.getCallee())) {
+      fn->addParamAttr(2, llvm::Attribute::NoCapture);
+    }
+    return free_fn;
   }
   if (name == "TesseraBackendParallelLaunch") {
     auto* lambda = llvm::FunctionType::get(i32, {i32, i8p, i8p}, false);

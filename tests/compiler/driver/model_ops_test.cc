@@ -249,6 +249,64 @@ TEST(LayoutTest, ResidualPartnersShareTheirOutputBlock) {
   }
 }
 
+// A record with these split knobs' inner factors (the fallback's elsewhere) at `cost` seconds.
+tuning::MeasureRecord SplitsRecord(const std::string& key, const std::string& target,
+                                   const std::vector<std::pair<std::string, int64_t>>& splits,
+                                   double cost) {
+  tuner::Task task(key, target);
+  space::ConfigEntity config = task.config_space().Fallback();
+  for (const auto& [knob, factor] : splits) {
+    config = task.config_space().WithSplitInner(config, knob, factor);
+  }
+  tuning::MeasureRecord r;
+  r.set_workload_key(key);
+  r.set_target(target);
+  r.set_config_index(config.index());
+  *r.mutable_config() = space::ConfigToProto(config);
+  r.add_costs(cost);
+  return r;
+}
+
+// A convolution whose best record reads another block than its producer writes takes a record of
+// the producer's block only within the build's tolerance of the best; beyond, the best record
+// adapted to that block. Nothing else is owed to the block: the build never pays a layout pass
+// for it (an allowance of one pass over the data, 0.16 µs here, took the 20% slower record).
+// `ModelBuild::configs` says which config each kernel runs and where it came from.
+TEST(LayoutTest, ARecordOfTheProducersBlockIsTakenOnlyWithinTolerance) {
+  for (double wanted_cost : {1.05e-6, 1.2e-6}) {
+    ModelBuildOptions options;
+    // conv_stem_strided: a 7×7 stride-2 convolution (3 → 8 channels, 32×32 → 16×16), then a
+    // 1×1 stride-2 one (8 → 16 channels, 8×8 out) reading it.
+    const std::string producer_key = "conv2d_NCHWc.x86(1,3,32,32,8,7,7,2,3,float32)";
+    const std::string reader_key = "conv2d_NCHWc.x86(1,8,16,16,16,1,1,2,0,float32)";
+    auto log = tuner::TuningLog::Open(testing::TempDir("producer_block") + "/t" +
+                                      std::to_string(wanted_cost * 1e9) + ".db");
+    // The producer writes blocks of 8; the reader's best record reads blocks of 4 in rows of 8
+    // columns, its record of the producer's block rows of 2.
+    log->AppendBatch(
+        {SplitsRecord(producer_key, options.target, {{"tile_oc", 8}}, 1e-6),
+         SplitsRecord(reader_key, options.target, {{"tile_ic", 4}, {"tile_ow", 8}}, 1e-6),
+         SplitsRecord(reader_key, options.target, {{"tile_ic", 8}, {"tile_ow", 2}}, wanted_cost)});
+    options.log = log.get();
+    std::ostringstream warnings;
+    options.warnings = &warnings;
+    ModelBuild build =
+        testing::CheckModel(ModelDir(), "conv_stem_strided", 1e-4, 1e-5, false, options);
+    ASSERT_EQ(build.configs.size(), 2u);
+    EXPECT_EQ(build.configs[0].source, "record");
+    const KernelConfig& reader = build.configs[1];
+    EXPECT_EQ(reader.workload_key, reader_key);
+    if (wanted_cost < 1.1e-6) {
+      EXPECT_EQ(reader.source, "record");
+      EXPECT_NE(reader.config.find("tile_ow=sp[-1,2]"), std::string::npos) << reader.config;
+    } else {
+      EXPECT_EQ(reader.source, "record, input blocks of 8");
+      EXPECT_NE(reader.config.find("tile_ow=sp[-1,8]"), std::string::npos) << reader.config;
+    }
+    EXPECT_NE(reader.config.find("tile_ic=sp[-1,8]"), std::string::npos) << reader.config;
+  }
+}
+
 // Task extraction (for model-level tuning): the template workloads, deduplicated, with their
 // weights and FLOPs, and whether a record exists; nothing is compiled.
 TEST(ExtractTasksTest, ListsTemplateWorkloads) {

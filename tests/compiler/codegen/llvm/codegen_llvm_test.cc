@@ -276,6 +276,32 @@ TEST(CodeGenLLVMTest, AllocationsGuardsAndGathers) {
   }
 }
 
+// A workspace (an allocation above the stack limit) is fresh memory, as malloc's is, and freeing
+// it does not publish the pointer: LLVM may then keep sums accumulated in it in registers across
+// a loop, since no argument can alias it.
+TEST(CodeGenLLVMTest, WorkspacesAreFreshMemory) {
+  PackedFunction f("sum_in_workspace", 2);
+  ir::Var k("k", kI32), acc("acc", DataType::Handle());
+  // acc[0] = 0; for k: acc[0] += x[k]; y[0] = acc[0], with acc too large for the stack.
+  Stmt body = ir::Allocate(
+      acc, kF32, {Expr(1 << 16)}, "global",
+      ir::SeqStmt(
+          {ir::Store(acc, Expr(0.0f), Expr(0)),
+           ir::For(k, 0, f.n(), ir::ForKind::kSerial,
+                   ir::Store(acc, ir::Load(kF32, acc, Expr(0)) + ir::Load(kF32, f.data(0), k),
+                             Expr(0))),
+           ir::Store(f.data(1), ir::Load(kF32, acc, Expr(0)), Expr(0))}));
+  runtime::Module mod = Build({f.Make(body)});
+  const std::string ll = mod.GetSource("ll");
+  EXPECT_THAT(ll, HasSubstr("declare noalias i8* @TesseraBackendAllocWorkspace"));
+  EXPECT_THAT(ll, HasSubstr("@TesseraBackendFreeWorkspace(i32, i32, i8* nocapture)"));
+  const int n = 64;
+  runtime::NDArray x = Array(n, kF32, [](int i) { return i; });
+  runtime::NDArray y = Array(n, kF32, [](int) { return -1; });
+  mod["sum_in_workspace"](x.get(), y.get());
+  EXPECT_EQ(y.Data<float>()[0], n * (n - 1) / 2);
+}
+
 TEST(CodeGenLLVMTest, AssertInsideParallelTaskReachesTheCaller) {
   PackedFunction f("checked", 1);
   ir::Var i("i", kI32);
