@@ -99,12 +99,15 @@ std::vector<int> CountKernels(const ModelBuild& build, const std::vector<std::st
 }
 
 // A record of `key` measured at `cost` seconds: the fallback's schedule with the innermost
-// factor of split `knob` set to `factor` (e.g. a channel block).
-tuning::MeasureRecord SplitRecord(const std::string& key, const std::string& target,
-                                  const std::string& knob, int64_t factor, double cost) {
+// factors of these split knobs set (e.g. a channel block).
+tuning::MeasureRecord SplitsRecord(const std::string& key, const std::string& target,
+                                   const std::vector<std::pair<std::string, int64_t>>& splits,
+                                   double cost) {
   tuner::Task task(key, target);
-  const space::ConfigEntity config =
-      task.config_space().WithSplitInner(task.config_space().Fallback(), knob, factor);
+  space::ConfigEntity config = task.config_space().Fallback();
+  for (const auto& [knob, factor] : splits) {
+    config = task.config_space().WithSplitInner(config, knob, factor);
+  }
   tuning::MeasureRecord r;
   r.set_workload_key(key);
   r.set_target(target);
@@ -112,6 +115,12 @@ tuning::MeasureRecord SplitRecord(const std::string& key, const std::string& tar
   *r.mutable_config() = space::ConfigToProto(config);
   r.add_costs(cost);
   return r;
+}
+
+// The same with one split knob.
+tuning::MeasureRecord SplitRecord(const std::string& key, const std::string& target,
+                                  const std::string& knob, int64_t factor, double cost) {
+  return SplitsRecord(key, target, {{knob, factor}}, cost);
 }
 
 // A convolution tuned to read blocks of one channel reads the plain input itself: NCHW1c is
@@ -247,24 +256,6 @@ TEST(LayoutTest, ResidualPartnersShareTheirOutputBlock) {
       EXPECT_EQ(downsample_block, 32);
     }
   }
-}
-
-// A record with these split knobs' inner factors (the fallback's elsewhere) at `cost` seconds.
-tuning::MeasureRecord SplitsRecord(const std::string& key, const std::string& target,
-                                   const std::vector<std::pair<std::string, int64_t>>& splits,
-                                   double cost) {
-  tuner::Task task(key, target);
-  space::ConfigEntity config = task.config_space().Fallback();
-  for (const auto& [knob, factor] : splits) {
-    config = task.config_space().WithSplitInner(config, knob, factor);
-  }
-  tuning::MeasureRecord r;
-  r.set_workload_key(key);
-  r.set_target(target);
-  r.set_config_index(config.index());
-  *r.mutable_config() = space::ConfigToProto(config);
-  r.add_costs(cost);
-  return r;
 }
 
 // A convolution whose best record reads another block than its producer writes takes a record of
