@@ -512,15 +512,19 @@ class ModelBuilder {
       };
     }
     // The alternative to a record of the producer's block is the best record adapted to it
-    // (below), never a layout pass. For a blocked convolution that changes only the length of
-    // its innermost reduction loop, so a record of the block is taken within the tolerance of
-    // the best (an unmeasured loop may be that much slower), no further: granting it one pass
-    // over the data as well made ResNet-50's layer4 read its 64-channel blocks through a record
-    // 14% slower than the best when tuned and 40% slower a day later (1.41 ms against 1.03 for
-    // the best adapted, `config_probe --cold`). For a depthwise convolution the block is also
-    // the vector length, which adapting changes: there a record of the block is worth up to one
-    // pass reading and writing the data at about 10 GB/s (a pessimistic single core).
-    if (plan.depthwise) preference.slack_s = 2.0 * 4 * sh.n * sh.c * sh.h * sh.w / 10e9;
+    // (below), never a layout pass; a record of the block is worth up to one pass reading and
+    // writing the data at about 10 GB/s (a pessimistic single core) where adapting is a risk: a
+    // depthwise convolution's block is also its vector length, and a blocked convolution's data
+    // larger than a core's L2 (1 MB) streams from L3 in another pattern (ResNet-50's 256-channel
+    // 56×56 1×1 convolutions at two threads, the best record adapted from 16- to 64-channel
+    // blocks: 0.83-0.94 ms against 0.67-0.79 for a record of 64). Data that stays in L2 only
+    // sees a longer reduction loop, and the tolerance alone decides: with the allowance,
+    // ResNet-50's layer4 (2048 channels at 7×7, 400 KB) read its 64-channel blocks through a
+    // record 14% slower than the best when tuned and 40% slower a day later (1.41 ms against
+    // 1.03 for the best adapted, `config_probe --cold`).
+    const int64_t data_bytes = 4 * sh.n * sh.c * sh.h * sh.w;
+    if (plan.depthwise || data_bytes > (int64_t{1} << 20))
+      preference.slack_s = 2.0 * data_bytes / 10e9;
     // Added to another convolution's output (a residual branch): the same output block lets the
     // add run in the epilogue of whichever of the two comes last, reading whole vectors; another
     // block makes it read the partner through a plain-indexed view (ResNet-50's first layer2

@@ -259,9 +259,9 @@ TEST(LayoutTest, ResidualPartnersShareTheirOutputBlock) {
 }
 
 // A convolution whose best record reads another block than its producer writes takes a record of
-// the producer's block only within the build's tolerance of the best; beyond, the best record
-// adapted to that block. Nothing else is owed to the block: the build never pays a layout pass
-// for it (an allowance of one pass over the data, 0.16 µs here, took the 20% slower record).
+// the producer's block only within the build's tolerance of the best when its data fits in L2;
+// beyond, the best record adapted to that block (an allowance of one pass over the data, 0.16 µs
+// here, took the 20% slower record).
 // `ModelBuild::configs` says which config each kernel runs and where it came from.
 TEST(LayoutTest, ARecordOfTheProducersBlockIsTakenOnlyWithinTolerance) {
   for (double wanted_cost : {1.05e-6, 1.2e-6}) {
