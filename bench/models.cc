@@ -22,6 +22,7 @@
 
 #include "common/command_line.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/json.h"
 #include "compiler/driver/build_model.h"
 #include "compiler/driver/target.h"
@@ -135,8 +136,10 @@ bool OrtInstalled() {
 }
 
 int Run(const Flags& flags) {
-  char dir_template[] = "/tmp/tessera-bench-models-XXXXXX";
-  const std::string dir = mkdtemp(dir_template);
+  // The ONNX files and compiled models (600 MB for the four models at two thread counts) go
+  // when the run ends, however it ends.
+  const TempDir temp("tessera-bench-models");
+  const std::string& dir = temp.path();
   std::unique_ptr<tuner::TuningLog> log;
   if (!flags.db.empty()) log = tuner::TuningLog::Open(flags.db, /*create=*/false);
   const bool ort = OrtInstalled();
