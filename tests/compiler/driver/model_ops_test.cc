@@ -123,6 +123,21 @@ tuning::MeasureRecord SplitRecord(const std::string& key, const std::string& tar
   return SplitsRecord(key, target, {{knob, factor}}, cost);
 }
 
+// `model` built (and checked against its reference) with a fresh tuning log holding `records`,
+// under `options` (its log and warnings are the helper's).
+ModelBuild BuildWithRecords(const std::string& model,
+                            const std::vector<tuning::MeasureRecord>& records,
+                            ModelBuildOptions options = {}) {
+  static int logs = 0;  // one file per build: a log reopened would hold earlier cases' records
+  auto log = tuner::TuningLog::Open(testing::TempDir("records_" + model) + "/t" +
+                                    std::to_string(++logs) + ".db");
+  log->AppendBatch(records);
+  options.log = log.get();
+  std::ostringstream warnings;
+  options.warnings = &warnings;
+  return testing::CheckModel(ModelDir(), model, 1e-4, 1e-5, false, options);
+}
+
 // A convolution tuned to read blocks of one channel reads the plain input itself: NCHW1c is
 // NCHW, so the build makes a view instead of a pack kernel.
 TEST(LayoutTest, OneChannelBlocksReadThePlainTensor) {
@@ -134,13 +149,7 @@ TEST(LayoutTest, OneChannelBlocksReadThePlainTensor) {
     records.push_back(SplitRecord(t.workload_key, options.target, "tile_ic", 1, 1e-3));
   }
   ASSERT_EQ(records.size(), 1u);
-  auto log = tuner::TuningLog::Open(testing::TempDir("one_channel_blocks") + "/t.db");
-  log->AppendBatch(records);
-  options.log = log.get();
-  std::ostringstream warnings;
-  options.warnings = &warnings;
-  ModelBuild build =
-      testing::CheckModel(ModelDir(), "conv_stem_strided", 1e-4, 1e-5, false, options);
+  ModelBuild build = BuildWithRecords("conv_stem_strided", records);
   EXPECT_EQ(CountKernels(build, {"pack_NCHWc", "conv2d_NCHWc"}), (std::vector<int>{0, 2}));
 }
 
@@ -148,11 +157,7 @@ TEST(LayoutTest, OneChannelBlocksReadThePlainTensor) {
 // schedule with the producer's input block, so the residual chain stays as blocked and fused as
 // with fallback configs. Here every record's blocks disagree with every producer's.
 TEST(LayoutTest, TunedBuildKeepsTheProducersBlock) {
-  const std::string dir = testing::TempDir("mismatched_blocks");
-  auto log = tuner::TuningLog::Open(dir + "/t.db");
   ModelBuildOptions options;
-  std::ostringstream warnings;
-  options.warnings = &warnings;
   const graph::Graph g = frontend::ImportOnnx(ModelDir() + "/residual_blocks.onnx");
   std::vector<tuning::MeasureRecord> records;
   for (const ModelTask& t : ExtractTasks(g, options)) {
@@ -172,9 +177,7 @@ TEST(LayoutTest, TunedBuildKeepsTheProducersBlock) {
     r.add_costs(1e-3);
     records.push_back(r);
   }
-  log->AppendBatch(records);
-  options.log = log.get();
-  ModelBuild build = testing::CheckModel(ModelDir(), "residual_blocks", 1e-4, 1e-5, false, options);
+  ModelBuild build = BuildWithRecords("residual_blocks", records);
   EXPECT_EQ(CountKernels(build, {"pack_NCHWc", "epilogue", "conv2d_NCHWc"}),
             (std::vector<int>{1, 0, 6}));  // the input's pack only (the Gemm's bias is fused)
   EXPECT_EQ(build.graph.nodes.size(), 10u);
@@ -197,10 +200,7 @@ TEST(LayoutTest, TunedConvolutionsReadTheirProducersBlock) {
     ++convolutions;
   }
   ASSERT_EQ(convolutions, 4);
-  auto log = tuner::TuningLog::Open(testing::TempDir("tuned_blocks") + "/t.db");
-  log->AppendBatch(records);
-  options.log = log.get();
-  ModelBuild build = testing::CheckModel(ModelDir(), "residual_blocks", 1e-4, 1e-5, false, options);
+  ModelBuild build = BuildWithRecords("residual_blocks", records);
   int transforms = 0, epilogues = 0, tuned = 0;
   for (const runtime::ExecNode& n : build.graph.nodes) {
     transforms += n.function.find("pack_NCHWc") != std::string::npos;
@@ -236,17 +236,12 @@ TEST(LayoutTest, ResidualPartnersShareTheirOutputBlock) {
     ModelBuildOptions options;
     const std::string main_key = "conv2d_NCHWc.x86(1,32,4,4,64,1,1,1,0,float32)";
     const std::string downsample_key = "conv2d_NCHWc.x86(1,16,8,8,64,1,1,2,0,float32)";
-    auto log = tuner::TuningLog::Open(testing::TempDir("residual_partners") + "/t" +
-                                      std::to_string(same_block_cost) + ".db");
-    log->AppendBatch({SplitRecord(main_key, options.target, "tile_oc", 16, 1e-3),
-                      SplitRecord(main_key, options.target, "tile_oc", 32, same_block_cost),
-                      SplitRecord(downsample_key, options.target, "tile_oc", 32, 1e-3),
-                      SplitRecord(downsample_key, options.target, "tile_oc", 16, same_block_cost)});
-    options.log = log.get();
-    std::ostringstream warnings;
-    options.warnings = &warnings;
-    ModelBuild build =
-        testing::CheckModel(ModelDir(), "downsample_block", 1e-4, 1e-5, false, options);
+    ModelBuild build = BuildWithRecords(
+        "downsample_block",
+        {SplitRecord(main_key, options.target, "tile_oc", 16, 1e-3),
+         SplitRecord(main_key, options.target, "tile_oc", 32, same_block_cost),
+         SplitRecord(downsample_key, options.target, "tile_oc", 32, 1e-3),
+         SplitRecord(downsample_key, options.target, "tile_oc", 16, same_block_cost)});
     const int64_t main_block = OutputBlockOf(build, "conv_cb");
     const int64_t downsample_block = OutputBlockOf(build, "conv_cd");
     if (same_block_cost < 1.1e-3) {
@@ -270,19 +265,13 @@ TEST(LayoutTest, ARecordOfTheProducersBlockIsTakenOnlyWithinTolerance) {
     // 1×1 stride-2 one (8 → 16 channels, 8×8 out) reading it.
     const std::string producer_key = "conv2d_NCHWc.x86(1,3,32,32,8,7,7,2,3,float32)";
     const std::string reader_key = "conv2d_NCHWc.x86(1,8,16,16,16,1,1,2,0,float32)";
-    auto log = tuner::TuningLog::Open(testing::TempDir("producer_block") + "/t" +
-                                      std::to_string(wanted_cost * 1e9) + ".db");
     // The producer writes blocks of 8; the reader's best record reads blocks of 4 in rows of 8
     // columns, its record of the producer's block rows of 2.
-    log->AppendBatch(
+    ModelBuild build = BuildWithRecords(
+        "conv_stem_strided",
         {SplitsRecord(producer_key, options.target, {{"tile_oc", 8}}, 1e-6),
          SplitsRecord(reader_key, options.target, {{"tile_ic", 4}, {"tile_ow", 8}}, 1e-6),
          SplitsRecord(reader_key, options.target, {{"tile_ic", 8}, {"tile_ow", 2}}, wanted_cost)});
-    options.log = log.get();
-    std::ostringstream warnings;
-    options.warnings = &warnings;
-    ModelBuild build =
-        testing::CheckModel(ModelDir(), "conv_stem_strided", 1e-4, 1e-5, false, options);
     ASSERT_EQ(build.configs.size(), 2u);
     EXPECT_EQ(build.configs[0].source, "record");
     const KernelConfig& reader = build.configs[1];
