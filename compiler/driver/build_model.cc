@@ -441,8 +441,13 @@ class ModelBuilder {
   // The config `node`'s kernel runs through `task`, noted for `ModelBuild::configs`.
   space::ConfigEntity Configure(const Node& node, const tuner::Task& task) {
     const tuner::ChosenConfig chosen = ChooseTemplateConfig(task, options_, {});
-    NoteConfig(node, task, chosen.config, chosen.record ? "record" : "fallback");
+    NoteConfig(node, task, chosen.config, SourceOf(chosen));
     return Use(task, chosen);
+  }
+
+  // Where a chosen config came from, as `KernelConfig::source` says.
+  static std::string SourceOf(const tuner::ChosenConfig& chosen) {
+    return chosen.record ? "record" : "fallback";
   }
 
   void NoteConfig(const Node& node, const tuner::Task& task, const space::ConfigEntity& config,
@@ -546,7 +551,7 @@ class ModelBuilder {
       for (const tuner::ConfigPreference& candidate : {both, same_output}) {
         tuner::ChosenConfig chosen = ChooseTemplateConfig(*plan.task, options_, candidate);
         if (candidate.wanted(chosen.config)) {
-          plan.source = chosen.record ? "record" : "fallback";
+          plan.source = SourceOf(chosen);
           plan.config = Use(*plan.task, chosen);
           break;
         }
@@ -554,7 +559,7 @@ class ModelBuilder {
     }
     if (!plan.config) {
       const tuner::ChosenConfig chosen = ChooseTemplateConfig(*plan.task, options_, preference);
-      plan.source = chosen.record ? "record" : "fallback";
+      plan.source = SourceOf(chosen);
       plan.config = Use(*plan.task, chosen);
     }
     // Read the producer's block where the config does not: a convolution's input block only
