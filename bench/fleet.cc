@@ -24,6 +24,7 @@
 #include "bench/fleet_grants.h"
 #include "bench/stats.h"
 #include "common/command_line.h"
+#include "common/file.h"
 #include "fleet/client/job_client.h"
 #include "fleet/client/log_client.h"
 #include "fleet/client/remote_session.h"
@@ -133,11 +134,10 @@ double JobSeconds(const JobBench& bench, int workers) {
 double TuneSeconds(const JobBench& bench) {
   tessera::testing::Fleet fleet(JobFleetConfig());
   for (int i = 0; i < bench.servers; ++i) fleet.AddServer("bench");
-  char dir[] = "/tmp/tessera-bench-XXXXXX";
-  if (mkdtemp(dir) == nullptr) throw std::runtime_error("mkdtemp failed");
+  const tessera::TempDir dir("tessera-bench");  // the tuning log goes when the measurement ends
   std::string command = "cli/tessera tune --task '" + bench.task + "' --target llvm --trials " +
-                        std::to_string(bench.trials) + " --batch 8 --build-parallel 2 --db " + dir +
-                        "/tune.db --rpc-tracker " + fleet.tracker_address() +
+                        std::to_string(bench.trials) + " --batch 8 --build-parallel 2 --db " +
+                        dir.path() + "/tune.db --rpc-tracker " + fleet.tracker_address() +
                         " --rpc-key bench > /dev/null 2>&1";
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -149,8 +149,6 @@ double TuneSeconds(const JobBench& bench) {
   int status = tessera::testing::RunCommand(command, &out);
   double seconds = Millis(Clock::now() - start) / 1000;
   if (status != 0) std::printf("ERROR: tessera tune exited %d\n", status);
-  std::string cleanup = std::string("rm -rf ") + dir;
-  tessera::testing::RunCommand(cleanup, &out);
   return seconds;
 }
 

@@ -104,8 +104,8 @@ int Run(const Flags& flags) {
   // Build every checkpoint first, then time them interleaved.
   std::vector<std::unique_ptr<runtime::GraphExecutor>> builds;
   std::vector<std::string> coverage;
-  char dir_template[] = "/tmp/tessera-bench-curve-XXXXXX";
-  const std::string dir = mkdtemp(dir_template);
+  const TempDir temp("tessera-bench-curve");  // the compiled checkpoints go when the run ends
+  const std::string& dir = temp.path();
   for (size_t i = 0; i < at.size(); ++i) {
     const double start = curve.front().timestamp;
     tuner::RecordsUntil records(*log, at[i] <= 0 ? start - 1 : start + at[i]);
