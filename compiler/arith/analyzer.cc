@@ -174,8 +174,11 @@ class Simplifier : public ir::ExprMutator {
 
   Expr VisitExpr_(const ir::SelectNode* op) override {
     Expr c = VisitExpr(op->condition);
-    if (ir::IsConstInt(c, 1) && c.dtype().is_scalar()) return VisitExpr(op->true_value);
-    if (ir::IsConstInt(c, 0) && c.dtype().is_scalar()) return VisitExpr(op->false_value);
+    // A vectorized select keeps a loop-invariant condition as a broadcast of one lane.
+    const auto* broadcast = c.as<ir::BroadcastNode>();
+    const Expr& lane = broadcast ? broadcast->value : c;
+    if (ir::IsConstInt(lane, 1) && lane.dtype().is_scalar()) return VisitExpr(op->true_value);
+    if (ir::IsConstInt(lane, 0) && lane.dtype().is_scalar()) return VisitExpr(op->false_value);
     Expr t = VisitExpr(op->true_value), f = VisitExpr(op->false_value);
     if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
       return Expr(op);

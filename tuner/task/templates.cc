@@ -4,6 +4,7 @@
 #include "compiler/support/error.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
+#include "compiler/topi/conv2d_winograd_x86.h"
 #include "compiler/topi/dense_x86.h"
 #include "compiler/topi/depthwise_conv2d_nchwc_x86.h"
 #include "compiler/topi/depthwise_conv2d_x86.h"
@@ -149,6 +150,59 @@ TemplateDef Conv2dNCHWcX86Template() {
   return d;
 }
 
+// A 3x3 stride-1 convolution: (N,C,H,W,K,pad).
+topi::Conv2dShape WinogradShapeOf(const TaskArgs& args) {
+  const auto& v = args.ints;
+  return {v[0], v[1], v[2], v[3], v[4], 3, 3, 1, v[5]};
+}
+
+// Candidates take NCHW[ic_bn]c data and weights transformed for their tile, give NCHW[oc_bn]c.
+CandidateLayout Conv2dWinogradLayout(const TaskArgs& args, const space::ConfigEntity& config) {
+  const topi::Conv2dShape s = WinogradShapeOf(args);
+  const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(config);
+  const int64_t m = topi::WinogradTile(config), alpha = m + 2;
+  const NCHWDims data{s.n, s.c, s.h, s.w}, out{s.n, s.k, s.oh(), s.ow()};
+  CandidateLayout layout;
+  layout.shapes = {{s.n, s.c / b.ic_bn, s.h, s.w, b.ic_bn},
+                   {alpha, alpha, s.k / b.oc_bn, s.c / b.ic_bn, b.ic_bn, b.oc_bn},
+                   {s.n, s.k / b.oc_bn, s.oh(), s.ow(), b.oc_bn}};
+  layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
+    return std::vector<std::vector<float>>{
+        ToNCHWc(inputs[0], data, b.ic_bn),
+        topi::WinogradWeights(inputs[1], s, m, b.ic_bn, b.oc_bn)};
+  };
+  layout.unpack_output = [=](const std::vector<float>& output) {
+    return FromNCHWc(output, out, b.oc_bn);
+  };
+  return layout;
+}
+
+TemplateDef Conv2dWinogradX86Template() {
+  TemplateDef d;
+  d.name = "conv2d_winograd_NCHWc.x86";
+  d.args_help = "(N,C,H,W,K,pad,float32)";
+  d.validate = [](const TaskArgs& args) {
+    TESSERA_USER_CHECK(args.ints.size() == 6 && args.dtype == "float32")
+        << "conv2d_winograd_NCHWc.x86 takes (N,C,H,W,K,pad,float32)";
+    topi::Conv2dWinogradX86Space(WinogradShapeOf(args));  // checks the shape
+  };
+  d.space = [](const TaskArgs& args, const topi::VectorUnit& vector_unit) {
+    return topi::Conv2dWinogradX86Space(WinogradShapeOf(args), vector_unit);
+  };
+  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
+    return topi::Conv2dWinogradX86(WinogradShapeOf(args), config);
+  };
+  d.baseline = [](const TaskArgs& args) { return topi::Conv2dDefault(WinogradShapeOf(args)); };
+  d.reference = [](const TaskArgs& args, const std::vector<std::vector<float>>& inputs) {
+    const topi::Conv2dShape s = WinogradShapeOf(args);
+    TaskArgs direct = args;
+    direct.ints = {s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.stride, s.pad};
+    return Conv2dReference(direct, inputs);
+  };
+  d.layout = Conv2dWinogradLayout;
+  return d;
+}
+
 topi::BatchMatmulShape BatchShapeOf(const TaskArgs& args) {
   return {args.ints[0], args.ints[1], args.ints[2], args.ints[3]};
 }
@@ -273,7 +327,9 @@ TemplateDef DepthwiseTemplate(
 const std::vector<TemplateDef>& Templates() {
   static const std::vector<TemplateDef> templates = [] {
     std::vector<TemplateDef> all = {
-        DenseX86Template(), Conv2dNCHWcX86Template(), BatchMatmulX86Template(),
+        DenseX86Template(),
+        Conv2dNCHWcX86Template(),
+        BatchMatmulX86Template(),
         DepthwiseTemplate(
             "depthwise_conv2d.x86",
             [](const topi::Conv2dShape& shape, const topi::VectorUnit&) {
@@ -285,7 +341,8 @@ const std::vector<TemplateDef>& Templates() {
             [](const topi::Conv2dShape& shape, const space::ConfigEntity& config) {
               return topi::DepthwiseConv2dNCHWcX86(shape, config);
             },
-            DepthwiseNCHWcLayout)};
+            DepthwiseNCHWcLayout),
+        Conv2dWinogradX86Template()};
     for (TemplateDef& d : CUDATemplates(all)) all.push_back(std::move(d));
     return all;
   }();

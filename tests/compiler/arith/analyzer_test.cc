@@ -69,6 +69,19 @@ TEST(AnalyzerTest, FoldsLogicAndSelect) {
   EXPECT_EQ(ToText(a.Simplify((i < 4) && (i < 2))), "(i < 2)");
 }
 
+// A vectorized select over a loop-invariant condition (a transform's row picked by an unrolled
+// index) broadcasts the condition; once the index is a constant, one side remains.
+TEST(AnalyzerTest, FoldsASelectOnABroadcastConstantCondition) {
+  Analyzer a;
+  Var x("x", DataType::Float(32, 4));
+  Expr chosen =
+      Select(Broadcast(IntImm(DataType::Int(32), 2) == IntImm(DataType::Int(32), 2), 4), x, x + x);
+  EXPECT_EQ(ToText(a.Simplify(chosen)), "x");
+  Expr other =
+      Select(Broadcast(IntImm(DataType::Int(32), 1) == IntImm(DataType::Int(32), 2), 4), x, x * x);
+  EXPECT_EQ(ToText(a.Simplify(other)), "(x*x)");
+}
+
 }  // namespace
 }  // namespace arith
 }  // namespace tessera

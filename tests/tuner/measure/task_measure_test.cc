@@ -165,6 +165,27 @@ TEST(TaskMeasureTest, Conv2dConfigsOfDifferentBlocksMeasureCorrectly) {
   }
 }
 
+// Winograd candidates take the weights transformed for their tile and compute the direct
+// convolution's output (the check compares with the direct reference): both tiles, blocks that
+// split the channels or not, several rows of tiles at once, no padding.
+TEST(TaskMeasureTest, WinogradConfigsComputeTheConvolution) {
+  for (const std::string key : {"conv2d_winograd_NCHWc.x86(1,8,8,8,16,1,float32)",
+                                "conv2d_winograd_NCHWc.x86(2,6,6,6,4,1,float32)",
+                                "conv2d_winograd_NCHWc.x86(1,4,10,10,8,0,float32)"}) {
+    Task task(key, "llvm");
+    const space::ConfigSpace& space = task.config_space();
+    std::vector<space::ConfigEntity> batch = {
+        space.Fallback(), space.Get(0), space.Get(space.size() - 1), space.Get(space.size() / 3)};
+    LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
+    std::vector<MeasureOutcome> outcomes = measurer.Measure(batch);
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      EXPECT_TRUE(outcomes[i].ok())
+          << key << " " << batch[i].ToString() << ": " << tuning::ErrorKind_Name(outcomes[i].error)
+          << " " << outcomes[i].message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tuner
 }  // namespace tessera

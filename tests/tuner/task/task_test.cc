@@ -91,7 +91,8 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
                 "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
                 "float32) batch_matmul.x86(B,M,N,K,float32) depthwise_conv2d.x86(N,C,H,W,R,S,"
                 "stride,pad,float32) depthwise_conv2d_NCHWc.x86(N,C,H,W,R,S,stride,pad,"
-                "float32) dense.cuda(M,N,K,float32) conv2d_nchw.cuda(N,C,H,W,K,R,S,"
+                "float32) conv2d_winograd_NCHWc.x86(N,C,H,W,K,pad,float32) "
+                "dense.cuda(M,N,K,float32) conv2d_nchw.cuda(N,C,H,W,K,R,S,"
                 "stride,pad,float32) depthwise_conv2d.cuda(N,C,H,W,R,S,stride,pad,float32))"));
   EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));
   EXPECT_THAT(ErrorOf("dense.x86(4,4,float32)"),
