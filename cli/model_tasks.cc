@@ -22,7 +22,7 @@ std::vector<tuner::ModelTuneTask> ExtractModelTasks(const std::string& model,
   build.warnings = &fallback_notices;
   std::vector<tuner::ModelTuneTask> tasks;
   for (const ModelTask& t : ExtractTasks(frontend::ImportOnnx(model, import), build)) {
-    tasks.push_back({t.workload_key, t.weight, t.flops});
+    tasks.push_back({t.workload_key, t.weight, t.flops, t.alternative_to});
   }
   return tasks;
 }

@@ -16,6 +16,7 @@
 #include "compiler/support/error.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
+#include "compiler/topi/conv2d_winograd_x86.h"
 #include "compiler/topi/dense_x86.h"
 #include "compiler/topi/depthwise_conv2d_nchwc_x86.h"
 #include "compiler/topi/nchwc_layout.h"
@@ -479,6 +480,7 @@ class ModelBuilder {
     int64_t in_block = 0;   // the data's channel block
     int64_t out_block = 0;  // the output's channel block
     std::string source;     // for KernelConfig::source
+    bool winograd = false;  // `task` is conv2d_winograd_NCHWc.x86
   };
 
   // `in_block`: the block the data is written in (0: unknown); among the tuning log's records
@@ -557,10 +559,14 @@ class ModelBuilder {
         }
       }
     }
+    std::optional<tuner::ChosenConfig> direct;
     if (!plan.config) {
-      const tuner::ChosenConfig chosen = ChooseTemplateConfig(*plan.task, options_, preference);
-      plan.source = SourceOf(chosen);
-      plan.config = Use(*plan.task, chosen);
+      direct = ChooseTemplateConfig(*plan.task, options_, preference);
+      plan.source = SourceOf(*direct);
+      plan.config = Use(*plan.task, *direct);
+    }
+    if (!depthwise && !kernels_.gpu() && topi::WinogradApplies(sh)) {
+      ConsiderWinograd(plan, direct, preference, partner_block);
     }
     // Read the producer's block where the config does not: a convolution's input block only
     // sets the length of its innermost reduction loop, while another block costs a layout pass
@@ -586,6 +592,69 @@ class ModelBuilder {
       plan.out_block = b.oc_bn;
     }
     return plan;
+  }
+
+  // A 3x3 stride-1 convolution through conv2d_winograd_NCHWc.x86 instead of `direct` (the
+  // direct template's choice; none when a residual partner's block decided) when the log has a
+  // faster record of it, measured at the same thread count, that writes the partner's block if
+  // there is one; the task is a model task either way, so that tuning measures it.
+  void ConsiderWinograd(ConvPlan& plan, const std::optional<tuner::ChosenConfig>& direct,
+                        tuner::ConfigPreference preference, int64_t partner_block) {
+    const topi::Conv2dShape& sh = plan.shape;
+    double flops = 0;
+    const tuner::Task* task =
+        MakeTask("conv2d_winograd_NCHWc.x86", {sh.n, sh.c, sh.h, sh.w, sh.k, sh.pad}, &flops);
+    if (!task) return;
+    auto same_output = [partner_block](const space::ConfigEntity& c) {
+      return partner_block == 0 || topi::Conv2dNCHWcBlocks(c).oc_bn == partner_block;
+    };
+    if (partner_block > 0) {
+      preference.wanted = [same_output, in = preference.wanted](const space::ConfigEntity& c) {
+        return same_output(c) && (!in || in(c));
+      };
+    }
+    std::ostringstream no_record;  // the alternative's absence is no news
+    const tuner::ChosenConfig chosen =
+        tuner::ChooseConfig(*task, options_.log, no_record, preference);
+    NoteAlternative(*task, *plan.task, chosen);
+    if (!chosen.record || !same_output(chosen.config)) return;
+    std::optional<tuning::MeasureRecord> direct_record;
+    if (direct) {
+      direct_record = direct->record;
+    } else {
+      // The partner's block decided: the direct record taken (for its cost).
+      direct_record = ChooseTemplateConfig(*plan.task, options_, {}).record;
+    }
+    if (direct_record && ((direct && direct->other_threads != chosen.other_threads) ||
+                          MeanCost(*direct_record) <= MeanCost(*chosen.record))) {
+      return;
+    }
+    plan.task = task;
+    plan.winograd = true;
+    plan.source = SourceOf(chosen);
+    plan.config = chosen.config;
+  }
+
+  static double MeanCost(const tuning::MeasureRecord& record) {
+    double sum = 0;
+    for (double c : record.costs()) sum += c;
+    return record.costs_size() > 0 ? sum / record.costs_size() : 0;
+  }
+
+  // `task`, an alternative to `replaced`, among the model's tasks.
+  void NoteAlternative(const tuner::Task& task, const tuner::Task& replaced,
+                       const tuner::ChosenConfig& chosen) {
+    auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
+      return t.workload_key == task.workload_key();
+    });
+    if (it != tasks_.end()) {
+      ++it->weight;
+      return;
+    }
+    ModelTask t{task.workload_key(), 1, task.flops(), chosen.record.has_value(),
+                chosen.other_threads};
+    t.alternative_to = replaced.workload_key();
+    tasks_.push_back(t);
   }
 
   // The output block of the convolution whose output `conv`'s output is added to (an "Add" of
@@ -681,15 +750,28 @@ class ModelBuilder {
     if (plan.depthwise) {
       packed = tuner::ToNCHWc(weights, {1, shape.c, shape.r, shape.s}, ic_bn);
       pw_shape = {shape.c / ic_bn, shape.r, shape.s, ic_bn};
+    } else if (plan.winograd) {
+      const int64_t m = topi::WinogradTile(*plan.config), alpha = m + 2;
+      packed = topi::WinogradWeights(weights, shape, m, ic_bn, oc_bn);
+      pw_shape = {alpha, alpha, shape.k / oc_bn, shape.c / ic_bn, ic_bn, oc_bn};
     } else {
       packed = tuner::ToOIHWio(weights, {shape.k, shape.c, shape.r, shape.s}, ic_bn, oc_bn);
       pw_shape = {shape.k / oc_bn, shape.c / ic_bn, shape.r, shape.s, ic_bn, oc_bn};
     }
-    int pw = AddParam(g_.values[w].name + (plan.depthwise ? "_packed" : "_OIHWio"),
+    const char* weight_form = plan.depthwise ? "_packed" : plan.winograd ? "_winograd" : "_OIHWio";
+    int pw = AddParam(g_.values[w].name + weight_form,
                       HostArray(pw_shape, DLType(graph::DType::kFloat32), packed.data(),
                                 packed.size() * sizeof(float)));
     std::vector<int64_t> blocked_shape = {shape.n, shape.k / oc_bn, shape.oh(), shape.ow(), oc_bn};
-    const std::string kernel = plan.depthwise ? "depthwise_conv2d_NCHWc" : "conv2d_NCHWc";
+    const std::string kernel = plan.depthwise  ? "depthwise_conv2d_NCHWc"
+                               : plan.winograd ? "conv2d_winograd_NCHWc"
+                                               : "conv2d_NCHWc";
+    // The template's op: `epilogue` fused, the data read in its halo where it has one.
+    auto instantiate = [&](const topi::OutputEpilogue* epilogue) {
+      if (plan.depthwise) return topi::DepthwiseConv2dNCHWcX86(shape, *plan.config, epilogue);
+      if (plan.winograd) return topi::Conv2dWinogradX86(shape, *plan.config, epilogue, input_halo);
+      return topi::Conv2dNCHWcX86(shape, *plan.config, epilogue, input_halo);
+    };
     auto read = [oc_bn](const te::Tensor& t, const std::vector<Var>& i) {
       return t(i[0], ir::floordiv(i[1], I(oc_bn)), i[2], i[3], ir::floormod(i[1], I(oc_bn)));
     };
@@ -705,9 +787,7 @@ class ModelBuilder {
       // finds them in `args`.
       output(te::placeholder(ShapeExprs(blocked_shape), ir::DataType::Float(32), "stand_in"));
       topi::OutputEpilogue epilogue{output, args.tensors};
-      topi::ScheduledOp op = plan.depthwise
-                                 ? topi::DepthwiseConv2dNCHWcX86(shape, *plan.config, &epilogue)
-                                 : topi::Conv2dNCHWcX86(shape, *plan.config, &epilogue, input_halo);
+      topi::ScheduledOp op = instantiate(&epilogue);
       int out = NewBlockedTensor(value, oc_bn, g_.values[value].name + "_NCHWc");
       value_blocked_[value][oc_bn] = out;
       std::vector<int> inputs = {packed_x, pw};
@@ -721,10 +801,7 @@ class ModelBuilder {
                       ? NewBlockedTensor(conv.outputs[0], oc_bn, conv.name + "_NCHWc")
                       : NewTensor(conv.name + "_NCHWc", DLType(graph::DType::kFloat32),
                                   blocked_shape, kNewBuffer);
-    AddKernel(conv.name, kernel,
-              input_halo ? topi::Conv2dNCHWcX86(shape, *plan.config, nullptr, input_halo)
-                         : plan.task->Instantiate(*plan.config),
-              {packed_x, pw}, {blocked});
+    AddKernel(conv.name, kernel, instantiate(nullptr), {packed_x, pw}, {blocked});
     Epilogue(group, blocked, bias, 1, read, blocked_shape, oc_bn);
     return true;
   }
@@ -1016,7 +1093,10 @@ std::string ModelBuild::CoverageLine() const {
   int tuned = 0, other_threads = 0;
   double flops = 0, tuned_flops = 0;
   std::string untuned;
+  int counted = 0;
   for (const ModelTask& t : tasks) {
+    if (!t.alternative_to.empty()) continue;  // counted as the task it replaces
+    ++counted;
     flops += t.flops * t.weight;
     other_threads += t.other_threads ? 1 : 0;
     if (t.tuned) {
@@ -1029,7 +1109,7 @@ std::string ModelBuild::CoverageLine() const {
   std::ostringstream os;
   os.setf(std::ios::fixed);
   os.precision(1);
-  os << "coverage: tuned " << tuned << "/" << tasks.size() << " tasks, "
+  os << "coverage: tuned " << tuned << "/" << counted << " tasks, "
      << (flops > 0 ? 100.0 * tuned_flops / flops : 0.0) << "% of template FLOPs";
   if (other_threads > 0) {
     os << " (" << other_threads

@@ -44,6 +44,10 @@ struct ModelTask {
   /// The record was measured at the default thread count: the log has none at the target's
   /// `-num-threads`.
   bool other_threads = false;
+  /// Another way to compute the kernels of the task with this workload key (a Winograd
+  /// convolution for a direct one), empty for none: the build takes it where its record is
+  /// faster. Tuning measures both; the coverage line counts the task it replaces.
+  std::string alternative_to;
 };
 
 /// The template config one kernel of a model runs, and where it came from.

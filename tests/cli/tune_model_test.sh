@@ -16,36 +16,39 @@ records() {  # records in the log, all workloads
   $tessera log stats --db "$dir/t.db" | grep -o "[0-9]* records" | awk '{n += $1} END {print n}'
 }
 
-out=$($tessera tune "${common[@]}" --trials 10 --curve "$dir/curve.csv" 2>"$dir/progress"); rc=$?
+out=$($tessera tune "${common[@]}" --trials 12 --curve "$dir/curve.csv" 2>"$dir/progress"); rc=$?
 check "tune exits 0" test $rc -eq 0
 echo "$out"
-# Three convolution workloads (two calls share one) and the dense.
+# Three convolution workloads (two calls share one), the Winograd alternatives of the two of
+# stride 1, and the dense.
 for key in 'conv2d_NCHWc.x86(1,4,8,8,8,3,3,1,1,float32) x1' \
            'conv2d_NCHWc.x86(1,8,8,8,8,3,3,1,1,float32) x2' \
-           'conv2d_NCHWc.x86(1,8,8,8,8,3,3,2,1,float32) x1' 'dense.x86(1,10,128,float32) x1'; do
+           'conv2d_NCHWc.x86(1,8,8,8,8,3,3,2,1,float32) x1' 'dense.x86(1,10,128,float32) x1' \
+           'conv2d_winograd_NCHWc.x86(1,4,8,8,8,1,float32) x1' \
+           'conv2d_winograd_NCHWc.x86(1,8,8,8,8,1,float32) x2'; do
   check "summary names $key with trials and a best" \
     grep -qF "  $key: " <<<"$out"
 done
 check "every task has records and a best" bash -c '! grep -E "^  .*(: 0 trials|best -)" <<<"$1"' _ "$out"
-check "summary line" grep -q "^tuned .*tiny.onnx \[llvm\]: 4 tasks, 10 trials measured in .*; estimated latency of the tunable part .* ms (4/4 tasks measured)" <<<"$out"
-check "progress line" grep -q "\[10/10\] task ./4 .*, estimated .* ms (4/4 tasks measured)" "$dir/progress"
-check "10 records in the log" test "$(records)" -eq 10
+check "summary line" grep -q "^tuned .*tiny.onnx \[llvm\]: 6 tasks, 12 trials measured in .*; estimated latency of the tunable part .* ms (6/6 tasks measured)" <<<"$out"
+check "progress line" grep -q "\[12/12\] task ./6 .*, estimated .* ms (6/6 tasks measured)" "$dir/progress"
+check "12 records in the log" test "$(records)" -eq 12
 check "curve header" test "$(head -1 "$dir/curve.csv")" = "seconds,trials,estimated_ms,measured_tasks"
-check "curve ends at 10 trials, 4 tasks measured" grep -qE "^[0-9.]+,10,[0-9.e+-]+,4$" <(tail -1 "$dir/curve.csv")
+check "curve ends at 12 trials, 6 tasks measured" grep -qE "^[0-9.]+,12,[0-9.e+-]+,6$" <(tail -1 "$dir/curve.csv")
 
-out=$($tessera tune "${common[@]}" --trials 10 --json 2>/dev/null); rc=$?
+out=$($tessera tune "${common[@]}" --trials 12 --json 2>/dev/null); rc=$?
 check "second run exits 0" test $rc -eq 0
 check "second run measures nothing" grep -q '"measured":0,' <<<"$out"
-check "still 10 records" test "$(records)" -eq 10
+check "still 12 records" test "$(records)" -eq 12
 
 last_time=$(tail -1 "$dir/curve.csv" | cut -d, -f1)
-out=$($tessera tune "${common[@]}" --trials 12 --curve "$dir/curve.csv" 2>/dev/null)
-check "a larger budget measures the difference" grep -q "4 tasks, 2 trials measured" <<<"$out"
+out=$($tessera tune "${common[@]}" --trials 14 --curve "$dir/curve.csv" 2>/dev/null)
+check "a larger budget measures the difference" grep -q "6 tasks, 2 trials measured" <<<"$out"
 check "the resumed run continues the curve" \
-  awk -F, -v t="$last_time" 'END {exit !($2 == 12 && $1 >= t)}' "$dir/curve.csv"
+  awk -F, -v t="$last_time" 'END {exit !($2 == 14 && $1 >= t)}' "$dir/curve.csv"
 check "one header only" test "$(grep -c seconds "$dir/curve.csv")" -eq 1
 echo "not a curve" >"$dir/bad.csv"
-err=$($tessera tune "${common[@]}" --trials 12 --curve "$dir/bad.csv" 2>&1); rc=$?
+err=$($tessera tune "${common[@]}" --trials 14 --curve "$dir/bad.csv" 2>&1); rc=$?
 check "a file that is not a curve exits 2" test $rc -eq 2
 check "and names it" grep -q "bad.csv: not a tuning curve" <<<"$err"
 
@@ -61,8 +64,8 @@ check "another thread count falls back to the default's records and says so" gre
 check "with a warning naming the target" grep -q "on 'llvm -num-threads=3': using one of 'llvm'" \
   <<<"$out"
 out=$($tessera tune "$dir/tiny.onnx" --target 'llvm -num-threads=1' --db "$dir/t.db" --batch 2 \
-  --tuner random --number 2 --repeat 2 --trials 8 2>/dev/null)
-check "tuning at one thread measures anew" grep -q "4 tasks, 8 trials measured" <<<"$out"
+  --tuner random --number 2 --repeat 2 --trials 12 2>/dev/null)
+check "tuning at one thread measures anew" grep -q "6 tasks, 12 trials measured" <<<"$out"
 out=$($tessera compile "$dir/tiny.onnx" --target 'llvm -num-threads=1' --db "$dir/t.db" \
   -o "$dir/built1" 2>&1)
 check "a build at one thread uses the one-thread records" \

@@ -91,12 +91,19 @@ int TaskScheduler::Next() const {
 }
 
 double TaskScheduler::EstimatedLatency(int* measured) const {
+  // Per task, the best of it and its alternatives.
+  std::vector<double> fastest(tasks_.size(), kInf);
+  for (int t = 0; t < size(); ++t) {
+    const int replaced = tasks_[t].alternative_to >= 0 ? tasks_[t].alternative_to : t;
+    fastest[replaced] = std::min(fastest[replaced], best(t));
+  }
   double total = 0;
   int count = 0;
   for (int t = 0; t < size(); ++t) {
-    if (!std::isfinite(best(t))) continue;
-    total += tasks_[t].weight * best(t);
-    ++count;
+    if (std::isfinite(best(t))) ++count;
+    if (tasks_[t].alternative_to < 0 && std::isfinite(fastest[t])) {
+      total += tasks_[t].weight * fastest[t];
+    }
   }
   if (measured) *measured = count;
   return total;

@@ -39,6 +39,9 @@ struct TaskSchedulerOptions {
 struct ScheduledTask {
   double weight = 1;  ///< occurrences in the model
   double flops = 0;   ///< of one call; orders tasks that have no measurement yet
+  /// The index of the task this one can replace (the model runs the faster of the two: the
+  /// estimate counts the better one), -1 for none.
+  int alternative_to = -1;
 };
 
 /// Chooses tasks by expected gain: weight × current best × improvement rate. A task without a
@@ -63,7 +66,8 @@ class TaskScheduler {
   /// Expected latency saved by `task`'s next `window` trials (seconds × weight); +infinity for
   /// a task not measured yet, 0 for a finished one.
   double Gain(int task) const;
-  /// Σ weight × best over tasks with a best (seconds); `measured` gets their count.
+  /// Σ weight × best over tasks with a best (seconds), a task and its alternatives counting
+  /// the best of them once; `measured` gets the count of tasks with a best.
   double EstimatedLatency(int* measured = nullptr) const;
 
   int64_t trials(int task) const;  ///< trials recorded for `task`

@@ -18,7 +18,11 @@ TuneModelResult TuneModel(const std::vector<ModelTuneTask>& tasks, const std::st
   std::vector<ScheduledTask> scheduled;
   for (const ModelTuneTask& t : tasks) {
     parsed.emplace_back(t.workload_key, target);
-    scheduled.push_back({static_cast<double>(t.weight), t.flops});
+    int replaced = -1;
+    for (size_t i = 0; i < tasks.size() && !t.alternative_to.empty(); ++i) {
+      if (tasks[i].workload_key == t.alternative_to) replaced = static_cast<int>(i);
+    }
+    scheduled.push_back({static_cast<double>(t.weight), t.flops, replaced});
   }
   TaskScheduler scheduler(scheduled, options.schedule);
   TuneModelResult result;

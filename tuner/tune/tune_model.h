@@ -22,6 +22,9 @@ struct ModelTuneTask {
   std::string workload_key;  ///< e.g. "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)"
   int weight = 1;            ///< kernels of the model that use it
   double flops = 0;          ///< of one call
+  /// The workload key of the task this one can replace (a Winograd convolution for a direct
+  /// one; the model runs whichever is faster), empty for none.
+  std::string alternative_to;
 };
 
 /// Options of `TuneModel`.

@@ -1,6 +1,7 @@
 // Every supported operator pattern on small generated ONNX models, against PyTorch/numpy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "compiler/frontend/onnx/onnx_importer.h"
@@ -136,6 +137,47 @@ ModelBuild BuildWithRecords(const std::string& model,
   std::ostringstream warnings;
   options.warnings = &warnings;
   return testing::CheckModel(ModelDir(), model, 1e-4, 1e-5, false, options);
+}
+
+// Extraction lists a Winograd task beside each direct 3x3 stride-1 convolution with an even
+// output, so that tuning measures both; a build runs the Winograd kernel (weights transformed
+// when the model is built) where its record is the faster one, and the direct kernel otherwise.
+TEST(LayoutTest, AFasterWinogradRecordReplacesTheDirectConvolution) {
+  ModelBuildOptions options;
+  const std::vector<ModelTask> tasks =
+      ExtractTasks(frontend::ImportOnnx(ModelDir() + "/residual_blocks.onnx"), options);
+  int alternatives = 0, replaced_kernels = 0;
+  for (const ModelTask& t : tasks) {
+    if (t.alternative_to.empty()) continue;
+    ++alternatives;
+    replaced_kernels += t.weight;
+    EXPECT_EQ(t.workload_key.rfind("conv2d_winograd_NCHWc.x86(", 0), 0u) << t.workload_key;
+    auto direct = std::find_if(tasks.begin(), tasks.end(), [&](const ModelTask& d) {
+      return d.workload_key == t.alternative_to;
+    });
+    ASSERT_NE(direct, tasks.end()) << t.alternative_to;
+    EXPECT_EQ(direct->weight, t.weight);
+    EXPECT_NE(direct->workload_key.find(",3,3,1,1,float32)"), std::string::npos);
+  }
+  EXPECT_EQ(alternatives, 2);  // the stem, and the two convolutions after the pooling
+  EXPECT_EQ(replaced_kernels, 3);
+  for (double winograd_cost : {0.5e-3, 2e-3}) {
+    std::vector<tuning::MeasureRecord> records;
+    for (const ModelTask& t : tasks) {
+      records.push_back(SplitsRecord(t.workload_key, options.target, {},
+                                     t.alternative_to.empty() ? 1e-3 : winograd_cost));
+    }
+    ModelBuild build = BuildWithRecords("residual_blocks", records);
+    const bool faster = winograd_cost < 1e-3;
+    EXPECT_EQ(CountKernels(build, {"conv2d_winograd_NCHWc"})[0], faster ? 3 : 0) << winograd_cost;
+    int winograd_configs = 0;
+    for (const KernelConfig& c : build.configs) {
+      winograd_configs += c.workload_key.rfind("conv2d_winograd", 0) == 0;
+    }
+    EXPECT_EQ(winograd_configs, faster ? 3 : 0);
+    EXPECT_NE(build.CoverageLine().find("tuned 6/6 tasks"), std::string::npos)
+        << build.CoverageLine();
+  }
 }
 
 // A convolution tuned to read blocks of one channel reads the plain input itself: NCHW1c is

@@ -45,6 +45,22 @@ TEST(TaskSchedulerTest, LargestWeightTimesBestWins) {
   EXPECT_EQ(measured, 3);
 }
 
+// A task with an alternative (a Winograd convolution for a direct one) counts once in the
+// model's estimate, at the faster of the two.
+TEST(TaskSchedulerTest, AnAlternativeCountsOnceAtTheFasterOfTheTwo) {
+  TaskScheduler s({{2, 1}, {1, 1}, {2, 1, 0}});
+  s.Record(0, {4e-3});
+  s.Record(1, {1e-3});
+  int measured = 0;
+  EXPECT_DOUBLE_EQ(s.EstimatedLatency(&measured), 2 * 4e-3 + 1e-3);  // the alternative unmeasured
+  EXPECT_EQ(measured, 2);
+  s.Record(2, {3e-3});
+  EXPECT_DOUBLE_EQ(s.EstimatedLatency(&measured), 2 * 3e-3 + 1e-3);
+  EXPECT_EQ(measured, 3);
+  s.Record(0, {2e-3});
+  EXPECT_DOUBLE_EQ(s.EstimatedLatency(), 2 * 2e-3 + 1e-3);
+}
+
 TEST(TaskSchedulerTest, StillImprovingBeatsPlateauOfSameSize) {
   TaskSchedulerOptions o;
   o.min_trials = 8;
