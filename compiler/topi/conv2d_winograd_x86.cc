@@ -120,6 +120,10 @@ space::ConfigSpace Conv2dWinogradX86Space(const Conv2dShape& shape, const Vector
   // transformed tensors small, more rows read large weights (α² × 256² floats and up) fewer
   // times.
   sp.DefineKnob("rows", {1, 2, 4, 7, 14, 28});
+  // Parallel tasks per block of rows, each for its share of the output blocks (transforming the
+  // rows' input itself): with few blocks of rows, the threads share the work without each
+  // reading all the transformed weights. Added after the first records: those ran one.
+  sp.DefineKnob("oc_parts", {1, 2, 4}, /*when_absent=*/1);
   // Two vectors of output channels × 7 tiles: 14 accumulators, each broadcast feeding two
   // multiply-adds (as the direct template's fallback).
   sp.SetFallback("tile_ic", {-1, LargestDivisorAtMost(shape.c, unit.lanes)});
@@ -179,6 +183,7 @@ ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& 
   const int64_t tiles_h = sh.oh() / m, tiles_w = sh.ow() / m;
   const int64_t reg_tiles = LargestDivisorAtMost(tiles_w, config.Value("tiles"));
   const int64_t block_rows = LargestDivisorAtMost(tiles_h, config.Value("rows"));
+  const int64_t oc_parts = LargestDivisorAtMost(sh.k / oc_bn, config.Value("oc_parts"));
   const DataType f32 = DataType::Float(32);
 
   te::Tensor data =
@@ -274,9 +279,10 @@ ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& 
   auto [ty, a] = o.split(o.axis(2), I(m));
   auto [tx, b] = o.split(o.axis(3), I(m));
   auto [ty_block, ty_in] = o.split(ty, I(block_rows));
-  ir::IterVar n = o.axis(0), ocb = o.axis(1), oc = o.axis(4);
-  o.reorder({n, ty_block, ty_in, ocb, tx, a, b, oc});
-  ir::IterVar row = o.fuse(n, ty_block);
+  auto [oc_part, ocb] = o.split_nparts(o.axis(1), I(oc_parts));
+  ir::IterVar n = o.axis(0), oc = o.axis(4);
+  o.reorder({n, ty_block, oc_part, ty_in, ocb, tx, a, b, oc});
+  ir::IterVar row = o.fuse(o.fuse(n, ty_block), oc_part);
   o.parallel(row);
   o.unroll(a);
   o.unroll(b);

@@ -82,7 +82,14 @@ TEST(Conv2dWinogradX86Test, SampledConfigsMatchTheReference) {
         Conv2dShape{1, 4, 10, 10, 4, 3, 3, 1, 0}}) {
     space::ConfigSpace s = Conv2dWinogradX86Space(shape);
     std::mt19937_64 rng(3);
-    std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(s.size() - 1)};
+    // Several rows of tiles in one block, split between two parallel tasks by output blocks.
+    std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(s.size() - 1),
+                                                s.FromValues({{"tile_ic", {-1, shape.c / 2}},
+                                                              {"tile_oc", {-1, 2}},
+                                                              {"tile_m", {2}},
+                                                              {"tiles", {2}},
+                                                              {"rows", {2}},
+                                                              {"oc_parts", {2}}})};
     for (int i = 0; i < 3; ++i) configs.push_back(space::RandomConfig(s, rng));
     for (const auto& config : configs) {
       ScheduledOp op = Conv2dWinogradX86(shape, config);
