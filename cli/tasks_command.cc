@@ -1,4 +1,5 @@
 // `tessera tasks`: the templates a newcomer can tune, with the format of their workload keys.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
@@ -15,12 +16,16 @@ void AddTasksCommand(CLI::App& app) {
       "tasks", "List the templates that can be tuned, with their workload-key formats.");
   tasks->add_flag("--json", *json, "one JSON object per template");
   tasks->callback([json] {
+    size_t width = 0;  // names in a column of their own, whatever their length
+    for (const tuner::TemplateDef& def : tuner::Templates())
+      width = std::max(width, def.name.size());
     for (const tuner::TemplateDef& def : tuner::Templates()) {
       if (*json) {
         PrintJsonLine(Json{{"template", def.name}, {"workload_key", def.name + def.args_help}},
                       std::cout);
       } else {
-        std::cout << std::left << std::setw(24) << def.name << def.name << def.args_help << "\n";
+        std::cout << std::left << std::setw(static_cast<int>(width + 2)) << def.name << def.name
+                  << def.args_help << "\n";
       }
     }
   });

@@ -227,6 +227,31 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   return sp;
 }
 
+te::Tensor PaddedBlockedData(const te::Tensor& data, const Conv2dShape& sh, int64_t ic_bn,
+                             bool input_halo) {
+  const int64_t pad = sh.pad;
+  if (pad == 0) return data;
+  const std::vector<Expr> shape = {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad),
+                                   I(ic_bn)};
+  // Padding in the data's halo: the padded input is the data at shifted indices, no copy.
+  if (input_halo) {
+    return te::compute(
+        shape,
+        [&](const std::vector<Var>& i) {
+          return data(i[0], i[1], i[2] - I(pad), i[3] - I(pad), i[4]);
+        },
+        "data_halo");
+  }
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        Expr y = i[2], x = i[3];
+        Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
+        return ir::if_then_else(inside, data(i[0], i[1], y - I(pad), x - I(pad), i[4]), 0.0f);
+      },
+      "data_pad");
+}
+
 Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config) {
   return {config.Split("tile_ic")[1], config.Split("tile_oc")[1]};
 }
@@ -255,27 +280,8 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   te::Tensor kernel =
       te::placeholder({I(sh.k / oc_bn), I(sh.c / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
                       DataType::Float(32), "kernel");
-  te::Tensor padded = data;
-  // Padding in the data's halo: the padded input is the data at shifted indices (inlined), no
-  // copy.
+  te::Tensor padded = PaddedBlockedData(data, sh, ic_bn, input_halo);
   const bool pad_stage = pad > 0 && !input_halo;
-  if (pad > 0 && input_halo) {
-    padded = te::compute(
-        {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(ic_bn)},
-        [&](const std::vector<Var>& i) {
-          return data(i[0], i[1], i[2] - I(pad), i[3] - I(pad), i[4]);
-        },
-        "data_halo");
-  } else if (pad > 0) {
-    padded = te::compute(
-        {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(ic_bn)},
-        [&](const std::vector<Var>& i) {
-          Expr y = i[2], x = i[3];
-          Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
-          return ir::if_then_else(inside, data(i[0], i[1], y - I(pad), x - I(pad), i[4]), 0.0f);
-        },
-        "data_pad");
-  }
   // Output rows [row0, row0 + rows) over kernel rows [kh0, kh1).
   auto conv_rows = [&](int64_t row0, int64_t rows, int64_t kh0, int64_t kh1,
                        const std::string& name) {

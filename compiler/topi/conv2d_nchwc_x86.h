@@ -65,6 +65,13 @@ space::ConfigEntity Conv2dNCHWcWithInputBlock(const space::ConfigSpace& space,
 ScheduledOp Conv2dNCHWcX86(const Conv2dShape& shape, const space::ConfigEntity& config,
                            const OutputEpilogue* epilogue = nullptr, bool input_halo = false);
 
+/// `data` (`NCHW[ic_bn]c`, `shape`'s input) as a convolution reads it, `shape.pad` zeros around
+/// each image: `data` itself without padding; with `input_halo`, a view of the zeros its storage
+/// holds around it ("data_halo", to inline); else a stage "data_pad" that copies it into a padded
+/// buffer (the caller schedules it). Shared by the blocked x86 templates.
+te::Tensor PaddedBlockedData(const te::Tensor& data, const Conv2dShape& shape, int64_t ic_bn,
+                             bool input_halo);
+
 /// The tensors of a convolution compute (NCHW data, OIHW or depthwise [c, 1, r, s] weights),
 /// shared by the x86 and CUDA templates.
 struct Conv2dOperands {

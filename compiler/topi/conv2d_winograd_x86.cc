@@ -191,25 +191,8 @@ ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& 
   te::Tensor weights =
       te::placeholder({I(alpha), I(alpha), I(sh.k / oc_bn), I(sh.c / ic_bn), I(ic_bn), I(oc_bn)},
                       f32, "winograd_weights");
-  te::Tensor padded = data;
+  te::Tensor padded = PaddedBlockedData(data, sh, ic_bn, input_halo);
   const bool pad_stage = pad > 0 && !input_halo;
-  if (pad > 0 && input_halo) {
-    padded = te::compute(
-        {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(ic_bn)},
-        [&](const std::vector<Var>& i) {
-          return data(i[0], i[1], i[2] - I(pad), i[3] - I(pad), i[4]);
-        },
-        "data_halo");
-  } else if (pad > 0) {
-    padded = te::compute(
-        {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(ic_bn)},
-        [&](const std::vector<Var>& i) {
-          Expr y = i[2], x = i[3];
-          Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
-          return ir::if_then_else(inside, data(i[0], i[1], y - I(pad), x - I(pad), i[4]), 0.0f);
-        },
-        "data_pad");
-  }
   // Input transform Bᵀ d B, one side at a time: columns, then rows.
   // [n, ty, ξ, j, cb, tx, ci]
   te::Tensor input_cols = te::compute(

@@ -69,6 +69,9 @@ out=$($tessera tasks); rc=$?
 check "tasks exits 0" test $rc -eq 0
 check "tasks lists dense with its key format" grep -q "^dense.x86 .*dense.x86(M,N,K,float32)$" <<<"$out"
 check "tasks lists conv2d" grep -q "conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,float32)" <<<"$out"
+# Every name has its own column, the longest too (depthwise_conv2d_NCHWc.x86).
+check "tasks lists Winograd, name apart from key" \
+  grep -qE "^conv2d_winograd_NCHWc.x86  +conv2d_winograd_NCHWc.x86\\(N,C,H,W,K,pad,float32\\)$" <<<"$out"
 out=$($tessera tasks --json)
 check "tasks --json" grep -q '^{"template":"dense.x86","workload_key":"dense.x86(M,N,K,float32)"}$' <<<"$out"
 
