@@ -80,7 +80,7 @@ int Run(const Flags& flags) {
   const graph::Graph graph = frontend::ImportOnnx(flags.model);
   std::vector<tuner::ModelTuneTask> tasks;
   for (const ModelTask& t : ExtractTasks(graph, options)) {
-    tasks.push_back({t.workload_key, t.weight, t.flops});
+    tasks.push_back({t.workload_key, t.weight, t.flops, t.alternative_to});
   }
   const std::vector<tuner::CurvePoint> curve = tuner::TuningCurveFromLog(tasks, flags.target, *log);
   if (curve.empty()) {

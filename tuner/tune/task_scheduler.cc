@@ -90,23 +90,32 @@ int TaskScheduler::Next() const {
   return chosen;
 }
 
-double TaskScheduler::EstimatedLatency(int* measured) const {
+double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
+                             const std::vector<double>& best) {
   // Per task, the best of it and its alternatives.
-  std::vector<double> fastest(tasks_.size(), kInf);
-  for (int t = 0; t < size(); ++t) {
-    const int replaced = tasks_[t].alternative_to >= 0 ? tasks_[t].alternative_to : t;
-    fastest[replaced] = std::min(fastest[replaced], best(t));
+  std::vector<double> fastest(tasks.size(), kInf);
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const size_t replaced = tasks[t].alternative_to >= 0 ? tasks[t].alternative_to : t;
+    fastest[replaced] = std::min(fastest[replaced], best[t]);
   }
   double total = 0;
-  int count = 0;
-  for (int t = 0; t < size(); ++t) {
-    if (std::isfinite(best(t))) ++count;
-    if (tasks_[t].alternative_to < 0 && std::isfinite(fastest[t])) {
-      total += tasks_[t].weight * fastest[t];
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    if (tasks[t].alternative_to < 0 && std::isfinite(fastest[t])) {
+      total += tasks[t].weight * fastest[t];
     }
   }
-  if (measured) *measured = count;
   return total;
+}
+
+double TaskScheduler::EstimatedLatency(int* measured) const {
+  std::vector<double> bests(tasks_.size());
+  int count = 0;
+  for (int t = 0; t < size(); ++t) {
+    bests[t] = best(t);
+    if (std::isfinite(bests[t])) ++count;
+  }
+  if (measured) *measured = count;
+  return EstimatedModelLatency(tasks_, bests);
 }
 
 }  // namespace tuner

@@ -44,6 +44,12 @@ struct ScheduledTask {
   int alternative_to = -1;
 };
 
+/// Σ weight × best over `tasks` (`best[t]`: task t's best cost, +infinity without one), a task
+/// and its alternatives counting the best of them once: what the model's tunable part is
+/// estimated to take.
+double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
+                             const std::vector<double>& best);
+
 /// Chooses tasks by expected gain: weight × current best × improvement rate. A task without a
 /// successful trial comes first (largest weight × FLOPs first); a task with fewer than
 /// `min_trials` trials uses the optimistic `prior_rate`; a stalled or exhausted task is never

@@ -27,6 +27,9 @@ struct ModelTuneTask {
   std::string alternative_to;
 };
 
+/// `tasks` as the task scheduler takes them (alternatives by index).
+std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTuneTask>& tasks);
+
 /// Options of `TuneModel`.
 struct TuneModelOptions {
   /// Trials over all tasks, the log's earlier records of these tasks on this target included:

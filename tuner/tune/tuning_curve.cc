@@ -37,6 +37,7 @@ std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTuneTask>& tas
   }
   std::stable_sort(records.begin(), records.end(),
                    [](const Timed& a, const Timed& b) { return a.timestamp < b.timestamp; });
+  const std::vector<ScheduledTask> scheduled = ScheduledTasksOf(tasks);
   std::vector<double> best(tasks.size(), std::numeric_limits<double>::infinity());
   std::vector<CurvePoint> curve;
   for (const Timed& r : records) {
@@ -45,11 +46,8 @@ std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTuneTask>& tas
     p.timestamp = r.timestamp;
     p.seconds = r.timestamp - records.front().timestamp;
     p.trials = static_cast<int64_t>(curve.size()) + 1;
-    for (size_t t = 0; t < tasks.size(); ++t) {
-      if (!std::isfinite(best[t])) continue;
-      p.estimated += tasks[t].weight * best[t];
-      ++p.measured_tasks;
-    }
+    p.estimated = EstimatedModelLatency(scheduled, best);
+    for (size_t t = 0; t < tasks.size(); ++t) p.measured_tasks += std::isfinite(best[t]) ? 1 : 0;
     curve.push_back(p);
   }
   return curve;

@@ -68,6 +68,21 @@ TEST_F(TuningCurveTest, EstimatesFollowTheRecordsInTimeOrder) {
   EXPECT_EQ(FirstWithin(curve, 3, 0.05), -1);
 }
 
+// A Winograd alternative of the convolution counts once, at the faster of the two.
+TEST_F(TuningCurveTest, AnAlternativeCountsAtTheFasterOfTheTwo) {
+  const char* winograd = "conv2d_winograd_NCHWc.x86(1,8,8,8,8,1,float32)";
+  std::vector<ModelTuneTask> tasks = tasks_;
+  tasks.push_back({winograd, 2, 1e6, kConv});
+  log_->AppendBatch({Record(kConv, kTarget, 100, 0.004), Record(winograd, kTarget, 101, 0.005),
+                     Record(winograd, kTarget, 102, 0.002), Record(kDense, kTarget, 103, 0.001)});
+  std::vector<CurvePoint> curve = TuningCurveFromLog(tasks, kTarget, *log_);
+  ASSERT_EQ(curve.size(), 4u);
+  EXPECT_DOUBLE_EQ(curve[1].estimated, 0.008);  // the direct one, still faster
+  EXPECT_DOUBLE_EQ(curve[2].estimated, 0.004);
+  EXPECT_DOUBLE_EQ(curve[3].estimated, 0.005);
+  EXPECT_EQ(curve[3].measured_tasks, 3);
+}
+
 TEST_F(TuningCurveTest, FirstWithinToleranceOfTheFinalEstimate) {
   log_->AppendBatch({Record(kDense, kTarget, 0, 0.001), Record(kConv, kTarget, 1, 0.010),
                      Record(kConv, kTarget, 2, 0.0052), Record(kConv, kTarget, 3, 0.0050)});
