@@ -23,6 +23,7 @@
 #include "runtime/data_type.h"
 #include "runtime/graph_executor.h"
 #include "runtime/params.h"
+#include "tuner/log/tuning_log.h"
 #include "tuner/task/blocked_layout.h"
 #include "tuner/task/task.h"
 #include "tuner/tune/apply_history.h"
@@ -458,16 +459,23 @@ class ModelBuilder {
 
   // `chosen` as `task`'s config, counted among the model's tasks.
   space::ConfigEntity Use(const tuner::Task& task, const tuner::ChosenConfig& chosen) {
+    CountTask(task, chosen);
+    return chosen.config;
+  }
+
+  // One more kernel of `task` (configured by `chosen`) among the model's tasks; `alternative_to`
+  // as `ModelTask::alternative_to`.
+  void CountTask(const tuner::Task& task, const tuner::ChosenConfig& chosen,
+                 const std::string& alternative_to = "") {
     auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
       return t.workload_key == task.workload_key();
     });
-    if (it == tasks_.end()) {
-      tasks_.push_back(
-          {task.workload_key(), 1, task.flops(), chosen.record.has_value(), chosen.other_threads});
-    } else {
+    if (it != tasks_.end()) {
       ++it->weight;
+      return;
     }
-    return chosen.config;
+    tasks_.push_back({task.workload_key(), 1, task.flops(), chosen.record.has_value(),
+                      chosen.other_threads, alternative_to});
   }
 
   // How a convolution node runs: through which template with which config (null task: plain
@@ -616,15 +624,11 @@ class ModelBuilder {
     std::ostringstream no_record;  // the alternative's absence is no news
     const tuner::ChosenConfig chosen =
         tuner::ChooseConfig(*task, options_.log, no_record, preference);
-    NoteAlternative(*task, *plan.task, chosen);
+    CountTask(*task, chosen, plan.task->workload_key());
     if (!chosen.record || !same_output(chosen.config)) return;
-    std::optional<tuning::MeasureRecord> direct_record;
-    if (direct) {
-      direct_record = direct->record;
-    } else {
-      // The partner's block decided: the direct record taken (for its cost).
-      direct_record = ChooseTemplateConfig(*plan.task, options_, {}).record;
-    }
+    // Where the partner's block decided, the direct template's best record stands for it.
+    const tuner::ChosenConfig compared =
+        direct ? *direct : ChooseTemplateConfig(*plan.task, options_, {});
     // Records are timed with the weights in cache; in a model they come from memory, and the
     // transformed weights are (m + 2)² / 9 times the direct ones: the difference read once at
     // about 10 GB/s (a pessimistic single core) counts against the Winograd record. ResNet-50's
@@ -632,36 +636,15 @@ class ModelBuilder {
     // in its record, and the direct convolution 0.87.
     const int64_t alpha = topi::WinogradTile(chosen.config) + 2;
     const double extra_weights_s = 4.0 * sh.k * sh.c * (alpha * alpha - 9) / 10e9;
-    if (direct_record && ((direct && direct->other_threads != chosen.other_threads) ||
-                          MeanCost(*direct_record) <= MeanCost(*chosen.record) + extra_weights_s)) {
+    if (compared.record &&
+        (compared.other_threads != chosen.other_threads ||
+         tuner::MeanCost(*compared.record) <= tuner::MeanCost(*chosen.record) + extra_weights_s)) {
       return;
     }
     plan.task = task;
     plan.winograd = true;
     plan.source = SourceOf(chosen);
     plan.config = chosen.config;
-  }
-
-  static double MeanCost(const tuning::MeasureRecord& record) {
-    double sum = 0;
-    for (double c : record.costs()) sum += c;
-    return record.costs_size() > 0 ? sum / record.costs_size() : 0;
-  }
-
-  // `task`, an alternative to `replaced`, among the model's tasks.
-  void NoteAlternative(const tuner::Task& task, const tuner::Task& replaced,
-                       const tuner::ChosenConfig& chosen) {
-    auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
-      return t.workload_key == task.workload_key();
-    });
-    if (it != tasks_.end()) {
-      ++it->weight;
-      return;
-    }
-    ModelTask t{task.workload_key(), 1, task.flops(), chosen.record.has_value(),
-                chosen.other_threads};
-    t.alternative_to = replaced.workload_key();
-    tasks_.push_back(t);
   }
 
   // The output block of the convolution whose output `conv`'s output is added to (an "Add" of
