@@ -67,13 +67,6 @@ bool CanSplitBorders(const Conv2dShape& s) {
   return true;
 }
 
-int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
-  for (int64_t d = std::min(n, limit); d > 1; --d) {
-    if (n % d == 0) return d;
-  }
-  return 1;
-}
-
 // Register tile of one blocked convolution stage: reg_h rows x reg_n columns x oc_bn channels,
 // the reduction inside so its accumulators stay in registers. `out` writes the tile: `conv`
 // itself, or an epilogue on it.
@@ -227,6 +220,13 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   return sp;
 }
 
+int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, limit); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
 te::Tensor PaddedBlockedData(const te::Tensor& data, const Conv2dShape& sh, int64_t ic_bn,
                              bool input_halo) {
   const int64_t pad = sh.pad;
@@ -312,7 +312,7 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
     te::Tensor conv = conv_rows(0, oh, 0, sh.r, "conv_NCHWc");
     te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
     te::Schedule s = te::create_schedule({out});
-    InlineEpilogueStages(s, "data_pad");
+    InlineEpilogueStages(s, {"data_pad"});
     if (pad_stage) {
       te::Stage p = s[padded];
       p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
@@ -350,7 +350,7 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
       "conv_NCHWc");
   te::Tensor out = epilogue ? epilogue->apply(gathered) : gathered;
   te::Schedule s = te::create_schedule({out});
-  InlineEpilogueStages(s, "data_pad");
+  InlineEpilogueStages(s, {"data_pad"});
   if (pad_stage) {
     te::Stage p = s[padded];
     p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));

@@ -65,6 +65,10 @@ space::ConfigEntity Conv2dNCHWcWithInputBlock(const space::ConfigSpace& space,
 ScheduledOp Conv2dNCHWcX86(const Conv2dShape& shape, const space::ConfigEntity& config,
                            const OutputEpilogue* epilogue = nullptr, bool input_halo = false);
 
+/// The largest divisor of `n` that is at most `limit` (1 when none above 1): a tile or block
+/// size that divides its extent.
+int64_t LargestDivisorAtMost(int64_t n, int64_t limit);
+
 /// `data` (`NCHW[ic_bn]c`, `shape`'s input) as a convolution reads it, `shape.pad` zeros around
 /// each image: `data` itself without padding; with `input_halo`, a view of the zeros its storage
 /// holds around it ("data_halo", to inline); else a stage "data_pad" that copies it into a padded

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -87,13 +86,6 @@ std::vector<int64_t> TileChoices(const Conv2dShape& s) {
     if (s.oh() % t == 0 && s.ow() % t == 0) m.push_back(t);
   }
   return m;
-}
-
-int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
-  for (int64_t d = std::min(n, limit); d > 1; --d) {
-    if (n % d == 0) return d;
-  }
-  return 1;
 }
 
 }  // namespace
@@ -245,14 +237,9 @@ ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& 
   te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
 
   te::Schedule s = te::create_schedule({out});
-  const std::set<std::string> own = {"data_pad", "winograd_input_cols", "winograd_input",
-                                     "winograd_output_rows"};
-  for (te::Stage stage : s->stages) {
-    const auto* c = stage->op.as<te::ComputeOpNode>();
-    if (c && c->reduce_axis.empty() && !stage->is_output && !own.count(c->name)) {
-      stage.compute_inline();
-    }
-  }
+  // The transforms are stages of their own; the epilogue and the final transform inline.
+  InlineEpilogueStages(
+      s, {"data_pad", "winograd_input_cols", "winograd_input", "winograd_output_rows"});
   if (pad_stage) {
     te::Stage p = s[padded];
     p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
@@ -312,7 +299,7 @@ ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& 
   std::vector<te::Tensor> args = {data, weights};
   if (epilogue) args.insert(args.end(), epilogue->inputs.begin(), epilogue->inputs.end());
   args.push_back(out);
-  return {s, args, 2.0 * sh.n * sh.k * sh.oh() * sh.ow() * sh.c * 9};
+  return {s, args, Conv2dNCHWFlops(sh)};  // the direct convolution's, to compare GFLOP/s
 }
 
 }  // namespace topi

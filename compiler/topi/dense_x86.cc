@@ -111,7 +111,7 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
 
   const te::Tensor result = epilogue ? epilogue->apply(c) : c;
   te::Schedule s = te::create_schedule({result});
-  InlineEpilogueStages(s, "");
+  InlineEpilogueStages(s, {});
   te::Tensor cc = LocalAccumulator(s, c, result);
   te::Stage out = s[result];
   auto [yt, y_rest] = out.split(out.axis(0), I(ty[1] * ty[2]));

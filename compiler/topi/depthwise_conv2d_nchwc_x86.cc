@@ -75,7 +75,7 @@ ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEn
 
   te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
   te::Schedule s = te::create_schedule({out});
-  InlineEpilogueStages(s, "data_pad");
+  InlineEpilogueStages(s, {"data_pad"});
   if (pad == 0 || config.Value("pad_inline")) {
     s[padded].compute_inline();
   } else {

@@ -25,10 +25,10 @@ te::Stage ScheduleBlockedTile(te::Schedule& s, const te::Tensor& result, const t
   return a;
 }
 
-void InlineEpilogueStages(te::Schedule& s, const std::string& keep) {
+void InlineEpilogueStages(te::Schedule& s, const std::set<std::string>& keep) {
   for (te::Stage stage : s->stages) {
     const auto* c = stage->op.as<te::ComputeOpNode>();
-    if (c && c->reduce_axis.empty() && !stage->is_output && c->name != keep) {
+    if (c && c->reduce_axis.empty() && !stage->is_output && !keep.count(c->name)) {
       stage.compute_inline();
     }
   }

@@ -7,6 +7,7 @@
 #define TESSERA_COMPILER_TOPI_OUTPUT_EPILOGUE_H_
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,10 @@ te::Tensor LocalAccumulator(te::Schedule& s, const te::Tensor& result, const te:
 te::Stage ScheduleBlockedTile(te::Schedule& s, const te::Tensor& result, const te::Tensor& out,
                               int64_t reg_h, int64_t reg_w);
 
-/// Inlines every stage of `s` without a reduction except the outputs and `keep` (e.g. a padding
-/// stage the template schedules itself): the epilogue's intermediate computes then become
-/// expressions of the output stage.
-void InlineEpilogueStages(te::Schedule& s, const std::string& keep);
+/// Inlines every stage of `s` without a reduction except the outputs and the stages named in
+/// `keep` (e.g. a padding stage the template schedules itself): the epilogue's intermediate
+/// computes then become expressions of the output stage.
+void InlineEpilogueStages(te::Schedule& s, const std::set<std::string>& keep);
 
 }  // namespace topi
 }  // namespace tessera
