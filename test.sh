@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Sets everything up and runs every test. Prints 'N passed, N failed, N skipped' last.
-# Extra arguments are passed to `bazel test` (e.g. ./test.sh --test_filter=NDArray*).
+# Sets everything up and runs every test. Prints 'N passed, N failed, N skipped' last: the test
+# cases of this run (tools/count_tests.py).
+# Extra arguments are passed to `bazel test` (e.g. ./test.sh --test_filter='NDArray*', which
+# counts the selected cases only).
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -17,10 +19,16 @@ fi
 targets=$(bazel query 'tests(//...)' 2>/dev/null) || {
   echo "bazel query failed:"; bazel query 'tests(//...)'; echo "0 passed, 1 failed"; exit 1; }
 
-bazel test --keep_going "$@" //... 
+# The count comes from this run's own record (its build events), not from whatever XML files the
+# testlogs directory holds: those may be another configuration's, or a test's last XML from
+# before it failed to build.
+bep=$(mktemp --suffix=.bep.json)
+trap 'rm -f "$bep"' EXIT
+bazel test --keep_going --build_event_json_file="$bep" "$@" //...
 status=$?
 
-python3 tools/count_tests.py "$(bazel info bazel-testlogs 2>/dev/null)" $targets
+# shellcheck disable=SC2086
+python3 tools/count_tests.py "$bep" $targets
 count_status=$?
 if [ $status -ne 0 ] || [ $count_status -ne 0 ]; then exit 1; fi
 exit 0

@@ -3,7 +3,8 @@
 # (--config=asan) and ThreadSanitizer (--config=tsan): runtime, rpc_server, tracker, tuning
 # log, the fuzzers and the fleet's integration tests. Each config builds into its own output
 # directory. Prints the time each config took and, per config, a line
-# 'sanitizer_tests: CONFIG: N passed, N failed, N skipped' counting test cases (tools/count_tests.py);
+# 'sanitizer_tests: CONFIG: N passed, N failed, N skipped' counting the test cases of that run
+# (tools/count_tests.py, which lists the failures and skips above it);
 # exits non-zero when any test fails.
 #   tools/sanitizer_tests.sh [asan] [tsan] [-- extra bazel flags]
 set -uo pipefail
@@ -53,16 +54,21 @@ for config in "${configs[@]}"; do
       # Debian's cpp-httplib is a shared library, not instrumented either (its worker pool).
       -//tests/tracker/dashboard:dashboard_test)
   fi
-  bazel test --config="$config" --keep_going "${extra[@]}" "$@" -- "${chosen[@]}" || status=1
+  # The count reads this run's build events, so that another config's or an older run's XML
+  # files in the testlogs directory never count.
+  bep=$(mktemp --suffix=.bep.json)
+  bazel test --config="$config" --keep_going --build_event_json_file="$bep" "${extra[@]}" "$@" \
+    -- "${chosen[@]}" || status=1
   echo "sanitizer_tests: --config=$config took $(($(date +%s) - start)) s"
-  # Test targets the patterns name (exclusions included), counted from this config's own logs.
+  # Test targets the patterns name (exclusions included): one with no result in the run fails.
   expression=$(printf '%s\n' "${chosen[@]}" | awk '/^-/ {ex = ex " - " substr($0, 2); next}
                                                    {in_ = in_ (in_ ? " + " : "") $0}
                                                    END {print "tests(" in_ ")" ex}')
   counted=$(bazel query "$expression" 2>/dev/null) || status=1
-  logs=$(bazel info --config="$config" bazel-testlogs 2>/dev/null)
   # shellcheck disable=SC2086
-  line=$(python3 tools/count_tests.py "$logs" $counted | tail -n 1) || status=1
-  echo "sanitizer_tests: $config: $line"
+  report=$(python3 tools/count_tests.py "$bep" $counted) || status=1
+  rm -f "$bep"
+  grep -v '^[0-9]* passed, ' <<<"$report"
+  echo "sanitizer_tests: $config: $(tail -n 1 <<<"$report")"
 done
 exit $status
