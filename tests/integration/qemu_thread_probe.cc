@@ -1,5 +1,6 @@
 // Run under qemu-aarch64 by arm_board_test: prints "ok" when the emulator can start a thread
-// (qemu 7.2 hangs doing so on some host kernels; the test then skips, saying so).
+// (it hung when tools/qemu_aarch64.sh handed qemu the multiarch libc; the test then fails, saying
+// so, rather than timing out somewhere in the fleet).
 #include <cstdio>
 #include <thread>
 

@@ -55,7 +55,8 @@ check "... that says so" grep -q -- "--rpc-key KEY go together" <<<"$err"
 # A device whose CPU lacks the kernels' features refuses the artifact, and says why.
 features=$(head -c 400 "$work/model.tsr" | sed -n 's/^cpu-features //p' | head -1)
 if [ -z "$features" ] || [ "$features" = "-" ]; then
-  echo "skip: the artifact needs no CPU feature this machine can hide"
+  skip "a device lacking a CPU feature refuses the artifact" \
+    "the artifact needs no CPU feature this machine can hide"
 else
   TESSERA_HIDE_CPU_FEATURES=$features daemon_start "$work/old.log" "$server_binary" \
     --tracker "$tracker" --key old-cpu --listen 127.0.0.1:0 --workdir "$work/old" >/dev/null ||

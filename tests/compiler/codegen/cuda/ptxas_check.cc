@@ -25,5 +25,10 @@ std::string AssembleWithPtxas(const std::string& ptx, const std::string& arch) {
          ReadFile(dir.path() + "/log", "ptxas log");
 }
 
+std::string NoCUDAToolkit() {
+  const codegen::CUDAToolkit tk = codegen::FindCUDAToolkit();
+  return tk.home.empty() ? tk.missing : "";
+}
+
 }  // namespace testing
 }  // namespace tessera
