@@ -46,14 +46,14 @@ class Run:
 
     def __init__(self):
         self.test_filter = None
-        self.tests = []          # test targets in the order the BEP names them
+        self.tests = {}          # test targets, in the order the BEP names them (dict as set)
         self.summary = {}        # label -> overallStatus
         self.attempts = {}       # label -> {(run, shard): (attempt, status, xml path or None)}
         self.not_built = {}      # label -> why (targetCompleted failed or aborted)
 
     def add_test(self, label):
-        if label and label not in self.summary and label not in self.tests:
-            self.tests.append(label)
+        if label:
+            self.tests[label] = True
 
 
 def file_path(uri):
@@ -116,9 +116,6 @@ def read_bep(path):
                 else:
                     run.summary[label] = event.get("testSummary", {}).get("overallStatus",
                                                                           "NO_STATUS")
-    for label in run.summary:
-        if label not in run.tests:
-            run.tests.append(label)
     return run
 
 
@@ -242,9 +239,7 @@ def main(argv):
         print("FAILED: no build event file (%s): the bazel test run left no record" % e)
         print("0 passed, %d failed, 0 skipped" % max(1, len(expected)))
         return 1
-    labels = list(run.tests)
-    labels += [t for t in expected if t not in run.summary and t not in run.attempts
-               and t not in labels]
+    labels = list(run.tests) + [t for t in expected if t not in run.tests]
     count = Count()
     for label in labels:
         count_target(run, label, count)
