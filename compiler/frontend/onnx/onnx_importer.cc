@@ -1,6 +1,5 @@
 #include "compiler/frontend/onnx/onnx_importer.h"
 
-#include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
@@ -10,6 +9,7 @@
 #include <sstream>
 
 #include "common/file.h"
+#include "compiler/frontend/onnx/model_checks.h"
 #include "compiler/graph/infer.h"
 #include "compiler/support/error.h"
 
@@ -311,13 +311,11 @@ graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& option
   onnx::ModelProto model;
   TESSERA_USER_CHECK(!bytes.empty() && model.ParseFromString(bytes) && model.has_graph())
       << path << ": not a valid ONNX model (the file is truncated, corrupt, or not ONNX)";
+  CheckOpsets(model, path);
   for (auto& t : *model.mutable_graph()->mutable_initializer()) LoadExternalData(&t, path);
   OverrideInputShapes(model, options, path);
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    TESSERA_USER_ERROR() << path << ": the model fails the ONNX checker: " << e.what();
-  }
+  InferMissingOutputTypes(model, path);
+  RunChecker(model, path);
   int opset = DefaultOpset(model);
   if (opset != kOnnxOpset) {
     try {

@@ -1,8 +1,9 @@
 /// \file
 /// The ONNX importer: reads a `.onnx` file with Debian's libonnx (weights may live in external
-/// data files next to it), runs the ONNX checker and shape inference, converts other opsets to
-/// opset 13 where the version converter can, and builds the graph IR. Every unsupported operator
-/// or attribute value is reported at once, each with its op type, node name and opset.
+/// data files next to it), refuses opsets newer than libonnx knows, gives graph outputs declared
+/// without a shape the inferred one, runs the ONNX checker and shape inference, converts other
+/// opsets to opset 13 where the version converter can, and builds the graph IR. Every unsupported
+/// operator or attribute value is reported at once, each with its op type, node name and opset.
 #ifndef TESSERA_COMPILER_FRONTEND_ONNX_ONNX_IMPORTER_H_
 #define TESSERA_COMPILER_FRONTEND_ONNX_ONNX_IMPORTER_H_
 
@@ -26,7 +27,8 @@ struct OnnxImportOptions {
 };
 
 /// Reads the model at `path`. Throws `UserError` naming the file (and the node or tensor) for a
-/// missing, truncated or corrupt file, a model that fails the checker or shape inference, a
+/// missing, truncated or corrupt file, an opset newer than the importer knows, a model that fails
+/// the checker or shape inference, a
 /// missing external data file, an input without a static shape, or unsupported operators.
 graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& options = {});
 

@@ -76,3 +76,27 @@ forms = model([helper.make_node("Constant", [], ["shape"], name="c_ints", value_
                helper.make_node("Mul", ["r", "two"], ["y"], name="mul")],
               [vi("x", [2, 3])], [vi("y", [3, 2])])
 save(forms, "constant_forms")
+
+# Stamped with opsets newer than any libonnx knows: refused, naming the domain and versions.
+future = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2, 3])],
+               [vi("y", [2, 3])], opset=99)
+save(future, "future_opset", check=False)
+future_ml = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2, 3])],
+                  [vi("y", [2, 3])])
+future_ml.opset_import.append(helper.make_opsetid("ai.onnx.ml", 42))
+save(future_ml, "future_ml_opset", check=False)
+
+# Graph outputs declared without a shape (and one without an element type), as onnx.helper and
+# many converters write them: shape inference gives them theirs.
+shapeless = model([helper.make_node("Relu", ["x"], ["a"], name="relu"),
+                   helper.make_node("Transpose", ["a"], ["y"], name="t", perm=[1, 0])],
+                  [vi("x", [2, 3])],
+                  [helper.make_tensor_value_info("a", TensorProto.FLOAT, None),
+                   helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)])
+save(shapeless, "shapeless_outputs", check=False)
+
+# A graph input without a shape: the checker's complaint names the input.
+unshaped = model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+                 [vi("y", [2, 3])])
+save(unshaped, "unshaped_input", check=False)

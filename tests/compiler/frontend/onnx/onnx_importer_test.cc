@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 
+#include "compiler/frontend/onnx/model_checks.h"
 #include "compiler/graph/infer.h"
 #include "compiler/graph/pipeline.h"
 #include "compiler/support/error.h"
@@ -58,9 +59,39 @@ TEST(OnnxImporterTest, TruncatedFile) {
               AllOf(HasSubstr("truncated.onnx"), HasSubstr("not a valid ONNX model")));
 }
 
-TEST(OnnxImporterTest, CheckerFailure) {
+TEST(OnnxImporterTest, CheckerFailureNamesTheNode) {
   EXPECT_THAT(ImportError("checker_failure"),
-              AllOf(HasSubstr("checker_failure.onnx"), HasSubstr("fails the ONNX checker")));
+              AllOf(HasSubstr("checker_failure.onnx"),
+                    HasSubstr("fails the ONNX checker at node 'conv' (Conv)")));
+}
+
+TEST(OnnxImporterTest, CheckerFailureNamesTheValue) {
+  EXPECT_THAT(ImportError("unshaped_input"),
+              HasSubstr("unshaped_input.onnx: the model fails the ONNX checker at graph input "
+                        "'x': Field 'shape' of 'type' is required but missing"));
+}
+
+TEST(OnnxImporterTest, RefusesAnOpsetNewerThanItKnows) {
+  const int newest = NewestKnownOpset("");
+  EXPECT_GE(newest, kOnnxOpset);
+  EXPECT_EQ(NewestKnownOpset("ai.onnx"), newest);
+  EXPECT_EQ(NewestKnownOpset("com.example.unknown"), -1);
+  EXPECT_THAT(ImportError("future_opset"),
+              HasSubstr("future_opset.onnx: the model imports opset 99 of domain 'ai.onnx', newer "
+                        "than the newest this Tessera knows (" +
+                        std::to_string(newest) + ")"));
+  EXPECT_THAT(ImportError("future_ml_opset"),
+              AllOf(HasSubstr("opset 42 of domain 'ai.onnx.ml'"),
+                    HasSubstr("(" + std::to_string(NewestKnownOpset("ai.onnx.ml")) + ")")));
+}
+
+TEST(OnnxImporterTest, GraphOutputsWithoutAShapeTakeTheInferredOne) {
+  graph::Graph g = ImportOnnx(Dir() + "/shapeless_outputs.onnx");
+  graph::InferShapes(g);
+  ASSERT_EQ(g.outputs.size(), 2u);
+  EXPECT_EQ(g.values[g.outputs[0]].shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(g.values[g.outputs[1]].shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(g.values[g.outputs[1]].dtype, graph::DType::kFloat32);
 }
 
 TEST(OnnxImporterTest, MissingInitializerNamesTheTensor) {
