@@ -14,6 +14,7 @@
 #include "common/json.h"
 #include "compiler/space/config_proto.h"
 #include "fleet/secrets.h"
+#include "tuner/measure/device_arch.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/tune/tune_model.h"
 #include "tuner/tune/tune_task.h"
@@ -186,6 +187,8 @@ void Tune(TuneFlags& flags) {
         "tessera tune: --rpc-tracker HOST:PORT and --rpc-key KEY go together (measure on fleet "
         "devices of that key); leave both out to measure on this machine");
   }
+  // Before a model is read or a candidate built: every trial would fail to load.
+  if (options.rpc_tracker.empty()) tuner::CheckRunsOnThisHost(flags.target);
   options.transfer = !flags.no_transfer;
   if (!flags.rpc_token_file.empty()) options.rpc_token = fleet::ReadTokenFile(flags.rpc_token_file);
   if (!flags.model.empty()) return TuneModel(flags);

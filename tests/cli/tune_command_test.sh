@@ -38,6 +38,18 @@ check "negative time budget exits 2" test $rc -eq 2
 check "time budget must not be negative" grep -q "\-\-time-budget: must not be negative, got .-1." <<<"$err"
 err=$($tessera tune --task "$task" --target 'llvm -foo' --db "$dir/t.db" --trials 2 2>&1); rc=$?
 check "malformed target exits 2" test $rc -eq 2
+# A foreign architecture without a fleet: refused before anything is built or recorded.
+foreign='llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72'
+[ "$(uname -m)" = aarch64 ] && foreign='llvm -mtriple=x86_64-linux-gnu'
+err=$($tessera tune --task "$task" --target "$foreign" --db "$dir/foreign.db" --trials 4 2>&1); rc=$?
+check "foreign arch without a tracker exits 2" test $rc -eq 2
+check "foreign arch names both architectures" grep -q "builds code for .*, which this $(uname -m) machine cannot run" <<<"$err"
+check "foreign arch says how to measure on a board" grep -q "\-\-rpc-tracker HOST:PORT --rpc-key KEY" <<<"$err"
+check "foreign arch builds nothing" bash -c '! grep -q "^tuning \|cannot load module" <<<"$1"' _ "$err"
+check "foreign arch records nothing" test ! -s "$dir/foreign.db"
+echo 'x' > "$dir/foreign.onnx"
+err=$($tessera tune "$dir/foreign.onnx" --target "$foreign" --db "$dir/foreign.db" 2>&1); rc=$?
+check "foreign arch refuses a model before reading it" grep -q "builds code for" <<<"$err"
 err=$($tessera tune "${common[@]}" --rpc-tracker 127.0.0.1:9 2>&1); rc=$?
 check "rpc tracker without key exits 2" test $rc -eq 2
 check "rpc flags go together" grep -q "\-\-rpc-tracker HOST:PORT and \-\-rpc-key KEY go together" <<<"$err"

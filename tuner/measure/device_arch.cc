@@ -23,9 +23,24 @@ std::string TargetArch(const std::string& target) {
     return CanonicalArch(parsed.mtriple().substr(0, parsed.mtriple().find('-')));
   }
   // No triple: LLVM and the C backend's compiler both build for this host.
+  return HostArch();
+}
+
+std::string HostArch() {
   utsname host{};
   if (uname(&host) != 0) return "";
   return CanonicalArch(host.machine);
+}
+
+void CheckRunsOnThisHost(const std::string& target) {
+  const std::string wanted = TargetArch(target);
+  const std::string here = HostArch();
+  if (wanted.empty() || here.empty() || wanted == here) return;
+  TESSERA_USER_ERROR() << "target '" << target << "' builds code for " << wanted << ", which this "
+                       << here << " machine cannot run, so its candidates cannot be measured here: "
+                       << "measure them on " << wanted << " devices through the fleet "
+                       << "(--rpc-tracker HOST:PORT --rpc-key KEY, with a tessera-rpc-server "
+                       << "running on the board; docs/fleet.md, \"Add a board\")";
 }
 
 void CheckDeviceArch(const std::string& target, const std::string& key, const std::string& server,

@@ -23,6 +23,14 @@ std::string TargetArch(const std::string& target);
 /// "amd64" is "x86_64").
 std::string CanonicalArch(const std::string& arch);
 
+/// The architecture of this machine, as `TargetArch` spells it.
+std::string HostArch();
+
+/// Throws `UserError` naming the target's architecture and this host's when code for `target`
+/// cannot run here (another CPU architecture), saying how to measure on a board of it instead.
+/// Local measurement calls this before building anything.
+void CheckRunsOnThisHost(const std::string& target);
+
 /// Throws `UserError` naming the target and its architecture, the device key, the server and the
 /// device's architecture when `device_arch` is known and differs from `TargetArch(target)`.
 void CheckDeviceArch(const std::string& target, const std::string& key, const std::string& server,

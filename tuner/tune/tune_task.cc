@@ -4,6 +4,7 @@
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/loop_nest_features.h"
 #include "tuner/cost_model/transfer.h"
+#include "tuner/measure/device_arch.h"
 #include "tuner/measure/rpc_measurer.h"
 #include "tuner/search/genetic_tuner.h"
 #include "tuner/search/grid_tuner.h"
@@ -102,6 +103,7 @@ TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions&
     measure = [remote](const std::vector<space::ConfigEntity>& b) { return remote->Measure(b); };
     device_key = options.rpc_key;
   } else {
+    CheckRunsOnThisHost(task.target());
     auto local = std::make_shared<LocalMeasurer>(TaskBuildFn(task), TaskRunFn(task, options.run),
                                                  options.measure);
     measure = [local](const std::vector<space::ConfigEntity>& b) { return local->Measure(b); };
