@@ -208,6 +208,12 @@ grpc::Status DeviceService::RunInWorker(Session& session, const device::v1::Work
   try {
     EnsureWorker(session);
     *reply = session.worker->Call(request, -1, options_.call_timeout_ms, what);
+  } catch (const WorkerStartFailure& e) {
+    // Not the kernel's fault: every call of every session fails the same way until the server is
+    // restarted with a worker it can run, so its operator must see it too.
+    TESSERA_LOG(kError) << "worker did not start session=" << session.id << " call=\"" << what
+                        << "\": " << e.what();
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, what + ": " + e.what());
   } catch (const WorkerFailure& e) {
     return grpc::Status(grpc::StatusCode::UNKNOWN,
                         std::string(e.what()) +

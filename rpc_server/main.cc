@@ -56,6 +56,17 @@ void RemoveStaleSessions(const std::string& workdir) {
   }
 }
 
+// A server whose call worker cannot start would register, be granted sessions and fail every
+// call: it refuses to start instead, saying why.
+void ProbeWorker(const std::string& executable) {
+  try {
+    tessera::fleet::WorkerProcess probe(executable);
+  } catch (const tessera::fleet::WorkerStartFailure& e) {
+    throw ConfigError(
+        std::string("tessera-rpc-server: not registering: no call could be served, ") + e.what());
+  }
+}
+
 struct ServerFlags {
   std::string tracker, key, listen, advertise, token_file, workdir, target;
   std::string tls_ca;
@@ -75,6 +86,7 @@ int Serve(ServerFlags& flags) {
   tessera::MakeDirectories(device.workdir, "--workdir");
   RemoveStaleSessions(device.workdir);
 
+  ProbeWorker(device.worker_executable);
   std::string token;
   if (!flags.token_file.empty()) token = tessera::fleet::ReadTokenFile(flags.token_file);
   tessera::fleet::DeviceService service(device);

@@ -20,6 +20,23 @@ namespace {
 constexpr size_t kMaxWorkerMessage = 1 << 16;
 constexpr int kStartupTimeoutMs = 30000;
 
+// What a child whose exec failed sends instead of the worker's hello, so the parent can say why.
+struct ExecFailure {
+  char tag[4];
+  int error;
+};
+constexpr char kExecFailureTag[4] = {'E', 'X', 'E', 'C'};
+
+// Why a worker that did not start most often fails: a server under user-mode emulation re-executes
+// itself (/proc/self/exe) with the host kernel, which cannot run the emulated binary.
+std::string StartHint(const std::string& executable) {
+  return "; the server starts '" + executable +
+         " --worker-fd N' for every session's calls: under user-mode emulation (qemu-aarch64) or "
+         "where that program cannot run, pass --worker-executable SCRIPT, a program that starts "
+         "this server's binary (through the emulator) with the same arguments (docs/fleet.md, "
+         "\"Add a board\")";
+}
+
 std::string Errno(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
 }  // namespace
@@ -72,6 +89,9 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
     }
     execl(executable.c_str(), executable.c_str(), "--worker-fd", fd_text.c_str(),
           static_cast<char*>(nullptr));
+    ExecFailure failure{
+        {kExecFailureTag[0], kExecFailureTag[1], kExecFailureTag[2], kExecFailureTag[3]}, errno};
+    send(3, &failure, sizeof(failure), MSG_NOSIGNAL);
     _exit(127);
   }
   close(fds[1]);
@@ -79,11 +99,23 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
   // The worker says hello once it runs, so that call time limits never include its start-up.
   pollfd ready{socket_, POLLIN, 0};
   char hello[64];
-  if (poll(&ready, 1, kStartupTimeoutMs) <= 0 || recv(socket_, hello, sizeof(hello), 0) <= 0) {
-    std::string why = "the worker process did not start: " + Reap(/*kill_first=*/true);
+  ssize_t got = 0;
+  if (poll(&ready, 1, kStartupTimeoutMs) <= 0 ||
+      (got = recv(socket_, hello, sizeof(hello), 0)) <= 0 ||
+      (got == static_cast<ssize_t>(sizeof(ExecFailure)) &&
+       std::memcmp(hello, kExecFailureTag, sizeof(kExecFailureTag)) == 0)) {
+    std::string why = "the worker process did not start: ";
+    if (got == static_cast<ssize_t>(sizeof(ExecFailure))) {
+      ExecFailure failure;
+      std::memcpy(&failure, hello, sizeof(failure));
+      why += "cannot execute '" + executable + "': " + std::strerror(failure.error);
+      Reap(/*kill_first=*/false);
+    } else {
+      why += Reap(/*kill_first=*/true);
+    }
     close(socket_);
     socket_ = -1;
-    throw WorkerFailure(why);
+    throw WorkerStartFailure(why + StartHint(executable));
   }
 }
 

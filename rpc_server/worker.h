@@ -24,6 +24,14 @@ class WorkerFailure : public std::runtime_error {
   explicit WorkerFailure(const std::string& msg) : std::runtime_error(msg) {}
 };
 
+/// The worker process could not start at all (its executable cannot be run here): no call can
+/// be served until the server's configuration changes. The message says why and what to pass.
+class WorkerStartFailure : public WorkerFailure {
+ public:
+  /// Creates a failure with a complete message.
+  explicit WorkerStartFailure(const std::string& msg) : WorkerFailure(msg) {}
+};
+
 /// An array's memory: a memfd mapped here and, by descriptor passing, in the worker.
 class SharedArray {
  public:
@@ -57,7 +65,8 @@ class SharedArray {
 /// A running worker process (the device server re-executed with `--worker-fd`).
 class WorkerProcess {
  public:
-  /// Starts `executable --worker-fd N`. Throws `WorkerFailure` when it cannot.
+  /// Starts `executable --worker-fd N` and waits for it to say it runs. Throws
+  /// `WorkerStartFailure` when it cannot be started or exits first.
   explicit WorkerProcess(const std::string& executable);
   /// Kills the worker.
   ~WorkerProcess();

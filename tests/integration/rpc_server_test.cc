@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <thread>
 
@@ -235,6 +236,63 @@ TEST(RpcServerTest, KilledServerIsReportedLostWhileOtherSessionsGoOn) {
   uint8_t result[4];
   survivor->CopyOut(in, result, sizeof(result));
   EXPECT_EQ(result[3], 1);
+}
+
+// A server that cannot start its call worker (as under qemu-aarch64 without a worker script)
+// refuses to register, saying why and what to pass, instead of failing every call.
+TEST(RpcServerTest, AServerWhoseWorkerCannotStartRefusesToRegister) {
+  const std::string dir = testing::MakeTempDir("worker-probe");
+  const std::string failing = dir + "/exits-127.sh";
+  testing::WriteFile(failing, "#!/bin/sh\nexit 127\n");
+  chmod(failing.c_str(), 0755);
+  const std::string not_executable = dir + "/not-executable";
+  testing::WriteFile(not_executable, "#!/bin/sh\n");
+  chmod(not_executable.c_str(), 0644);
+  struct Case {
+    std::string worker, why;
+  };
+  for (const Case& c :
+       {Case{failing, "exit status 127"},
+        Case{not_executable, "cannot execute '" + not_executable + "': Permission denied"}}) {
+    std::string output;
+    // The tracker's address is never contacted: the probe comes first.
+    const int status = testing::RunCommand(
+        "timeout -s KILL 30 rpc_server/tessera-rpc-server --tracker 127.0.0.1:9 --key cpu "
+        "--worker-executable " +
+            c.worker + " --workdir " + dir + "/work 2>&1",
+        &output);
+    EXPECT_EQ(status, 2) << output;
+    EXPECT_TRUE(Contains(output,
+                         "not registering: no call could be served, the worker process "
+                         "did not start: " +
+                             c.why))
+        << output;
+    EXPECT_TRUE(Contains(output, "pass --worker-executable SCRIPT")) << output;
+  }
+}
+
+// A worker that stops starting after registration: the client's error and the server's log say
+// why and what to pass, not "a kernel crashed".
+TEST(RpcServerTest, AWorkerThatCannotStartIsReportedToTheClient) {
+  const std::string dir = testing::MakeTempDir("worker-breaks");
+  char server[PATH_MAX];
+  ASSERT_NE(realpath("rpc_server/tessera-rpc-server", server), nullptr);
+  const std::string worker = dir + "/worker.sh";
+  testing::WriteFile(
+      worker, "#!/bin/sh\n[ -e " + dir + "/broken ] && exit 127\nexec " + server + " \"$@\"\n");
+  chmod(worker.c_str(), 0755);
+  testing::FleetConfig config;
+  config.server_flags.push_back("--worker-executable");
+  config.server_flags.push_back(worker);
+  Fleet fleet(config);
+  fleet.AddServer("cpu");
+  testing::WriteFile(dir + "/broken", "");
+  auto session = RemoteSession::Open(fleet.Client(), ForKey("cpu"));
+  session->UploadFile("k.so", kKernels);
+  FleetError failed = Failure([&] { session->LoadModule("k.so"); });
+  EXPECT_TRUE(Contains(failed.what(), "the worker process did not start: exit status 127"))
+      << failed.what();
+  EXPECT_TRUE(Contains(failed.what(), "pass --worker-executable SCRIPT")) << failed.what();
 }
 
 TEST(RpcServerTest, QuarterGigabyteArrayRoundTrip) {
