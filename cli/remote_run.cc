@@ -81,6 +81,7 @@ RemoteRun RunOnFleet(const std::string& path, const FleetDevice& device,
   }
   const device::v1::RunModelReply reply = session->RunModel(request);
   run.first_run_ms = reply.first_run_seconds() * 1e3;
+  run.threads = reply.threads();
   run.latency.mean_ms = reply.mean_seconds() * 1e3;
   run.latency.median_ms = reply.median_seconds() * 1e3;
   run.latency.min_ms = reply.min_seconds() * 1e3;

@@ -27,6 +27,7 @@ struct RemoteRun {
   std::string target;  // the artifact's target
   double load_ms = 0;
   double first_run_ms = 0;
+  int threads = 0;          // the device's thread count for the runs
   deploy::Latency latency;  // of the timed runs
   std::vector<runtime::ExecTensor> outputs;
   std::vector<runtime::NDArray> output_arrays;  // the first run's outputs

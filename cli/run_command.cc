@@ -21,7 +21,7 @@ namespace {
 struct RunFlags {
   std::string model;
   std::vector<std::string> inputs, outputs;
-  int repeat = 1;
+  int repeat = 1, threads = 0;
   bool profile = false, json = false;
   FleetDevice device;
 };
@@ -53,24 +53,32 @@ void RunRemotely(const RunFlags& flags) {
   }
   const deploy::Latency& latency = run.latency;
   if (flags.json) {
-    Json out{{"model", flags.model},       {"device", run.device},
-             {"target", run.target},       {"repeat", flags.repeat},
-             {"load_ms", run.load_ms},     {"first_run_ms", run.first_run_ms},
-             {"mean_ms", latency.mean_ms}, {"median_ms", latency.median_ms},
+    Json out{{"model", flags.model},
+             {"device", run.device},
+             {"target", run.target},
+             {"repeat", flags.repeat},
+             {"threads", run.threads},
+             {"load_ms", run.load_ms},
+             {"first_run_ms", run.first_run_ms},
+             {"mean_ms", latency.mean_ms},
+             {"median_ms", latency.median_ms},
              {"min_ms", latency.min_ms}};
     PrintJsonLine(out, std::cout);
     return;
   }
   std::cout << flags.model << " on device " << run.device << " (target '" << run.target
             << "'): load " << run.load_ms << " ms, first run " << run.first_run_ms
-            << " ms; device latency over " << flags.repeat << " runs: mean " << latency.mean_ms
+            << " ms; device latency over " << flags.repeat << " runs at " << run.threads
+            << (run.threads == 1 ? " thread" : " threads") << ": mean " << latency.mean_ms
             << " ms, median " << latency.median_ms << " ms, min " << latency.min_ms << " ms\n";
   PrintOutputs(run.outputs, flags.outputs);
 }
 
 void Run(const RunFlags& flags) {
   if (!flags.device.tracker.empty() || !flags.device.key.empty()) return RunRemotely(flags);
-  runtime::GraphExecutor exec = deploy::LoadModel(flags.model);
+  deploy::LoadedModel model = deploy::LoadModel(flags.model);
+  const int threads = deploy::UseModelThreads(model.header, flags.threads);
+  runtime::GraphExecutor& exec = model.executor;
   deploy::SetInputs(exec, flags.inputs);
   exec.Run();  // warm-up, and the outputs
   deploy::SaveOutputs(exec, flags.outputs);
@@ -81,6 +89,7 @@ void Run(const RunFlags& flags) {
   if (flags.json) {
     Json out{{"model", flags.model},
              {"repeat", flags.repeat},
+             {"threads", threads},
              {"mean_ms", mean},
              {"median_ms", median},
              {"min_ms", best},
@@ -93,7 +102,8 @@ void Run(const RunFlags& flags) {
     return;
   }
   std::cout << flags.model << ": " << exec.NumKernelCalls() << " kernel calls, "
-            << exec.PlannedBytes() / 1e6 << " MB of activations; latency over " << flags.repeat
+            << exec.PlannedBytes() / 1e6 << " MB of activations, " << threads
+            << (threads == 1 ? " thread" : " threads") << "; latency over " << flags.repeat
             << " runs: mean " << mean << " ms, median " << median << " ms, min " << best << " ms\n";
   std::vector<runtime::ExecTensor> outputs;
   for (int i = 0; i < exec.NumOutputs(); ++i) outputs.push_back(exec.OutputInfo(i));
@@ -101,7 +111,8 @@ void Run(const RunFlags& flags) {
   if (!profile.empty()) {
     double total = 0;
     for (const auto& p : profile) total += p.mean_ms;
-    std::cout << "profile (mean per run, slowest first):\n";
+    std::cout << "profile (mean per run at " << threads << (threads == 1 ? " thread" : " threads")
+              << ", slowest first):\n";
     for (const auto& p : profile) {
       std::printf("  %9.3f ms %5.1f%%  %s  [%s]\n", p.mean_ms, 100 * p.mean_ms / total,
                   p.name.c_str(), p.function.c_str());
@@ -122,6 +133,10 @@ void AddRunCommand(CLI::App& app) {
   run->add_option("--input", flags->inputs, "NAME=file.npy (repeatable; others get random data)");
   run->add_option("--output", flags->outputs, "file.npy for each output, in order (repeatable)");
   run->add_option("--repeat", flags->repeat, "timed runs")->check(Positive());
+  run->add_option("--threads", flags->threads,
+                  "threads to run with (default: TESSERA_NUM_THREADS, else the -num-threads of "
+                  "the artifact's target, else every core)")
+      ->check(Positive());
   run->add_flag("--profile", flags->profile, "time every kernel call");
   run->add_flag("--json", flags->json, "one JSON object");
   run->add_option("--rpc-tracker", flags->device.tracker,

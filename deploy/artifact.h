@@ -102,6 +102,16 @@ void SaveArtifact(const Artifact& artifact, const std::string& path);
 Artifact PackModelDirectory(const std::string& dir, const std::string& target,
                             const std::string& arch, const std::vector<std::string>& cpu_features);
 
+/// The thread count `target` names (`-num-threads=N`), or 0 when it names none.
+int TargetThreadCount(const std::string& target);
+
+/// Sizes the runtime's thread pool for running a model of `header` and returns the threads its
+/// runs use: `requested` when positive (the caller's explicit choice), else `TESSERA_NUM_THREADS`
+/// when set, else the count the artifact's target names (a model tuned and built for one thread
+/// runs on one), else every core. Called before runs by `tessera run`, `tessera-run`, the model C
+/// API and fleet devices.
+int UseModelThreads(const ArtifactHeader& header, int requested = 0);
+
 /// A loaded artifact: its header and an executor ready to run.
 struct LoadedModel {
   ArtifactHeader header;            ///< what the file says about itself

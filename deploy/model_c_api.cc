@@ -104,6 +104,8 @@ int TesseraModelSetInput(TesseraModelHandle model, const char* name, const void*
 int TesseraModelRun(TesseraModelHandle model) {
   return Guard([&] {
     CheckModel(model, "TesseraModelRun");
+    // The pool is the process's: each run sizes it for its own model.
+    tessera::deploy::UseModelThreads(model->loaded.header);
     model->loaded.executor.Run();
   });
 }

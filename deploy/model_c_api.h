@@ -44,7 +44,8 @@ int TesseraModelOutputInfo(TesseraModelHandle model, int index, const char** nam
 /// Copies `nbytes` (exactly the input's size) of host data into the input called `name`.
 int TesseraModelSetInput(TesseraModelHandle model, const char* name, const void* data,
                          size_t nbytes);
-/// Runs the model once.
+/// Runs the model once, with the thread count its target names (`-num-threads=N`) unless
+/// `TESSERA_NUM_THREADS` is set (every core when neither is).
 int TesseraModelRun(TesseraModelHandle model);
 /// Copies output `index` into `data` of `nbytes` (exactly the output's size).
 int TesseraModelGetOutput(TesseraModelHandle model, int index, void* data, size_t nbytes);

@@ -33,7 +33,7 @@ runtime::NDArray RandomInput(const runtime::ExecTensor& info, std::mt19937& rng)
 
 }  // namespace
 
-runtime::GraphExecutor LoadModel(const std::string& path) {
+LoadedModel LoadModel(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     // A CUDA model's kernels file is the CUDA module's text, not a shared library.
@@ -43,14 +43,15 @@ runtime::GraphExecutor LoadModel(const std::string& path) {
     file.read(head, sizeof(head));
     if (runtime::IsCUDAModuleText(std::string_view(head, static_cast<size_t>(file.gcount())))) {
       const std::string graph = path + "/" + runtime::ModelFiles::kGraph;
-      return runtime::GraphExecutor(
-          runtime::ExecGraph::Parse(ReadArtifactFile(graph), graph),
-          runtime::LoadParamsFromFile(path + "/" + runtime::ModelFiles::kParams),
-          runtime::LoadCUDAModule(kernels), DLDevice{kDLCUDA, 0});
+      return LoadedModel{{},
+                         runtime::GraphExecutor(
+                             runtime::ExecGraph::Parse(ReadArtifactFile(graph), graph),
+                             runtime::LoadParamsFromFile(path + "/" + runtime::ModelFiles::kParams),
+                             runtime::LoadCUDAModule(kernels), DLDevice{kDLCUDA, 0})};
     }
-    return runtime::GraphExecutor::LoadFromDirectory(path);
+    return LoadedModel{{}, runtime::GraphExecutor::LoadFromDirectory(path)};
   }
-  return LoadArtifact(path).executor;
+  return LoadArtifact(path);
 }
 
 std::vector<runtime::NDArray> InputArrays(const std::vector<runtime::ExecTensor>& inputs,

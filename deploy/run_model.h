@@ -8,14 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "deploy/artifact.h"
 #include "runtime/graph_executor.h"
 
 namespace tessera {
 namespace deploy {
 
 /// Loads `path`: an artifact file (`deploy/artifact.h`, every check applied) or a compiled model
-/// directory. Throws `runtime::Error` naming the path.
-runtime::GraphExecutor LoadModel(const std::string& path);
+/// directory (whose header is empty: a directory records no target). Throws `runtime::Error`
+/// naming the path.
+LoadedModel LoadModel(const std::string& path);
 
 /// The arrays of a model's `inputs`, in order: those named by `specs` ("NAME=file.npy") from
 /// their files, the others the same random data every time (uniform in [-1, 1) for float32, zeros

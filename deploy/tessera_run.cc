@@ -15,6 +15,7 @@ struct Flags {
   std::string model;
   std::vector<std::string> inputs, outputs;
   int repeat = 1;
+  int threads = 0;
 };
 
 int Run(const Flags& flags) {
@@ -23,6 +24,7 @@ int Run(const Flags& flags) {
   deploy::LoadedModel model = deploy::LoadArtifact(flags.model);
   const double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const int threads = deploy::UseModelThreads(model.header, flags.threads);
   runtime::GraphExecutor& exec = model.executor;
   deploy::SetInputs(exec, flags.inputs);
   start = std::chrono::steady_clock::now();
@@ -32,10 +34,11 @@ int Run(const Flags& flags) {
   deploy::SaveOutputs(exec, flags.outputs);
   const deploy::Latency latency = deploy::TimeRuns(exec, flags.repeat);
   std::printf(
-      "%s: target '%s', %zu kernel calls; load %.2f ms, first run %.2f ms; latency over %d "
-      "runs: mean %.3f ms, median %.3f ms, min %.3f ms\n",
-      flags.model.c_str(), model.header.target.c_str(), exec.NumKernelCalls(), load_ms, first_ms,
-      flags.repeat, latency.mean_ms, latency.median_ms, latency.min_ms);
+      "%s: target '%s', %zu kernel calls, %d %s; load %.2f ms, first run %.2f ms; latency over "
+      "%d runs: mean %.3f ms, median %.3f ms, min %.3f ms\n",
+      flags.model.c_str(), model.header.target.c_str(), exec.NumKernelCalls(), threads,
+      threads == 1 ? "thread" : "threads", load_ms, first_ms, flags.repeat, latency.mean_ms,
+      latency.median_ms, latency.min_ms);
   for (int i = 0; i < exec.NumOutputs(); ++i) {
     const runtime::ExecTensor& info = exec.OutputInfo(i);
     std::printf("output '%s': %s%s%s\n", info.name.c_str(),
@@ -58,6 +61,10 @@ int main(int argc, char** argv) {
   app.add_option("--input", flags.inputs, "NAME=file.npy (repeatable; others get random data)");
   app.add_option("--output", flags.outputs, "file.npy for each output, in order (repeatable)");
   app.add_option("--repeat", flags.repeat, "timed runs")->check(tessera::Positive());
+  app.add_option("--threads", flags.threads,
+                 "threads to run with (default: TESSERA_NUM_THREADS, else the -num-threads of the "
+                 "artifact's target, else every core)")
+      ->check(tessera::Positive());
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
                                  [&flags] { return Run(flags); });
 }

@@ -227,6 +227,7 @@ class Worker {
     if (model == models_.end()) {
       throw runtime::Error("no model " + std::to_string(run.model_id()) + " in this session");
     }
+    reply->set_threads(deploy::UseModelThreads(model->second->header));
     runtime::GraphExecutor& exec = model->second->executor;
     for (const device::v1::NamedArray& input : run.inputs()) {
       exec.SetInput(input.name(), ArrayOf(input));

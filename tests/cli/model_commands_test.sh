@@ -22,7 +22,7 @@ check "coverage line names the untuned dense" \
 out=$($tessera run "$dir/head" --input "x=$m.in0.npy" --output "$dir/y.npy" --repeat 3 --profile)
 check "run succeeds" test $? -eq 0
 check "run reports latency" grep -q "latency over 3 runs" <<<"$out"
-check "run profiles kernels" grep -q "profile (mean per run, slowest first)" <<<"$out"
+check "run profiles kernels" grep -q "profile (mean per run at [0-9]* threads\?, slowest first)" <<<"$out"
 check "output matches PyTorch" /usr/bin/python3 -c "
 import numpy as np, sys
 a, b = np.load('$dir/y.npy'), np.load('$m.out0.npy')
@@ -51,6 +51,35 @@ check "truncated model exits 2" test $? -eq 2
 check "truncated model is named" grep -q "cut.onnx: not a valid ONNX model" <<<"$out"
 out=$($tessera run "$dir/nothing" 2>&1)
 check "missing model directory exits 2" test $? -eq 2
+
+# An artifact built for one thread runs on one (the count is the pool's real size), unless the
+# caller asks for another; a directory records no target and runs on every core.
+out=$($tessera compile "$m.onnx" --target 'llvm -num-threads=1' -o "$dir/one.tsr" 2>&1)
+check "compile for one thread" test $? -eq 0
+out=$(env -u TESSERA_NUM_THREADS $tessera run "$dir/one.tsr" --profile)
+check "tessera run uses the target's thread count" grep -q "MB of activations, 1 thread;" <<<"$out"
+check "--profile prints the thread count" grep -q "profile (mean per run at 1 thread," <<<"$out"
+out=$(env -u TESSERA_NUM_THREADS deploy/tessera-run "$dir/one.tsr")
+check "tessera-run uses the target's thread count" grep -q "kernel calls, 1 thread;" <<<"$out"
+out=$(env -u TESSERA_NUM_THREADS deploy/tessera-run "$dir/one.tsr" --threads 2)
+check "tessera-run --threads overrides it" grep -q "kernel calls, 2 threads;" <<<"$out"
+out=$(TESSERA_NUM_THREADS=2 $tessera run "$dir/one.tsr" --json)
+check "TESSERA_NUM_THREADS overrides it" grep -q '"threads":2' <<<"$out"
+out=$(env -u TESSERA_NUM_THREADS $tessera run "$dir/one.tsr" --threads 3 --json)
+check "tessera run --threads overrides it" grep -q '"threads":3' <<<"$out"
+out=$(env -u TESSERA_NUM_THREADS $tessera run "$dir/head" --json)
+check "a directory runs on every core" grep -q "\"threads\":$(nproc)" <<<"$out"
+
+# A model stamped with an opset newer than the importer knows is refused, naming the versions.
+/usr/bin/python3 -c "
+import onnx
+m = onnx.load('$m.onnx')
+for op in m.opset_import:
+    if op.domain in ('', 'ai.onnx'): op.version = 99
+onnx.save(m, '$dir/future.onnx')"
+out=$($tessera compile "$dir/future.onnx" --target llvm -o "$dir/future" 2>&1)
+check "a newer opset exits 2" test $? -eq 2
+check "a newer opset is named" grep -q "future.onnx: the model imports opset 99 of domain 'ai.onnx', newer than the newest this Tessera knows" <<<"$out"
 
 echo "$failures failures"
 test "$failures" -eq 0

@@ -9,12 +9,15 @@
 
 #include <chrono>
 #include <random>
+#include <thread>
 
+#include "deploy/model_c_api.h"
 #include "runtime/cuda_module.h"
 #include "runtime/data_type.h"
 #include "runtime/device_api.h"
 #include "runtime/error.h"
 #include "runtime/params.h"
+#include "runtime/thread_pool.h"
 #include "tests/runtime/kernel_library.h"
 
 namespace tessera {
@@ -92,6 +95,50 @@ TEST(ArtifactTest, RoundTripLoadsFromMemoryAndRuns) {
   // A second model loaded at the same time gets its own copy of the library.
   LoadedModel m2 = LoadArtifactBytes(bytes, "m2.tsr");
   EXPECT_EQ(RunOn(m2.executor, {0, 0, 0, 1}), (std::vector<float>{10, 20, 30, 41}));
+}
+
+TEST(ModelThreadsTest, TheTargetsCountIsReadFromItsString) {
+  EXPECT_EQ(TargetThreadCount("llvm -mcpu=native -num-threads=1"), 1);
+  EXPECT_EQ(TargetThreadCount("c -num-threads=12"), 12);
+  EXPECT_EQ(TargetThreadCount("llvm -mcpu=native"), 0);
+  EXPECT_EQ(TargetThreadCount("llvm -num-threads=many"), 0);
+  EXPECT_EQ(TargetThreadCount("llvm -not-num-threads=3"), 0);
+}
+
+// A model built for N threads runs on N through the C API, a model naming none on every core,
+// and the caller's explicit count (the argument, then TESSERA_NUM_THREADS) wins over both.
+TEST(ModelThreadsTest, TheCAPIRunsAModelAtItsTargetsThreadCount) {
+  unsetenv("TESSERA_NUM_THREADS");
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const std::string dir = getenv("TEST_TMPDIR");
+  Artifact one = AddBias();
+  one.header.target = "c -num-threads=1";
+  SaveArtifact(one, dir + "/one.tsr");
+  SaveArtifact(AddBias(), dir + "/any.tsr");
+  TesseraModelHandle single = nullptr, every = nullptr;
+  ASSERT_EQ(TesseraModelLoad((dir + "/one.tsr").c_str(), &single), 0) << TesseraGetLastError();
+  ASSERT_EQ(TesseraModelLoad((dir + "/any.tsr").c_str(), &every), 0) << TesseraGetLastError();
+  const float x[4] = {1, 2, 3, 4};
+  ASSERT_EQ(TesseraModelSetInput(single, "x", x, sizeof(x)), 0) << TesseraGetLastError();
+  ASSERT_EQ(TesseraModelSetInput(every, "x", x, sizeof(x)), 0) << TesseraGetLastError();
+  ASSERT_EQ(TesseraModelRun(single), 0) << TesseraGetLastError();
+  EXPECT_EQ(runtime::NumThreads(), 1);
+  ASSERT_EQ(TesseraModelRun(every), 0) << TesseraGetLastError();
+  EXPECT_EQ(runtime::NumThreads(), cores);
+  ASSERT_EQ(TesseraModelRun(single), 0) << TesseraGetLastError();
+  EXPECT_EQ(runtime::NumThreads(), 1);
+  float y[4];
+  ASSERT_EQ(TesseraModelGetOutput(single, 0, y, sizeof(y)), 0) << TesseraGetLastError();
+  EXPECT_EQ(y[3], 44.0f);
+  TesseraModelFree(single);
+  TesseraModelFree(every);
+
+  EXPECT_EQ(UseModelThreads(one.header, 3), 3);
+  setenv("TESSERA_NUM_THREADS", "2", 1);
+  runtime::SetNumThreads(0);
+  EXPECT_EQ(UseModelThreads(one.header), 2);
+  unsetenv("TESSERA_NUM_THREADS");
+  runtime::SetNumThreads(0);
 }
 
 TEST(ArtifactTest, ChecksumsAreFnv1aInVersion1AndXxh64FromVersion2) {

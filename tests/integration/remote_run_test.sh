@@ -48,6 +48,19 @@ check "a C-target artifact, compiled on the device, gives the local run's output
   same_npy "$work/local_c.npy" "$work/remote_c.npy"
 json=$($tessera run "$work/model.tsr" "${fleet[@]}" --json --repeat 2)
 check "--json gives the device's timings" grep -q '"load_ms":.*"first_run_ms":.*"median_ms":' <<<"$json"
+# The device runs an artifact at its target's thread count, one without a count on every core
+# (this server's TESSERA_NUM_THREADS is empty: unset), and the device's own setting wins.
+$tessera compile "$model" --target 'llvm -mcpu=native -num-threads=1' -o "$work/one.tsr" \
+  >/dev/null 2>&1
+TESSERA_NUM_THREADS= daemon_start "$work/cores.log" "$server_binary" --tracker "$tracker" \
+  --key cores --listen 127.0.0.1:0 --workdir "$work/cores" >/dev/null || exit 1
+out=$($tessera run "$work/one.tsr" --rpc-tracker "$tracker" --rpc-key cores --repeat 2)
+check "the device runs at the target's thread count" grep -q "over 2 runs at 1 thread:" <<<"$out"
+out=$($tessera run "$work/model.tsr" --rpc-tracker "$tracker" --rpc-key cores --json)
+check "the device runs a target without a count on every core" \
+  grep -q "\"threads\":$(nproc)" <<<"$out"
+out=$($tessera run "$work/model.tsr" "${fleet[@]}" --json)
+check "the device's TESSERA_NUM_THREADS sets the count" grep -q '"threads":1' <<<"$out"
 err=$($tessera run "$work/model.tsr" --rpc-tracker "$tracker" 2>&1 >/dev/null)
 check "--rpc-tracker without --rpc-key is a user error" test $? -eq 2
 check "... that says so" grep -q -- "--rpc-key KEY go together" <<<"$err"
