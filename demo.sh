@@ -2,9 +2,10 @@
 # Sets everything up (Debian packages only), builds, and runs the main job end to end:
 # a local device fleet (tracker + two rpc_servers on loopback), tuning of a dense and a conv2d
 # task through it into a SQLite tuning log, the best records, tuned vs untuned builds against
-# OpenBLAS, the runtime on its own, and a small CNN shipped in the repository: its tasks tuned on
-# the fleet, compiled with the records into one artifact, run by the runtime-only runner and on a
-# fleet device, untuned vs tuned latency. Leaves nothing running.
+# OpenBLAS, the runtime on its own, and a ResNet-style convolution block (written by
+# deploy/demo/make_conv_block.py): its tasks tuned on the fleet, compiled with the records into one
+# artifact, run by the runtime-only runner and on a fleet device, untuned and tuned latency side by
+# side. Leaves nothing running.
 #   TRIALS=N ./demo.sh    more trials per task (default 32)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -62,10 +63,12 @@ size=$(strip -o "$work/rt.so" $bin/runtime/libtessera_runtime.so && stat -c %s "
 echo "stripped runtime library: $size bytes"
 
 echo
-echo "== deploy: a small CNN shipped in the repository (deploy/demo/small_cnn.onnx, 19 KB: conv,"
-echo "   batch norm, residual add, ReLU): tune its own tasks on the fleet, compile one file each"
-echo "   without and with the records, run them with the runtime-only tessera-run, then on a fleet device"
-cnn=deploy/demo/small_cnn.onnx
+echo "== deploy: a ResNet-style block (deploy/demo/make_conv_block.py: two 3x3 convolutions of 64"
+echo "   channels at 56x56, batch norm, ReLU, residual add): tune its tasks on the fleet, compile one"
+echo "   file each without and with the records, run them with the runtime-only tessera-run, then on"
+echo "   a fleet device"
+cnn=$work/conv_block.onnx
+/usr/bin/python3 deploy/demo/make_conv_block.py "$cnn"
 $bin/cli/tessera tune "$cnn" --target "$target" --trials "$trials" --tuner xgb --db "$work/cnn.db" \
   --rpc-tracker "$tracker" --rpc-key demo-cpu | tail -3
 $bin/cli/tessera compile "$cnn" --target "$target" -o "$work/untuned.tsr" 2>/dev/null | tail -1
@@ -73,10 +76,12 @@ $bin/cli/tessera compile "$cnn" --target "$target" --db "$work/cnn.db" -o "$work
   2>/dev/null | tail -1
 echo "artifact: $(stat -c %s "$work/tuned.tsr") bytes"
 median() { sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' <<<"$1" | head -1; }
+threads() { sed -n 's/.* \([0-9]*\) threads\{0,1\};.*/\1/p' <<<"$1" | head -1; }
 out=$($bin/deploy/tessera-run "$work/untuned.tsr" --repeat 200) && echo "$out"
 untuned=$(median "$out")
 out=$($bin/deploy/tessera-run "$work/tuned.tsr" --repeat 200 --output "$work/local.npy") && echo "$out"
 tuned=$(median "$out")
+used=$(threads "$out")
 $bin/cli/tessera run "$work/tuned.tsr" --rpc-tracker "$tracker" --rpc-key demo-cpu --repeat 200 \
   --output "$work/fleet.npy"
 /usr/bin/python3 -c "
@@ -84,7 +89,12 @@ import numpy as np, sys
 same = (np.load('$work/local.npy') == np.load('$work/fleet.npy')).all()
 print('the fleet device\'s output is the local one, bitwise' if same else 'OUTPUTS DIFFER')
 sys.exit(0 if same else 1)"
-echo "small CNN, median of 200 runs here: untuned $untuned ms, tuned $tuned ms" \
-  "($(awk "BEGIN { printf \"%.2f\", $untuned / $tuned }")x)"
+echo
+echo "== what tuning bought: the block, median of 200 runs here at $used threads"
+printf '%-12s %10s\n' build "median ms"
+printf '%-12s %10s\n' untuned "$untuned" tuned "$tuned"
+echo "tuned is $(awk "BEGIN { printf \"%.2f\", $untuned / $tuned }")x faster than untuned" \
+  "after $trials trials on the fleet"
+$bin/cli/tessera log best --db "$work/cnn.db"
 size=$(strip -o "$work/tessera-run" $bin/deploy/tessera-run && stat -c %s "$work/tessera-run")
 echo "stripped tessera-run: $size bytes"
