@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Checks for shell tests: each prints "ok: NAME", "FAIL: NAME" or "skip: NAME: WHY" and counts the
 # failures.
 #   . tests/testing/checks.sh

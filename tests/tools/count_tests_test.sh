@@ -189,7 +189,7 @@ skip "the GPU run" "no GPU: nvidia-smi lists none"
 checks_done
 EOF
 mkdir -p "$logs/c/shell_test" "$logs/c/filtered" "$logs/c/named"
-XML_OUTPUT_FILE="$logs/c/shell_test/test.xml" TEST_TARGET=//c:shell_test TESTBRIDGE_TEST_ONLY= \
+XML_OUTPUT_FILE="$logs/c/shell_test/test.xml" TEST_TARGET=//c:shell_test TESTBRIDGE_TEST_ONLY='' \
   bash "$root/shell_checks.sh" > /dev/null
 check "checks_done exits 0 with a skip" test $? -eq 0
 new_run shell
