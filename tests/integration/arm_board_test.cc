@@ -51,13 +51,13 @@ std::string SkipReason() {
 std::string ProbeEmulator() {
   constexpr int kLimitS = 60;  // the probe takes about a second; a loaded 2-core host is slower
   std::string probe;
-  int rc = testing::RunCommand("timeout -s KILL " + std::to_string(kLimitS) + " " +
-                                   std::string(kQemu) +
-                                   " tests/integration/qemu_thread_probe-static 2>&1",
-                               &probe);
+  int rc =
+      testing::RunCommand("timeout -s KILL " + std::to_string(kLimitS) + " " + std::string(kQemu) +
+                              " tests/integration/qemu_thread_probe-static 2>&1",
+                          &probe);
   if (probe == "ok\n" && rc == 0) return "";
   std::string what = rc == 128 + SIGKILL ? "was killed after " + std::to_string(kLimitS) + " s"
-                                        : "exited with status " + std::to_string(rc);
+                                         : "exited with status " + std::to_string(rc);
   return std::string(kQemu) + " tests/integration/qemu_thread_probe-static (a threaded aarch64 " +
          "program printing \"ok\") " + what + ", printing: '" + probe +
          "'; no emulated board can run until the wrapper or qemu-user is fixed";
@@ -146,6 +146,24 @@ TEST_F(ArmBoardTest, HostTargetIsRefusedBeforeAnyUpload) {
   EXPECT_EQ(tuner::TuningLog::Open(db)->Count(), 0) << output;
   // The refused session was given back at once.
   EXPECT_TRUE(testing::WaitFor([&] { return fleet_->StateOf(board_) == "free"; }, 10000));
+}
+
+// Without the worker script, the emulated server cannot start its call worker: it refuses to
+// register, naming the exec error and the flag, instead of failing every call of every session.
+TEST_F(ArmBoardTest, AnEmulatedServerWithoutAWorkerScriptRefusesToRegister) {
+  std::string output;
+  const int status = testing::RunCommand(
+      "timeout -s KILL 120 " + std::string(kQemu) + " " + kServer + " --tracker " +
+          fleet_->tracker_address() + " --key arm-no-worker --workdir " + dir_ + "/no-worker 2>&1",
+      &output);
+  EXPECT_EQ(status, 2) << output;
+  EXPECT_THAT(output, HasSubstr("not registering: no call could be served, the worker process did "
+                                "not start: cannot execute '/proc/self/exe': Exec format error"));
+  EXPECT_THAT(output, HasSubstr("pass --worker-executable SCRIPT"));
+  const tracker::v1::FleetStatus fleet_status = fleet_->Client()->Status();
+  for (const auto& server : fleet_status.servers()) {
+    EXPECT_NE(server.key(), "arm-no-worker") << "the server registered";
+  }
 }
 
 }  // namespace
