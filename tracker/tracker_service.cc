@@ -153,6 +153,8 @@ void TrackerService::ClockLoop() {
     lock.unlock();
     FinishReady();
     lock.lock();
+    ++clock_passes_;
+    clock_passed_.notify_all();
     if (stopping_) break;
     changed_.wait_for(lock, std::chrono::milliseconds(20));
   }
@@ -163,6 +165,16 @@ void TrackerService::ClockLoop() {
   waiting_.clear();
   lock.unlock();
   FinishReady();
+}
+
+bool TrackerService::AwaitClockPass(int64_t timeout_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  // The pass after the next: the next one may have read the clock before this call.
+  const uint64_t wanted = clock_passes_ + 2;
+  changed_.notify_all();
+  return clock_passed_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                                [&] { return stopping_ || clock_passes_ >= wanted; }) &&
+         !stopping_;
 }
 
 grpc::Status TrackerService::Register(grpc::ServerContext* context,

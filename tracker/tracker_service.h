@@ -68,6 +68,10 @@ class TrackerService final
                       v1::FleetStatus* reply) override;
   /// The fleet now, as `Status` returns it (the dashboard reads it without an RPC).
   v1::FleetStatus Snapshot();
+  /// Test hook: wakes the lease clock and returns true once it has run a whole pass that began
+  /// after this call (so it read the clock as it is now, expired what that time expires, and
+  /// handed the answers to gRPC); false after `timeout_ms` or when the service stops.
+  bool AwaitClockPass(int64_t timeout_ms = 10000);
 
  private:
   class QueuedCall;
@@ -92,7 +96,9 @@ class TrackerService final
   std::string grant_key_;
   std::unique_ptr<StateWriter> writer_;  ///< null without --state
   std::mutex mu_;
-  std::condition_variable changed_;             ///< wakes the lease clock (shutdown)
+  std::condition_variable changed_;             ///< wakes the lease clock (shutdown, a test)
+  std::condition_variable clock_passed_;        ///< notified after each pass of the lease clock
+  uint64_t clock_passes_ = 0;                   ///< passes of the lease clock so far
   std::map<std::string, QueuedCall*> waiting_;  ///< request id -> its open call
   /// Calls answered under `mu_`, finished by `FinishReady` once it is released.
   std::vector<std::pair<QueuedCall*, grpc::Status>> ready_;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/testing/fake_clock.h"
+#include "tests/testing/wait_for.h"
 
 namespace tessera {
 namespace tracker {
@@ -94,14 +95,14 @@ class LeaseClockTest : public ::testing::Test {
     grpc::ClientContext context;
     return stub_->KeepSession(&context, request, &reply);
   }
+  // The length of the queue (of the one key), 0 without one.
+  int QueueLength() {
+    v1::FleetStatus status = Status();
+    return status.queues_size() > 0 ? status.queues(0).length() : 0;
+  }
   // True once the queue holds `length` requests (within 10 s).
   bool WaitForQueue(int length) {
-    for (int i = 0; i < 500; ++i) {
-      v1::FleetStatus status = Status();
-      if (status.queues_size() > 0 && status.queues(0).length() == length) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return testing::WaitFor([&] { return QueueLength() == length; }, 10000);
   }
   v1::FleetStatus Status() {
     v1::FleetStatus status;
@@ -117,8 +118,8 @@ class LeaseClockTest : public ::testing::Test {
     return stub_->ReleaseSession(&context, request, &reply);
   }
   static constexpr int kServerThreads = 4;
-  // Lets the lease clock (a 20 ms loop) see the time the test set.
-  static void LetTheClockTick() { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }
+  // Returns once the lease clock has run a pass that saw the time the test set.
+  void LetTheClockTick() { ASSERT_TRUE(service_->AwaitClockPass()) << "the lease clock stopped"; }
 
   std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
   std::unique_ptr<TrackerService> service_;
@@ -156,9 +157,11 @@ TEST_F(LeaseClockTest, QueueDeadlinesRunOnTheSteadyClock) {
     v1::SessionReply reply;
     return RequestSession(500, &reply);
   });
-  LetTheClockTick();
+  ASSERT_TRUE(WaitForQueue(1));
   clock_->unix += 3600000;
   LetTheClockTick();
+  // The clock has run with the new time: the request is still in the queue, not answered.
+  ASSERT_EQ(QueueLength(), 1) << "a wall-clock jump expired a queued request";
   ASSERT_EQ(waiting.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout)
       << "a wall-clock jump expired a queued request";
   clock_->steady += 500;
@@ -229,14 +232,17 @@ TEST_F(LeaseClockTest, QueuedRequestsHoldNoServerThreadAndEachReleaseGrantsTheNe
 // done sending its reply, which can be just after the client has it).
 std::optional<v1::GrantLatency> GrantLatencyOf(const std::function<v1::FleetStatus()>& status,
                                                const std::string& path, int64_t grants) {
-  for (int i = 0; i < 500; ++i) {
-    const v1::FleetStatus now = status();
-    for (const v1::GrantLatency& latency : now.grant_latency()) {
-      if (latency.path() == path && latency.grants() == grants) return latency;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return std::nullopt;
+  std::optional<v1::GrantLatency> found;
+  testing::WaitFor(
+      [&] {
+        const v1::FleetStatus now = status();
+        for (const v1::GrantLatency& latency : now.grant_latency()) {
+          if (latency.path() == path && latency.grants() == grants) found = latency;
+        }
+        return found.has_value();
+      },
+      10000);
+  return found;
 }
 
 TEST_F(LeaseClockTest, TheTrackerTimesItsOwnShareOfEachGrant) {
