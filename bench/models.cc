@@ -7,6 +7,11 @@
 // same thread count. The peers run in their own processes, driven over pipes one run at a time,
 // so every side's runs interleave with the others' and all see the same machine load (timing one
 // side after the other gave contradictory ratios on a shared machine).
+//
+// Every side is measured the same way: one idle policy for all (--idle: each framework's own
+// default, or all passive), and before each timed run a pause (--settle-ms, so the previous side's
+// idle threads have stopped spinning and every side starts from idle pools, as a service between
+// requests does) and one untimed warm-up run. The ratios are Tessera's statistic over the peer's.
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "common/command_line.h"
 #include "common/error.h"
@@ -41,6 +47,8 @@ struct Flags {
   std::string db, target = "llvm -mcpu=native";
   std::vector<std::string> models = {"resnet18", "resnet50", "mobilenet_v2"};
   std::string stat = "median";
+  std::string idle = "default";  // "default" (each side's own) or "passive" (all block at once)
+  int settle_ms = 200;
   bool json = false;
 };
 
@@ -155,21 +163,31 @@ int Run(const Flags& flags) {
     throw UserError("--target '" + flags.target +
                     "': leave -num-threads out, --threads adds it for each thread count");
   }
+  const bool passive = flags.idle == "passive";
+  if (passive) setenv("TESSERA_WAIT_POLICY", "passive", 1);  // read when the pool is recreated
   if (!flags.json) {
+    std::printf(
+        "# vs_X = Tessera's %s latency / X's; every side %s when idle; each timed run after a "
+        "%d ms pause and one untimed run\n",
+        flags.stat.c_str(),
+        passive ? "blocks at once (passive policies)" : "waits as its defaults have it",
+        flags.settle_ms);
     std::printf("%-13s %3s %9s %10s %8s %9s %8s %7s %9s %8s\n", "model", "thr", "compile_s",
                 "tessera_ms", "ort_ms", "frozen_ms", "eager_ms", "vs_ort", "vs_frozen", "vs_eager");
   }
+  // PyTorch's OpenMP and its BLAS (OpenBLAS) have their own idle policies.
+  std::map<std::string, std::string> torch_env;
+  if (passive) torch_env = {{"OMP_WAIT_POLICY", "PASSIVE"}, {"OPENBLAS_THREAD_TIMEOUT", "4"}};
   for (int threads : flags.threads) {
     runtime::SetNumThreads(threads);
     std::vector<std::string> torch_argv = {"/usr/bin/python3", "bench/models_torch.py", dir,
                                            std::to_string(threads)};
     torch_argv.insert(torch_argv.end(), flags.models.begin(), flags.models.end());
-    // Idle worker threads must not spin: while one side runs, the others wait, and a spinning
-    // pool would take a core from it (PyTorch's OpenMP at 2 threads then ran 20x slower).
-    Peer torch(torch_argv, {{"OMP_WAIT_POLICY", "PASSIVE"}});  // exports the .onnx files
+    Peer torch(torch_argv, torch_env);  // exports the .onnx files
     std::unique_ptr<Peer> onnxruntime;
     if (ort) {
-      std::vector<std::string> argv = {"node", "bench/models_ort.js", dir, std::to_string(threads)};
+      std::vector<std::string> argv = {"node", "bench/models_ort.js", dir, std::to_string(threads),
+                                       flags.idle};
       argv.insert(argv.end(), flags.models.begin(), flags.models.end());
       onnxruntime = std::make_unique<Peer>(argv, std::map<std::string, std::string>{});
     }
@@ -194,8 +212,8 @@ int Run(const Flags& flags) {
       // build had freed there, and denormal values in it made ResNet and BERT runs 1.5-3x slower
       // in some processes than in others.
       deploy::SetInputs(exec, {});
-      for (int i = 0; i < 3; ++i) exec.Run();
-      // One run of each side per round, the order rotating, so load changes hit all sides.
+      // One run of each side per round, the order rotating, so load changes hit all sides. Each
+      // side's request is two runs, the first untimed, after the same pause.
       std::vector<std::vector<double>> ms(4);
       std::vector<double> cpu_ms(4, 0.0);
       auto add = [&](int side, const Timing& timing) {
@@ -205,18 +223,21 @@ int Run(const Flags& flags) {
       for (int round = 0; round < flags.repeat; ++round) {
         for (int k = 0; k < 4; ++k) {
           int side = (round + k) % 4;
+          if (side == 1 && !onnxruntime) continue;
+          std::this_thread::sleep_for(std::chrono::milliseconds(flags.settle_ms));
           if (side == 0) {
+            exec.Run();  // the warm-up run
             const double cpu_start = ProcessCpuMs();
             auto start = std::chrono::steady_clock::now();
             exec.Run();
             const double wall = Seconds(start) * 1e3;
             add(0, {{wall}, ProcessCpuMs() - cpu_start});
-          } else if (side == 1 && onnxruntime) {
-            add(1, onnxruntime->Ask(model + " 1"));
+          } else if (side == 1) {
+            add(1, onnxruntime->Ask(model + " 1 1"));
           } else if (side == 2) {
-            add(2, torch.Ask(model + " frozen 1"));
+            add(2, torch.Ask(model + " frozen 1 1"));
           } else if (side == 3) {
-            add(3, torch.Ask(model + " eager 1"));
+            add(3, torch.Ask(model + " eager 1 1"));
           }
         }
       }
@@ -246,6 +267,8 @@ int Run(const Flags& flags) {
         PrintJsonLine(Json{{"model", model},
                            {"threads", threads},
                            {"stat", flags.stat},
+                           {"idle", flags.idle},
+                           {"settle_ms", flags.settle_ms},
                            {"compile_s", compile_s[name]},
                            {"tessera_ms", t},
                            {"ort_ms", ort ? Json(o) : Json()},
@@ -295,6 +318,14 @@ int main(int argc, char** argv) {
                  "per side: the median of the runs, or their minimum (on a machine shared with "
                  "other work the least disturbed run)")
       ->check(CLI::IsMember({"median", "min"}));
+  app.add_option("--idle", flags.idle,
+                 "idle policy of every side's threads: each framework's default, or all passive "
+                 "(block at once: OMP_WAIT_POLICY=PASSIVE, ONNX Runtime without spinning, "
+                 "TESSERA_WAIT_POLICY=passive)")
+      ->check(CLI::IsMember({"default", "passive"}));
+  app.add_option("--settle-ms", flags.settle_ms,
+                 "pause before each side's warm-up and timed run, so every side starts idle")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", flags.json, "one JSON line per model and thread count");
   // `bazel run` starts in the runfiles; the peers' scripts and bench/.ort are in the workspace.
   if (const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {

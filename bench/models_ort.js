@@ -1,17 +1,18 @@
 // ONNX Runtime's side of //bench:models: loads each OUT/NAME.onnx in onnxruntime-node (CPU
-// execution provider, all graph optimizations, THREADS intra-op threads that block when idle,
-// sequential), prints
-// "ready", then answers each stdin line "NAME COUNT" with a JSON object: "ms", COUNT latencies in
+// execution provider, all graph optimizations, THREADS intra-op threads, sequential; IDLE
+// "default" keeps ONNX Runtime's own idle policy, its threads spinning a while before they block,
+// "passive" makes them block at once), prints "ready", then answers each stdin line
+// "NAME WARMUP COUNT" with WARMUP untimed runs, then a JSON object: "ms", COUNT latencies in
 // milliseconds, and "cpu_ms", the CPU time the process spent over them, so the caller can
 // interleave its runs with Tessera's run by run and check the cores each side used.
-// Usage: node models_ort.js OUT THREADS NAME...  (onnxruntime-node from bench/.ort: see
-// docs/models.md)
+// Usage: node models_ort.js OUT THREADS IDLE NAME...  (onnxruntime-node from bench/.ort: see
+// docs/benchmarks.md)
 const path = require('path');
 const readline = require('readline');
 const ort = require(path.join(__dirname, '.ort', 'node_modules', 'onnxruntime-node'));
 
 async function main() {
-  const [outDir, threadsArg, ...names] = process.argv.slice(2);
+  const [outDir, threadsArg, idle, ...names] = process.argv.slice(2);
   const threads = parseInt(threadsArg, 10);
   const sessions = {};
   for (const name of names) {
@@ -21,8 +22,9 @@ async function main() {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
-      // Idle pool threads block instead of spinning: the other sides run in between.
-      extra: {session: {intra_op: {allow_spinning: '0'}, inter_op: {allow_spinning: '0'}}},
+      ...(idle === 'passive' ?
+              {extra: {session: {intra_op: {allow_spinning: '0'}, inter_op: {allow_spinning: '0'}}}} :
+              {}),
     });
     // The input's static shape is in the model (the CNNs take 1x3x224x224, the encoder 1x128x768).
     const meta = session.inputMetadata[0];
@@ -36,8 +38,9 @@ async function main() {
   console.log('ready');
   const lines = readline.createInterface({input: process.stdin});
   for await (const line of lines) {
-    const [name, countArg] = line.trim().split(/\s+/);
+    const [name, warmupArg, countArg] = line.trim().split(/\s+/);
     const s = sessions[name];
+    for (let i = 0; i < parseInt(warmupArg, 10); ++i) await s.session.run(s.feeds);
     const ms = [];
     const cpuStart = process.cpuUsage();
     for (let i = 0; i < parseInt(countArg, 10); ++i) {

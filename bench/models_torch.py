@@ -2,9 +2,10 @@
 opset 13 (unless it is there): a torchvision CNN by its name, or "bert_encoder", a BERT-base-wide
 encoder (2 torch.nn.TransformerEncoderLayer, d_model 768, 12 heads, FFN 3072, GELU, batch_first)
 on one sequence of 128; then prepares it in eager mode and as a frozen TorchScript trace at
-THREADS threads, prints "ready", then answers each stdin line "NAME MODE COUNT" (MODE eager or
-frozen) with a JSON object: "ms", the COUNT batch-1 fp32 latencies in milliseconds, and "cpu_ms",
-the CPU time the process spent over them (all its threads), so the caller can interleave its runs
+THREADS threads, prints "ready", then answers each stdin line "NAME MODE WARMUP COUNT" (MODE
+eager or frozen) by running WARMUP untimed runs, then COUNT timed ones, with a JSON object: "ms",
+the COUNT batch-1 fp32 latencies in milliseconds, and "cpu_ms", the CPU time the process spent
+over them (all its threads), so the caller can interleave its runs
 with Tessera's run by run and check that no side used more cores than the others.
 
 Usage: models_torch.py OUT THREADS NAME...
@@ -20,9 +21,8 @@ out_dir, threads = sys.argv[1], int(sys.argv[2])
 # it loads: the encoder "at one thread" used 84.5 ms of CPU per 42.5 ms run.
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[variable] = str(threads)
-# OpenBLAS's idle workers poll for 2^28 cycles (about 0.1 s) before they sleep, taking a core from
-# the side that runs next; 2^4 makes them sleep at once, as OMP_WAIT_POLICY=PASSIVE does PyTorch's.
-os.environ["OPENBLAS_THREAD_TIMEOUT"] = "4"
+# Idle policies (OMP_WAIT_POLICY, OPENBLAS_THREAD_TIMEOUT) come from the caller's environment:
+# //bench:models gives every side the same one.
 
 import torch  # noqa: E402 (after the thread counts, which the BLAS reads when it loads)
 import torchvision  # noqa: E402
@@ -59,7 +59,9 @@ for name in sys.argv[3:]:
 print("ready", flush=True)
 with torch.no_grad():
     for line in sys.stdin:
-        name, mode, count = line.split()
+        name, mode, warmup, count = line.split()
+        for _ in range(int(warmup)):
+            fns[(name, mode)](inputs[name])
         times = []
         cpu_start = time.process_time()
         for _ in range(int(count)):

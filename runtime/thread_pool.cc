@@ -52,9 +52,26 @@ constexpr auto kSpinLimit = std::chrono::microseconds(1000);
 // sched_yield returns immediately, so waiting stays as responsive as a spin.
 constexpr auto kPureSpin = std::chrono::microseconds(2);
 
-// Waits actively until `ready()` or kSpinLimit passes; returns ready().
+// TESSERA_WAIT_POLICY=passive, read when the pool is (re)created: waiting threads block at once,
+// as OpenMP's OMP_WAIT_POLICY=PASSIVE makes its threads do. For benchmarks that give every side
+// the same idle policy; the default waits actively first (kSpinLimit, above).
+std::atomic<bool> passive_wait{false};
+
+bool PassiveWaitFromEnvironment() {
+  const char* text = std::getenv("TESSERA_WAIT_POLICY");
+  if (text == nullptr || *text == '\0' || std::strcmp(text, "active") == 0) return false;
+  if (std::strcmp(text, "passive") == 0) return true;
+  std::fprintf(stderr,
+               "tessera: warning: ignoring TESSERA_WAIT_POLICY='%s' (expected active or passive)\n",
+               text);
+  return false;
+}
+
+// Waits actively until `ready()` or kSpinLimit passes (at once under the passive policy); returns
+// ready().
 template <typename Ready>
 bool SpinUntil(Ready ready) {
+  if (passive_wait.load(std::memory_order_relaxed)) return ready();
   const auto start = std::chrono::steady_clock::now();
   bool yielding = false;
   for (int i = 1;; ++i) {
@@ -261,6 +278,7 @@ ThreadPool* GetPool() {
   if (pool == nullptr) {
     static bool registered = (pthread_atfork(nullptr, nullptr, ForgetPoolInChild), true);
     (void)registered;
+    passive_wait = PassiveWaitFromEnvironment();
     pool = new ThreadPool(requested_threads > 0 ? requested_threads : ThreadsFromEnvironment());
   }
   return pool;

@@ -3,7 +3,9 @@
 /// Its size comes from `TESSERA_NUM_THREADS` (default: all cores). Tasks are not pinned to
 /// threads: each thread, the launching one included, claims the tasks of its own contiguous range
 /// first, then whatever the others have not claimed yet; waiting threads spin briefly, then
-/// block, so a pool larger than the free cores stays usable.
+/// block, so a pool larger than the free cores stays usable. `TESSERA_WAIT_POLICY=passive`, read
+/// when the pool is (re)created, makes them block at once (as `OMP_WAIT_POLICY=PASSIVE` does
+/// OpenMP's), for benchmarks that give every side one idle policy.
 #ifndef TESSERA_RUNTIME_THREAD_POOL_H_
 #define TESSERA_RUNTIME_THREAD_POOL_H_
 
