@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
 #include <mutex>
 
@@ -34,19 +35,16 @@ TEST(ThreadPoolTest, UsesSeveralThreadsAndReusesThem) {
   SetNumThreads(3);
   EXPECT_EQ(NumThreads(), 3);
   std::mutex mu;
+  std::condition_variable started;
   std::set<std::thread::id> first, second;
   // Tasks go to whichever thread claims them first: each task waits (up to 10 s) until all
   // three have started, so that they are sure to run on three threads.
   auto record = [&](std::set<std::thread::id>* ids) {
-    return [&mu, ids](int) {
+    return [&mu, &started, ids](int) {
       std::unique_lock<std::mutex> lock(mu);
       ids->insert(std::this_thread::get_id());
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (ids->size() < 3 && std::chrono::steady_clock::now() < deadline) {
-        lock.unlock();
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-        lock.lock();
-      }
+      started.notify_all();
+      started.wait_for(lock, std::chrono::seconds(10), [ids] { return ids->size() >= 3; });
     };
   };
   ParallelFor(3, record(&first));
@@ -97,6 +95,11 @@ double ProcessCpuSeconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
+// A task that takes `duration` without using the CPU (blocked, as on I/O): workload, not a wait.
+void BlockedTaskTaking(std::chrono::milliseconds duration) {
+  std::this_thread::sleep_for(duration);
+}
+
 // While a launch waits for a slow task, the waiting threads must block rather than spin or
 // yield in a loop: on a machine with more threads than cores they would burn the core that the
 // worker they wait for needs (a launch 400x slower with one thread more than cores).
@@ -104,30 +107,39 @@ TEST(ThreadPoolTest, WaitingForASlowTaskBurnsNoCpu) {
   SetNumThreads(3);
   struct State {
     std::thread::id launcher;
-    std::atomic<bool> slept{false};
+    std::mutex mu;
+    std::condition_variable taken;
+    bool slept = false;
   } state;
   state.launcher = std::this_thread::get_id();
-  // The launcher's task waits (sleeping, up to 1 s) until a worker has taken a task; that
-  // worker then sleeps 200 ms, which the launcher has to wait for.
+  // The launcher's task waits (blocked, up to 1 s) until a worker has taken a task; that
+  // worker's task then takes 200 ms, which the launcher has to wait for.
   auto body = [](int, TesseraParallelGroupEnv*, void* cdata) -> int {
     auto* s = static_cast<State*>(cdata);
+    std::unique_lock<std::mutex> lock(s->mu);
     if (std::this_thread::get_id() == s->launcher) {
-      for (int i = 0; i < 10000 && !s->slept.load(); ++i)
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    } else if (!s->slept.exchange(true)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      s->taken.wait_for(lock, std::chrono::seconds(1), [s] { return s->slept; });
+    } else if (!s->slept) {
+      s->slept = true;
+      s->taken.notify_all();
+      lock.unlock();
+      BlockedTaskTaking(std::chrono::milliseconds(200));
     }
     return 0;
   };
   double cpu = 0, wall = 0;
-  for (int attempt = 0; attempt < 5 && !state.slept.load(); ++attempt) {
+  auto slept = [&state] {
+    std::lock_guard<std::mutex> lock(state.mu);
+    return state.slept;
+  };
+  for (int attempt = 0; attempt < 5 && !slept(); ++attempt) {
     double cpu_start = ProcessCpuSeconds();
     auto start = std::chrono::steady_clock::now();
     ASSERT_EQ(TesseraBackendParallelLaunch(body, &state, 3), 0);
     cpu = ProcessCpuSeconds() - cpu_start;
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  ASSERT_TRUE(state.slept.load());
+  ASSERT_TRUE(slept());
   EXPECT_GE(wall, 0.2);
   EXPECT_LT(cpu, 0.05) << "threads spun for " << cpu << " s of a " << wall << " s wait";
 }
@@ -232,6 +244,10 @@ TEST(ThreadPoolTest, ConcurrentCallersRunTheirOwnTasksOnce) {
   for (auto& h : second.counts) EXPECT_EQ(h.load(), 3000);
 }
 
+// The application's time between two launches, longer than the pool's active wait (1 ms), after
+// which idle workers block: workload, not a wait.
+void PauseBetweenLaunches() { std::this_thread::sleep_for(std::chrono::milliseconds(2)); }
+
 // Resizing the pool destroys it: its workers must be woken and joined whether they are spinning
 // (right after a launch) or blocked (after a pause longer than their active wait).
 TEST(ThreadPoolTest, ResizingJoinsSpinningAndSleepingWorkers) {
@@ -239,7 +255,7 @@ TEST(ThreadPoolTest, ResizingJoinsSpinningAndSleepingWorkers) {
   for (int round = 0; round < 20; ++round) {
     SetNumThreads(round % 2 == 0 ? 4 : 3);
     ASSERT_EQ(TesseraBackendParallelLaunch(Hits::Body, &hits, 4), 0);
-    if (round % 4 < 2) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (round % 4 < 2) PauseBetweenLaunches();
   }
   SetNumThreads(0);
   for (auto& h : hits.counts) EXPECT_EQ(h.load(), 20);
@@ -342,33 +358,35 @@ TEST(ThreadPoolTest, OthersTakeTheRangeOfAStuckThread) {
   const std::thread::id launcher = std::this_thread::get_id();
   struct Stuck {
     std::thread::id launcher;
-    std::atomic<int> done{0};
+    std::mutex mu;
+    std::condition_variable one_done;
+    int done = 0;
     std::atomic<bool> held{false};
     std::atomic<int> timeouts{0};
   } stuck{launcher};
   auto body = [](int, TesseraParallelGroupEnv* env, void* cdata) -> int {
     auto* s = static_cast<Stuck*>(cdata);
+    std::unique_lock<std::mutex> lock(s->mu, std::defer_lock);
     if (std::this_thread::get_id() != s->launcher && !s->held.exchange(true)) {
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (s->done.load() < env->num_task - 1) {
-        if (std::chrono::steady_clock::now() > deadline) {
-          s->timeouts++;
-          break;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      lock.lock();
+      if (!s->one_done.wait_for(lock, std::chrono::seconds(10),
+                                [&] { return s->done >= env->num_task - 1; })) {
+        s->timeouts++;
       }
     } else {
       for (volatile int i = 0; i < 2000; i = i + 1) {
       }
+      lock.lock();
     }
     s->done++;
+    s->one_done.notify_all();
     return 0;
   };
   for (int launch = 0; launch < 20; ++launch) {
     stuck.done = 0;
     stuck.held = false;
     ASSERT_EQ(TesseraBackendParallelLaunch(body, &stuck, -4), 0);
-    ASSERT_EQ(stuck.done.load(), 8);
+    ASSERT_EQ(stuck.done, 8);
   }
   EXPECT_EQ(stuck.timeouts.load(), 0);
 }

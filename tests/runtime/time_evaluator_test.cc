@@ -15,7 +15,7 @@ TEST(TimeEvaluatorTest, ReturnsOneMeanPerRepeat) {
   int calls = 0;
   PackedFunc f([&](PackedArgs, RetValue*) {
     ++calls;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // the kernel's work: 200 us
   });
   PackedFunc timer = TimeEvaluator(f, CPUDevice(), /*number=*/3, /*repeat=*/4, 0, false);
   NDArray seconds = timer();
