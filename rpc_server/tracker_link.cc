@@ -55,6 +55,7 @@ bool TrackerLink::RegisterOnce() {
   grpc::Status status = stub_->Register(&context, request, &reply);
   if (!status.ok()) {
     if (status.error_code() != grpc::StatusCode::UNAVAILABLE) {
+      ++refusals_;
       TESSERA_LOG(kError) << "registration refused tracker=" << options_.tracker
                           << " key=" << options_.key << " server=" << options_.server_id << ": "
                           << status.error_message();

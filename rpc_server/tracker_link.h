@@ -55,6 +55,9 @@ class TrackerLink {
   bool connected() const { return connected_; }
   /// Number of successful registrations so far.
   int registrations() const { return registrations_; }
+  /// Number of registrations the tracker answered with a refusal (a test waits for one to know
+  /// that the tracker has seen the server, and turned it away).
+  int refusals() const { return refusals_; }
 
  private:
   void Loop();
@@ -66,6 +69,7 @@ class TrackerLink {
   std::unique_ptr<tracker::v1::Tracker::Stub> stub_;
   std::atomic<bool> connected_{false};
   std::atomic<int> registrations_{0};
+  std::atomic<int> refusals_{0};
   int64_t heartbeat_ms_ = 2000;
   std::mutex mu_;
   std::condition_variable wake_;

@@ -66,7 +66,7 @@ class RemoteSession::Scope {
     }
     // gRPC would connect again to whatever process holds the port now; the session lived on
     // the connection the server proved itself on.
-    if (session_->opened_ && session_->channel_->GetState(false) != GRPC_CHANNEL_READY) {
+    if (session_->opened_ && !session_->connection_up()) {
       session_->lost_ = "device lost: the connection to server " +
                         session_->grant_.server_address() + " dropped since the session opened";
       throw FleetError(FleetErrorCode::kDeviceLost, session_->lost_);
@@ -129,6 +129,10 @@ RemoteSession::RemoteSession(std::shared_ptr<TrackerClient> tracker, tracker::v1
   }
 }
 
+bool RemoteSession::connection_up() const {
+  return channel_->GetState(false) == GRPC_CHANNEL_READY;
+}
+
 RemoteSession::~RemoteSession() {
   try {
     Close();
@@ -146,6 +150,7 @@ void RemoteSession::KeepaliveLoop(int64_t keepalive_ms) {
     FleetErrorCode code = FleetErrorCode::kDeviceLost;
     try {
       tracker_->KeepSession(grant_.session_id());
+      ++keepalives_;
     } catch (const FleetError& e) {
       if (e.code() == FleetErrorCode::kDeviceLost || e.code() == FleetErrorCode::kSessionEnded) {
         why = e.what();

@@ -7,6 +7,7 @@
 #ifndef TESSERA_FLEET_CLIENT_REMOTE_SESSION_H_
 #define TESSERA_FLEET_CLIENT_REMOTE_SESSION_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -87,6 +88,11 @@ class RemoteSession {
   void Close();
   /// The grant this session was opened with.
   const tracker::v1::Grant& grant() const { return grant_; }
+  /// Whether the connection the server proved itself on is still up (once it dropped, every
+  /// call fails with kDeviceLost); a test waits for it to drop.
+  bool connection_up() const;
+  /// Renewals the tracker accepted so far; a test waits for one to see the keepalive go on.
+  int keepalives() const { return keepalives_; }
 
  private:
   class Scope;
@@ -109,6 +115,7 @@ class RemoteSession {
   FleetErrorCode lost_code_ = FleetErrorCode::kDeviceLost;
   bool closed_ = false;
   bool opened_ = false;  ///< the server proved itself on the channel's current connection
+  std::atomic<int> keepalives_{0};
   std::thread keepalive_;
 };
 

@@ -1,5 +1,6 @@
 #include "tests/integration/daemon.h"
 
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -11,8 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <stdexcept>
-#include <thread>
 
 namespace tessera {
 namespace testing {
@@ -90,26 +92,38 @@ int Daemon::Stop(int signal) {
   if (pid_ <= 0) return 0;
   kill(pid_, signal);
   int status = 0;
-  for (int i = 0; i < 500; ++i) {
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return status;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!WaitFor([&] { return waitpid(pid_, &status, WNOHANG) == pid_; }, 10000)) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
   }
-  kill(pid_, SIGKILL);
-  waitpid(pid_, &status, 0);
   pid_ = -1;
   return status;
 }
 
-bool WaitFor(const std::function<bool()>& condition, int timeout_ms) {
-  auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (std::chrono::steady_clock::now() < give_up) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+int64_t Daemon::ChildrenCpuMillis() const {
+  const int64_t ticks_per_second = sysconf(_SC_CLK_TCK);
+  int64_t ticks = 0;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return 0;
+  while (dirent* entry = readdir(proc)) {
+    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
+    std::ifstream file(std::string("/proc/") + entry->d_name + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    // proc(5): after "PID (COMM)", state and ppid (fields 3 and 4) ... utime and stime (14, 15).
+    size_t end_of_name = stat.rfind(')');
+    if (end_of_name == std::string::npos) continue;
+    std::istringstream fields(stat.substr(end_of_name + 1));
+    std::string state;
+    int64_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid != pid_) continue;
+    std::string skipped;
+    for (int i = 0; i < 9; ++i) fields >> skipped;
+    int64_t utime = 0, stime = 0;
+    if (fields >> utime >> stime) ticks += utime + stime;
   }
-  return condition();
+  closedir(proc);
+  return ticks * 1000 / ticks_per_second;
 }
 
 std::string MakeTempDir(const std::string& name) {

@@ -1,14 +1,17 @@
 /// \file
 /// Test helpers for the fleet's integration tests: start a daemon binary, read its
-/// `listening on HOST:PORT` line, kill it; wait for a condition with a timeout.
+/// `listening on HOST:PORT` line, kill it; wait for a condition with a timeout (`WaitFor`, from
+/// tests/testing/wait_for.h).
 #ifndef TESSERA_TESTS_INTEGRATION_DAEMON_H_
 #define TESSERA_TESTS_INTEGRATION_DAEMON_H_
 
 #include <sys/types.h>
 
-#include <functional>
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "tests/testing/wait_for.h"
 
 namespace tessera {
 namespace testing {
@@ -35,15 +38,15 @@ class Daemon {
   pid_t pid() const { return pid_; }
   /// Sends `signal` and waits (up to 10 s) for the process to end; returns its wait status.
   int Stop(int signal);
+  /// CPU time (user and system, in milliseconds) used so far by the process's running children,
+  /// a device server's call workers: it grows while a call runs.
+  int64_t ChildrenCpuMillis() const;
 
  private:
   pid_t pid_ = -1;
   int stdout_fd_ = -1;
   std::string address_;
 };
-
-/// Polls `condition` every 20 ms until it holds (true) or `timeout_ms` passes (false).
-bool WaitFor(const std::function<bool()>& condition, int timeout_ms);
 
 /// A fresh directory under the test's temporary directory.
 std::string MakeTempDir(const std::string& name);

@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
 
 #include "fleet/client/remote_session.h"
 #include "proto/device.grpc.pb.h"
@@ -117,7 +116,8 @@ TEST(ServerIdentityTest, ASessionIsNotContinuedOnAnotherProcessAtTheSamePort) {
   builder.RegisterService(&impostor);
   std::unique_ptr<grpc::Server> thief = builder.BuildAndStart();
   ASSERT_NE(port, 0) << "could not take over " << address;
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the client sees the reset
+  ASSERT_TRUE(testing::WaitFor([&] { return !session->connection_up(); }, 10000))
+      << "the client never saw the connection drop";
 
   try {
     session->Upload("second.so", "secret bytes");

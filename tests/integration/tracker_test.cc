@@ -5,6 +5,8 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
@@ -179,6 +181,8 @@ TEST(TrackerTest, SeveralServersServeTheirOwnKeys) {
   fleet::TrackerClient client = Client(tracker.address());
   ASSERT_TRUE(WaitFor([&] { return client.Status().servers_size() == 3; }, 5000));
   std::mutex mu;
+  std::condition_variable granted;
+  int grants = 0;
   std::map<std::string, std::set<std::string>> servers_by_key;
   std::vector<std::thread> clients;
   for (int i = 0; i < 9; ++i) {
@@ -189,11 +193,15 @@ TEST(TrackerTest, SeveralServersServeTheirOwnKeys) {
       fleet::TrackerClient own = Client(tracker.address());
       tracker::v1::Grant grant = own.RequestSession(options).grant();
       {
-        std::lock_guard<std::mutex> lock(mu);
+        std::unique_lock<std::mutex> lock(mu);
         EXPECT_EQ(grant.key(), options.key);
         servers_by_key[grant.key()].insert(grant.server_id());
+        ++grants;
+        granted.notify_all();
+        // Nobody lets go before all three servers are held at once (each arm server once).
+        EXPECT_TRUE(granted.wait_for(lock, std::chrono::seconds(10), [&] { return grants >= 3; }))
+            << "the three servers were never held at once";
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
       own.ReleaseSession(grant.session_id());
     });
   }
@@ -252,10 +260,12 @@ TEST(TrackerTest, TokenIsRequiredWhenConfigured) {
   auto server = StandIn(tracker.address(), "cpu", "s1", "s3cret");
   fleet::TrackerClient client = Client(tracker.address(), "s3cret");
   EXPECT_TRUE(WaitFor([&] { return ServerState(client, "cpu") == "free"; }, 5000));
-  // A server without the token never gets in.
+  // A server without the token never gets in: once the tracker has turned it away, it is not
+  // in the fleet.
   auto intruder = StandIn(tracker.address(), "evil", "s2");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(WaitFor([&] { return intruder->refusals() >= 1; }, 5000));
   EXPECT_EQ(ServerState(client, "evil"), "absent");
+  EXPECT_EQ(intruder->registrations(), 0);
 }
 
 TEST(TrackerTest, RestartKeepsStateAndServersComeBack) {
