@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <thread>
 
@@ -19,12 +19,15 @@ using tuner::MeasureOutcome;
 using tuner::RpcMeasurer;
 
 struct Loss {
-  std::string step;   ///< the measurer's step before which the device dies
-  int delay_ms = -1;  ///< >= 0: it dies this long after the step started (mid-call) instead
+  std::string step;  ///< the measurer's step before which the device dies
+  /// > 0: it dies instead once the server's call worker has used this much CPU time (ms) in the
+  /// step, which only the step's call uses: the call is in flight.
+  int call_cpu_ms = 0;
 };
 
 void PrintTo(const Loss& loss, std::ostream* out) {
-  *out << loss.step << (loss.delay_ms >= 0 ? " +" + std::to_string(loss.delay_ms) + " ms" : "");
+  *out << loss.step
+       << (loss.call_cpu_ms > 0 ? " +" + std::to_string(loss.call_cpu_ms) + " ms of the call" : "");
 }
 
 class DeviceLossTest : public ::testing::TestWithParam<Loss> {};
@@ -60,20 +63,23 @@ TEST_P(DeviceLossTest, TheCandidateMovesToAnotherDeviceAndNoRecordIsAnError) {
   tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
   tuner::RpcMeasureOptions options = Options(fleet);
   // Mid-call losses need a call long enough to be in flight when the server dies.
-  if (loss.delay_ms >= 0) options.run.min_repeat_ms = 100;
+  if (loss.call_cpu_ms > 0) options.run.min_repeat_ms = 100;
   std::unique_ptr<RpcMeasurer> measurer;
   std::string killed;
   std::thread killer;
+  bool killed_mid_call = false;
   options.before_step = [&](const std::string& step) {
     if (step != loss.step || !killed.empty()) return;
     killed = measurer->current_device();
     testing::Daemon* server = fleet.ServerAt(killed);
     ASSERT_NE(server, nullptr) << killed;
-    if (loss.delay_ms < 0) {
+    if (loss.call_cpu_ms <= 0) {
       server->Stop(SIGKILL);
     } else {
-      killer = std::thread([server, delay = loss.delay_ms] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+      killer = std::thread([server, &killed_mid_call, cpu_ms = loss.call_cpu_ms] {
+        const int64_t before = server->ChildrenCpuMillis();
+        killed_mid_call = testing::WaitFor(
+            [&] { return server->ChildrenCpuMillis() >= before + cpu_ms; }, 30000);
         server->Stop(SIGKILL);
       });
     }
@@ -84,6 +90,9 @@ TEST_P(DeviceLossTest, TheCandidateMovesToAnotherDeviceAndNoRecordIsAnError) {
       measurer->Measure({task.config_space().Get(0), task.config_space().Get(1)});
   if (killer.joinable()) killer.join();
   ASSERT_FALSE(killed.empty()) << "the step '" << loss.step << "' never came";
+  if (loss.call_cpu_ms > 0) {
+    EXPECT_TRUE(killed_mid_call) << "the call never ran on the server";
+  }
   for (const MeasureOutcome& o : out) {
     EXPECT_EQ(o.error, tuning::OK) << tuning::ErrorKind_Name(o.error) << " " << o.message;
   }
@@ -129,9 +138,9 @@ TEST(DeviceLossTest, AGrantThatReachesTheWrongServerIsADeviceLoss) {
 INSTANTIATE_TEST_SUITE_P(Steps, DeviceLossTest,
                          ::testing::Values(Loss{"upload"}, Loss{"load"}, Loss{"copy_in"},
                                            Loss{"call"}, Loss{"copy_out"}, Loss{"time"},
-                                           Loss{"time", 30}),
+                                           Loss{"time", 20}),
                          [](const ::testing::TestParamInfo<Loss>& info) {
-                           return info.param.step + (info.param.delay_ms >= 0 ? "_in_flight" : "");
+                           return info.param.step + (info.param.call_cpu_ms > 0 ? "_in_flight" : "");
                          });
 
 }  // namespace

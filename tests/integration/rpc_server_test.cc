@@ -367,11 +367,30 @@ TEST(RpcServerSessionTest, SessionEndsAtItsWallClockLimit) {
   fleet.AddServer("cpu");
   fleet::SessionOptions options = ForKey("cpu");
   options.session_limit_ms = 2000;
+  const auto asked = std::chrono::steady_clock::now();
   auto session = RemoteSession::Open(fleet.Client(), options);
   session->AllocArray({1}, "uint8");
-  std::this_thread::sleep_for(std::chrono::milliseconds(2300));
-  FleetError over = Failure([&] { session->AllocArray({1}, "uint8"); });
-  EXPECT_EQ(over.code(), FleetErrorCode::kSessionEnded) << over.what();
+  // Calls go on until the session ends, which is not before its limit.
+  FleetErrorCode code = FleetErrorCode::kInternal;
+  std::string why;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        try {
+          session->AllocArray({1}, "uint8");
+          return false;
+        } catch (const FleetError& e) {
+          code = e.code();
+          why = e.what();
+          return true;
+        }
+      },
+      10000))
+      << "the session outlived its limit by 8 s";
+  const auto ended = std::chrono::steady_clock::now();
+  EXPECT_EQ(code, FleetErrorCode::kSessionEnded) << why;
+  // The limit runs from the grant, which comes after `asked` (a millisecond's rounding aside).
+  EXPECT_GE(std::chrono::duration_cast<std::chrono::milliseconds>(ended - asked).count(), 1999)
+      << "the session ended before its limit: " << why;
 }
 
 TEST(RpcServerSessionTest, OpenSessionSurvivesATrackerRestart) {
@@ -388,7 +407,11 @@ TEST(RpcServerSessionTest, OpenSessionSurvivesATrackerRestart) {
   // The server re-registers with its open session, which the new tracker adopts.
   ASSERT_TRUE(
       WaitFor([&] { return fleet.StateOf(session->grant().server_address()) == "busy"; }, 5000));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // keepalives go on
+  // Keepalives go on: the new tracker accepts a renewal sent after it adopted the session (the
+  // second from now; the first may have been on its way before).
+  const int renewed = session->keepalives();
+  ASSERT_TRUE(WaitFor([&] { return session->keepalives() >= renewed + 2; }, 10000))
+      << "no renewal was accepted after the restart";
   session->Call(module, "add_one_u8", {RemoteArg::Array(array), RemoteArg::Array(array)});
   uint8_t result[4];
   session->CopyOut(array, result, sizeof(result));
