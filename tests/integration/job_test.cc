@@ -7,15 +7,13 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "fleet/client/job_client.h"
 #include "tests/integration/fleet_fixture.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace {
@@ -77,8 +75,8 @@ struct JobFleet {
 
   // The shared log's records of `workload` on "llvm".
   std::vector<tuning::MeasureRecord> Records(const std::string& workload) const {
-    auto log = tuner::TuningLog::Open(state + "/tuning.db", /*create=*/false);
-    tuner::RecordFilter filter;
+    auto log = records::TuningLog::Open(state + "/tuning.db", /*create=*/false);
+    records::RecordFilter filter;
     filter.workload_key = workload;
     filter.target = "llvm";
     return log->List(filter);
@@ -217,10 +215,13 @@ TEST(JobTest, CancelStopsTheJobsLeasesAndKeepsItsRecords) {
   jobs::v1::JobStatus status = client.Status(job);
   EXPECT_EQ(status.state(), "cancelled");
   EXPECT_EQ(status.workers(), 0);
-  // The batch in flight is refused when it is reported: nothing more arrives.
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // The batch in flight is refused when it is reported: nothing more arrives. The worker runs
+  // one batch at a time, so once it has done a later job's batch it is past the cancelled one.
+  std::string later = f.Submit({kOther}, 2, 2);
+  ASSERT_TRUE(f.WaitForState(later, "done", 120000));
   EXPECT_EQ(client.Status(job).done(), status.done());
   EXPECT_EQ(f.Records(kSmall).size(), static_cast<size_t>(status.done()));
+  f.ExpectExactRecords(kOther, 2);
   EXPECT_EQ(testing::RunCommand(
                 "cli/tessera job watch " + job + " --tracker " + f.fleet.tracker_address(), &out),
             1);
