@@ -97,7 +97,7 @@ double ProcessCpuSeconds() {
 
 // A task that takes `duration` without using the CPU (blocked, as on I/O): workload, not a wait.
 void BlockedTaskTaking(std::chrono::milliseconds duration) {
-  std::this_thread::sleep_for(duration);
+  std::this_thread::sleep_for(duration);  // workload: the task's time, blocked
 }
 
 // While a launch waits for a slow task, the waiting threads must block rather than spin or
