@@ -32,12 +32,12 @@
 #include "common/json.h"
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
+#include "records/tuning_log.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/loop_nest_features.h"
 #include "tuner/cost_model/ranking_metrics.h"
 #include "tuner/cost_model/transfer.h"
 #include "tuner/cost_model/xgboost_cost_model.h"
-#include "tuner/log/tuning_log.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/task/task.h"
 
@@ -229,16 +229,16 @@ double NoiseCeiling(const std::vector<Sample>& samples) {
 
 int Run(const Options& o) {
   std::unique_ptr<Task> task;
-  std::unique_ptr<TuningLog> log;
+  std::unique_ptr<records::TuningLog> log;
   std::vector<Sample> samples;
   std::vector<Sample> others;
   std::map<std::string, std::unique_ptr<Task>> other_tasks;
   int64_t outside_space = 0;
   {
     task = std::make_unique<Task>(o.task, o.target);
-    log = TuningLog::Open(o.db);
-    RecordFilter filter;
-    filter.template_name = TemplateOfWorkload(task->workload_key());
+    log = records::TuningLog::Open(o.db);
+    records::RecordFilter filter;
+    filter.template_name = records::TemplateOfWorkload(task->workload_key());
     filter.target = o.target;
     for (const tuning::MeasureRecord& r : log->List(filter)) {
       const Task* owner = task.get();

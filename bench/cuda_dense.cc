@@ -17,11 +17,11 @@
 #include "common/command_line.h"
 #include "compiler/codegen/cuda/cuda_toolkit.h"
 #include "compiler/driver/build.h"
+#include "records/tuning_log.h"
 #include "runtime/data_type.h"
 #include "runtime/device_api.h"
 #include "runtime/ndarray.h"
 #include "runtime/time_evaluator.h"
-#include "tuner/log/tuning_log.h"
 #include "tuner/task/task.h"
 #include "tuner/tune/apply_history.h"
 
@@ -65,8 +65,8 @@ int Run(const std::string& db, int n, const std::string& arch, int repeat) {
   tuner::Task task("dense.cuda(" + std::to_string(n) + "," + std::to_string(n) + "," +
                        std::to_string(n) + ",float32)",
                    target);
-  std::unique_ptr<tuner::TuningLog> log;
-  if (!db.empty()) log = tuner::TuningLog::Open(db, /*create=*/false);
+  std::unique_ptr<records::TuningLog> log;
+  if (!db.empty()) log = records::TuningLog::Open(db, /*create=*/false);
   tuner::ChosenConfig chosen = tuner::ChooseConfig(task, log.get(), std::cerr);
   topi::ScheduledOp op = task.Instantiate(chosen.config);
   runtime::Module mod = build(op.schedule, op.args, Target(target), "dense");

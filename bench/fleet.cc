@@ -196,10 +196,10 @@ void LogBestLatency(int64_t records, int queries) {
     batch.push_back(std::move(r));
   }
   Clock::time_point start = Clock::now();
-  tessera::tuner::ImportResult pushed = client.Push(batch);
+  tessera::records::ImportResult pushed = client.Push(batch);
   const double push_s = Millis(Clock::now() - start) / 1000;
 
-  tessera::tuner::RecordFilter one;
+  tessera::records::RecordFilter one;
   one.workload_key = "dense.x86(" + std::to_string(16 * (1 + workloads / 2)) + ",256,256,float32)";
   one.target = target;
   std::vector<double> best_ms, list_ms;

@@ -34,9 +34,9 @@
 #include "compiler/driver/target.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "deploy/run_model.h"
+#include "records/tuning_log.h"
 #include "runtime/graph_executor.h"
 #include "runtime/thread_pool.h"
-#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace {
@@ -148,8 +148,8 @@ int Run(const Flags& flags) {
   // when the run ends, however it ends.
   const TempDir temp("tessera-bench-models");
   const std::string& dir = temp.path();
-  std::unique_ptr<tuner::TuningLog> log;
-  if (!flags.db.empty()) log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  std::unique_ptr<records::TuningLog> log;
+  if (!flags.db.empty()) log = records::TuningLog::Open(flags.db, /*create=*/false);
   const bool ort = OrtInstalled();
   if (!ort) {
     std::cerr << "ONNX Runtime not installed (npm install --ignore-scripts --prefix bench/.ort "

@@ -31,9 +31,9 @@
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/dense_x86.h"
 #include "compiler/topi/nchwc_layout.h"
+#include "records/tuning_log.h"
 #include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
-#include "tuner/log/tuning_log.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/tune/apply_history.h"
 
@@ -160,7 +160,7 @@ Conv2dTransforms TimeConv2dTransforms(const tuner::Task& task, const space::Conf
 
 // Operators other than dense: the log's best config against the fallback, the plain untuned
 // compute, and for conv2d oneDNN, plus the cost of Tessera's own layout transforms.
-bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, const Options& o) {
+bool RunWithoutVendor(const tuner::Task& task, const records::TuningLog& log, const Options& o) {
   auto fixture = tuner::MakeTaskFixture(task, 1);
   tuner::ChosenConfig tuned = tuner::ChooseConfig(task, &log, std::cerr);
   const space::ConfigEntity fallback = task.config_space().Fallback();
@@ -283,7 +283,7 @@ bool RunWithoutVendor(const tuner::Task& task, const tuner::TuningLog& log, cons
 
 // Dense against OpenBLAS: Tessera's kernel reads weights packed once (as a graph compiler packs
 // its constant weights at build time); the packing is timed apart and reported with and without.
-bool RunDense(const tuner::Task& task, const tuner::TuningLog& log, const Options& o) {
+bool RunDense(const tuner::Task& task, const records::TuningLog& log, const Options& o) {
   const auto& ints = task.args().ints;
   const int m = static_cast<int>(ints[0]), n = static_cast<int>(ints[1]),
             k = static_cast<int>(ints[2]);
@@ -389,7 +389,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", o.json, "one JSON object per task and thread count");
   return RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
     if (!tasks.empty()) o.tasks = tasks;
-    auto log = tuner::TuningLog::Open(o.db, /*create=*/false);
+    auto log = records::TuningLog::Open(o.db, /*create=*/false);
     bool all_correct = true;
     for (const std::string& key : o.tasks) {
       tuner::Task task(key, o.target);

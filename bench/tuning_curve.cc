@@ -24,10 +24,10 @@
 #include "common/json.h"
 #include "compiler/driver/build_model.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
+#include "records/records_until.h"
+#include "records/tuning_log.h"
 #include "runtime/graph_executor.h"
 #include "runtime/thread_pool.h"
-#include "tuner/log/records_until.h"
-#include "tuner/log/tuning_log.h"
 #include "tuner/tune/tuning_curve.h"
 
 namespace tessera {
@@ -72,7 +72,7 @@ std::vector<double> DefaultCheckpoints(double end) {
 }
 
 int Run(const Flags& flags) {
-  auto log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  auto log = records::TuningLog::Open(flags.db, /*create=*/false);
   ModelBuildOptions options;
   options.target = flags.target;
   std::ostringstream quiet;  // fallback notices: the coverage column says it
@@ -108,7 +108,7 @@ int Run(const Flags& flags) {
   const std::string& dir = temp.path();
   for (size_t i = 0; i < at.size(); ++i) {
     const double start = curve.front().timestamp;
-    tuner::RecordsUntil records(*log, at[i] <= 0 ? start - 1 : start + at[i]);
+    records::RecordsUntil records(*log, at[i] <= 0 ? start - 1 : start + at[i]);
     options.log = &records;
     ModelBuild build = BuildModel(graph, options);
     const std::string out = dir + "/" + std::to_string(i);

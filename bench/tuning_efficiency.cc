@@ -173,7 +173,7 @@ int Run(const Options& o) {
   int64_t history_records = 0;
   const int64_t width = static_cast<int64_t>(
       CandidateFeatures(task->config_space().Fallback(), task->workload_key()).size());
-  auto pretrain = [&](const TuningLog& log) {
+  auto pretrain = [&](const records::TuningLog& log) {
     history_set = HistoryFromLog(log, task->workload_key(), o.target, width);
     history_records = history_set.features.rows();
     if (history_records == 0) return;
@@ -181,13 +181,13 @@ int Run(const Options& o) {
     base->Fit(history_set.features, history_set.costs, history_set.group_sizes);
   };
   if (!o.history_db.empty()) {
-    pretrain(*TuningLog::Open(o.history_db));
+    pretrain(*records::TuningLog::Open(o.history_db));
   } else if (!o.transfer_tasks.empty() && o.transfer_trials > 0) {
     const char* tmp = std::getenv("TMPDIR");
     std::string db = std::string(tmp && *tmp ? tmp : "/tmp") + "/tuning_efficiency_" +
                      std::to_string(getpid()) + ".db";
     {
-      auto log = TuningLog::Open(db);
+      auto log = records::TuningLog::Open(db);
       for (const std::string& key : o.transfer_tasks) {
         Task other(key, o.target);
         Note("history: " + std::to_string(o.transfer_trials) + " random trials of " + key + "...");

@@ -13,7 +13,7 @@
 #include "compiler/graph/graph.h"
 #include "fleet/client/log_client.h"
 #include "fleet/secrets.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace cli {
@@ -41,7 +41,7 @@ void Compile(const CompileFlags& flags) {
   }
   graph::Graph g = frontend::ImportOnnx(flags.model, import);
   if (flags.print_graph) std::cout << "// imported\n" << graph::ToText(g);
-  std::unique_ptr<tuner::RecordSource> log;
+  std::unique_ptr<records::RecordSource> log;
   if (const std::string tracker = fleet::TrackerLogAddress(flags.db); !tracker.empty()) {
     fleet::TrackerOptions tracker_options;
     tracker_options.address = tracker;
@@ -51,7 +51,7 @@ void Compile(const CompileFlags& flags) {
   } else if (!flags.token_file.empty() || !flags.tls_ca.empty()) {
     throw UserError("--token-file and --tls-ca go with --db tracker://HOST:PORT");
   } else if (!flags.db.empty()) {
-    log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+    log = records::TuningLog::Open(flags.db, /*create=*/false);
   }
   ModelBuildOptions options;
   options.target = flags.target;

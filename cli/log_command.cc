@@ -12,8 +12,8 @@
 #include "common/json.h"
 #include "fleet/client/log_client.h"
 #include "fleet/secrets.h"
-#include "tuner/log/record_check.h"
-#include "tuner/log/tuning_log.h"
+#include "records/record_check.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace cli {
@@ -22,7 +22,7 @@ namespace {
 struct LogFlags {
   std::string db, file;
   std::string tracker, token_file, tls_ca;  // the tracker's shared log instead of --db
-  tuner::RecordFilter filter;
+  records::RecordFilter filter;
   bool json = false;
 };
 
@@ -35,19 +35,19 @@ std::string FormatCost(double seconds) {
 
 void PrintRecord(const tuning::MeasureRecord& r, bool json) {
   if (json) {
-    std::cout << tuner::RecordToJson(r) << "\n";
+    std::cout << records::RecordToJson(r) << "\n";
     return;
   }
   std::cout << r.workload_key() << "  [" << r.target() << "]  config " << r.config_index() << "  "
             << (r.error_kind() == tuning::OK
-                    ? FormatCost(tuner::MeanCost(r))
+                    ? FormatCost(records::MeanCost(r))
                     : tuning::ErrorKind_Name(r.error_kind()) + ": " + r.error_message())
             << "  device " << r.device_key() << "\n";
 }
 
 void Import(const LogFlags& flags) {
-  auto log = tuner::TuningLog::Open(flags.db, /*create=*/true);
-  tuner::ImportResult result;
+  auto log = records::TuningLog::Open(flags.db, /*create=*/true);
+  records::ImportResult result;
   if (!flags.file.empty()) {
     std::ifstream in(flags.file);
     if (!in) throw UserError("--file '" + flags.file + "': cannot read file");
@@ -71,14 +71,14 @@ std::unique_ptr<fleet::LogClient> TrackerLog(const LogFlags& flags) {
 void ForEachRecord(const LogFlags& flags,
                    const std::function<void(const tuning::MeasureRecord&)>& each) {
   if (!flags.tracker.empty()) return TrackerLog(flags)->ForEach(flags.filter, each);
-  for (const auto& r : tuner::TuningLog::Open(flags.db, /*create=*/false)->List(flags.filter)) {
+  for (const auto& r : records::TuningLog::Open(flags.db, /*create=*/false)->List(flags.filter)) {
     each(r);
   }
 }
 
 fleet::BestRecords ReadBest(const LogFlags& flags) {
   if (!flags.tracker.empty()) return TrackerLog(flags)->Best(flags.filter);
-  auto log = tuner::TuningLog::Open(flags.db, /*create=*/false);
+  auto log = records::TuningLog::Open(flags.db, /*create=*/false);
   fleet::BestRecords best;
   for (const auto& s : log->Stats(flags.filter)) {
     ++best.workloads;
@@ -87,9 +87,9 @@ fleet::BestRecords ReadBest(const LogFlags& flags) {
   return best;
 }
 
-std::vector<tuner::WorkloadStats> ReadStats(const LogFlags& flags) {
+std::vector<records::WorkloadStats> ReadStats(const LogFlags& flags) {
   if (!flags.tracker.empty()) return TrackerLog(flags)->Stats(flags.filter);
-  return tuner::TuningLog::Open(flags.db, /*create=*/false)->Stats(flags.filter);
+  return records::TuningLog::Open(flags.db, /*create=*/false)->Stats(flags.filter);
 }
 
 std::string SourceName(const LogFlags& flags) {
@@ -98,15 +98,16 @@ std::string SourceName(const LogFlags& flags) {
 
 void Export(const LogFlags& flags) {
   if (flags.file.empty()) {
-    ForEachRecord(
-        flags, [](const tuning::MeasureRecord& r) { std::cout << tuner::RecordToJson(r) << '\n'; });
+    ForEachRecord(flags, [](const tuning::MeasureRecord& r) {
+      std::cout << records::RecordToJson(r) << '\n';
+    });
     return;
   }
   std::ofstream file(flags.file, std::ios::trunc);
   if (!file) throw UserError("--file '" + flags.file + "': cannot write file");
   int64_t n = 0;
   ForEachRecord(flags, [&](const tuning::MeasureRecord& r) {
-    file << tuner::RecordToJson(r) << '\n';
+    file << records::RecordToJson(r) << '\n';
     ++n;
   });
   std::cerr << "exported " << n << " records to " << flags.file << "\n";
@@ -119,21 +120,21 @@ void List(const LogFlags& flags) {
 // Every record is checked before the first is sent, so a bad log pushes nothing.
 void Push(const LogFlags& flags) {
   const std::vector<tuning::MeasureRecord> records =
-      tuner::TuningLog::Open(flags.db, /*create=*/false)->List({});
+      records::TuningLog::Open(flags.db, /*create=*/false)->List({});
   for (size_t i = 0; i < records.size(); ++i) {
-    const std::string problem = tuner::RecordProblem(records[i]);
+    const std::string problem = records::RecordProblem(records[i]);
     if (!problem.empty()) {
       throw UserError("--db '" + flags.db + "': record " + std::to_string(i + 1) + " (" +
                       records[i].workload_key().substr(0, 200) + "): " + problem +
                       "; nothing was pushed");
     }
   }
-  tuner::ImportResult result = TrackerLog(flags)->Push(records);
+  records::ImportResult result = TrackerLog(flags)->Push(records);
   std::cout << "imported " << result.imported << " records into " << SourceName(flags) << " ("
             << result.duplicates << " already present)\n";
 }
 
-void PrintStats(const tuner::WorkloadStats& s, bool json) {
+void PrintStats(const records::WorkloadStats& s, bool json) {
   if (json) {
     Json line;
     line["workload_key"] = s.workload_key;
@@ -149,7 +150,7 @@ void PrintStats(const tuner::WorkloadStats& s, bool json) {
 }
 
 void NoRecords(const LogFlags& flags, bool best) {
-  const tuner::RecordFilter& f = flags.filter;
+  const records::RecordFilter& f = flags.filter;
   std::cerr << "no records" << (f.workload_key.empty() ? "" : " for " + f.workload_key)
             << (f.target.empty() ? "" : " on '" + f.target + "'") << " in " << SourceName(flags)
             << "\n";

@@ -102,7 +102,7 @@ void TuneModel(const TuneFlags& flags) {
   std::vector<tuner::ModelTuneTask> tasks =
       ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
-  auto log = tuner::TuningLog::Open(flags.db);
+  auto log = records::TuningLog::Open(flags.db);
   std::unique_ptr<tuner::CurveWriter> curve;
   if (!flags.curve.empty()) curve = std::make_unique<tuner::CurveWriter>(flags.curve);
   tuner::TuneModelOptions options;
@@ -195,7 +195,7 @@ void Tune(TuneFlags& flags) {
 
   tuner::Task task(flags.task, flags.target);
   tuner::CheckTarget(task.target());  // before the header: a bad -mcpu ends the run at once
-  auto log = tuner::TuningLog::Open(flags.db);
+  auto log = records::TuningLog::Open(flags.db);
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

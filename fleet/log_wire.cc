@@ -3,7 +3,7 @@
 namespace tessera {
 namespace fleet {
 
-log::v1::RecordFilter FilterToWire(const tuner::RecordFilter& filter) {
+log::v1::RecordFilter FilterToWire(const records::RecordFilter& filter) {
   log::v1::RecordFilter wire;
   wire.set_workload_key(filter.workload_key);
   wire.set_template_name(filter.template_name);
@@ -13,8 +13,8 @@ log::v1::RecordFilter FilterToWire(const tuner::RecordFilter& filter) {
   return wire;
 }
 
-tuner::RecordFilter FilterFromWire(const log::v1::RecordFilter& wire) {
-  tuner::RecordFilter filter;
+records::RecordFilter FilterFromWire(const log::v1::RecordFilter& wire) {
+  records::RecordFilter filter;
   filter.workload_key = wire.workload_key();
   filter.template_name = wire.template_name();
   filter.target = wire.target();
@@ -23,7 +23,7 @@ tuner::RecordFilter FilterFromWire(const log::v1::RecordFilter& wire) {
   return filter;
 }
 
-log::v1::WorkloadStats StatsToWire(const tuner::WorkloadStats& stats) {
+log::v1::WorkloadStats StatsToWire(const records::WorkloadStats& stats) {
   log::v1::WorkloadStats wire;
   wire.set_workload_key(stats.workload_key);
   wire.set_target(stats.target);
@@ -33,8 +33,8 @@ log::v1::WorkloadStats StatsToWire(const tuner::WorkloadStats& stats) {
   return wire;
 }
 
-tuner::WorkloadStats StatsFromWire(const log::v1::WorkloadStats& wire) {
-  tuner::WorkloadStats stats;
+records::WorkloadStats StatsFromWire(const log::v1::WorkloadStats& wire) {
+  records::WorkloadStats stats;
   stats.workload_key = wire.workload_key();
   stats.target = wire.target();
   stats.records = wire.records();

@@ -5,7 +5,7 @@
 #define TESSERA_FLEET_LOG_WIRE_H_
 
 #include "proto/log_service.pb.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace fleet {
@@ -17,13 +17,13 @@ constexpr int kMaxPushRecords = 5000;
 constexpr size_t kPushBatchBytes = 1 << 20;
 
 /// `filter` as sent (a limit of -1, "all", becomes 0).
-log::v1::RecordFilter FilterToWire(const tuner::RecordFilter& filter);
+log::v1::RecordFilter FilterToWire(const records::RecordFilter& filter);
 /// A received filter (a limit of 0 means all; a negative one too).
-tuner::RecordFilter FilterFromWire(const log::v1::RecordFilter& filter);
+records::RecordFilter FilterFromWire(const log::v1::RecordFilter& filter);
 /// One summary as sent.
-log::v1::WorkloadStats StatsToWire(const tuner::WorkloadStats& stats);
+log::v1::WorkloadStats StatsToWire(const records::WorkloadStats& stats);
 /// A received summary.
-tuner::WorkloadStats StatsFromWire(const log::v1::WorkloadStats& stats);
+records::WorkloadStats StatsFromWire(const log::v1::WorkloadStats& stats);
 
 }  // namespace fleet
 }  // namespace tessera

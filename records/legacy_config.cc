@@ -1,9 +1,9 @@
-#include "tuner/log/legacy_config.h"
+#include "records/legacy_config.h"
 
 #include <nlohmann/json.hpp>
 
 namespace tessera {
-namespace tuner {
+namespace records {
 namespace {
 
 // One entity entry [name, kind tag, value]; false when it has another shape.
@@ -52,5 +52,5 @@ tuning::MeasureRecord WithConfigMessage(tuning::MeasureRecord record) {
   return record;
 }
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera

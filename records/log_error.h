@@ -1,14 +1,14 @@
 /// \file
 /// The error type of the tuning log.
-#ifndef TESSERA_TUNER_LOG_LOG_ERROR_H_
-#define TESSERA_TUNER_LOG_LOG_ERROR_H_
+#ifndef TESSERA_RECORDS_LOG_ERROR_H_
+#define TESSERA_RECORDS_LOG_ERROR_H_
 
 #include <string>
 
 #include "common/error.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 
 /// A tuning log that cannot be used as asked: missing, corrupt, of a newer schema, a bad JSON line.
 /// The message names the file (and line, for imports). A user error: programs exit 2 on it.
@@ -18,7 +18,7 @@ class LogError : public UserError {
   explicit LogError(const std::string& msg) : UserError(msg) {}
 };
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera
 
-#endif  // TESSERA_TUNER_LOG_LOG_ERROR_H_
+#endif  // TESSERA_RECORDS_LOG_ERROR_H_

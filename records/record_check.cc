@@ -1,9 +1,9 @@
-#include "tuner/log/record_check.h"
+#include "records/record_check.h"
 
 #include <cmath>
 
 namespace tessera {
-namespace tuner {
+namespace records {
 namespace {
 
 // A key is printable text of bounded size: it ends up in terminals, file names and HTML.
@@ -86,5 +86,5 @@ std::string RecordProblem(const tuning::MeasureRecord& r) {
   return ConfigProblem(r.config());
 }
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera

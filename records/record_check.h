@@ -2,8 +2,8 @@
 /// What a tuning record must look like before a log accepts it from outside (a push to the
 /// tracker, a worker's report): sizes, keys and costs that a build can use. Local appends by the
 /// tuner are trusted and not checked here.
-#ifndef TESSERA_TUNER_LOG_RECORD_CHECK_H_
-#define TESSERA_TUNER_LOG_RECORD_CHECK_H_
+#ifndef TESSERA_RECORDS_RECORD_CHECK_H_
+#define TESSERA_RECORDS_RECORD_CHECK_H_
 
 #include <cstdint>
 #include <string>
@@ -11,7 +11,7 @@
 #include "proto/tuning.pb.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 
 /// Longest workload key, target, device key or tuner version accepted (bytes).
 constexpr size_t kMaxRecordKeyBytes = 1024;
@@ -25,7 +25,7 @@ constexpr int kMaxRecordKnobs = 256;
 /// Why `record` cannot go into a shared log ("costs[2] is negative (-1)"), or "" when it can.
 std::string RecordProblem(const tuning::MeasureRecord& record);
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera
 
-#endif  // TESSERA_TUNER_LOG_RECORD_CHECK_H_
+#endif  // TESSERA_RECORDS_RECORD_CHECK_H_

@@ -1,13 +1,13 @@
 /// \file
 /// `RecordFilter`: which records a query of a tuning log returns, locally or through the tracker.
-#ifndef TESSERA_TUNER_LOG_RECORD_FILTER_H_
-#define TESSERA_TUNER_LOG_RECORD_FILTER_H_
+#ifndef TESSERA_RECORDS_RECORD_FILTER_H_
+#define TESSERA_RECORDS_RECORD_FILTER_H_
 
 #include <cstdint>
 #include <string>
 
 namespace tessera {
-namespace tuner {
+namespace records {
 
 /// Which records a query returns. Empty strings match everything.
 struct RecordFilter {
@@ -18,7 +18,7 @@ struct RecordFilter {
   int64_t limit = -1;  ///< at most this many rows (newest first when limited); -1: all
 };
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera
 
-#endif  // TESSERA_TUNER_LOG_RECORD_FILTER_H_
+#endif  // TESSERA_RECORDS_RECORD_FILTER_H_

@@ -2,17 +2,17 @@
 /// Where a build reads tuning records from: a local SQLite log (`TuningLog`) or the tracker's
 /// shared log (`fleet::LogClient`, `tessera compile --db tracker://HOST:PORT`). Builds only
 /// read, so they see this interface and not where the records live.
-#ifndef TESSERA_TUNER_LOG_RECORD_SOURCE_H_
-#define TESSERA_TUNER_LOG_RECORD_SOURCE_H_
+#ifndef TESSERA_RECORDS_RECORD_SOURCE_H_
+#define TESSERA_RECORDS_RECORD_SOURCE_H_
 
 #include <string>
 #include <vector>
 
 #include "proto/tuning.pb.h"
-#include "tuner/log/record_filter.h"
+#include "records/record_filter.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 
 /// A read-only view of tuning records.
 class RecordSource {
@@ -24,7 +24,7 @@ class RecordSource {
   virtual std::string SourceName() const = 0;
 };
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera
 
-#endif  // TESSERA_TUNER_LOG_RECORD_SOURCE_H_
+#endif  // TESSERA_RECORDS_RECORD_SOURCE_H_

@@ -1,10 +1,10 @@
-#include "tuner/log/records_until.h"
+#include "records/records_until.h"
 
 #include <algorithm>
 #include <sstream>
 
 namespace tessera {
-namespace tuner {
+namespace records {
 
 std::vector<tuning::MeasureRecord> RecordsUntil::List(const RecordFilter& filter) const {
   RecordFilter all = filter;
@@ -28,5 +28,5 @@ std::string RecordsUntil::SourceName() const {
   return name.str();
 }
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera

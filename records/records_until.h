@@ -2,16 +2,16 @@
 /// A tuning log as it stood at an earlier moment: the records of another source whose timestamp
 /// is not after a given time. What a build would have used had tuning stopped then (the
 /// tuning-time curve of `//bench:tuning_curve`).
-#ifndef TESSERA_TUNER_LOG_RECORDS_UNTIL_H_
-#define TESSERA_TUNER_LOG_RECORDS_UNTIL_H_
+#ifndef TESSERA_RECORDS_RECORDS_UNTIL_H_
+#define TESSERA_RECORDS_RECORDS_UNTIL_H_
 
 #include <string>
 #include <vector>
 
-#include "tuner/log/record_source.h"
+#include "records/record_source.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 
 /// The records of `source` with timestamp ≤ `until` (seconds since the Unix epoch).
 class RecordsUntil : public RecordSource {
@@ -30,7 +30,7 @@ class RecordsUntil : public RecordSource {
   double until_;
 };
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera
 
-#endif  // TESSERA_TUNER_LOG_RECORDS_UNTIL_H_
+#endif  // TESSERA_RECORDS_RECORDS_UNTIL_H_

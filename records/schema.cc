@@ -1,15 +1,15 @@
-#include "tuner/log/schema.h"
+#include "records/schema.h"
 
 #include <sqlite3.h>
 
 #include <string>
 #include <vector>
 
-#include "tuner/log/log_error.h"
-#include "tuner/log/tuning_log.h"
+#include "records/log_error.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 namespace {
 
 // Migration i brings the schema from version i to i + 1. Append, never edit.
@@ -78,5 +78,5 @@ void MigrateSchema(Database* db) {
   transaction.Commit();
 }
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera

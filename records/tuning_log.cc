@@ -1,4 +1,4 @@
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 #include <google/protobuf/util/json_util.h>
 #include <sqlite3.h>
@@ -14,12 +14,12 @@
 #include <utility>
 
 #include "common/sqlite.h"
-#include "tuner/log/legacy_config.h"
-#include "tuner/log/log_error.h"
-#include "tuner/log/schema.h"
+#include "records/legacy_config.h"
+#include "records/log_error.h"
+#include "records/schema.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 namespace {
 
 constexpr const char* kColumns =
@@ -308,5 +308,5 @@ ImportResult TuningLog::ImportRecords(const std::vector<tuning::MeasureRecord>& 
   return result;
 }
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera

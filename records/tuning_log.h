@@ -3,8 +3,8 @@
 /// versioned with migrations). Builds read the best record per (workload, target); the tuner
 /// reads history by template for transfer learning and skips configurations already measured.
 /// Several processes may append at once without losing rows.
-#ifndef TESSERA_TUNER_LOG_TUNING_LOG_H_
-#define TESSERA_TUNER_LOG_TUNING_LOG_H_
+#ifndef TESSERA_RECORDS_TUNING_LOG_H_
+#define TESSERA_RECORDS_TUNING_LOG_H_
 
 #include <cstdint>
 #include <istream>
@@ -16,14 +16,14 @@
 #include <vector>
 
 #include "proto/tuning.pb.h"
-#include "tuner/log/record_filter.h"
-#include "tuner/log/record_source.h"
+#include "records/record_filter.h"
+#include "records/record_source.h"
 
 namespace tessera {
 
 class Database;
 
-namespace tuner {
+namespace records {
 
 /// Schema version this build writes; older logs are migrated on open, newer ones refused.
 constexpr int kTuningLogSchemaVersion = 2;
@@ -99,7 +99,7 @@ class TuningLog : public RecordSource {
   std::unique_ptr<Database> db_;
 };
 
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera
 
-#endif  // TESSERA_TUNER_LOG_TUNING_LOG_H_
+#endif  // TESSERA_RECORDS_TUNING_LOG_H_

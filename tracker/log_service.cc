@@ -5,8 +5,8 @@
 
 #include "common/log.h"
 #include "fleet/log_wire.h"
+#include "records/record_check.h"
 #include "tracker/authorize.h"
-#include "tuner/log/record_check.h"
 
 namespace tessera {
 namespace tracker {
@@ -26,11 +26,11 @@ grpc::Status LogService::Best(grpc::ServerContext* context, const log::v1::BestR
                               log::v1::BestReply* reply) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   try {
-    const tuner::RecordFilter filter = fleet::FilterFromWire(request->filter());
-    log_.With([&](tuner::TuningLog& log) {
-      const std::vector<tuner::WorkloadStats> stats = log.Stats(filter);
+    const records::RecordFilter filter = fleet::FilterFromWire(request->filter());
+    log_.With([&](records::TuningLog& log) {
+      const std::vector<records::WorkloadStats> stats = log.Stats(filter);
       reply->set_workloads(static_cast<int64_t>(stats.size()));
-      for (const tuner::WorkloadStats& s : stats) {
+      for (const records::WorkloadStats& s : stats) {
         if (auto best = log.Best(s.workload_key, s.target)) *reply->add_records() = *best;
       }
     });
@@ -45,8 +45,8 @@ grpc::Status LogService::List(grpc::ServerContext* context, const log::v1::ListR
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   std::vector<tuning::MeasureRecord> records;
   try {
-    const tuner::RecordFilter filter = fleet::FilterFromWire(request->filter());
-    records = log_.With([&](tuner::TuningLog& log) { return log.List(filter); });
+    const records::RecordFilter filter = fleet::FilterFromWire(request->filter());
+    records = log_.With([&](records::TuningLog& log) { return log.List(filter); });
   } catch (const std::exception& e) {
     return Internal("List", e);
   }
@@ -68,9 +68,9 @@ grpc::Status LogService::Stats(grpc::ServerContext* context, const log::v1::Stat
                                log::v1::StatsReply* reply) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   try {
-    const tuner::RecordFilter filter = fleet::FilterFromWire(request->filter());
-    log_.With([&](tuner::TuningLog& log) {
-      for (const tuner::WorkloadStats& s : log.Stats(filter)) {
+    const records::RecordFilter filter = fleet::FilterFromWire(request->filter());
+    log_.With([&](records::TuningLog& log) {
+      for (const records::WorkloadStats& s : log.Stats(filter)) {
         *reply->add_workloads() = fleet::StatsToWire(s);
       }
       reply->set_total_records(log.Count());
@@ -92,7 +92,7 @@ grpc::Status LogService::Push(grpc::ServerContext* context, const log::v1::PushR
   }
   // Every record is checked before the first is written: a batch goes in whole or not at all.
   for (int i = 0; i < request->records_size(); ++i) {
-    const std::string problem = tuner::RecordProblem(request->records(i));
+    const std::string problem = records::RecordProblem(request->records(i));
     if (!problem.empty()) {
       return grpc::Status(
           grpc::StatusCode::INVALID_ARGUMENT,
@@ -102,8 +102,8 @@ grpc::Status LogService::Push(grpc::ServerContext* context, const log::v1::PushR
   try {
     const std::vector<tuning::MeasureRecord> records(request->records().begin(),
                                                      request->records().end());
-    const tuner::ImportResult result =
-        log_.With([&](tuner::TuningLog& log) { return log.ImportRecords(records); });
+    const records::ImportResult result =
+        log_.With([&](records::TuningLog& log) { return log.ImportRecords(records); });
     reply->set_imported(result.imported);
     reply->set_duplicates(result.duplicates);
     TESSERA_LOG(kInfo) << "records pushed peer=" << context->peer()

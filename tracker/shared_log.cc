@@ -8,7 +8,7 @@ SharedLog::SharedLog(const std::string& state_dir) {
     scratch_ = std::make_unique<TempDir>("tessera-tracker-log");
     dir = scratch_->path();
   }
-  log_ = tuner::TuningLog::Open(dir + "/tuning.db");
+  log_ = records::TuningLog::Open(dir + "/tuning.db");
 }
 
 }  // namespace tessera::tracker

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "common/file.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera::tracker {
 
@@ -38,7 +38,7 @@ class SharedLog {
  private:
   std::unique_ptr<TempDir> scratch_;  // only without a state directory
   std::mutex mutex_;
-  std::unique_ptr<tuner::TuningLog> log_;
+  std::unique_ptr<records::TuningLog> log_;
 };
 
 }  // namespace tessera::tracker

@@ -20,10 +20,10 @@
 #include "compiler/topi/dense_x86.h"
 #include "compiler/topi/depthwise_conv2d_nchwc_x86.h"
 #include "compiler/topi/nchwc_layout.h"
+#include "records/tuning_log.h"
 #include "runtime/data_type.h"
 #include "runtime/graph_executor.h"
 #include "runtime/params.h"
-#include "tuner/log/tuning_log.h"
 #include "tuner/task/blocked_layout.h"
 #include "tuner/task/task.h"
 #include "tuner/tune/apply_history.h"
@@ -636,9 +636,9 @@ class ModelBuilder {
     // in its record, and the direct convolution 0.87.
     const int64_t alpha = topi::WinogradTile(chosen.config) + 2;
     const double extra_weights_s = 4.0 * sh.k * sh.c * (alpha * alpha - 9) / 10e9;
-    if (compared.record &&
-        (compared.other_threads != chosen.other_threads ||
-         tuner::MeanCost(*compared.record) <= tuner::MeanCost(*chosen.record) + extra_weights_s)) {
+    if (compared.record && (compared.other_threads != chosen.other_threads ||
+                            records::MeanCost(*compared.record) <=
+                                records::MeanCost(*chosen.record) + extra_weights_s)) {
       return;
     }
     plan.task = task;

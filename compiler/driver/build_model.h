@@ -31,9 +31,9 @@
 #include "runtime/ndarray.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 class RecordSource;
-}  // namespace tuner
+}  // namespace records
 
 /// A tunable workload of a model (one template instance), deduplicated by workload key.
 struct ModelTask {
@@ -64,7 +64,7 @@ struct KernelConfig {
 struct ModelBuildOptions {
   std::string target = "llvm";  ///< target string, as the tuning log keys it
   /// Best records come from here: a local log or the tracker's (null: fallbacks).
-  const tuner::RecordSource* log = nullptr;
+  const records::RecordSource* log = nullptr;
   std::ostream* warnings = nullptr;  ///< fallback notices (null: std::cerr)
   /// Called with the graph after each graph pass (e.g. `--print-graph`).
   std::function<void(const std::string& pass, const graph::Graph&)> after_pass;

@@ -25,7 +25,7 @@ std::string LogClient::Where(const char* rpc) const {
   return "tracker " + options_.address + " (" + rpc + ")";
 }
 
-BestRecords LogClient::Best(const tuner::RecordFilter& filter) const {
+BestRecords LogClient::Best(const records::RecordFilter& filter) const {
   log::v1::BestRequest request;
   *request.mutable_filter() = FilterToWire(filter);
   log::v1::BestReply reply;
@@ -37,7 +37,7 @@ BestRecords LogClient::Best(const tuner::RecordFilter& filter) const {
   return {{reply.records().begin(), reply.records().end()}, reply.workloads()};
 }
 
-void LogClient::ForEach(const tuner::RecordFilter& filter,
+void LogClient::ForEach(const records::RecordFilter& filter,
                         const std::function<void(const tuning::MeasureRecord&)>& each) const {
   log::v1::ListRequest request;
   *request.mutable_filter() = FilterToWire(filter);
@@ -58,13 +58,13 @@ void LogClient::ForEach(const tuner::RecordFilter& filter,
   });
 }
 
-std::vector<tuning::MeasureRecord> LogClient::List(const tuner::RecordFilter& filter) const {
+std::vector<tuning::MeasureRecord> LogClient::List(const records::RecordFilter& filter) const {
   std::vector<tuning::MeasureRecord> records;
   ForEach(filter, [&](const tuning::MeasureRecord& r) { records.push_back(r); });
   return records;
 }
 
-std::vector<tuner::WorkloadStats> LogClient::Stats(const tuner::RecordFilter& filter) const {
+std::vector<records::WorkloadStats> LogClient::Stats(const records::RecordFilter& filter) const {
   log::v1::StatsRequest request;
   *request.mutable_filter() = FilterToWire(filter);
   log::v1::StatsReply reply;
@@ -73,13 +73,13 @@ std::vector<tuner::WorkloadStats> LogClient::Stats(const tuner::RecordFilter& fi
     PrepareTrackerCall(&context, options_.token, options_.rpc_timeout_ms);
     return stub_->Stats(&context, request, &reply);
   });
-  std::vector<tuner::WorkloadStats> stats;
+  std::vector<records::WorkloadStats> stats;
   for (const log::v1::WorkloadStats& s : reply.workloads()) stats.push_back(StatsFromWire(s));
   return stats;
 }
 
-tuner::ImportResult LogClient::Push(const std::vector<tuning::MeasureRecord>& records) const {
-  tuner::ImportResult total;
+records::ImportResult LogClient::Push(const std::vector<tuning::MeasureRecord>& records) const {
+  records::ImportResult total;
   size_t next = 0;
   while (next < records.size()) {
     log::v1::PushRequest request;

@@ -1,7 +1,7 @@
 /// \file
 /// `LogClient`: the tracker's shared tuning log seen from a client. `tessera log … --tracker`
 /// queries and pushes through it; `tessera compile --db tracker://HOST:PORT` reads best records
-/// through it as a `tuner::RecordSource`, exactly as from a local file.
+/// through it as a `records::RecordSource`, exactly as from a local file.
 #ifndef TESSERA_FLEET_CLIENT_LOG_CLIENT_H_
 #define TESSERA_FLEET_CLIENT_LOG_CLIENT_H_
 
@@ -12,7 +12,7 @@
 
 #include "fleet/client/tracker_client.h"
 #include "proto/log_service.grpc.pb.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace fleet {
@@ -31,23 +31,23 @@ struct BestRecords {
 
 /// A client of one tracker's log; thread-safe. Calls throw `FleetError` (exit 1) when the tracker
 /// is unreachable or refuses.
-class LogClient final : public tuner::RecordSource {
+class LogClient final : public records::RecordSource {
  public:
   /// A client for `options.address` (no connection is made until the first call).
   explicit LogClient(TrackerOptions options);
 
   /// The fastest successful record per (workload, target) matching `filter`.
-  BestRecords Best(const tuner::RecordFilter& filter) const;
+  BestRecords Best(const records::RecordFilter& filter) const;
   /// Calls `each` with every record matching `filter`, in insertion order, as they stream in.
-  void ForEach(const tuner::RecordFilter& filter,
+  void ForEach(const records::RecordFilter& filter,
                const std::function<void(const tuning::MeasureRecord&)>& each) const;
   /// Records matching `filter`, in insertion order.
-  std::vector<tuning::MeasureRecord> List(const tuner::RecordFilter& filter) const override;
+  std::vector<tuning::MeasureRecord> List(const records::RecordFilter& filter) const override;
   /// One summary per (workload, target).
-  std::vector<tuner::WorkloadStats> Stats(const tuner::RecordFilter& filter) const;
+  std::vector<records::WorkloadStats> Stats(const records::RecordFilter& filter) const;
   /// Sends `records` in batches (each written whole or not at all by the tracker; a batch already
   /// sent stays when a later one fails, and sending again skips it as duplicates).
-  tuner::ImportResult Push(const std::vector<tuning::MeasureRecord>& records) const;
+  records::ImportResult Push(const std::vector<tuning::MeasureRecord>& records) const;
   /// "tracker://HOST:PORT".
   std::string SourceName() const override;
 

@@ -16,8 +16,8 @@
 #include <memory>
 #include <string>
 
+#include "records/tuning_log.h"
 #include "tests/integration/fleet_fixture.h"
-#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace {
@@ -125,7 +125,7 @@ TEST_F(ArmBoardTest, TunesAarch64CandidatesOnTheEmulatedBoard) {
   std::string db = dir_ + "/tuning.db";
   std::string output;
   ASSERT_EQ(Tune(kBoardTarget, db, &output), 0) << output;
-  std::vector<tuning::MeasureRecord> records = tuner::TuningLog::Open(db)->List({});
+  std::vector<tuning::MeasureRecord> records = records::TuningLog::Open(db)->List({});
   ASSERT_EQ(records.size(), 3u) << output;
   for (const tuning::MeasureRecord& r : records) {
     // OK means the board's answer matched the host's reference (else WRONG_ANSWER).
@@ -143,7 +143,7 @@ TEST_F(ArmBoardTest, HostTargetIsRefusedBeforeAnyUpload) {
   EXPECT_THAT(output, HasSubstr("target 'llvm -mtriple=x86_64-linux-gnu' builds code for x86_64, "
                                 "but device key 'arm-qemu' gave server " +
                                 board_ + ", which reports arch aarch64"));
-  EXPECT_EQ(tuner::TuningLog::Open(db)->Count(), 0) << output;
+  EXPECT_EQ(records::TuningLog::Open(db)->Count(), 0) << output;
   // The refused session was given back at once.
   EXPECT_TRUE(testing::WaitFor([&] { return fleet_->StateOf(board_) == "free"; }, 10000));
 }

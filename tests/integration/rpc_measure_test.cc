@@ -112,7 +112,7 @@ TEST(RpcMeasureTest, TuningThroughTheFleetRecordsTheDeviceKey) {
   fleet.AddServer("cpu");
   tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
   const char* dir = std::getenv("TEST_TMPDIR");
-  auto log = tuner::TuningLog::Open(std::string(dir ? dir : "/tmp") + "/rpc_tune.db");
+  auto log = records::TuningLog::Open(std::string(dir ? dir : "/tmp") + "/rpc_tune.db");
   tuner::TuneTaskOptions options;
   options.tuner = "random";
   options.trials = 6;
@@ -230,7 +230,7 @@ TEST(RpcMeasureTest, TesseraTuneRefusesACudaTargetOnAKeyWithoutGpu) {
   EXPECT_THAT(out, ::testing::HasSubstr("error: target 'cuda -arch=sm_80' runs on a CUDA GPU, but "
                                         "device key 'cpu' gave server 127.0.0.1:"))
       << out;
-  EXPECT_TRUE(tuner::TuningLog::Open(db)->List({}).empty());
+  EXPECT_TRUE(records::TuningLog::Open(db)->List({}).empty());
 }
 
 // A CUDA candidate (launchers + PTX, as `export_library` writes it; a stand-in PTX here, so no

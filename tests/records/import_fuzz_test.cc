@@ -5,16 +5,16 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "records/log_error.h"
+#include "records/tuning_log.h"
 #include "tests/testing/fuzz.h"
-#include "tuner/log/log_error.h"
-#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace {
 
 TEST(ImportFuzzTest, MalformedInputIsALogErrorAndImportsNothing) {
   const char* dir = std::getenv("TEST_TMPDIR");
-  auto log = tuner::TuningLog::Open(std::string(dir ? dir : "/tmp") + "/import_fuzz.db");
+  auto log = records::TuningLog::Open(std::string(dir ? dir : "/tmp") + "/import_fuzz.db");
   testing::FuzzOptions options;
   options.dictionary = {"\n",
                         "{",
@@ -36,14 +36,14 @@ TEST(ImportFuzzTest, MalformedInputIsALogErrorAndImportsNothing) {
                         "\\u0000",
                         "\"NaN\""};
   testing::Fuzz(
-      testing::LoadCorpus("tests/tuner/log/corpus/import"),
+      testing::LoadCorpus("tests/records/corpus/import"),
       [&](const std::string& text) {
         const int64_t before = log->Count();
         std::istringstream in(text);
         try {
-          tuner::ImportResult result = log->ImportJsonLines(in, "fuzz.jsonl");
+          records::ImportResult result = log->ImportJsonLines(in, "fuzz.jsonl");
           EXPECT_EQ(log->Count(), before + result.imported) << testing::Escaped(text);
-        } catch (const tuner::LogError& e) {
+        } catch (const records::LogError& e) {
           EXPECT_EQ(log->Count(), before) << "a refused import imported records";
           EXPECT_NE(std::string(e.what()).find("fuzz.jsonl"), std::string::npos) << e.what();
         }

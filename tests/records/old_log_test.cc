@@ -6,14 +6,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 namespace {
 
 const char* kKey = "dense.x86(16,32,8,float32)";
-const std::string kTestdata = "tests/tuner/log/testdata/";
+const std::string kTestdata = "tests/records/testdata/";
 
 std::string Scratch(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -88,5 +88,5 @@ TEST(OldLogTest, UnreadableOldConfigTextIsKeptForItsReadersToReject) {
 }
 
 }  // namespace
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera

@@ -1,9 +1,9 @@
-#include "tuner/log/records_until.h"
+#include "records/records_until.h"
 
 #include <gtest/gtest.h>
 
 namespace tessera {
-namespace tuner {
+namespace records {
 namespace {
 
 // Records at times 10, 20, 30 and 40, in insertion order.
@@ -46,5 +46,5 @@ TEST(RecordsUntilTest, LimitTakesTheNewestOfThoseRecords) {
 }
 
 }  // namespace
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera

@@ -1,4 +1,4 @@
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "tuner/log/log_error.h"
+#include "records/log_error.h"
 
 namespace tessera {
-namespace tuner {
+namespace records {
 namespace {
 
 const char* kDense = "dense.x86(64,64,64,float32)";
@@ -257,5 +257,5 @@ TEST(TuningLogTest, ConcurrentWritersLoseNoRows) {
 }
 
 }  // namespace
-}  // namespace tuner
+}  // namespace records
 }  // namespace tessera

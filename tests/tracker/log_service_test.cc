@@ -70,7 +70,7 @@ class LogServiceTest : public ::testing::Test {
     return fleet::LogClient(options);
   }
   int64_t Count() {
-    return log_.With([](tuner::TuningLog& log) { return log.Count(); });
+    return log_.With([](records::TuningLog& log) { return log.Count(); });
   }
   grpc::Status RawPush(const log::v1::PushRequest& request) {
     auto stub = log::v1::LogService::NewStub(
@@ -92,7 +92,7 @@ TEST_F(LogServiceTest, PushedRecordsComeBackAsBestListAndStats) {
       Record(kDense, 3, 0.002, 1700000000), Record(kDense, 7, 0.001, 1700000001), Failed(kDense, 9),
       Record(kConv, 1, 0.004, 1700000002), Failed(kConv + std::string("x"), 2)};
   records.back().set_workload_key("depthwise_conv2d.x86(1,32,28,28,3,3,1,1,float32)");
-  tuner::ImportResult pushed = client.Push(records);
+  records::ImportResult pushed = client.Push(records);
   EXPECT_EQ(pushed.imported, 5);
   EXPECT_EQ(pushed.duplicates, 0);
 
@@ -104,7 +104,7 @@ TEST_F(LogServiceTest, PushedRecordsComeBackAsBestListAndStats) {
   EXPECT_EQ(best.records[1].config_index(), 7);
   EXPECT_EQ(best.records[1].config().knobs(0).ints(1), 8);
 
-  tuner::RecordFilter dense;
+  records::RecordFilter dense;
   dense.workload_key = kDense;
   std::vector<tuning::MeasureRecord> listed = client.List(dense);
   ASSERT_EQ(listed.size(), 3u);
@@ -115,7 +115,7 @@ TEST_F(LogServiceTest, PushedRecordsComeBackAsBestListAndStats) {
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0].config_index(), 9);
 
-  std::vector<tuner::WorkloadStats> stats = client.Stats({});
+  std::vector<records::WorkloadStats> stats = client.Stats({});
   ASSERT_EQ(stats.size(), 3u);
   EXPECT_EQ(stats[1].workload_key, kDense);
   EXPECT_EQ(stats[1].records, 3);
@@ -143,7 +143,7 @@ TEST_F(LogServiceTest, PushingTwiceSkipsDuplicates) {
                                                 Record(kDense, 7, 0.001, 1700000001)};
   EXPECT_EQ(client.Push(records).imported, 2);
   records.push_back(Record(kDense, 8, 0.003, 1700000002));
-  tuner::ImportResult again = client.Push(records);
+  records::ImportResult again = client.Push(records);
   EXPECT_EQ(again.imported, 1);
   EXPECT_EQ(again.duplicates, 2);
   EXPECT_EQ(Count(), 3);

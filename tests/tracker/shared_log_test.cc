@@ -31,10 +31,10 @@ TEST(SharedLogTest, KeepsRecordsInTheStateDirectoryAcrossReopens) {
   {
     SharedLog log(state.path());
     EXPECT_EQ(log.path(), state.path() + "/tuning.db");
-    log.With([](tuner::TuningLog& l) { l.Append(Record(1, 2e-3)); });
+    log.With([](records::TuningLog& l) { l.Append(Record(1, 2e-3)); });
   }
   SharedLog reopened(state.path());
-  EXPECT_EQ(reopened.With([](tuner::TuningLog& l) { return l.Count(); }), 1);
+  EXPECT_EQ(reopened.With([](records::TuningLog& l) { return l.Count(); }), 1);
 }
 
 TEST(SharedLogTest, WithoutAStateDirectoryTheLogIsPrivateAndTemporary) {
@@ -42,7 +42,7 @@ TEST(SharedLogTest, WithoutAStateDirectoryTheLogIsPrivateAndTemporary) {
   {
     SharedLog log("");
     path = log.path();
-    log.With([](tuner::TuningLog& l) { l.Append(Record(1, 2e-3)); });
+    log.With([](records::TuningLog& l) { l.Append(Record(1, 2e-3)); });
     EXPECT_TRUE(FileExists(path));
   }
   EXPECT_FALSE(FileExists(path));
@@ -54,14 +54,14 @@ TEST(SharedLogTest, HandlersOnManyThreadsLoseNoRecord) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&log, t] {
       for (int i = 0; i < 25; ++i) {
-        log.With([&](tuner::TuningLog& l) { l.Append(Record(t * 100 + i, 1e-3 * (i + 1))); });
+        log.With([&](records::TuningLog& l) { l.Append(Record(t * 100 + i, 1e-3 * (i + 1))); });
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(log.With([](tuner::TuningLog& l) { return l.Count(); }), 100);
+  EXPECT_EQ(log.With([](records::TuningLog& l) { return l.Count(); }), 100);
   auto best =
-      log.With([](tuner::TuningLog& l) { return l.Best("dense.x86(64,64,64,float32)", "llvm"); });
+      log.With([](records::TuningLog& l) { return l.Best("dense.x86(64,64,64,float32)", "llvm"); });
   ASSERT_TRUE(best.has_value());
   EXPECT_DOUBLE_EQ(best->costs(0), 1e-3);
 }

@@ -76,7 +76,7 @@ void Dashboard::Route() {
   });
   server_->Get("/api/best", [this](const httplib::Request&, httplib::Response& response) {
     ReplyJson(response, 200,
-              sources_.log->With([](tuner::TuningLog& log) { return BestJson(log); }));
+              sources_.log->With([](records::TuningLog& log) { return BestJson(log); }));
   });
   server_->Get("/api/jobs", [this](const httplib::Request&, httplib::Response& response) {
     if (!sources_.jobs) {

@@ -55,10 +55,10 @@ Json FleetJson(const v1::FleetStatus& status) {
           {"sessions", std::move(sessions)}};
 }
 
-Json BestJson(const tuner::TuningLog& log) {
-  const std::vector<tuner::WorkloadStats> stats = log.Stats();
+Json BestJson(const records::TuningLog& log) {
+  const std::vector<records::WorkloadStats> stats = log.Stats();
   Json workloads = Json::array();
-  for (const tuner::WorkloadStats& s : stats) {
+  for (const records::WorkloadStats& s : stats) {
     if (static_cast<int64_t>(workloads.size()) == kDashboardMaxWorkloads) break;
     Json row = {{"workload_key", s.workload_key}, {"target", s.target},
                 {"records", s.records},           {"failures", s.failures},
@@ -66,7 +66,7 @@ Json BestJson(const tuner::TuningLog& log) {
                 {"device_key", nullptr},          {"timestamp", nullptr}};
     if (std::isfinite(s.best_cost)) {
       if (auto best = log.Best(s.workload_key, s.target)) {
-        row["best_seconds"] = tuner::MeanCost(*best);
+        row["best_seconds"] = records::MeanCost(*best);
         row["config_index"] = best->config_index();
         row["device_key"] = best->device_key();
         row["timestamp"] = best->timestamp();

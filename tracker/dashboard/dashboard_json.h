@@ -10,7 +10,7 @@
 #include "common/json.h"
 #include "proto/jobs.pb.h"
 #include "proto/tracker.pb.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace tracker {
@@ -25,7 +25,7 @@ Json FleetJson(const v1::FleetStatus& status);
 /// `{"total_records": N, "workloads": [{workload_key, target, records, failures, best_seconds,
 /// config_index, device_key, timestamp}], "truncated": bool}` for the log's (workload, target)
 /// pairs; `best_seconds` and the best record's fields are null where every record failed.
-Json BestJson(const tuner::TuningLog& log);
+Json BestJson(const records::TuningLog& log);
 
 /// `[{id, name, state, user, priority, target, rpc_key, trials_total, trials_done, failed_share,
 /// best_seconds, eta_seconds, workers, tasks: [{workload_key, trials, done, failed, leased,

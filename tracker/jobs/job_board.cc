@@ -7,8 +7,8 @@
 
 #include "common/log.h"
 #include "fleet/secrets.h"
+#include "records/tuning_log.h"
 #include "tracker/fair_share.h"
-#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace tracker {
@@ -487,7 +487,7 @@ ReportResult JobBoard::Report(const jobs::v1::ReportRequest& request, int64_t no
   store_->SaveReport(lease, result.accepted, result.reply, request.exhausted());
   reports_[lease.lease_id] = result.reply;
   for (const tuning::MeasureRecord& r : result.accepted) {
-    AddRecord(job, lease.task, r.config_index(), tuner::MeanCost(r), now_unix_ms);
+    AddRecord(job, lease.task, r.config_index(), records::MeanCost(r), now_unix_ms);
   }
   if (request.exhausted()) task.exhausted = true;
   EndLease(lease.lease_id);

@@ -64,7 +64,7 @@ JobService::JobService(const std::string& state_dir, std::string token, SharedLo
 void JobService::ReplayUnlogged() {
   std::vector<tuning::MeasureRecord> unlogged = board_->UnloggedRecords();
   if (unlogged.empty()) return;
-  log_->With([&](tuner::TuningLog& log) {
+  log_->With([&](records::TuningLog& log) {
     std::map<std::pair<std::string, std::string>, std::set<int64_t>> present;
     std::vector<tuning::MeasureRecord> missing;
     for (const tuning::MeasureRecord& record : unlogged) {
@@ -174,7 +174,7 @@ grpc::Status JobService::Report(grpc::ServerContext* context,
   *reply = result.reply;
   if (result.accepted.empty()) return grpc::Status::OK;
   try {
-    log_->With([&](tuner::TuningLog& log) { log.AppendBatch(result.accepted); });
+    log_->With([&](records::TuningLog& log) { log.AppendBatch(result.accepted); });
     board_->MarkLogged(request->lease_id());
   } catch (const std::exception& error) {
     // The records are safe with their job and go into the log when the tracker starts again.
@@ -196,13 +196,13 @@ grpc::Status JobService::History(grpc::ServerContext* context,
         board_->LeaseTask(request->lease_id(), request->worker_id(), &workload_key, &target);
     if (refusal) return StatusOfRefusal(refusal);
   }
-  tuner::RecordFilter filter;
-  filter.template_name = tuner::TemplateOfWorkload(workload_key);
+  records::RecordFilter filter;
+  filter.template_name = records::TemplateOfWorkload(workload_key);
   filter.target = target;
   filter.limit = request->limit() > 0 && request->limit() < kMaxHistoryRecords ? request->limit()
                                                                                : kMaxHistoryRecords;
   std::vector<tuning::MeasureRecord> records =
-      log_->With([&](tuner::TuningLog& log) { return log.List(filter); });
+      log_->With([&](records::TuningLog& log) { return log.List(filter); });
   for (tuning::MeasureRecord& record : records) *reply->add_records() = std::move(record);
   return grpc::Status::OK;
 }

@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/sqlite.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace tracker {
@@ -186,7 +186,7 @@ void JobStore::SaveReport(const StoredLease& lease,
         .Bind(2, static_cast<int64_t>(lease.task))
         .Bind(3, record.config_index())
         .Bind(4, lease.lease_id);
-    const double cost = tuner::MeanCost(record);
+    const double cost = records::MeanCost(record);
     if (std::isfinite(cost)) {
       insert.Bind(5, cost);
     } else {

@@ -69,15 +69,15 @@ void FitWithHistory(XGBoostCostModel& model, const TrainingSet& history, const F
   model.Fit(rows, costs, groups, weights);
 }
 
-TrainingSet HistoryFromLog(const TuningLog& log, const std::string& workload_key,
+TrainingSet HistoryFromLog(const records::TuningLog& log, const std::string& workload_key,
                            const std::string& target, int64_t width) {
-  RecordFilter filter;
-  filter.template_name = TemplateOfWorkload(workload_key);
+  records::RecordFilter filter;
+  filter.template_name = records::TemplateOfWorkload(workload_key);
   filter.target = target;
   return HistoryTrainingSet(log.List(filter), workload_key, width);
 }
 
-std::shared_ptr<XGBoostCostModel> PretrainFromLog(const TuningLog& log,
+std::shared_ptr<XGBoostCostModel> PretrainFromLog(const records::TuningLog& log,
                                                   const std::string& workload_key,
                                                   const std::string& target, int64_t width,
                                                   const XGBoostOptions& options,

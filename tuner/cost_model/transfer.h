@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "proto/tuning.pb.h"
+#include "records/tuning_log.h"
 #include "tuner/cost_model/feature_matrix.h"
 #include "tuner/cost_model/xgboost_cost_model.h"
-#include "tuner/log/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -44,12 +44,12 @@ void FitWithHistory(XGBoostCostModel& model, const TrainingSet& history, const F
 
 /// The log's records of the template of `workload_key` on exactly `target` (other workloads
 /// only), as a training set of rows `width` wide.
-TrainingSet HistoryFromLog(const TuningLog& log, const std::string& workload_key,
+TrainingSet HistoryFromLog(const records::TuningLog& log, const std::string& workload_key,
                            const std::string& target, int64_t width);
 
 /// A base model trained on the log's records of the template of `workload_key` on exactly
 /// `target` (other workloads only), or null when fewer than `min_records` are usable.
-std::shared_ptr<XGBoostCostModel> PretrainFromLog(const TuningLog& log,
+std::shared_ptr<XGBoostCostModel> PretrainFromLog(const records::TuningLog& log,
                                                   const std::string& workload_key,
                                                   const std::string& target, int64_t width,
                                                   const XGBoostOptions& options,

@@ -9,9 +9,9 @@
 namespace tessera {
 namespace tuner {
 
-LoadedHistory TrialsFromLog(const TuningLog& log, const std::string& workload_key,
+LoadedHistory TrialsFromLog(const records::TuningLog& log, const std::string& workload_key,
                             const std::string& target, const space::ConfigSpace& space) {
-  RecordFilter filter;
+  records::RecordFilter filter;
   filter.workload_key = workload_key;
   filter.target = target;
   LoadedHistory out;
@@ -26,7 +26,7 @@ LoadedHistory TrialsFromLog(const TuningLog& log, const std::string& workload_ke
     trial.outcome.error = record.error_kind();
     trial.outcome.message = record.error_message();
     trial.outcome.costs.assign(record.costs().begin(), record.costs().end());
-    trial.outcome.cost = MeanCost(record);
+    trial.outcome.cost = records::MeanCost(record);
     trial.outcome.all_cost = record.all_cost();
     out.trials.push_back(std::move(trial));
   }

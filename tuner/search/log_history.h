@@ -9,7 +9,7 @@
 
 #include "compiler/space/config_space.h"
 #include "proto/tuning.pb.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 #include "tuner/search/tuner.h"
 
 namespace tessera {
@@ -22,7 +22,7 @@ struct LoadedHistory {
 };
 
 /// The records of exactly `workload_key` on exactly `target`, as trials over `space`.
-LoadedHistory TrialsFromLog(const TuningLog& log, const std::string& workload_key,
+LoadedHistory TrialsFromLog(const records::TuningLog& log, const std::string& workload_key,
                             const std::string& target, const space::ConfigSpace& space);
 
 /// The tuning record of `trial`.

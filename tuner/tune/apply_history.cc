@@ -8,7 +8,7 @@
 
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -38,21 +38,22 @@ namespace {
 
 // The best usable record of `task` for `target` in `log` (see ChooseConfig); `reason` says why
 // there is none.
-std::optional<ChosenConfig> FromRecords(const Task& task, const RecordSource& log,
+std::optional<ChosenConfig> FromRecords(const Task& task, const records::RecordSource& log,
                                         const std::string& target,
                                         const ConfigPreference& preference, std::string* reason) {
-  RecordFilter filter;
+  records::RecordFilter filter;
   filter.workload_key = task.workload_key();
   filter.target = target;
   filter.only_successful = true;
   std::vector<tuning::MeasureRecord> records = log.List(filter);
-  std::stable_sort(records.begin(), records.end(),
-                   [](const auto& a, const auto& b) { return MeanCost(a) < MeanCost(b); });
+  std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+    return records::MeanCost(a) < records::MeanCost(b);
+  });
   if (records.empty()) *reason = "no tuning record in " + log.SourceName();
   std::optional<ChosenConfig> best;
   for (const tuning::MeasureRecord& record : records) {
-    if (best &&
-        MeanCost(record) > MeanCost(*best->record) * preference.tolerance + preference.slack_s) {
+    if (best && records::MeanCost(record) >
+                    records::MeanCost(*best->record) * preference.tolerance + preference.slack_s) {
       break;
     }
     try {
@@ -68,8 +69,8 @@ std::optional<ChosenConfig> FromRecords(const Task& task, const RecordSource& lo
 
 }  // namespace
 
-ChosenConfig ChooseConfig(const Task& task, const RecordSource* log, std::ostream& warnings,
-                          const ConfigPreference& preference) {
+ChosenConfig ChooseConfig(const Task& task, const records::RecordSource* log,
+                          std::ostream& warnings, const ConfigPreference& preference) {
   std::string reason = "no tuning log was given";
   if (log) {
     if (auto chosen = FromRecords(task, *log, task.target(), preference, &reason)) return *chosen;

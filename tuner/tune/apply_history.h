@@ -13,7 +13,7 @@
 
 #include "compiler/space/config_space.h"
 #include "proto/tuning.pb.h"
-#include "tuner/log/record_source.h"
+#include "records/record_source.h"
 #include "tuner/task/task.h"
 
 namespace tessera {
@@ -44,8 +44,8 @@ struct ConfigPreference {
 /// fastest one `preference` wants within its tolerance and slack of the best; without a record for
 /// the exact target, the same from `DefaultThreadsTarget(target)`'s records (announced); else the
 /// fallback, announced on `warnings` once per (workload, target) in this process.
-ChosenConfig ChooseConfig(const Task& task, const RecordSource* log, std::ostream& warnings,
-                          const ConfigPreference& preference = {});
+ChosenConfig ChooseConfig(const Task& task, const records::RecordSource* log,
+                          std::ostream& warnings, const ConfigPreference& preference = {});
 
 }  // namespace tuner
 }  // namespace tessera

@@ -22,7 +22,7 @@ std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTuneTask>& ta
 }
 
 TuneModelResult TuneModel(const std::vector<ModelTuneTask>& tasks, const std::string& target,
-                          TuningLog* log, const TuneModelOptions& options,
+                          records::TuningLog* log, const TuneModelOptions& options,
                           const std::function<void(const TuneModelProgress&)>& progress) {
   TESSERA_USER_CHECK(options.trials > 0) << "the trial budget must be positive";
   CheckTarget(target);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 #include "tuner/tune/task_scheduler.h"
 #include "tuner/tune/tune_task.h"
 
@@ -69,7 +69,7 @@ struct TuneModelResult {
 
 /// Tunes `tasks` for `target`, appending every batch to `log`; `progress` sees every batch.
 TuneModelResult TuneModel(const std::vector<ModelTuneTask>& tasks, const std::string& target,
-                          TuningLog* log, const TuneModelOptions& options,
+                          records::TuningLog* log, const TuneModelOptions& options,
                           const std::function<void(const TuneModelProgress&)>& progress = nullptr);
 
 }  // namespace tuner

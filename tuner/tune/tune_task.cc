@@ -49,7 +49,7 @@ std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint
   return nullptr;
 }
 
-TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions& options,
+TuneTaskResult TuneTask(const Task& task, records::TuningLog* log, const TuneTaskOptions& options,
                         const ProgressFn& progress) {
   CheckTarget(task.target());
   TuneTaskResult result;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 #include "tuner/measure/local_measurer.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/search/model_based_tuner.h"
@@ -63,7 +63,7 @@ std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint
 FeatureFn TaskFeatureFn(const Task& task, const std::string& kind);
 
 /// Tunes `task`, appending each batch's records to `log`; `progress` sees every batch.
-TuneTaskResult TuneTask(const Task& task, TuningLog* log, const TuneTaskOptions& options,
+TuneTaskResult TuneTask(const Task& task, records::TuningLog* log, const TuneTaskOptions& options,
                         const ProgressFn& progress = nullptr);
 
 }  // namespace tuner

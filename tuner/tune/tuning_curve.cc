@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -20,7 +20,8 @@ constexpr const char* kCsvHeader = "seconds,trials,estimated_ms,measured_tasks";
 }  // namespace
 
 std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTuneTask>& tasks,
-                                           const std::string& target, const RecordSource& log) {
+                                           const std::string& target,
+                                           const records::RecordSource& log) {
   struct Timed {
     double timestamp;
     size_t task;
@@ -28,11 +29,11 @@ std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTuneTask>& tas
   };
   std::vector<Timed> records;
   for (size_t t = 0; t < tasks.size(); ++t) {
-    RecordFilter filter;
+    records::RecordFilter filter;
     filter.workload_key = tasks[t].workload_key;
     filter.target = target;
     for (const tuning::MeasureRecord& r : log.List(filter)) {
-      records.push_back({r.timestamp(), t, MeanCost(r)});
+      records.push_back({r.timestamp(), t, records::MeanCost(r)});
     }
   }
   std::stable_sort(records.begin(), records.end(),

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/log/record_source.h"
+#include "records/record_source.h"
 #include "tuner/tune/tune_model.h"
 
 namespace tessera {
@@ -28,7 +28,8 @@ struct CurvePoint {
 /// The curve of `tasks` on exactly `target` as `log` holds it: one point per record of those
 /// tasks, in timestamp order, the time counted from the first of them.
 std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTuneTask>& tasks,
-                                           const std::string& target, const RecordSource& log);
+                                           const std::string& target,
+                                           const records::RecordSource& log);
 
 /// Index of the first point that has every one of `task_count` tasks measured and an estimate
 /// within `tolerance` (0.05: 5%) of the last point's; -1 when there is none.

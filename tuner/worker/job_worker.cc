@@ -11,7 +11,7 @@
 #include "common/file.h"
 #include "common/log.h"
 #include "fleet/secrets.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 #include "tuner/task/task.h"
 #include "tuner/tune/tune_task.h"
 
@@ -87,10 +87,10 @@ BatchOutcome RunBatch(fleet::JobClient& client, const jobs::v1::WorkLease& lease
     // The batch searches over what the team measured so far: this task's records (never
     // measured again) and its template's other shapes (transfer).
     TempDir scratch("tessera-worker");
-    auto log = TuningLog::Open(scratch.path() + "/history.db");
+    auto log = records::TuningLog::Open(scratch.path() + "/history.db");
     const jobs::v1::HistoryReply reply = client.History(lease.lease_id(), worker_id);
     log->AppendBatch({reply.records().begin(), reply.records().end()});
-    RecordFilter mine;
+    records::RecordFilter mine;
     mine.workload_key = task.workload_key();
     mine.target = task.target();
     const size_t before = log->List(mine).size();

@@ -7,8 +7,8 @@
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/infer.h"
 #include "compiler/space/config_proto.h"
+#include "records/tuning_log.h"
 #include "tests/compiler/driver/model_check.h"
-#include "tuner/log/tuning_log.h"
 #include "tuner/task/task.h"
 
 namespace tessera {
@@ -130,8 +130,8 @@ ModelBuild BuildWithRecords(const std::string& model,
                             const std::vector<tuning::MeasureRecord>& records,
                             ModelBuildOptions options = {}) {
   static int logs = 0;  // one file per build: a log reopened would hold earlier cases' records
-  auto log = tuner::TuningLog::Open(testing::TempDir("records_" + model) + "/t" +
-                                    std::to_string(++logs) + ".db");
+  auto log = records::TuningLog::Open(testing::TempDir("records_" + model) + "/t" +
+                                      std::to_string(++logs) + ".db");
   log->AppendBatch(records);
   options.log = log.get();
   std::ostringstream warnings;

@@ -51,7 +51,7 @@ class DashboardTest : public ::testing::Test {
     record.set_device_key("rpi4");
     record.set_config_index(7);
     record.add_costs(0.002);
-    log_.With([&](tuner::TuningLog& log) {
+    log_.With([&](records::TuningLog& log) {
       log.Append(record);
       record.set_config_index(8);
       record.set_costs(0, 0.001);

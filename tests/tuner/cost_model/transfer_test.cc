@@ -28,8 +28,8 @@ std::string TempDb(const std::string& name) {
   return path;
 }
 
-void AddHistory(TuningLog* log, const testing::SyntheticDense& dense, int count, uint64_t seed,
-                const std::string& target = kTarget) {
+void AddHistory(records::TuningLog* log, const testing::SyntheticDense& dense, int count,
+                uint64_t seed, const std::string& target = kTarget) {
   space::ConfigSpace s = dense.Space();
   std::mt19937_64 rng(seed);
   std::vector<tuning::MeasureRecord> records;
@@ -58,7 +58,7 @@ double Accuracy(const XGBoostCostModel& model, const testing::SyntheticDense& de
 }
 
 TEST(TransferTest, HistoryIsGroupedByWorkloadAndSkipsTheTaskItself) {
-  auto log = TuningLog::Open(TempDb("history.db"));
+  auto log = records::TuningLog::Open(TempDb("history.db"));
   testing::SyntheticDense a{256, 256, 256}, b{512, 128, 256}, task{1024, 1024, 1024};
   AddHistory(log.get(), a, 30, 1);
   AddHistory(log.get(), b, 20, 2);
@@ -75,7 +75,7 @@ TEST(TransferTest, HistoryIsGroupedByWorkloadAndSkipsTheTaskItself) {
 }
 
 TEST(TransferTest, PretrainingNeedsEnoughRecordsOfTheSameTemplateAndTarget) {
-  auto log = TuningLog::Open(TempDb("few.db"));
+  auto log = records::TuningLog::Open(TempDb("few.db"));
   testing::SyntheticDense other{256, 256, 256}, task{512, 512, 512};
   AddHistory(log.get(), other, 40, 1);
   AddHistory(log.get(), other, 400, 2, "llvm -mcpu=skylake");  // another CPU: never used
@@ -84,7 +84,7 @@ TEST(TransferTest, PretrainingNeedsEnoughRecordsOfTheSameTemplateAndTarget) {
 }
 
 TEST(TransferTest, ABaseModelFromOtherShapesRanksANewShape) {
-  auto log = TuningLog::Open(TempDb("transfer.db"));
+  auto log = records::TuningLog::Open(TempDb("transfer.db"));
   for (auto shape : {testing::SyntheticDense{256, 256, 256}, testing::SyntheticDense{512, 256, 128},
                      testing::SyntheticDense{128, 512, 512}}) {
     AddHistory(log.get(), shape, 200, shape.m + shape.n);
@@ -146,7 +146,7 @@ TEST(TransferTest, HistoryCostsAreTheFastestRepeat) {
 }
 
 TEST(TransferTest, TheBaseModelFadesWithTheConfiguredHalfLife) {
-  auto log = TuningLog::Open(TempDb("half_life.db"));
+  auto log = records::TuningLog::Open(TempDb("half_life.db"));
   testing::SyntheticDense other{256, 256, 256}, task{512, 512, 512};
   AddHistory(log.get(), other, 100, 1);
   auto base = PretrainFromLog(*log, task.WorkloadKey(), kTarget, Width(task), {}, 64);

@@ -24,8 +24,8 @@ std::string TempDb(const std::string& name) {
 }
 
 // Runs `trials` random trials and appends them to the log, as the tuning loop does.
-TuneResult TuneIntoLog(TuningLog* log, const testing::SyntheticDense& dense, int64_t trials,
-                       uint64_t seed, std::vector<int64_t>* measured) {
+TuneResult TuneIntoLog(records::TuningLog* log, const testing::SyntheticDense& dense,
+                       int64_t trials, uint64_t seed, std::vector<int64_t>* measured) {
   RandomTuner tuner(dense.Space(), seed);
   tuner.LoadHistory(TrialsFromLog(*log, dense.WorkloadKey(), kTarget, dense.Space()).trials);
   return tuner.Tune(
@@ -40,7 +40,7 @@ TuneResult TuneIntoLog(TuningLog* log, const testing::SyntheticDense& dense, int
 }
 
 TEST(LogHistoryTest, ResumedRunsNeverMeasureAConfigTwice) {
-  auto log = TuningLog::Open(TempDb("resume.db"));
+  auto log = records::TuningLog::Open(TempDb("resume.db"));
   testing::SyntheticDense dense{128, 256, 64};
   std::vector<int64_t> measured;
   TuneResult first = TuneIntoLog(log.get(), dense, 100, 1, &measured);
@@ -55,7 +55,7 @@ TEST(LogHistoryTest, ResumedRunsNeverMeasureAConfigTwice) {
 }
 
 TEST(LogHistoryTest, RecordsRoundTripIntoTrials) {
-  auto log = TuningLog::Open(TempDb("roundtrip.db"));
+  auto log = records::TuningLog::Open(TempDb("roundtrip.db"));
   testing::SyntheticDense dense{64, 64, 64};
   space::ConfigSpace s = dense.Space();
   Trial ok{s.Get(5), {}};

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "compiler/space/config_proto.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -35,7 +35,7 @@ tuning::MeasureRecord Record(const Task& task, const space::ConfigEntity& c, dou
 }
 
 TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
-  auto log = TuningLog::Open(TempPath("best.db"));
+  auto log = records::TuningLog::Open(TempPath("best.db"));
   Task task("dense.x86(64,64,64,float32)", "llvm -mcpu=znver3");
   Task other_cpu("dense.x86(64,64,64,float32)", "llvm -mcpu=skylake");
   const auto& s = task.config_space();
@@ -52,7 +52,7 @@ TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
 // A preferred config (a convolution whose input block its producer writes) wins when it is
 // within the tolerance of the best record, and only then.
 TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
-  auto log = TuningLog::Open(TempPath("preferred.db"));
+  auto log = records::TuningLog::Open(TempPath("preferred.db"));
   Task task("dense.x86(64,64,32,float32)", "llvm");
   const auto& s = task.config_space();
   log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(5), 1.05),
@@ -78,7 +78,7 @@ TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
 }
 
 TEST(ApplyHistoryTest, RecordsAreMatchedByThreadCount) {
-  auto log = TuningLog::Open(TempPath("threads.db"));
+  auto log = records::TuningLog::Open(TempPath("threads.db"));
   const char* key = "dense.x86(64,64,48,float32)";
   Task plain(key, "llvm -mcpu=znver4");  // default thread count, as logs before -num-threads
   Task one(key, "llvm -mcpu=znver4 -num-threads=1");
@@ -117,7 +117,7 @@ TEST(ApplyHistoryTest, DefaultThreadsTargetDropsOnlyTheThreadCount) {
 }
 
 TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
-  auto log = TuningLog::Open(TempPath("empty.db"));
+  auto log = records::TuningLog::Open(TempPath("empty.db"));
   Task task("dense.x86(32,64,16,float32)", "llvm -mcpu=znver3");
   std::ostringstream warnings;
   ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
@@ -133,7 +133,7 @@ TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
 }
 
 TEST(ApplyHistoryTest, RecordsThatNoLongerFitAreSkipped) {
-  auto log = TuningLog::Open(TempPath("stale.db"));
+  auto log = records::TuningLog::Open(TempPath("stale.db"));
   Task task("dense.x86(48,64,16,float32)", "llvm");
   tuning::MeasureRecord stale = Record(task, task.config_space().Get(1), 0.1);
   stale.set_config_json("{\"entity\":[[\"tile_q\",\"sp\",[-1,2]]]}");

@@ -82,7 +82,7 @@ TEST(TuneTaskTest, EveryTemplateMeasuresCorrectlyThroughTheTaskFunctions) {
 }
 
 TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
-  auto log = TuningLog::Open(TempPath("tune.db"));
+  auto log = records::TuningLog::Open(TempPath("tune.db"));
   Task task("dense.x86(16,32,8,float32)", "llvm");
   int64_t batches = 0;
   TuneTaskResult first = TuneTask(task, log.get(), SmallRun("random", 8),
@@ -99,7 +99,7 @@ TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->tuner_version(), kTunerVersion);
   EXPECT_EQ(best->device_key(), "local");
-  EXPECT_DOUBLE_EQ(MeanCost(*best), first.search.best->outcome.cost);
+  EXPECT_DOUBLE_EQ(records::MeanCost(*best), first.search.best->outcome.cost);
   EXPECT_EQ(space::ConfigFromProto(task.config_space(), best->config()), first.search.best->config);
 
   TuneTaskResult second = TuneTask(task, log.get(), SmallRun("random", 8));
@@ -115,7 +115,7 @@ TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
 }
 
 TEST(TuneTaskTest, XgbTransfersFromOtherShapesInTheLog) {
-  auto log = TuningLog::Open(TempPath("transfer.db"));
+  auto log = records::TuningLog::Open(TempPath("transfer.db"));
   Task other("dense.x86(32,32,16,float32)", "c");
   TuneTaskOptions seed = SmallRun("random", 12);
   TuneTask(other, log.get(), seed);
@@ -143,7 +143,7 @@ TEST(TuneTaskTest, LoopNestFeaturesHaveOneWidthAndTellSchedulesApart) {
   EXPECT_EQ(a.size(), knob(s.Get(0)).size() + LoopNestFeatureCount());
   EXPECT_NE(a, b);
   EXPECT_THROW(TaskFeatureFn(task, "curve"), UserError);
-  auto log = TuningLog::Open(TempPath("loop.db"));
+  auto log = records::TuningLog::Open(TempPath("loop.db"));
   TuneTaskOptions options = SmallRun("xgb", 4);
   options.features = "loop";
   EXPECT_EQ(TuneTask(task, log.get(), options).search.trials, 4);
@@ -151,7 +151,7 @@ TEST(TuneTaskTest, LoopNestFeaturesHaveOneWidthAndTellSchedulesApart) {
 
 // A thread count in the target keys the records; fleet devices cannot be told one.
 TEST(TuneTaskTest, ThreadCountIsPartOfTheRecordsTarget) {
-  auto log = TuningLog::Open(TempPath("threads.db"));
+  auto log = records::TuningLog::Open(TempPath("threads.db"));
   Task task("dense.x86(16,32,8,float32)", "llvm -num-threads=1");
   TuneTaskResult result = TuneTask(task, log.get(), SmallRun("random", 4));
   EXPECT_EQ(result.search.failures, 0);
@@ -170,7 +170,7 @@ TEST(TuneTaskTest, ThreadCountIsPartOfTheRecordsTarget) {
 }
 
 TEST(TuneTaskTest, UnknownTunerIsAUserError) {
-  auto log = TuningLog::Open(TempPath("bad.db"));
+  auto log = records::TuningLog::Open(TempPath("bad.db"));
   Task task("dense.x86(16,32,8,float32)", "llvm");
   try {
     TuneTask(task, log.get(), SmallRun("annealing", 4));

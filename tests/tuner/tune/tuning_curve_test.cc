@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
-#include "tuner/log/tuning_log.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -39,7 +39,7 @@ tuning::MeasureRecord Record(const std::string& workload, const std::string& tar
 class TuningCurveTest : public ::testing::Test {
  protected:
   TempDir dir_;
-  std::unique_ptr<TuningLog> log_ = TuningLog::Open(dir_.path() + "/t.db");
+  std::unique_ptr<records::TuningLog> log_ = records::TuningLog::Open(dir_.path() + "/t.db");
   // The conv is used twice in the model.
   std::vector<ModelTuneTask> tasks_ = {{kConv, 2, 1e6}, {kDense, 1, 1e4}};
 };
