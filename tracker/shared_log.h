@@ -1,7 +1,7 @@
 /// \file
 /// The team's tuning log, kept by the tracker: the records that tuner workers report and that
 /// users push, served to `tessera log … --tracker` and `tessera compile --db tracker://…`. Same
-/// SQLite schema as `tuner/log`; the tracker stores and serves records, it never builds.
+/// SQLite schema as `records/`; the tracker stores and serves records, it never builds.
 #ifndef TESSERA_TRACKER_SHARED_LOG_H_
 #define TESSERA_TRACKER_SHARED_LOG_H_
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Checks which way the project's includes run (../shared/ARCHITECTURE.md, "The parts"): every
+workspace-relative #include of every source file under the given root is held against the
+rules below. Prints each violation as FILE:LINE: RULE and exits 1 when there is any.
+
+Usage: check_layers.py [ROOT]   (default: the current directory)
+
+KNOWN_EXCEPTIONS lists the includes that break a rule today and are being removed (issue 33:
+the compiler reads records through a ConfigSource instead of the tuner). The list must stay
+exact: an exception that no longer occurs is reported too, so the list only shrinks.
+"""
+import os
+import re
+import sys
+
+# folder -> top-level folders of the project it must never include
+FORBIDDEN = {
+    "runtime": {"compiler", "tuner", "records", "fleet", "tracker", "rpc_server", "deploy", "cli",
+                "proto", "bench"},
+    "records": {"compiler", "tuner", "fleet", "tracker", "rpc_server", "runtime", "deploy", "cli",
+                "bench"},
+    "fleet": {"compiler", "tuner", "cli", "bench"},
+    "tracker": {"compiler", "tuner", "runtime", "deploy", "cli", "bench"},
+    "rpc_server": {"compiler", "tuner", "records", "cli", "bench"},
+    "deploy": {"compiler", "tuner", "records", "fleet", "tracker", "rpc_server", "cli", "bench"},
+    "compiler": {"tuner", "fleet", "tracker", "rpc_server", "cli", "bench"},
+    "common": {"compiler", "tuner", "records", "fleet", "tracker", "rpc_server", "runtime",
+               "deploy", "cli", "bench"},
+    "proto": {"compiler", "tuner", "records", "fleet", "tracker", "rpc_server", "runtime",
+              "deploy", "cli", "bench", "common"},
+}
+
+KNOWN_EXCEPTIONS = {
+    ("compiler/driver/build_model.cc", "tuner/task/blocked_layout.h"),
+    ("compiler/driver/build_model.cc", "tuner/task/task.h"),
+    ("compiler/driver/build_model.cc", "tuner/tune/apply_history.h"),
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def violations(root):
+    found, seen_exceptions = [], set()
+    for folder, banned in sorted(FORBIDDEN.items()):
+        for dirpath, _, files in os.walk(os.path.join(root, folder)):
+            for name in sorted(files):
+                if not name.endswith((".cc", ".h", ".c")):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root)
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    for number, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        target = m.group(1)
+                        top = target.split("/", 1)[0]
+                        if top not in banned:
+                            continue
+                        if (rel, target) in KNOWN_EXCEPTIONS:
+                            seen_exceptions.add((rel, target))
+                            continue
+                        found.append("%s:%d: %s/ must not include %s/ (%s)" %
+                                     (rel, number, folder, top, target))
+    for rel, target in sorted(KNOWN_EXCEPTIONS - seen_exceptions):
+        found.append("%s: no longer includes %s: remove it from KNOWN_EXCEPTIONS in "
+                     "tools/check_layers.py" % (rel, target))
+    return found
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    found = violations(root)
+    for v in found:
+        print(v)
+    print("layers: %d violation%s" % (len(found), "" if len(found) == 1 else "s"))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
