@@ -10,6 +10,10 @@
 namespace tessera {
 namespace fleet {
 
+/// The gRPC metadata key and HTTP header that carry the fleet's shared token, in every client's
+/// requests and every server's checks.
+constexpr const char* kTokenHeader = "x-tessera-token";
+
 /// The shared secret in `path` (surrounding whitespace dropped). Throws `ConfigError` when the
 /// file cannot be read or is empty.
 std::string ReadTokenFile(const std::string& path);

@@ -5,7 +5,9 @@
 #include <utility>
 
 #include "common/log.h"
+#include "fleet/client/backoff.h"
 #include "fleet/client/channel.h"
+#include "fleet/secrets.h"
 
 namespace tessera {
 namespace fleet {
@@ -181,10 +183,10 @@ void DialOut::Handle(uint64_t generation, const RelayFrame& frame) {
 }
 
 void DialOut::Loop() {
-  int64_t backoff_ms = 100;
+  Backoff backoff(/*first_ms=*/100, options_.max_backoff_ms);
   while (true) {
     grpc::ClientContext context;
-    if (!options_.token.empty()) context.AddMetadata("x-tessera-token", options_.token);
+    if (!options_.token.empty()) context.AddMetadata(fleet::kTokenHeader, options_.token);
     uint64_t generation;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -213,7 +215,7 @@ void DialOut::Loop() {
         attached_ = true;
       }
       wake_.notify_all();
-      backoff_ms = 100;
+      backoff.Reset();
       TESSERA_LOG(kInfo) << "attached to the relay of tracker=" << options_.tracker
                          << " server=" << options_.server_id;
       while (stream->Read(&frame)) Handle(generation, frame);
@@ -235,8 +237,7 @@ void DialOut::Loop() {
     TESSERA_LOG(kWarning) << "relay stream to tracker=" << options_.tracker
                           << " server=" << options_.server_id
                           << " closed: " << status.error_message() << " (attaching again)";
-    Sleep(backoff_ms);
-    backoff_ms = std::min<int64_t>(backoff_ms * 2, options_.max_backoff_ms);
+    Sleep(backoff.Next());
   }
 }
 

@@ -3,15 +3,17 @@
 #include <algorithm>
 #include <chrono>
 #include "common/log.h"
+#include "fleet/client/backoff.h"
 #include "fleet/client/channel.h"
 #include "fleet/client/fleet_error.h"
+#include "fleet/secrets.h"
 
 namespace tessera {
 namespace fleet {
 namespace {
 
 void Prepare(grpc::ClientContext* context, const std::string& token, int64_t timeout_ms) {
-  if (!token.empty()) context->AddMetadata("x-tessera-token", token);
+  if (!token.empty()) context->AddMetadata(fleet::kTokenHeader, token);
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
 }
 
@@ -71,7 +73,7 @@ bool TrackerLink::RegisterOnce() {
 }
 
 void TrackerLink::Loop() {
-  int64_t backoff_ms = 50;
+  Backoff backoff(/*first_ms=*/50, options_.max_backoff_ms);
   bool registered = false;
   while (true) {
     {
@@ -82,11 +84,10 @@ void TrackerLink::Loop() {
       registered = RegisterOnce();
       connected_ = registered;
       if (!registered) {
-        Sleep(backoff_ms);
-        backoff_ms = std::min(backoff_ms * 2, options_.max_backoff_ms);
+        Sleep(backoff.Next());
         continue;
       }
-      backoff_ms = 50;
+      backoff.Reset();
     }
     Sleep(heartbeat_ms_);
     tracker::v1::HeartbeatRequest request;

@@ -37,7 +37,7 @@ std::string RefusalMessage(AccessRefusal refusal, const std::string& peer) {
 
 grpc::Status AuthorizeCall(const grpc::ServerContextBase& context, const std::string& token) {
   const auto& metadata = context.client_metadata();
-  auto it = metadata.find(kTokenHeader);
+  auto it = metadata.find(fleet::kTokenHeader);
   std::string presented;
   if (it != metadata.end()) presented.assign(it->second.data(), it->second.size());
   const AccessRefusal refusal = CheckAccess(token, IsLoopbackPeer(context.peer()),

@@ -12,9 +12,6 @@
 namespace tessera {
 namespace tracker {
 
-/// The metadata key (gRPC) and header name (HTTP) that carries the token.
-constexpr const char* kTokenHeader = "x-tessera-token";
-
 /// True when a gRPC peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "unix:...") is on
 /// this machine; a tracker without a token serves only such peers.
 bool IsLoopbackPeer(const std::string& peer);

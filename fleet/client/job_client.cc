@@ -20,7 +20,7 @@ void JobClient::Call(const char* what,
                 options_.retry_window_ms, [&] {
                   grpc::ClientContext context;
                   if (!options_.token.empty()) {
-                    context.AddMetadata("x-tessera-token", options_.token);
+                    context.AddMetadata(fleet::kTokenHeader, options_.token);
                   }
                   context.set_deadline(std::chrono::system_clock::now() +
                                        std::chrono::milliseconds(options_.rpc_timeout_ms));

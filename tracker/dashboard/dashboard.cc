@@ -6,6 +6,7 @@
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "fleet/secrets.h"
 #include "fleet/server/listen.h"
 #include "tracker/authorize.h"
 #include "tracker/dashboard/dashboard_json.h"
@@ -52,9 +53,9 @@ void Dashboard::Route() {
   server_->set_pre_routing_handler([this](const httplib::Request& request,
                                           httplib::Response& response) {
     std::string presented;
-    bool has_token = request.has_header(kTokenHeader);
+    bool has_token = request.has_header(fleet::kTokenHeader);
     if (has_token) {
-      presented = request.get_header_value(kTokenHeader);
+      presented = request.get_header_value(fleet::kTokenHeader);
     } else if (request.path == "/" && request.has_param("token")) {
       has_token = true;
       presented = request.get_param_value("token");
