@@ -78,10 +78,7 @@ int Run(const Flags& flags) {
   std::ostringstream quiet;  // fallback notices: the coverage column says it
   options.warnings = &quiet;
   const graph::Graph graph = frontend::ImportOnnx(flags.model);
-  std::vector<tuner::ModelTuneTask> tasks;
-  for (const ModelTask& t : ExtractTasks(graph, options)) {
-    tasks.push_back({t.workload_key, t.weight, t.flops, t.alternative_to});
-  }
+  std::vector<ModelTask> tasks = ExtractTasks(graph, options);
   const std::vector<tuner::CurvePoint> curve = tuner::TuningCurveFromLog(tasks, flags.target, *log);
   if (curve.empty()) {
     throw UserError(flags.db + " has no record of " + flags.model + "'s " +

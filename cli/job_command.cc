@@ -108,7 +108,7 @@ void Submit(const JobFlags& flags) {
   tuner::CheckTarget(flags.target);
   jobs::v1::SubmitRequest request;
   if (!flags.model.empty()) {
-    std::vector<tuner::ModelTuneTask> tasks =
+    std::vector<ModelTask> tasks =
         ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
     if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
     std::vector<int64_t> shares = tuner::TrialShares(tasks, flags.trials);

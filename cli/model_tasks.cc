@@ -8,9 +8,9 @@
 namespace tessera {
 namespace cli {
 
-std::vector<tuner::ModelTuneTask> ExtractModelTasks(const std::string& model,
-                                                    const std::vector<std::string>& input_shapes,
-                                                    const std::string& target) {
+std::vector<ModelTask> ExtractModelTasks(const std::string& model,
+                                         const std::vector<std::string>& input_shapes,
+                                         const std::string& target) {
   frontend::OnnxImportOptions import;
   for (const std::string& spec : input_shapes) {
     auto [name, shape] = frontend::ParseInputShape(spec);
@@ -20,11 +20,7 @@ std::vector<tuner::ModelTuneTask> ExtractModelTasks(const std::string& model,
   build.target = target;
   std::ostringstream fallback_notices;  // without a log every task is untuned: no news
   build.warnings = &fallback_notices;
-  std::vector<tuner::ModelTuneTask> tasks;
-  for (const ModelTask& t : ExtractTasks(frontend::ImportOnnx(model, import), build)) {
-    tasks.push_back({t.workload_key, t.weight, t.flops, t.alternative_to});
-  }
-  return tasks;
+  return ExtractTasks(frontend::ImportOnnx(model, import), build);
 }
 
 }  // namespace cli

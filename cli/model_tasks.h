@@ -13,9 +13,9 @@ namespace tessera {
 namespace cli {
 
 /// The tasks of `model` for `target`, with `input_shapes` ("NAME:1x3x224x224") fixing inputs.
-std::vector<tuner::ModelTuneTask> ExtractModelTasks(const std::string& model,
-                                                    const std::vector<std::string>& input_shapes,
-                                                    const std::string& target);
+std::vector<ModelTask> ExtractModelTasks(const std::string& model,
+                                         const std::vector<std::string>& input_shapes,
+                                         const std::string& target);
 
 }  // namespace cli
 }  // namespace tessera

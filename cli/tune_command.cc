@@ -99,7 +99,7 @@ std::string Millis(double seconds) {
 
 void TuneModel(const TuneFlags& flags) {
   tuner::CheckTarget(flags.target);
-  std::vector<tuner::ModelTuneTask> tasks =
+  std::vector<ModelTask> tasks =
       ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
   auto log = records::TuningLog::Open(flags.db);

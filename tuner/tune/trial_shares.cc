@@ -9,7 +9,7 @@
 namespace tessera {
 namespace tuner {
 
-std::vector<int64_t> TrialShares(const std::vector<ModelTuneTask>& tasks, int64_t trials) {
+std::vector<int64_t> TrialShares(const std::vector<ModelTask>& tasks, int64_t trials) {
   const int64_t n = static_cast<int64_t>(tasks.size());
   TESSERA_USER_CHECK(n > 0) << "no task to share trials between";
   TESSERA_USER_CHECK(trials >= n) << trials << " trials cannot be shared between " << n
@@ -18,7 +18,7 @@ std::vector<int64_t> TrialShares(const std::vector<ModelTuneTask>& tasks, int64_
   std::vector<int64_t> shares(tasks.size(), floor_share);
   const int64_t rest = trials - floor_share * n;
   std::vector<double> weights;
-  for (const ModelTuneTask& task : tasks) {
+  for (const ModelTask& task : tasks) {
     weights.push_back(std::max(task.weight * std::max(task.flops, 1.0), 1e-9));
   }
   const double total = std::accumulate(weights.begin(), weights.end(), 0.0);

@@ -16,7 +16,7 @@ namespace tuner {
 /// Splits `trials` between `tasks`: each gets at least ⌊trials / (2 × tasks)⌋ (and at least
 /// one), the rest in proportion to weight × FLOPs (largest remainders first). The shares add up
 /// to `trials`. Throws `UserError` when `trials` is smaller than the number of tasks.
-std::vector<int64_t> TrialShares(const std::vector<ModelTuneTask>& tasks, int64_t trials);
+std::vector<int64_t> TrialShares(const std::vector<ModelTask>& tasks, int64_t trials);
 
 }  // namespace tuner
 }  // namespace tessera

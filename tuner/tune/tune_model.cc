@@ -9,9 +9,9 @@
 namespace tessera {
 namespace tuner {
 
-std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTuneTask>& tasks) {
+std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks) {
   std::vector<ScheduledTask> scheduled;
-  for (const ModelTuneTask& t : tasks) {
+  for (const ModelTask& t : tasks) {
     int replaced = -1;
     for (size_t i = 0; i < tasks.size() && !t.alternative_to.empty(); ++i) {
       if (tasks[i].workload_key == t.alternative_to) replaced = static_cast<int>(i);
@@ -21,13 +21,13 @@ std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTuneTask>& ta
   return scheduled;
 }
 
-TuneModelResult TuneModel(const std::vector<ModelTuneTask>& tasks, const std::string& target,
+TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string& target,
                           records::TuningLog* log, const TuneModelOptions& options,
                           const std::function<void(const TuneModelProgress&)>& progress) {
   TESSERA_USER_CHECK(options.trials > 0) << "the trial budget must be positive";
   CheckTarget(target);
   std::vector<Task> parsed;
-  for (const ModelTuneTask& t : tasks) parsed.emplace_back(t.workload_key, target);
+  for (const ModelTask& t : tasks) parsed.emplace_back(t.workload_key, target);
   TaskScheduler scheduler(ScheduledTasksOf(tasks), options.schedule);
   TuneModelResult result;
   result.tasks.resize(tasks.size());

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/driver/model_task.h"
 #include "records/tuning_log.h"
 #include "tuner/tune/task_scheduler.h"
 #include "tuner/tune/tune_task.h"
@@ -17,18 +18,8 @@
 namespace tessera {
 namespace tuner {
 
-/// One tunable task of a model (as `ExtractTasks` lists it).
-struct ModelTuneTask {
-  std::string workload_key;  ///< e.g. "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)"
-  int weight = 1;            ///< kernels of the model that use it
-  double flops = 0;          ///< of one call
-  /// The workload key of the task this one can replace (a Winograd convolution for a direct
-  /// one; the model runs whichever is faster), empty for none.
-  std::string alternative_to;
-};
-
 /// `tasks` as the task scheduler takes them (alternatives by index).
-std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTuneTask>& tasks);
+std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks);
 
 /// Options of `TuneModel`.
 struct TuneModelOptions {
@@ -68,7 +59,7 @@ struct TuneModelResult {
 };
 
 /// Tunes `tasks` for `target`, appending every batch to `log`; `progress` sees every batch.
-TuneModelResult TuneModel(const std::vector<ModelTuneTask>& tasks, const std::string& target,
+TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string& target,
                           records::TuningLog* log, const TuneModelOptions& options,
                           const std::function<void(const TuneModelProgress&)>& progress = nullptr);
 

@@ -19,7 +19,7 @@ constexpr const char* kCsvHeader = "seconds,trials,estimated_ms,measured_tasks";
 
 }  // namespace
 
-std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTuneTask>& tasks,
+std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTask>& tasks,
                                            const std::string& target,
                                            const records::RecordSource& log) {
   struct Timed {

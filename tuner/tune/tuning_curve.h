@@ -27,7 +27,7 @@ struct CurvePoint {
 
 /// The curve of `tasks` on exactly `target` as `log` holds it: one point per record of those
 /// tasks, in timestamp order, the time counted from the first of them.
-std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTuneTask>& tasks,
+std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTask>& tasks,
                                            const std::string& target,
                                            const records::RecordSource& log);
 

@@ -12,7 +12,7 @@ namespace tuner {
 namespace {
 
 TEST(TrialSharesTest, EveryTaskGetsAFloorAndTheRestGoesByWeightTimesFlops) {
-  std::vector<ModelTuneTask> tasks = {{"a(1)", 1, 1e6}, {"b(1)", 3, 1e6}, {"c(1)", 1, 0}};
+  std::vector<ModelTask> tasks = {{"a(1)", 1, 1e6}, {"b(1)", 3, 1e6}, {"c(1)", 1, 0}};
   std::vector<int64_t> shares = TrialShares(tasks, 100);
   EXPECT_EQ(std::accumulate(shares.begin(), shares.end(), int64_t{0}), 100);
   EXPECT_EQ(shares[2], 16) << "the floor: 100 / (2 x 3)";
@@ -21,7 +21,7 @@ TEST(TrialSharesTest, EveryTaskGetsAFloorAndTheRestGoesByWeightTimesFlops) {
 }
 
 TEST(TrialSharesTest, TheSharesAlwaysAddUp) {
-  std::vector<ModelTuneTask> tasks = {{"a(1)", 1, 7}, {"b(1)", 1, 7}, {"c(1)", 1, 7}};
+  std::vector<ModelTask> tasks = {{"a(1)", 1, 7}, {"b(1)", 1, 7}, {"c(1)", 1, 7}};
   for (int64_t trials : {3, 4, 10, 11, 1000}) {
     std::vector<int64_t> shares = TrialShares(tasks, trials);
     EXPECT_EQ(std::accumulate(shares.begin(), shares.end(), int64_t{0}), trials);
@@ -30,7 +30,7 @@ TEST(TrialSharesTest, TheSharesAlwaysAddUp) {
 }
 
 TEST(TrialSharesTest, FewerTrialsThanTasksIsAUserError) {
-  std::vector<ModelTuneTask> tasks = {{"a(1)", 1, 1}, {"b(1)", 1, 1}};
+  std::vector<ModelTask> tasks = {{"a(1)", 1, 1}, {"b(1)", 1, 1}};
   try {
     TrialShares(tasks, 1);
     FAIL() << "no error";

@@ -41,7 +41,7 @@ class TuningCurveTest : public ::testing::Test {
   TempDir dir_;
   std::unique_ptr<records::TuningLog> log_ = records::TuningLog::Open(dir_.path() + "/t.db");
   // The conv is used twice in the model.
-  std::vector<ModelTuneTask> tasks_ = {{kConv, 2, 1e6}, {kDense, 1, 1e4}};
+  std::vector<ModelTask> tasks_ = {{kConv, 2, 1e6}, {kDense, 1, 1e4}};
 };
 
 TEST_F(TuningCurveTest, EstimatesFollowTheRecordsInTimeOrder) {
@@ -71,8 +71,10 @@ TEST_F(TuningCurveTest, EstimatesFollowTheRecordsInTimeOrder) {
 // A Winograd alternative of the convolution counts once, at the faster of the two.
 TEST_F(TuningCurveTest, AnAlternativeCountsAtTheFasterOfTheTwo) {
   const char* winograd = "conv2d_winograd_NCHWc.x86(1,8,8,8,8,1,float32)";
-  std::vector<ModelTuneTask> tasks = tasks_;
-  tasks.push_back({winograd, 2, 1e6, kConv});
+  std::vector<ModelTask> tasks = tasks_;
+  ModelTask alternative{winograd, 2, 1e6};
+  alternative.alternative_to = kConv;
+  tasks.push_back(alternative);
   log_->AppendBatch({Record(kConv, kTarget, 100, 0.004), Record(winograd, kTarget, 101, 0.005),
                      Record(winograd, kTarget, 102, 0.002), Record(kDense, kTarget, 103, 0.001)});
   std::vector<CurvePoint> curve = TuningCurveFromLog(tasks, kTarget, *log_);

@@ -1,0 +1,29 @@
+/// \file
+/// `ModelTask`: one tunable workload of a model, as model builds list it (`ExtractTasks`) and as
+/// model tuning, tuning curves and tuning jobs take it. Its own header so that the tuner reads it
+/// without the model build.
+#ifndef TESSERA_COMPILER_DRIVER_MODEL_TASK_H_
+#define TESSERA_COMPILER_DRIVER_MODEL_TASK_H_
+
+#include <string>
+
+namespace tessera {
+
+/// A tunable workload of a model (one template instance), deduplicated by workload key.
+struct ModelTask {
+  std::string workload_key;  ///< e.g. "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)"
+  int weight = 0;            ///< how many kernels of the model use it
+  double flops = 0;          ///< floating-point operations of one call
+  bool tuned = false;        ///< a record of the log was used
+  /// The record was measured at the default thread count: the log has none at the target's
+  /// `-num-threads`.
+  bool other_threads = false;
+  /// Another way to compute the kernels of the task with this workload key (a Winograd
+  /// convolution for a direct one), empty for none: the build takes it where its record is
+  /// faster. Tuning measures both; the coverage line counts the task it replaces.
+  std::string alternative_to;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_DRIVER_MODEL_TASK_H_
