@@ -8,19 +8,19 @@ namespace tessera {
 namespace tracker {
 
 Json FleetJson(const v1::FleetStatus& status) {
-  // Every key ever registered appears, even with no server left, so a lost board stays visible.
+  // Every key ever registered appears, even with no server left, so a dead board stays visible.
   std::map<std::string, Json> keys;
   auto key_entry = [&keys](const std::string& key) -> Json& {
     Json& entry = keys[key];
     if (entry.is_null()) {
-      entry = {{"key", key}, {"free", 0}, {"busy", 0}, {"lost", 0}, {"queued", 0}};
+      entry = {{"key", key}, {"free", 0}, {"busy", 0}, {"dead", 0}, {"queued", 0}};
     }
     return entry;
   };
   for (const std::string& key : status.keys()) key_entry(key);
   Json servers = Json::array();
   for (const v1::ServerStatus& s : status.servers()) {
-    const std::string state = s.state() == "dead" ? "lost" : s.state();
+    const std::string& state = s.state();
     Json& entry = key_entry(s.key());
     if (entry.contains(state)) entry[state] = entry[state].get<int64_t>() + 1;
     Json gpus = Json::array();

@@ -18,8 +18,9 @@ namespace tracker {
 /// Most workloads `/api/best` lists (the rest are counted, not listed).
 constexpr int64_t kDashboardMaxWorkloads = 1000;
 
-/// `{"keys": [{key, free, busy, lost, queued}], "servers": [...], "sessions": [...]}`: servers
-/// per key by state ("dead" servers count as lost), queue lengths, and the open sessions.
+/// `{"keys": [{key, free, busy, dead, queued}], "servers": [...], "sessions": [...]}`: servers
+/// per key by state (the tracker's words, as `tessera fleet status` prints them), queue lengths,
+/// and the open sessions.
 Json FleetJson(const v1::FleetStatus& status);
 
 /// `{"total_records": N, "workloads": [{workload_key, target, records, failures, best_seconds,

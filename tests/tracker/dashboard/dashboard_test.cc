@@ -127,11 +127,11 @@ TEST_F(DashboardTest, FleetCountsServersPerKeyByState) {
   Json fleet = GetJson("/api/fleet");
   ASSERT_EQ(fleet["keys"].size(), 2u);
   EXPECT_EQ(fleet["keys"][0],
-            Json::parse(R"({"key":"cpu","free":0,"busy":0,"lost":0,"queued":0})"));
+            Json::parse(R"({"key":"cpu","free":0,"busy":0,"dead":0,"queued":0})"));
   EXPECT_EQ(fleet["keys"][1],
-            Json::parse(R"({"key":"rpi4","free":1,"busy":1,"lost":1,"queued":3})"));
+            Json::parse(R"({"key":"rpi4","free":1,"busy":1,"dead":1,"queued":3})"));
   ASSERT_EQ(fleet["servers"].size(), 3u);
-  EXPECT_EQ(fleet["servers"][2]["state"], "lost");
+  EXPECT_EQ(fleet["servers"][2]["state"], "dead");
   EXPECT_EQ(fleet["servers"][2]["arch"], "aarch64");
   EXPECT_EQ(fleet["servers"][0]["gpus"], Json::array());
   EXPECT_EQ(fleet["servers"][1]["gpus"],
