@@ -63,14 +63,17 @@ std::string LocateCheckerFailure(const onnx::ModelProto& model) {
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
     if (Fails([&] { onnx::checker::check_node(n, context, scope); })) {
-      std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
-      return "node '" + name + "' (" + n.op_type() + ")";
+      return "node '" + NodeName(n, i) + "' (" + n.op_type() + ")";
     }
   }
   return "";
 }
 
 }  // namespace
+
+std::string NodeName(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+}
 
 int NewestKnownOpset(const std::string& domain) {
   const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();

@@ -12,6 +12,9 @@
 namespace tessera {
 namespace frontend {
 
+/// The name messages and the graph give node `index` of a graph: its own, else "OpType_index".
+std::string NodeName(const onnx::NodeProto& node, int index);
+
 /// The newest opset of `domain` ("" for the default domain) whose operator semantics the importer
 /// knows (its libonnx's schema registry); -1 for a domain it does not know.
 int NewestKnownOpset(const std::string& domain);

@@ -213,7 +213,7 @@ void CheckSupported(const onnx::GraphProto& g, int opset, const std::string& pat
   int count = 0;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
-    std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+    const std::string name = NodeName(n, i);
     std::string reason;
     if (!n.domain().empty() && n.domain() != "ai.onnx") {
       reason = "operator domain '" + n.domain() + "' is not supported";
@@ -271,7 +271,7 @@ graph::Graph BuildGraph(const onnx::ModelProto& m, const std::string& path) {
   };
   for (int i = 0; i < og.node_size(); ++i) {
     const onnx::NodeProto& n = og.node(i);
-    std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+    const std::string name = NodeName(n, i);
     if (n.op_type() == "Constant") {
       TESSERA_USER_CHECK(n.attribute_size() == 1)
           << path << ": Constant node '" << name << "' must have exactly one attribute";
