@@ -90,7 +90,7 @@ double Median(std::vector<double> v) {
 }
 
 int Run(const Options& o) {
-  tuner::Task task(o.task, o.target);
+  task::Task task(o.task, o.target);
   auto fixture = tuner::MakeTaskFixture(task, 1);
   // Code for another machine (-mtriple) is only written, not run.
   const bool cross = !Target(o.target).mtriple().empty();

@@ -32,6 +32,7 @@
 #include "common/json.h"
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
+#include "compiler/task/task.h"
 #include "records/tuning_log.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/loop_nest_features.h"
@@ -39,11 +40,11 @@
 #include "tuner/cost_model/transfer.h"
 #include "tuner/cost_model/xgboost_cost_model.h"
 #include "tuner/measure/task_measure.h"
-#include "tuner/task/task.h"
 
 namespace {
 
 using namespace tessera;
+using namespace tessera::task;
 using namespace tessera::tuner;
 
 struct Options {

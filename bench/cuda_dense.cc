@@ -17,12 +17,12 @@
 #include "common/command_line.h"
 #include "compiler/codegen/cuda/cuda_toolkit.h"
 #include "compiler/driver/build.h"
+#include "compiler/task/task.h"
 #include "records/tuning_log.h"
 #include "runtime/data_type.h"
 #include "runtime/device_api.h"
 #include "runtime/ndarray.h"
 #include "runtime/time_evaluator.h"
-#include "tuner/task/task.h"
 #include "tuner/tune/apply_history.h"
 
 namespace {
@@ -62,9 +62,9 @@ std::vector<float> Host(const runtime::NDArray& a, size_t n) {
 
 int Run(const std::string& db, int n, const std::string& arch, int repeat) {
   const std::string target = "cuda -arch=" + arch;
-  tuner::Task task("dense.cuda(" + std::to_string(n) + "," + std::to_string(n) + "," +
-                       std::to_string(n) + ",float32)",
-                   target);
+  task::Task task("dense.cuda(" + std::to_string(n) + "," + std::to_string(n) + "," +
+                      std::to_string(n) + ",float32)",
+                  target);
   std::unique_ptr<records::TuningLog> log;
   if (!db.empty()) log = records::TuningLog::Open(db, /*create=*/false);
   tuner::ChosenConfig chosen = tuner::ChooseConfig(task, log.get(), std::cerr);

@@ -77,7 +77,7 @@ runtime::PackedFunc CompileOp(const topi::ScheduledOp& op, const std::string& ta
   return (*keep)["op"];
 }
 
-runtime::PackedFunc Compile(const tuner::Task& task, const space::ConfigEntity& config,
+runtime::PackedFunc Compile(const task::Task& task, const space::ConfigEntity& config,
                             runtime::Module* keep) {
   return CompileOp(task.Instantiate(config), task.target(), keep);
 }
@@ -124,7 +124,7 @@ struct Conv2dTransforms {
   std::string mismatch;  // "" when they produce what the measurer's host-side packing does
 };
 
-Conv2dTransforms TimeConv2dTransforms(const tuner::Task& task, const space::ConfigEntity& config,
+Conv2dTransforms TimeConv2dTransforms(const task::Task& task, const space::ConfigEntity& config,
                                       const tuner::TaskFixture& fixture,
                                       const tuner::CandidateArgs& candidate,
                                       const std::vector<float>& candidate_output, int repeat) {
@@ -160,7 +160,7 @@ Conv2dTransforms TimeConv2dTransforms(const tuner::Task& task, const space::Conf
 
 // Operators other than dense: the log's best config against the fallback, the plain untuned
 // compute, and for conv2d oneDNN, plus the cost of Tessera's own layout transforms.
-bool RunWithoutVendor(const tuner::Task& task, const records::TuningLog& log, const Options& o) {
+bool RunWithoutVendor(const task::Task& task, const records::TuningLog& log, const Options& o) {
   auto fixture = tuner::MakeTaskFixture(task, 1);
   tuner::ChosenConfig tuned = tuner::ChooseConfig(task, &log, std::cerr);
   const space::ConfigEntity fallback = task.config_space().Fallback();
@@ -283,7 +283,7 @@ bool RunWithoutVendor(const tuner::Task& task, const records::TuningLog& log, co
 
 // Dense against OpenBLAS: Tessera's kernel reads weights packed once (as a graph compiler packs
 // its constant weights at build time); the packing is timed apart and reported with and without.
-bool RunDense(const tuner::Task& task, const records::TuningLog& log, const Options& o) {
+bool RunDense(const task::Task& task, const records::TuningLog& log, const Options& o) {
   const auto& ints = task.args().ints;
   const int m = static_cast<int>(ints[0]), n = static_cast<int>(ints[1]),
             k = static_cast<int>(ints[2]);
@@ -392,7 +392,7 @@ int main(int argc, char** argv) {
     auto log = records::TuningLog::Open(o.db, /*create=*/false);
     bool all_correct = true;
     for (const std::string& key : o.tasks) {
-      tuner::Task task(key, o.target);
+      task::Task task(key, o.target);
       all_correct &= task.templ().name == "dense.x86" ? RunDense(task, *log, o)
                                                       : RunWithoutVendor(task, *log, o);
     }

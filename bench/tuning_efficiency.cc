@@ -30,6 +30,7 @@
 
 #include "common/command_line.h"
 #include "common/json.h"
+#include "compiler/task/task.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/ranking_metrics.h"
 #include "tuner/cost_model/transfer.h"
@@ -39,11 +40,11 @@
 #include "tuner/search/log_history.h"
 #include "tuner/search/model_based_tuner.h"
 #include "tuner/search/random_tuner.h"
-#include "tuner/task/task.h"
 
 namespace {
 
 using namespace tessera;
+using namespace tessera::task;
 using namespace tessera::tuner;
 
 struct Options {

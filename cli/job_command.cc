@@ -15,10 +15,10 @@
 #include "cli/model_tasks.h"
 #include "common/command_line.h"
 #include "common/error.h"
+#include "compiler/task/task.h"
 #include "fleet/client/job_client.h"
 #include "fleet/secrets.h"
 #include "tuner/measure/task_measure.h"
-#include "tuner/task/task.h"
 #include "tuner/tune/trial_shares.h"
 
 namespace tessera {
@@ -108,8 +108,7 @@ void Submit(const JobFlags& flags) {
   tuner::CheckTarget(flags.target);
   jobs::v1::SubmitRequest request;
   if (!flags.model.empty()) {
-    std::vector<ModelTask> tasks =
-        ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
+    std::vector<ModelTask> tasks = ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
     if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
     std::vector<int64_t> shares = tuner::TrialShares(tasks, flags.trials);
     for (size_t i = 0; i < tasks.size(); ++i) {
@@ -121,7 +120,7 @@ void Submit(const JobFlags& flags) {
   } else {
     for (const std::string& key : flags.tasks) {
       jobs::v1::TaskSpec* spec = request.add_tasks();
-      spec->set_workload_key(tuner::Task(key, flags.target).workload_key());  // canonical
+      spec->set_workload_key(task::Task(key, flags.target).workload_key());  // canonical
       spec->set_trials(flags.trials);
     }
   }

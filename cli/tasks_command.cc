@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "common/json.h"
-#include "tuner/task/task.h"
+#include "compiler/task/task.h"
 
 namespace tessera {
 namespace cli {
@@ -17,9 +17,8 @@ void AddTasksCommand(CLI::App& app) {
   tasks->add_flag("--json", *json, "one JSON object per template");
   tasks->callback([json] {
     size_t width = 0;  // names in a column of their own, whatever their length
-    for (const tuner::TemplateDef& def : tuner::Templates())
-      width = std::max(width, def.name.size());
-    for (const tuner::TemplateDef& def : tuner::Templates()) {
+    for (const task::TemplateDef& def : task::Templates()) width = std::max(width, def.name.size());
+    for (const task::TemplateDef& def : task::Templates()) {
       if (*json) {
         PrintJsonLine(Json{{"template", def.name}, {"workload_key", def.name + def.args_help}},
                       std::cout);

@@ -60,7 +60,7 @@ Json ConfigJson(const space::ConfigEntity& config) {
   return {{"index", config.index()}, {"knobs", knobs}};
 }
 
-void PrintSummary(const tuner::Task& task, const tuner::TuneTaskResult& result, double seconds,
+void PrintSummary(const task::Task& task, const tuner::TuneTaskResult& result, double seconds,
                   bool json) {
   const tuner::TuneResult& r = result.search;
   const double flops = task.flops();
@@ -99,8 +99,7 @@ std::string Millis(double seconds) {
 
 void TuneModel(const TuneFlags& flags) {
   tuner::CheckTarget(flags.target);
-  std::vector<ModelTask> tasks =
-      ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
+  std::vector<ModelTask> tasks = ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
   auto log = records::TuningLog::Open(flags.db);
   std::unique_ptr<tuner::CurveWriter> curve;
@@ -193,7 +192,7 @@ void Tune(TuneFlags& flags) {
   if (!flags.rpc_token_file.empty()) options.rpc_token = fleet::ReadTokenFile(flags.rpc_token_file);
   if (!flags.model.empty()) return TuneModel(flags);
 
-  tuner::Task task(flags.task, flags.target);
+  task::Task task(flags.task, flags.target);
   tuner::CheckTarget(task.target());  // before the header: a bad -mcpu ends the run at once
   auto log = records::TuningLog::Open(flags.db);
   auto start = std::chrono::steady_clock::now();

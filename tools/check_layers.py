@@ -31,8 +31,6 @@ FORBIDDEN = {
 }
 
 KNOWN_EXCEPTIONS = {
-    ("compiler/driver/build_model.cc", "tuner/task/blocked_layout.h"),
-    ("compiler/driver/build_model.cc", "tuner/task/task.h"),
     ("compiler/driver/build_model.cc", "tuner/tune/apply_history.h"),
 }
 

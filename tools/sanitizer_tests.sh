@@ -19,7 +19,7 @@ targets=(
   //tests/runtime/... //tests/rpc_server/... //tests/tracker/... //tests/records/...
   //tests/tools/... //tests/integration/...
   //tests/compiler/driver:target_fuzz_test //tests/compiler/space:config_proto_fuzz_test
-  //tests/tuner/task:workload_key_fuzz_test
+  //tests/compiler/task:workload_key_fuzz_test
   # Sizes and linked libraries differ under a sanitizer by design.
   -//tests/runtime:runtime_size_test -//tests/rpc_server:no_compiler_test
   # Its board is an uninstrumented aarch64 binary under qemu; what it adds on the host is a

@@ -14,6 +14,8 @@
 #include "compiler/lower/lower.h"
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
+#include "compiler/task/blocked_layout.h"
+#include "compiler/task/task.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/conv2d_winograd_x86.h"
@@ -24,8 +26,6 @@
 #include "runtime/data_type.h"
 #include "runtime/graph_executor.h"
 #include "runtime/params.h"
-#include "tuner/task/blocked_layout.h"
-#include "tuner/task/task.h"
 #include "tuner/tune/apply_history.h"
 
 namespace tessera {
@@ -79,7 +79,7 @@ std::string Symbol(size_t index, const std::string& op) {
 
 // The configuration of a template workload: the tuning log's best record for the exact target,
 // else the fallback. The only place a model build reads the log.
-tuner::ChosenConfig ChooseTemplateConfig(const tuner::Task& task, const ModelBuildOptions& options,
+tuner::ChosenConfig ChooseTemplateConfig(const task::Task& task, const ModelBuildOptions& options,
                                          const tuner::ConfigPreference& preference) {
   return tuner::ChooseConfig(task, options.log, options.warnings ? *options.warnings : std::cerr,
                              preference);
@@ -426,12 +426,12 @@ class ModelBuilder {
     return Chain(group, 1, value, args);
   }
 
-  const tuner::Task* MakeTask(const std::string& templ, const std::vector<int64_t>& ints,
-                              double* flops) {
-    tuner::TaskArgs targs{ints, "float32"};
-    std::string key = tuner::MakeWorkloadKey(templ, targs);
+  const task::Task* MakeTask(const std::string& templ, const std::vector<int64_t>& ints,
+                             double* flops) {
+    task::TaskArgs targs{ints, "float32"};
+    std::string key = task::MakeWorkloadKey(templ, targs);
     try {
-      auto task = std::make_unique<tuner::Task>(key, options_.target);
+      auto task = std::make_unique<task::Task>(key, options_.target);
       *flops = task->flops();
       tasks_storage_.push_back(std::move(task));
       return tasks_storage_.back().get();
@@ -441,7 +441,7 @@ class ModelBuilder {
   }
 
   // The config `node`'s kernel runs through `task`, noted for `ModelBuild::configs`.
-  space::ConfigEntity Configure(const Node& node, const tuner::Task& task) {
+  space::ConfigEntity Configure(const Node& node, const task::Task& task) {
     const tuner::ChosenConfig chosen = ChooseTemplateConfig(task, options_, {});
     NoteConfig(node, task, chosen.config, SourceOf(chosen));
     return Use(task, chosen);
@@ -452,20 +452,20 @@ class ModelBuilder {
     return chosen.record ? "record" : "fallback";
   }
 
-  void NoteConfig(const Node& node, const tuner::Task& task, const space::ConfigEntity& config,
+  void NoteConfig(const Node& node, const task::Task& task, const space::ConfigEntity& config,
                   const std::string& source) {
     configs_.push_back({node.name, task.workload_key(), config.ToString(), source});
   }
 
   // `chosen` as `task`'s config, counted among the model's tasks.
-  space::ConfigEntity Use(const tuner::Task& task, const tuner::ChosenConfig& chosen) {
+  space::ConfigEntity Use(const task::Task& task, const tuner::ChosenConfig& chosen) {
     CountTask(task, chosen);
     return chosen.config;
   }
 
   // One more kernel of `task` (configured by `chosen`) among the model's tasks; `alternative_to`
   // as `ModelTask::alternative_to`.
-  void CountTask(const tuner::Task& task, const tuner::ChosenConfig& chosen,
+  void CountTask(const task::Task& task, const tuner::ChosenConfig& chosen,
                  const std::string& alternative_to = "") {
     auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
       return t.workload_key == task.workload_key();
@@ -481,7 +481,7 @@ class ModelBuilder {
   // How a convolution node runs: through which template with which config (null task: plain
   // compute). Made once per node, so that producers can write the layout it reads.
   struct ConvPlan {
-    const tuner::Task* task = nullptr;
+    const task::Task* task = nullptr;
     bool depthwise = false;
     topi::Conv2dShape shape;
     std::optional<space::ConfigEntity> config;
@@ -610,7 +610,7 @@ class ModelBuilder {
                         tuner::ConfigPreference preference, int64_t partner_block) {
     const topi::Conv2dShape& sh = plan.shape;
     double flops = 0;
-    const tuner::Task* task =
+    const task::Task* task =
         MakeTask("conv2d_winograd_NCHWc.x86", {sh.n, sh.c, sh.h, sh.w, sh.k, sh.pad}, &flops);
     if (!task) return;
     auto same_output = [partner_block](const space::ConfigEntity& c) {
@@ -738,14 +738,14 @@ class ModelBuilder {
     std::vector<float> packed;
     std::vector<int64_t> pw_shape;
     if (plan.depthwise) {
-      packed = tuner::ToNCHWc(weights, {1, shape.c, shape.r, shape.s}, ic_bn);
+      packed = task::ToNCHWc(weights, {1, shape.c, shape.r, shape.s}, ic_bn);
       pw_shape = {shape.c / ic_bn, shape.r, shape.s, ic_bn};
     } else if (plan.winograd) {
       const int64_t m = topi::WinogradTile(*plan.config), alpha = m + 2;
       packed = topi::WinogradWeights(weights, shape, m, ic_bn, oc_bn);
       pw_shape = {alpha, alpha, shape.k / oc_bn, shape.c / ic_bn, ic_bn, oc_bn};
     } else {
-      packed = tuner::ToOIHWio(weights, {shape.k, shape.c, shape.r, shape.s}, ic_bn, oc_bn);
+      packed = task::ToOIHWio(weights, {shape.k, shape.c, shape.r, shape.s}, ic_bn, oc_bn);
       pw_shape = {shape.k / oc_bn, shape.c / ic_bn, shape.r, shape.s, ic_bn, oc_bn};
     }
     const char* weight_form = plan.depthwise ? "_packed" : plan.winograd ? "_winograd" : "_OIHWio";
@@ -811,7 +811,7 @@ class ModelBuilder {
     const int64_t k = as.back(), n = trans_b ? bs[0] : bs[1];
     const int64_t m = graph::NumElements(as) / k;
     double flops = 0;
-    const tuner::Task* task =
+    const task::Task* task =
         MakeTask(kernels_.gpu() ? "dense.cuda" : "dense.x86", {m, n, k}, &flops);
     if (!task) return false;
     space::ConfigEntity config = Configure(node, *task);
@@ -830,7 +830,7 @@ class ModelBuilder {
                     HostArray({n, k}, f32, w.data(), w.size() * sizeof(float)));
     } else {
       const int64_t bn = topi::DenseWeightBlock(config);
-      std::vector<float> packed = tuner::ToColumnBlocks(w, n, k, bn);
+      std::vector<float> packed = task::ToColumnBlocks(w, n, k, bn);
       pw = AddParam(g_.values[bw].name + "_packed",
                     HostArray({n / bn, k, bn}, f32, packed.data(), packed.size() * sizeof(float)));
     }
@@ -913,7 +913,7 @@ class ModelBuilder {
     const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
     const int64_t batch = graph::NumElements(as) / (m * k);
     double flops = 0;
-    const tuner::Task* task = MakeTask("batch_matmul.x86", {batch, m, n, k}, &flops);
+    const task::Task* task = MakeTask("batch_matmul.x86", {batch, m, n, k}, &flops);
     if (!task) return false;
     space::ConfigEntity config = Configure(node, *task);
     int b3 = Alias(TensorOf(bv), {batch, k, n}, g_.values[bv].name + "_3d");
@@ -997,7 +997,7 @@ class ModelBuilder {
     const bool depthwise = groups == xs[1] && ws[0] == xs[1] && ws[1] == 1;
     if (!depthwise && groups != 1) return false;
     double flops = 0;
-    const tuner::Task* task =
+    const task::Task* task =
         depthwise ? MakeTask("depthwise_conv2d.cuda",
                              {sh.n, sh.c, sh.h, sh.w, sh.r, sh.s, sh.stride, sh.pad}, &flops)
                   : MakeTask("conv2d_nchw.cuda",
@@ -1061,7 +1061,7 @@ class ModelBuilder {
   driver::ModelKernels kernels_;
   std::vector<ModelTask> tasks_;
   std::vector<KernelConfig> configs_;
-  std::vector<std::unique_ptr<tuner::Task>> tasks_storage_;
+  std::vector<std::unique_ptr<task::Task>> tasks_storage_;
   std::map<const Node*, ConvPlan> conv_plans_;
   std::map<int, std::map<int64_t, int>> value_blocked_;  // value -> block -> blocked tensor
   std::map<int, int64_t> tensor_halo_;  // blocked tensor -> rows and columns of zeros around it

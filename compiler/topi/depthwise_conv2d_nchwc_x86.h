@@ -7,7 +7,7 @@
 /// kernel tap is one contiguous vector load whatever the stride (the NCHW template vectorizes
 /// along output columns, which a stride of 2 turns into gathers). Data, weights and output are
 /// blocked with the same `bn` (`tile_c`): data `NCHW[bn]c`, weights `[C / bn, R, S, bn]` (packed
-/// once, `tuner::ToNCHWc` of the weights viewed as 1×C×R×S), output `NCHW[bn]c`.
+/// once, `task::ToNCHWc` of the weights viewed as 1×C×R×S), output `NCHW[bn]c`.
 #ifndef TESSERA_COMPILER_TOPI_DEPTHWISE_CONV2D_NCHWC_X86_H_
 #define TESSERA_COMPILER_TOPI_DEPTHWISE_CONV2D_NCHWC_X86_H_
 

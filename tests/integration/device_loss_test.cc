@@ -60,7 +60,7 @@ TEST_P(DeviceLossTest, TheCandidateMovesToAnotherDeviceAndNoRecordIsAnError) {
   Fleet fleet(SingleThreadedFleet());
   fleet.AddServer("cpu");
   fleet.AddServer("cpu");
-  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm");
   tuner::RpcMeasureOptions options = Options(fleet);
   // Mid-call losses need a call long enough to be in flight when the server dies.
   if (loss.call_cpu_ms > 0) options.run.min_repeat_ms = 100;
@@ -78,8 +78,8 @@ TEST_P(DeviceLossTest, TheCandidateMovesToAnotherDeviceAndNoRecordIsAnError) {
     } else {
       killer = std::thread([server, &killed_mid_call, cpu_ms = loss.call_cpu_ms] {
         const int64_t before = server->ChildrenCpuMillis();
-        killed_mid_call = testing::WaitFor(
-            [&] { return server->ChildrenCpuMillis() >= before + cpu_ms; }, 30000);
+        killed_mid_call =
+            testing::WaitFor([&] { return server->ChildrenCpuMillis() >= before + cpu_ms; }, 30000);
         server->Stop(SIGKILL);
       });
     }
@@ -109,7 +109,7 @@ TEST(DeviceLossTest, AGrantThatReachesTheWrongServerIsADeviceLoss) {
   fleet::SessionOptions hold;
   hold.key = "cpu";
   auto held = fleet::RemoteSession::Open(fleet.Client(), hold);  // one server stays busy
-  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm");
   tuner::RpcMeasureOptions options = Options(fleet);
   std::unique_ptr<RpcMeasurer> measurer;
   std::string killed;
@@ -140,7 +140,8 @@ INSTANTIATE_TEST_SUITE_P(Steps, DeviceLossTest,
                                            Loss{"call"}, Loss{"copy_out"}, Loss{"time"},
                                            Loss{"time", 20}),
                          [](const ::testing::TestParamInfo<Loss>& info) {
-                           return info.param.step + (info.param.call_cpu_ms > 0 ? "_in_flight" : "");
+                           return info.param.step +
+                                  (info.param.call_cpu_ms > 0 ? "_in_flight" : "");
                          });
 
 }  // namespace

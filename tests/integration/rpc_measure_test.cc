@@ -44,7 +44,7 @@ RpcMeasureOptions Options(const Fleet& fleet) {
 TEST(RpcMeasureTest, CandidatesAreCheckedAndTimedOnAFleetDevice) {
   Fleet fleet;
   fleet.AddServer("cpu");
-  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm");
   RpcMeasurer measurer(task, Options(fleet));
   std::mt19937_64 rng(1);
   std::vector<space::ConfigEntity> batch = {task.config_space().Fallback(),
@@ -64,7 +64,7 @@ TEST(RpcMeasureTest, CandidatesAreCheckedAndTimedOnAFleetDevice) {
 TEST(RpcMeasureTest, Conv2dCandidatesOfDifferentBlocksAreCheckedOnADevice) {
   Fleet fleet;
   fleet.AddServer("cpu");
-  tuner::Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  task::Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
   RpcMeasurer measurer(task, Options(fleet));
   auto config = [&](int64_t ic_bn, int64_t oc_bn) {
     return task.config_space().FromValues({{"tile_ic", {-1, ic_bn}},
@@ -83,7 +83,7 @@ TEST(RpcMeasureTest, ACandidateWhoseDeviceIsLostIsRequeuedOnAnother) {
   Fleet fleet;
   fleet.AddServer("cpu");
   fleet.AddServer("cpu");
-  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm");
   RpcMeasurer measurer(task, Options(fleet));
   // Hold one server so that the measurer's session lands on the other one.
   fleet::SessionOptions hold;
@@ -110,7 +110,7 @@ TEST(RpcMeasureTest, TuningThroughTheFleetRecordsTheDeviceKey) {
   Fleet fleet;
   fleet.AddServer("cpu");
   fleet.AddServer("cpu");
-  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm");
   const char* dir = std::getenv("TEST_TMPDIR");
   auto log = records::TuningLog::Open(std::string(dir ? dir : "/tmp") + "/rpc_tune.db");
   tuner::TuneTaskOptions options;
@@ -132,7 +132,7 @@ TEST(RpcMeasureTest, TuningThroughTheFleetRecordsTheDeviceKey) {
 TEST(RpcMeasureTest, NoDeviceLeftIsADeviceLostOutcome) {
   Fleet fleet;
   fleet.AddServer("cpu");
-  tuner::Task task("dense.x86(16,32,8,float32)", "llvm");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm");
   RpcMeasureOptions options = Options(fleet);
   options.queue_timeout_ms = 1500;
   options.max_attempts = 2;
@@ -189,7 +189,7 @@ TEST(RpcMeasureTest, ACudaTaskOnAKeyWithoutGpuIsRefusedBeforeAnyUpload) {
   if (!runtime::ListCUDADevices().empty()) GTEST_SKIP() << "this machine's server has a GPU";
   Fleet fleet;
   fleet.AddServer("cpu");
-  tuner::Task task("dense.cuda(16,16,16,float32)", "cuda -arch=sm_80");
+  task::Task task("dense.cuda(16,16,16,float32)", "cuda -arch=sm_80");
   RpcMeasureOptions options = Options(fleet);
   options.measure.work_dir = testing::MakeTempDir("refused-cuda-builds");
   std::vector<std::string> steps;

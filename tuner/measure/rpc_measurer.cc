@@ -30,7 +30,7 @@ tuning::ErrorKind ErrorKindOfFleetFailure(const fleet::FleetError& error) {
              : tuning::RUNTIME_ERROR;
 }
 
-RpcMeasurer::RpcMeasurer(const Task& task, RpcMeasureOptions options)
+RpcMeasurer::RpcMeasurer(const task::Task& task, RpcMeasureOptions options)
     : task_(task), options_(std::move(options)) {
   TESSERA_USER_CHECK(!options_.tracker.empty() && !options_.key.empty())
       << "rpc measurement needs a tracker address and a device key";

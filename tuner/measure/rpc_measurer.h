@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/task/task.h"
 #include "tuner/measure/local_measurer.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/search/tuner.h"
-#include "tuner/task/task.h"
 
 namespace tessera {
 namespace fleet {
@@ -51,7 +51,7 @@ tuning::ErrorKind ErrorKindOfFleetFailure(const fleet::FleetError& error);
 class RpcMeasurer {
  public:
   /// A measurer for `task`; throws `UserError` on bad options.
-  RpcMeasurer(const Task& task, RpcMeasureOptions options);
+  RpcMeasurer(const task::Task& task, RpcMeasureOptions options);
   ~RpcMeasurer();
 
   /// Measures `batch`; one outcome per candidate, in order. Usable as a `MeasureBatchFn`.
@@ -72,7 +72,7 @@ class RpcMeasurer {
   MeasureOutcome RunRemote(const space::ConfigEntity& config, const std::string& library,
                            int64_t serial);
 
-  Task task_;
+  task::Task task_;
   RpcMeasureOptions options_;
   std::shared_ptr<const TaskFixture> fixture_;
   std::shared_ptr<fleet::TrackerClient> tracker_;

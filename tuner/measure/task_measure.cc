@@ -64,7 +64,7 @@ TimingPlan PlanTiming(const RunOptions& options, double first_call_s) {
   return plan;
 }
 
-std::shared_ptr<const TaskFixture> MakeTaskFixture(const Task& task, uint64_t seed) {
+std::shared_ptr<const TaskFixture> MakeTaskFixture(const task::Task& task, uint64_t seed) {
   auto fixture = std::make_shared<TaskFixture>();
   topi::ScheduledOp op = task.templ().baseline(task.args());
   std::mt19937_64 rng(seed);
@@ -82,7 +82,7 @@ std::shared_ptr<const TaskFixture> MakeTaskFixture(const Task& task, uint64_t se
   return fixture;
 }
 
-CandidateArgs PrepareCandidateArgs(const Task& task, const TaskFixture& fixture,
+CandidateArgs PrepareCandidateArgs(const task::Task& task, const TaskFixture& fixture,
                                    const space::ConfigEntity& config) {
   CandidateArgs out;
   if (!task.templ().layout) {
@@ -94,7 +94,7 @@ CandidateArgs PrepareCandidateArgs(const Task& task, const TaskFixture& fixture,
     };
     return out;
   }
-  CandidateLayout layout = task.templ().layout(task.args(), config);
+  task::CandidateLayout layout = task.templ().layout(task.args(), config);
   out.shapes = layout.shapes;
   out.inputs = layout.pack_inputs(fixture.inputs);
   int64_t count = 1;
@@ -117,7 +117,7 @@ std::string CompareOutput(const TaskFixture& fixture, const float* got, double r
   return "";
 }
 
-ir::PrimFunc LowerCandidate(const Task& task, const space::ConfigEntity& config) {
+ir::PrimFunc LowerCandidate(const task::Task& task, const space::ConfigEntity& config) {
   topi::ScheduledOp op = task.Instantiate(config);
   return lower::Lower(op.schedule, op.args, kCandidateFunction);
 }
@@ -133,7 +133,7 @@ void CheckTarget(const std::string& target_string) {
   }
 }
 
-BuildFn TaskBuildFn(const Task& task) {
+BuildFn TaskBuildFn(const task::Task& task) {
   return [task](const space::ConfigEntity& config, const std::string& path) {
     if (IsCUDA(task.target())) {
       // GPU candidates are lowered for the GPU and saved as PTX with their launchers.
@@ -145,7 +145,7 @@ BuildFn TaskBuildFn(const Task& task) {
   };
 }
 
-RunFn TaskRunFn(const Task& task, const RunOptions& options) {
+RunFn TaskRunFn(const task::Task& task, const RunOptions& options) {
   std::shared_ptr<const TaskFixture> fixture = MakeTaskFixture(task, options.seed);
   const int threads = IsCUDA(task.target()) ? 0 : Target(task.target()).num_threads();
   return [task, fixture, options, threads](const space::ConfigEntity& config,

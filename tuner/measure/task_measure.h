@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "compiler/ir/function.h"
+#include "compiler/task/task.h"
 #include "tuner/measure/local_measurer.h"
-#include "tuner/task/task.h"
 
 namespace tessera {
 namespace tuner {
@@ -53,7 +53,7 @@ struct TaskFixture {
 };
 
 /// Seeded random inputs for `task` and the template's reference output for them.
-std::shared_ptr<const TaskFixture> MakeTaskFixture(const Task& task, uint64_t seed);
+std::shared_ptr<const TaskFixture> MakeTaskFixture(const task::Task& task, uint64_t seed);
 
 /// The arguments of one config's candidate: the fixture's inputs converted by the template's
 /// layout (for example packed into blocked layouts), prepared outside any timed call.
@@ -65,7 +65,7 @@ struct CandidateArgs {
 };
 
 /// The arguments for candidates of `config` of `task`, from `fixture` (made for `task`).
-CandidateArgs PrepareCandidateArgs(const Task& task, const TaskFixture& fixture,
+CandidateArgs PrepareCandidateArgs(const task::Task& task, const TaskFixture& fixture,
                                    const space::ConfigEntity& config);
 
 /// "" when `got` (the output, `fixture.expected.size()` values) matches within tolerances, else
@@ -76,7 +76,7 @@ std::string CompareOutput(const TaskFixture& fixture, const float* got, double r
 constexpr const char* kCandidateFunction = "candidate";
 
 /// Lowers `config` of `task` (its instantiated schedule) to a packed-API function.
-ir::PrimFunc LowerCandidate(const Task& task, const space::ConfigEntity& config);
+ir::PrimFunc LowerCandidate(const task::Task& task, const space::ConfigEntity& config);
 
 /// Compiles `func` for `target` ("llvm …" or "c") and writes a shared library to `path`.
 /// Throws `UserError` for a bad target string or one without a code generator.
@@ -87,12 +87,12 @@ void BuildLibrary(const ir::PrimFunc& func, const std::string& target, const std
 void CheckTarget(const std::string& target);
 
 /// A build function for `task` (for `LocalMeasurer`).
-BuildFn TaskBuildFn(const Task& task);
+BuildFn TaskBuildFn(const task::Task& task);
 
 /// A run function for `task`: the inputs and the reference output are computed once, here, so
 /// that every worker process inherits them. A target with `-num-threads=N` is timed with the
 /// runtime's pool at N threads.
-RunFn TaskRunFn(const Task& task, const RunOptions& options);
+RunFn TaskRunFn(const task::Task& task, const RunOptions& options);
 
 }  // namespace tuner
 }  // namespace tessera

@@ -38,7 +38,7 @@ namespace {
 
 // The best usable record of `task` for `target` in `log` (see ChooseConfig); `reason` says why
 // there is none.
-std::optional<ChosenConfig> FromRecords(const Task& task, const records::RecordSource& log,
+std::optional<ChosenConfig> FromRecords(const task::Task& task, const records::RecordSource& log,
                                         const std::string& target,
                                         const ConfigPreference& preference, std::string* reason) {
   records::RecordFilter filter;
@@ -69,7 +69,7 @@ std::optional<ChosenConfig> FromRecords(const Task& task, const records::RecordS
 
 }  // namespace
 
-ChosenConfig ChooseConfig(const Task& task, const records::RecordSource* log,
+ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* log,
                           std::ostream& warnings, const ConfigPreference& preference) {
   std::string reason = "no tuning log was given";
   if (log) {

@@ -12,9 +12,9 @@
 #include <ostream>
 
 #include "compiler/space/config_space.h"
+#include "compiler/task/task.h"
 #include "proto/tuning.pb.h"
 #include "records/record_source.h"
-#include "tuner/task/task.h"
 
 namespace tessera {
 namespace tuner {
@@ -44,7 +44,7 @@ struct ConfigPreference {
 /// fastest one `preference` wants within its tolerance and slack of the best; without a record for
 /// the exact target, the same from `DefaultThreadsTarget(target)`'s records (announced); else the
 /// fallback, announced on `warnings` once per (workload, target) in this process.
-ChosenConfig ChooseConfig(const Task& task, const records::RecordSource* log,
+ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* log,
                           std::ostream& warnings, const ConfigPreference& preference = {});
 
 }  // namespace tuner

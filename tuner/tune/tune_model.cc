@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "compiler/support/error.h"
+#include "compiler/task/task.h"
 #include "tuner/search/log_history.h"
-#include "tuner/task/task.h"
 
 namespace tessera {
 namespace tuner {
@@ -26,7 +26,7 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
                           const std::function<void(const TuneModelProgress&)>& progress) {
   TESSERA_USER_CHECK(options.trials > 0) << "the trial budget must be positive";
   CheckTarget(target);
-  std::vector<Task> parsed;
+  std::vector<task::Task> parsed;
   for (const ModelTask& t : tasks) parsed.emplace_back(t.workload_key, target);
   TaskScheduler scheduler(ScheduledTasksOf(tasks), options.schedule);
   TuneModelResult result;

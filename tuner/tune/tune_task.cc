@@ -17,7 +17,7 @@ namespace tessera {
 namespace tuner {
 namespace {}  // namespace
 
-FeatureFn TaskFeatureFn(const Task& task, const std::string& kind) {
+FeatureFn TaskFeatureFn(const task::Task& task, const std::string& kind) {
   std::string key = task.workload_key();
   if (kind == "knob") {
     return [key](const space::ConfigEntity& c) { return CandidateFeatures(c, key); };
@@ -37,7 +37,7 @@ FeatureFn TaskFeatureFn(const Task& task, const std::string& kind) {
   };
 }
 
-std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint64_t seed) {
+std::unique_ptr<Tuner> MakeTuner(const std::string& name, const task::Task& task, uint64_t seed) {
   if (name == "xgb") {
     return std::make_unique<ModelBasedTuner>(task.config_space(), seed,
                                              TaskFeatureFn(task, "knob"));
@@ -49,8 +49,8 @@ std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint
   return nullptr;
 }
 
-TuneTaskResult TuneTask(const Task& task, records::TuningLog* log, const TuneTaskOptions& options,
-                        const ProgressFn& progress) {
+TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
+                        const TuneTaskOptions& options, const ProgressFn& progress) {
   CheckTarget(task.target());
   TuneTaskResult result;
   LoadedHistory history =

@@ -9,12 +9,12 @@
 #include <memory>
 #include <string>
 
+#include "compiler/task/task.h"
 #include "records/tuning_log.h"
 #include "tuner/measure/local_measurer.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/search/model_based_tuner.h"
 #include "tuner/search/tuner.h"
-#include "tuner/task/task.h"
 
 namespace tessera {
 namespace tuner {
@@ -56,15 +56,15 @@ struct TuneTaskResult {
 };
 
 /// A search strategy by name for `task`; throws `UserError` listing the names for an unknown one.
-std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Task& task, uint64_t seed);
+std::unique_ptr<Tuner> MakeTuner(const std::string& name, const task::Task& task, uint64_t seed);
 
 /// The xgb tuner's feature function for `task` ("knob" or "loop"); throws `UserError` for
 /// another name.
-FeatureFn TaskFeatureFn(const Task& task, const std::string& kind);
+FeatureFn TaskFeatureFn(const task::Task& task, const std::string& kind);
 
 /// Tunes `task`, appending each batch's records to `log`; `progress` sees every batch.
-TuneTaskResult TuneTask(const Task& task, records::TuningLog* log, const TuneTaskOptions& options,
-                        const ProgressFn& progress = nullptr);
+TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
+                        const TuneTaskOptions& options, const ProgressFn& progress = nullptr);
 
 }  // namespace tuner
 }  // namespace tessera

@@ -10,9 +10,9 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/log.h"
+#include "compiler/task/task.h"
 #include "fleet/secrets.h"
 #include "records/tuning_log.h"
-#include "tuner/task/task.h"
 #include "tuner/tune/tune_task.h"
 
 namespace tessera {
@@ -82,7 +82,7 @@ BatchOutcome RunBatch(fleet::JobClient& client, const jobs::v1::WorkLease& lease
   report.set_lease_id(lease.lease_id());
   report.set_worker_id(worker_id);
   try {
-    Task task(lease.workload_key(), lease.target());
+    task::Task task(lease.workload_key(), lease.target());
     CheckTarget(task.target());
     // The batch searches over what the team measured so far: this task's records (never
     // measured again) and its template's other shapes (transfer).

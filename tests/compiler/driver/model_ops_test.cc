@@ -7,9 +7,9 @@
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/infer.h"
 #include "compiler/space/config_proto.h"
+#include "compiler/task/task.h"
 #include "records/tuning_log.h"
 #include "tests/compiler/driver/model_check.h"
-#include "tuner/task/task.h"
 
 namespace tessera {
 namespace {
@@ -104,7 +104,7 @@ std::vector<int> CountKernels(const ModelBuild& build, const std::vector<std::st
 tuning::MeasureRecord SplitsRecord(const std::string& key, const std::string& target,
                                    const std::vector<std::pair<std::string, int64_t>>& splits,
                                    double cost) {
-  tuner::Task task(key, target);
+  task::Task task(key, target);
   space::ConfigEntity config = task.config_space().Fallback();
   for (const auto& [knob, factor] : splits) {
     config = task.config_space().WithSplitInner(config, knob, factor);
@@ -205,7 +205,7 @@ TEST(LayoutTest, TunedBuildKeepsTheProducersBlock) {
   const graph::Graph g = frontend::ImportOnnx(ModelDir() + "/residual_blocks.onnx");
   std::vector<tuning::MeasureRecord> records;
   for (const ModelTask& t : ExtractTasks(g, options)) {
-    tuner::Task task(t.workload_key, options.target);
+    task::Task task(t.workload_key, options.target);
     tuning::Config config = space::ConfigToProto(task.config_space().Fallback());
     for (tuning::KnobValue& knob : *config.mutable_knobs()) {
       // Input blocks of 8, output blocks of 32 (the fallback: 16 and 16).

@@ -9,11 +9,11 @@
 #include "common/file.h"
 #include "compiler/codegen/cuda/nvrtc.h"
 #include "compiler/space/mutation.h"
+#include "compiler/task/task.h"
 #include "runtime/cuda_module.h"
 #include "runtime/device_api.h"
 #include "runtime/error.h"
 #include "tuner/measure/task_measure.h"
-#include "tuner/task/task.h"
 
 namespace tessera {
 namespace tuner {
@@ -27,7 +27,7 @@ TEST(CUDATaskMeasureTest, SampledConfigsBuildToPTXAndRunNeedsADevice) {
   for (const char* key :
        {"dense.cuda(64,48,32,float32)", "conv2d_nchw.cuda(1,8,10,10,16,3,3,1,1,float32)",
         "depthwise_conv2d.cuda(1,8,12,12,3,3,2,1,float32)"}) {
-    Task task(key, "cuda -arch=sm_90");
+    task::Task task(key, "cuda -arch=sm_90");
     BuildFn build = TaskBuildFn(task);
     RunOptions options;
     RunFn run = TaskRunFn(task, options);

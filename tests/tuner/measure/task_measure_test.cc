@@ -65,7 +65,7 @@ std::string WorkDir() {
 
 // End to end: a budget no call fits in leaves one timing per candidate, still checked.
 TEST(TaskRunFnTest, ATinyBudgetTimesEachCandidateOnce) {
-  Task task("dense.x86(32,32,32,float32)", "llvm");
+  task::Task task("dense.x86(32,32,32,float32)", "llvm");
   RunOptions run = Options(5, 3, 1e-9);
   LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, run), {2, 60, 30, true, WorkDir()});
   for (const MeasureOutcome& o : measurer.Measure({task.config_space().Fallback()})) {
@@ -82,7 +82,8 @@ TEST(TaskRunFnTest, ATinyBudgetTimesEachCandidateOnce) {
 
 using ::testing::HasSubstr;
 
-space::ConfigEntity ConvConfig(const Task& task, int64_t ic_bn, int64_t oc_bn, int64_t reg_n) {
+space::ConfigEntity ConvConfig(const task::Task& task, int64_t ic_bn, int64_t oc_bn,
+                               int64_t reg_n) {
   return task.config_space().FromValues({{"tile_ic", {-1, ic_bn}},
                                          {"tile_oc", {-1, oc_bn}},
                                          {"tile_oh", {-1, 1}},
@@ -92,7 +93,7 @@ space::ConfigEntity ConvConfig(const Task& task, int64_t ic_bn, int64_t oc_bn, i
 }
 
 TEST(TaskMeasureTest, PlainTemplatesTakeTheFixtureAsItIs) {
-  Task task("batch_matmul.x86(1,4,8,2,float32)", "llvm");
+  task::Task task("batch_matmul.x86(1,4,8,2,float32)", "llvm");
   auto fixture = MakeTaskFixture(task, 1);
   CandidateArgs args = PrepareCandidateArgs(task, *fixture, task.config_space().Fallback());
   EXPECT_EQ(args.shapes, fixture->shapes);
@@ -102,7 +103,7 @@ TEST(TaskMeasureTest, PlainTemplatesTakeTheFixtureAsItIs) {
 }
 
 TEST(TaskMeasureTest, DenseCandidatesGetWeightsPackedInTheirColumnBlock) {
-  Task task("dense.x86(4,16,2,float32)", "llvm");
+  task::Task task("dense.x86(4,16,2,float32)", "llvm");
   auto fixture = MakeTaskFixture(task, 1);
   space::ConfigEntity config = task.config_space().FromValues(
       {{"tile_y", {-1, 1, 4}}, {"tile_x", {-1, 1, 8}}, {"tile_k", {-1, 2}}, {"unroll_k", {0}}});
@@ -122,7 +123,7 @@ TEST(TaskMeasureTest, DenseCandidatesGetWeightsPackedInTheirColumnBlock) {
 }
 
 TEST(TaskMeasureTest, Conv2dCandidatesGetInputsPackedForTheirConfig) {
-  Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  task::Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
   auto fixture = MakeTaskFixture(task, 1);
   CandidateArgs args = PrepareCandidateArgs(task, *fixture, ConvConfig(task, 2, 4, 3));
   ASSERT_EQ(args.shapes.size(), 3u);
@@ -135,7 +136,7 @@ TEST(TaskMeasureTest, Conv2dCandidatesGetInputsPackedForTheirConfig) {
 
 // The check reads the candidate's blocked output through the layout: read raw, it is wrong.
 TEST(TaskMeasureTest, TheCheckUnpacksTheBlockedOutput) {
-  Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  task::Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
   auto fixture = MakeTaskFixture(task, 1);
   space::ConfigEntity config = ConvConfig(task, 4, 4, 2);
   CandidateArgs args = PrepareCandidateArgs(task, *fixture, config);
@@ -155,7 +156,7 @@ TEST(TaskMeasureTest, TheCheckUnpacksTheBlockedOutput) {
 }
 
 TEST(TaskMeasureTest, Conv2dConfigsOfDifferentBlocksMeasureCorrectly) {
-  Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  task::Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
   LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
   std::vector<space::ConfigEntity> batch = {ConvConfig(task, 1, 8, 6), ConvConfig(task, 8, 2, 1),
                                             ConvConfig(task, 2, 4, 3),
@@ -172,7 +173,7 @@ TEST(TaskMeasureTest, WinogradConfigsComputeTheConvolution) {
   for (const std::string key : {"conv2d_winograd_NCHWc.x86(1,8,8,8,16,1,float32)",
                                 "conv2d_winograd_NCHWc.x86(2,6,6,6,4,1,float32)",
                                 "conv2d_winograd_NCHWc.x86(1,4,10,10,8,0,float32)"}) {
-    Task task(key, "llvm");
+    task::Task task(key, "llvm");
     const space::ConfigSpace& space = task.config_space();
     std::vector<space::ConfigEntity> batch = {
         space.Fallback(), space.Get(0), space.Get(space.size() - 1), space.Get(space.size() / 3)};

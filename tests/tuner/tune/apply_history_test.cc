@@ -24,7 +24,7 @@ std::string TempPath(const std::string& name) {
   return path;
 }
 
-tuning::MeasureRecord Record(const Task& task, const space::ConfigEntity& c, double cost) {
+tuning::MeasureRecord Record(const task::Task& task, const space::ConfigEntity& c, double cost) {
   tuning::MeasureRecord r;
   r.set_workload_key(task.workload_key());
   r.set_target(task.target());
@@ -36,8 +36,8 @@ tuning::MeasureRecord Record(const Task& task, const space::ConfigEntity& c, dou
 
 TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
   auto log = records::TuningLog::Open(TempPath("best.db"));
-  Task task("dense.x86(64,64,64,float32)", "llvm -mcpu=znver3");
-  Task other_cpu("dense.x86(64,64,64,float32)", "llvm -mcpu=skylake");
+  task::Task task("dense.x86(64,64,64,float32)", "llvm -mcpu=znver3");
+  task::Task other_cpu("dense.x86(64,64,64,float32)", "llvm -mcpu=skylake");
   const auto& s = task.config_space();
   log->AppendBatch(
       {Record(task, s.Get(3), 2.0), Record(task, s.Get(5), 1.0), Record(other_cpu, s.Get(7), 0.5)});
@@ -53,7 +53,7 @@ TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
 // within the tolerance of the best record, and only then.
 TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
   auto log = records::TuningLog::Open(TempPath("preferred.db"));
-  Task task("dense.x86(64,64,32,float32)", "llvm");
+  task::Task task("dense.x86(64,64,32,float32)", "llvm");
   const auto& s = task.config_space();
   log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(5), 1.05),
                     Record(task, s.Get(7), 1.02), Record(task, s.Get(9), 1.5)});
@@ -80,9 +80,9 @@ TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
 TEST(ApplyHistoryTest, RecordsAreMatchedByThreadCount) {
   auto log = records::TuningLog::Open(TempPath("threads.db"));
   const char* key = "dense.x86(64,64,48,float32)";
-  Task plain(key, "llvm -mcpu=znver4");  // default thread count, as logs before -num-threads
-  Task one(key, "llvm -mcpu=znver4 -num-threads=1");
-  Task three(key, "llvm -mcpu=znver4 -num-threads=3");
+  task::Task plain(key, "llvm -mcpu=znver4");  // default thread count, as logs before -num-threads
+  task::Task one(key, "llvm -mcpu=znver4 -num-threads=1");
+  task::Task three(key, "llvm -mcpu=znver4 -num-threads=3");
   const auto& s = plain.config_space();
   log->AppendBatch({Record(plain, s.Get(3), 1.0), Record(one, s.Get(5), 0.5)});
   std::ostringstream warnings;
@@ -118,7 +118,7 @@ TEST(ApplyHistoryTest, DefaultThreadsTargetDropsOnlyTheThreadCount) {
 
 TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
   auto log = records::TuningLog::Open(TempPath("empty.db"));
-  Task task("dense.x86(32,64,16,float32)", "llvm -mcpu=znver3");
+  task::Task task("dense.x86(32,64,16,float32)", "llvm -mcpu=znver3");
   std::ostringstream warnings;
   ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
   EXPECT_TRUE(chosen.config.is_fallback());
@@ -134,13 +134,13 @@ TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
 
 TEST(ApplyHistoryTest, RecordsThatNoLongerFitAreSkipped) {
   auto log = records::TuningLog::Open(TempPath("stale.db"));
-  Task task("dense.x86(48,64,16,float32)", "llvm");
+  task::Task task("dense.x86(48,64,16,float32)", "llvm");
   tuning::MeasureRecord stale = Record(task, task.config_space().Get(1), 0.1);
   stale.set_config_json("{\"entity\":[[\"tile_q\",\"sp\",[-1,2]]]}");
   log->AppendBatch({stale, Record(task, task.config_space().Get(2), 0.2)});
   std::ostringstream warnings;
   EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, task.config_space().Get(2));
-  Task untuned("dense.x86(48,64,32,float32)", "llvm");
+  task::Task untuned("dense.x86(48,64,32,float32)", "llvm");
   log->Append(stale);
   ChooseConfig(untuned, nullptr, warnings);
   EXPECT_THAT(warnings.str(), HasSubstr("no tuning log was given for dense.x86(48,64,32,float32)"));

@@ -43,7 +43,7 @@ TuneTaskOptions SmallRun(const std::string& tuner, int64_t trials) {
 
 TEST(TuneTaskTest, CandidatesBuildRunAndMatchTheReference) {
   for (const char* target : {"llvm", "c"}) {
-    Task task("dense.x86(16,32,8,float32)", target);
+    task::Task task("dense.x86(16,32,8,float32)", target);
     LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
     std::mt19937_64 rng(3);
     std::vector<space::ConfigEntity> batch = {task.config_space().Fallback(),
@@ -57,7 +57,7 @@ TEST(TuneTaskTest, CandidatesBuildRunAndMatchTheReference) {
 }
 
 TEST(TuneTaskTest, Conv2dCandidatesBuildRunAndMatchTheReference) {
-  Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  task::Task task("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
   LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
   std::mt19937_64 rng(4);
   std::vector<space::ConfigEntity> batch = {task.config_space().Fallback(),
@@ -71,7 +71,7 @@ TEST(TuneTaskTest, EveryTemplateMeasuresCorrectlyThroughTheTaskFunctions) {
   for (const char* key :
        {"batch_matmul.x86(2,8,16,8,float32)", "depthwise_conv2d.x86(1,4,6,6,3,3,1,1,float32)",
         "depthwise_conv2d_NCHWc.x86(1,8,6,6,3,3,2,1,float32)"}) {
-    Task task(key, "llvm");
+    task::Task task(key, "llvm");
     LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
     std::mt19937_64 rng(5);
     for (const MeasureOutcome& o : measurer.Measure(
@@ -83,7 +83,7 @@ TEST(TuneTaskTest, EveryTemplateMeasuresCorrectlyThroughTheTaskFunctions) {
 
 TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
   auto log = records::TuningLog::Open(TempPath("tune.db"));
-  Task task("dense.x86(16,32,8,float32)", "llvm");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm");
   int64_t batches = 0;
   TuneTaskResult first = TuneTask(task, log.get(), SmallRun("random", 8),
                                   [&](const TuneProgress&, const auto&) { ++batches; });
@@ -116,10 +116,10 @@ TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
 
 TEST(TuneTaskTest, XgbTransfersFromOtherShapesInTheLog) {
   auto log = records::TuningLog::Open(TempPath("transfer.db"));
-  Task other("dense.x86(32,32,16,float32)", "c");
+  task::Task other("dense.x86(32,32,16,float32)", "c");
   TuneTaskOptions seed = SmallRun("random", 12);
   TuneTask(other, log.get(), seed);
-  Task task("dense.x86(16,32,8,float32)", "c");
+  task::Task task("dense.x86(16,32,8,float32)", "c");
   TuneTaskOptions options = SmallRun("xgb", 4);
   options.transfer_min_records = 10;
   TuneTaskResult r = TuneTask(task, log.get(), options);
@@ -130,11 +130,12 @@ TEST(TuneTaskTest, XgbTransfersFromOtherShapesInTheLog) {
   // Too few records of other shapes: the task learns from its own trials only.
   options.transfer = true;
   options.transfer_min_records = 64;
-  EXPECT_FALSE(TuneTask(Task("dense.x86(8,16,8,float32)", "c"), log.get(), options).transferred);
+  EXPECT_FALSE(
+      TuneTask(task::Task("dense.x86(8,16,8,float32)", "c"), log.get(), options).transferred);
 }
 
 TEST(TuneTaskTest, LoopNestFeaturesHaveOneWidthAndTellSchedulesApart) {
-  Task task("dense.x86(64,64,32,float32)", "llvm");
+  task::Task task("dense.x86(64,64,32,float32)", "llvm");
   FeatureFn loop = TaskFeatureFn(task, "loop");
   FeatureFn knob = TaskFeatureFn(task, "knob");
   const auto& s = task.config_space();
@@ -152,7 +153,7 @@ TEST(TuneTaskTest, LoopNestFeaturesHaveOneWidthAndTellSchedulesApart) {
 // A thread count in the target keys the records; fleet devices cannot be told one.
 TEST(TuneTaskTest, ThreadCountIsPartOfTheRecordsTarget) {
   auto log = records::TuningLog::Open(TempPath("threads.db"));
-  Task task("dense.x86(16,32,8,float32)", "llvm -num-threads=1");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm -num-threads=1");
   TuneTaskResult result = TuneTask(task, log.get(), SmallRun("random", 4));
   EXPECT_EQ(result.search.failures, 0);
   EXPECT_TRUE(log->Best(task.workload_key(), "llvm -num-threads=1").has_value());
@@ -171,7 +172,7 @@ TEST(TuneTaskTest, ThreadCountIsPartOfTheRecordsTarget) {
 
 TEST(TuneTaskTest, UnknownTunerIsAUserError) {
   auto log = records::TuningLog::Open(TempPath("bad.db"));
-  Task task("dense.x86(16,32,8,float32)", "llvm");
+  task::Task task("dense.x86(16,32,8,float32)", "llvm");
   try {
     TuneTask(task, log.get(), SmallRun("annealing", 4));
     FAIL();

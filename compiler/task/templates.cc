@@ -2,18 +2,18 @@
 #include <sstream>
 
 #include "compiler/support/error.h"
+#include "compiler/task/blocked_layout.h"
+#include "compiler/task/task.h"
+#include "compiler/task/templates_cuda.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/conv2d_winograd_x86.h"
 #include "compiler/topi/dense_x86.h"
 #include "compiler/topi/depthwise_conv2d_nchwc_x86.h"
 #include "compiler/topi/depthwise_conv2d_x86.h"
-#include "tuner/task/blocked_layout.h"
-#include "tuner/task/task.h"
-#include "tuner/task/templates_cuda.h"
 
 namespace tessera {
-namespace tuner {
+namespace task {
 namespace {
 
 topi::DenseShape DenseShapeOf(const TaskArgs& args) {
@@ -349,5 +349,5 @@ const std::vector<TemplateDef>& Templates() {
   return templates;
 }
 
-}  // namespace tuner
+}  // namespace task
 }  // namespace tessera

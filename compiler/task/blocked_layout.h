@@ -2,14 +2,14 @@
 /// Host-side conversions between plain and blocked float32 arrays: how the measurer
 /// prepares inputs for a blocked candidate and reads its output back, outside any timed call.
 /// They mirror the compiled transforms of `compiler/topi/nchwc_layout.h` (tests compare both).
-#ifndef TESSERA_TUNER_TASK_BLOCKED_LAYOUT_H_
-#define TESSERA_TUNER_TASK_BLOCKED_LAYOUT_H_
+#ifndef TESSERA_COMPILER_TASK_BLOCKED_LAYOUT_H_
+#define TESSERA_COMPILER_TASK_BLOCKED_LAYOUT_H_
 
 #include <cstdint>
 #include <vector>
 
 namespace tessera {
-namespace tuner {
+namespace task {
 
 /// Dimensions of an NCHW tensor.
 struct NCHWDims {
@@ -31,7 +31,7 @@ std::vector<float> ToOIHWio(const std::vector<float>& kernel, const NCHWDims& di
 /// divide `n`.
 std::vector<float> ToColumnBlocks(const std::vector<float>& w, int64_t n, int64_t k, int64_t bn);
 
-}  // namespace tuner
+}  // namespace task
 }  // namespace tessera
 
-#endif  // TESSERA_TUNER_TASK_BLOCKED_LAYOUT_H_
+#endif  // TESSERA_COMPILER_TASK_BLOCKED_LAYOUT_H_

@@ -1,4 +1,4 @@
-#include "tuner/task/templates_cuda.h"
+#include "compiler/task/templates_cuda.h"
 
 #include "compiler/support/error.h"
 #include "compiler/topi/conv2d_nchw_cuda.h"
@@ -6,7 +6,7 @@
 #include "compiler/topi/depthwise_conv2d_cuda.h"
 
 namespace tessera {
-namespace tuner {
+namespace task {
 
 namespace {
 
@@ -67,5 +67,5 @@ std::vector<TemplateDef> CUDATemplates(const std::vector<TemplateDef>& x86) {
   };
 }
 
-}  // namespace tuner
+}  // namespace task
 }  // namespace tessera

@@ -1,4 +1,4 @@
-#include "tuner/task/task.h"
+#include "compiler/task/task.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include "compiler/support/error.h"
 
 namespace tessera {
-namespace tuner {
+namespace task {
 namespace {
 
 using ::testing::HasSubstr;
@@ -110,5 +110,5 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
 }
 
 }  // namespace
-}  // namespace tuner
+}  // namespace task
 }  // namespace tessera

@@ -2,8 +2,8 @@
 /// Tuning tasks: an operator template, its arguments and a target. A task's workload key is a
 /// readable, stable string such as `dense.x86(1024,1024,1024,float32)`; with the full target
 /// string it keys the tuning log, so a record tuned for one CPU is never used for another.
-#ifndef TESSERA_TUNER_TASK_TASK_H_
-#define TESSERA_TUNER_TASK_TASK_H_
+#ifndef TESSERA_COMPILER_TASK_TASK_H_
+#define TESSERA_COMPILER_TASK_TASK_H_
 
 #include <cstdint>
 #include <functional>
@@ -16,7 +16,7 @@
 #include "compiler/topi/vector_unit.h"
 
 namespace tessera {
-namespace tuner {
+namespace task {
 
 /// The parsed arguments of a workload key: integers, then the element type.
 struct TaskArgs {
@@ -35,7 +35,7 @@ struct CandidateLayout {
   std::function<std::vector<float>(const std::vector<float>& output)> unpack_output;
 };
 
-/// One operator template the tuner can tune.
+/// One tunable operator template: what model builds instantiate and the tuner tunes.
 struct TemplateDef {
   std::string name;       ///< e.g. "dense.x86"
   std::string args_help;  ///< e.g. "(M,N,K,float32)"
@@ -57,7 +57,7 @@ struct TemplateDef {
   std::function<CandidateLayout(const TaskArgs& args, const space::ConfigEntity& config)> layout;
 };
 
-/// The templates known to the tuner, by name.
+/// The tunable templates, by name.
 const std::vector<TemplateDef>& Templates();
 
 /// A template, an argument list and a target.
@@ -96,7 +96,7 @@ class Task {
 /// `name(args...)` with the canonical spelling of a workload key.
 std::string MakeWorkloadKey(const std::string& template_name, const TaskArgs& args);
 
-}  // namespace tuner
+}  // namespace task
 }  // namespace tessera
 
-#endif  // TESSERA_TUNER_TASK_TASK_H_
+#endif  // TESSERA_COMPILER_TASK_TASK_H_

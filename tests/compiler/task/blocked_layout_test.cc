@@ -1,4 +1,4 @@
-#include "tuner/task/blocked_layout.h"
+#include "compiler/task/blocked_layout.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "runtime/ndarray.h"
 
 namespace tessera {
-namespace tuner {
+namespace task {
 namespace {
 
 std::vector<float> Iota(int64_t count) {
@@ -67,5 +67,5 @@ TEST(BlockedLayoutTest, DenseWeightsPackInColumnBlocks) {
 }
 
 }  // namespace
-}  // namespace tuner
+}  // namespace task
 }  // namespace tessera

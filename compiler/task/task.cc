@@ -1,4 +1,4 @@
-#include "tuner/task/task.h"
+#include "compiler/task/task.h"
 
 #include <cctype>
 #include <map>
@@ -9,7 +9,7 @@
 #include "compiler/support/error.h"
 
 namespace tessera {
-namespace tuner {
+namespace task {
 namespace {
 
 std::string Trim(const std::string& s) {
@@ -119,5 +119,5 @@ topi::ScheduledOp Task::Instantiate(const space::ConfigEntity& config) const {
 
 double Task::flops() const { return def_->instantiate(args_, space_.Fallback()).flops; }
 
-}  // namespace tuner
+}  // namespace task
 }  // namespace tessera

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "compiler/support/error.h"
+#include "compiler/task/task.h"
 #include "tests/testing/fuzz.h"
-#include "tuner/task/task.h"
 
 namespace tessera {
 namespace {
@@ -16,11 +16,11 @@ TEST(WorkloadKeyFuzzTest, OnlyUserErrorsAndAcceptedKeysAreCanonical) {
       "(", ")",  ",",     "float32",    "int8", "dense.x86", ".x86", "conv2d_NCHWc",
       "0", "-1", "65536", "4294967297", " "};
   testing::Fuzz(
-      testing::LoadCorpus("tests/tuner/task/corpus/workload_key"),
+      testing::LoadCorpus("tests/compiler/task/corpus/workload_key"),
       [](const std::string& key) {
         try {
-          tuner::Task task(key, "llvm");
-          EXPECT_EQ(tuner::Task(task.workload_key(), "llvm").workload_key(), task.workload_key())
+          task::Task task(key, "llvm");
+          EXPECT_EQ(task::Task(task.workload_key(), "llvm").workload_key(), task.workload_key())
               << testing::Escaped(key);
         } catch (const UserError&) {
         }

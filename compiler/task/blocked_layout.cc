@@ -1,9 +1,9 @@
-#include "tuner/task/blocked_layout.h"
+#include "compiler/task/blocked_layout.h"
 
 #include "compiler/support/error.h"
 
 namespace tessera {
-namespace tuner {
+namespace task {
 namespace {
 
 void Check(const std::vector<float>& values, const NCHWDims& d, int64_t bn) {
@@ -81,5 +81,5 @@ std::vector<float> ToColumnBlocks(const std::vector<float>& w, int64_t n, int64_
   return out;
 }
 
-}  // namespace tuner
+}  // namespace task
 }  // namespace tessera
