@@ -11,6 +11,7 @@
 #include "compiler/driver/model_kernels.h"
 #include "compiler/driver/op_compute.h"
 #include "compiler/graph/pipeline.h"
+#include "compiler/ops/conv.h"
 #include "compiler/lower/lower.h"
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
@@ -500,13 +501,10 @@ class ModelBuilder {
     int x = conv.inputs[0], w = conv.inputs[1];
     const auto& xs = g_.values[x].shape;
     const auto& ws = g_.values[w].shape;
-    std::vector<int64_t> st = conv.Ints("strides", {1, 1}), dil = conv.Ints("dilations", {1, 1}),
-                         pads = conv.Ints("pads", {0, 0, 0, 0});
-    bool uniform = st[0] == st[1] && dil[0] == 1 && dil[1] == 1 &&
-                   std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
-    if (!uniform || !IsParam(w) || IsParam(x)) return plan;
-    const int64_t group_count = conv.Int("group", 1);
-    plan.shape = {xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], st[0], pads[0]};
+    const ops::Conv2dAttrs attrs = ops::ParseConv2dAttrs(conv);
+    if (!attrs.Uniform() || !IsParam(w) || IsParam(x)) return plan;
+    const int64_t group_count = attrs.group;
+    plan.shape = {xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], attrs.strides[0], attrs.pads[0]};
     const topi::Conv2dShape& sh = plan.shape;
     double flops = 0;
     if (group_count == xs[1] && ws[0] == xs[1] && ws[1] == 1) {
@@ -986,14 +984,13 @@ class ModelBuilder {
     const int x = conv.inputs[0], w = conv.inputs[1];
     const auto& xs = g_.values[x].shape;
     const auto& ws = g_.values[w].shape;
-    std::vector<int64_t> st = conv.Ints("strides", {1, 1}), dil = conv.Ints("dilations", {1, 1}),
-                         pads = conv.Ints("pads", {0, 0, 0, 0});
-    const bool uniform =
-        st[0] == st[1] && dil[0] == 1 && dil[1] == 1 &&
-        std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
-    if (!uniform || !IsParam(w) || IsParam(x) || xs.size() != 4 || ws.size() != 4) return false;
-    const topi::Conv2dShape sh{xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], st[0], pads[0]};
-    const int64_t groups = conv.Int("group", 1);
+    const ops::Conv2dAttrs attrs = ops::ParseConv2dAttrs(conv);
+    if (!attrs.Uniform() || !IsParam(w) || IsParam(x) || xs.size() != 4 || ws.size() != 4) {
+      return false;
+    }
+    const topi::Conv2dShape sh{
+        xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], attrs.strides[0], attrs.pads[0]};
+    const int64_t groups = attrs.group;
     const bool depthwise = groups == xs[1] && ws[0] == xs[1] && ws[1] == 1;
     if (!depthwise && groups != 1) return false;
     double flops = 0;

@@ -1,26 +1,25 @@
 #include "compiler/graph/fuse_ops.h"
 
 #include "compiler/graph/infer.h"
+#include "compiler/ops/op_def.h"
 
 namespace tessera {
 namespace graph {
 namespace {
 
 // Operators that only move elements (each output element is one input element).
-bool IsInjective(const std::string& op) {
-  return op == "Transpose" || op == "Slice" || op == "Reshape" || op == "Squeeze" ||
-         op == "Unsqueeze" || op == "Flatten";
-}
+bool IsInjective(const std::string& op) { return ops::HasPattern(op, ops::Pattern::kInjective); }
 
 // Operators whose output can take an elementwise epilogue inside their kernel.
 bool CanAnchor(const std::string& op) {
-  return IsElementwise(op) || IsInjective(op) || op == "Conv" || op == "Gemm" || op == "MatMul" ||
-         op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
-         op == "ReduceMean" || op == "Softmax" || op == "LayerNormalization";
+  const ops::OpDef* def = ops::FindOp(op);
+  return def && def->pattern != ops::Pattern::kOpaque;
 }
 
 // Template operators: their groups take only same-shape elementwise epilogues.
-bool IsTemplate(const std::string& op) { return op == "Conv" || op == "Gemm" || op == "MatMul"; }
+bool IsTemplate(const std::string& op) {
+  return ops::HasPattern(op, ops::Pattern::kComplexOutFusable);
+}
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 /// \file
 /// Shape and type inference for the operators of the graph IR (static shapes), and the list of
-/// supported operators with the attribute values they accept.
+/// supported operators with the attribute values they accept: each operator's `ops::OpDef`.
 #ifndef TESSERA_COMPILER_GRAPH_INFER_H_
 #define TESSERA_COMPILER_GRAPH_INFER_H_
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/graph/shape.h"  // BroadcastShapes, NormalizeAxis (declared here before)
 
 namespace tessera {
 namespace graph {
@@ -30,15 +31,6 @@ void InferNode(Graph& g, const Node& node);
 
 /// `InferNode` on every node, in order.
 void InferShapes(Graph& g);
-
-/// Numpy-style broadcast of two shapes; throws `UserError` mentioning `where` when they do not
-/// broadcast.
-std::vector<int64_t> BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                                     const std::string& where);
-
-/// `axis` (which may be negative) as an index into a rank-`rank` tensor; throws `UserError`
-/// mentioning `where` when it is out of range.
-int64_t NormalizeAxis(int64_t axis, int64_t rank, const std::string& where);
 
 }  // namespace graph
 }  // namespace tessera

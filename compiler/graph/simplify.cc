@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "compiler/graph/dce.h"
+#include "compiler/ops/movement.h"
+#include "compiler/ops/op_def.h"
 
 namespace tessera {
 namespace graph {
@@ -21,8 +23,7 @@ int PassThrough(const Graph& g, const Node& node) {
   const Value& out = g.values[node.outputs[0]];
   if (node.op == "Identity" || node.op == "Dropout") return node.inputs[0];
   bool same = in.shape == out.shape && in.dtype == out.dtype;
-  if (node.op == "Reshape" || node.op == "Flatten" || node.op == "Squeeze" ||
-      node.op == "Unsqueeze" || node.op == "Cast") {
+  if (ops::IsReshape(node.op) || node.op == "Cast") {
     return same ? node.inputs[0] : -1;
   }
   if (node.op == "Pad" && same && AllZero(g, node.inputs[1])) return node.inputs[0];
@@ -34,10 +35,7 @@ int PassThrough(const Graph& g, const Node& node) {
 bool IsReshapingTranspose(const Graph& g, const Node& node) {
   if (node.op != "Transpose" || node.inputs.empty() || node.inputs[0] < 0) return false;
   const auto& shape = g.values[node.inputs[0]].shape;
-  std::vector<int64_t> perm = node.Ints("perm");
-  if (perm.empty()) {
-    for (size_t d = shape.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
-  }
+  std::vector<int64_t> perm = ops::TransposePerm(node, shape.size());
   int64_t last = -1;
   for (int64_t d : perm) {
     if (d < 0 || d >= static_cast<int64_t>(shape.size())) return false;

@@ -1,0 +1,85 @@
+// The convolution family: Conv (2-D, grouped and depthwise included).
+#include "compiler/ops/conv.h"
+
+#include <algorithm>
+
+#include "compiler/ops/families.h"
+#include "compiler/ops/infer_util.h"
+#include "compiler/ops/window.h"
+#include "compiler/support/error.h"
+
+namespace tessera {
+namespace ops {
+namespace {
+
+using graph::Graph;
+using graph::Node;
+using graph::Value;
+
+std::string CheckConv(const Node& node) {
+  const Conv2dAttrs a = ParseConv2dAttrs(node);
+  if (a.auto_pad != "NOTSET" && a.auto_pad != "VALID") {
+    return "auto_pad=" + a.auto_pad + " is not supported (NOTSET, VALID)";
+  }
+  return "";
+}
+
+void InferConv(Graph& g, const Node& node) {
+  const Value& x = In(g, node, 0);
+  const Value& w = In(g, node, 1);
+  std::string where = NodeWhere(node);
+  TESSERA_USER_CHECK(x.shape.size() == 4 && w.shape.size() == 4)
+      << where << ": only 2-D convolutions (4-D input and weights) are supported, got input "
+      << graph::ShapeString(x.shape) << " and weights " << graph::ShapeString(w.shape);
+  const Conv2dAttrs a = ParseConv2dAttrs(node);
+  const int64_t group = a.group;
+  TESSERA_USER_CHECK(group > 0 && x.shape[1] % group == 0 && w.shape[0] % group == 0 &&
+                     w.shape[1] * group == x.shape[1])
+      << where << ": input '" << x.name << "' has " << x.shape[1] << " channels but weights '"
+      << w.name << "' " << graph::ShapeString(w.shape) << " with group " << group << " expect "
+      << w.shape[1] * group;
+  if (HasInput(node, 2)) {
+    const Value& b = In(g, node, 2);
+    TESSERA_USER_CHECK(b.shape == std::vector<int64_t>{w.shape[0]})
+        << where << ": bias '" << b.name << "' has shape " << graph::ShapeString(b.shape)
+        << ", expected " << w.shape[0];
+  }
+  std::vector<int64_t> out = {x.shape[0], w.shape[0]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t o = WindowOut(x.shape[2 + d], w.shape[2 + d], a.strides[d], a.pads[d], a.pads[d + 2],
+                          a.dilations[d], false);
+    TESSERA_USER_CHECK(o > 0) << where << ": the kernel does not fit the input "
+                              << graph::ShapeString(x.shape);
+    out.push_back(o);
+  }
+  SetOutput(g, node, 0, graph::DType::kFloat32, out);
+}
+
+}  // namespace
+
+bool Conv2dAttrs::Uniform() const {
+  return strides[0] == strides[1] && dilations[0] == 1 && dilations[1] == 1 &&
+         std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
+}
+
+Conv2dAttrs ParseConv2dAttrs(const Node& node) {
+  Conv2dAttrs a;
+  a.strides = node.Ints("strides", a.strides);
+  a.dilations = node.Ints("dilations", a.dilations);
+  a.pads = node.Ints("pads", a.pads);
+  a.group = node.Int("group", a.group);
+  a.auto_pad = node.String("auto_pad", a.auto_pad);
+  return a;
+}
+
+void AddConvOps(std::vector<OpDef>* defs) {
+  OpDef conv;
+  conv.name = "Conv";
+  conv.pattern = Pattern::kComplexOutFusable;
+  conv.check = CheckConv;
+  conv.infer = InferConv;
+  defs->push_back(conv);
+}
+
+}  // namespace ops
+}  // namespace tessera
