@@ -1,17 +1,15 @@
 #include "deploy/kernel_library.h"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <memory>
 
+#include "common/file.h"
+#include "common/subprocess.h"
 #include "runtime/error.h"
 
 namespace tessera {
@@ -23,28 +21,25 @@ namespace {
 // its path, so a reused "/proc/self/fd/N" would hand back the previous artifact's kernels.
 class LoadedLibraryNode final : public runtime::ModuleNode {
  public:
-  LoadedLibraryNode(int fd, std::string temp_dir, std::string temp_file)
-      : fd_(fd), temp_dir_(std::move(temp_dir)), temp_file_(std::move(temp_file)) {}
+  LoadedLibraryNode(int fd, std::unique_ptr<TempDir> temp_dir)
+      : fd_(fd), temp_dir_(std::move(temp_dir)) {}
   ~LoadedLibraryNode() override {
     if (fd_ >= 0) close(fd_);
-    if (!temp_file_.empty()) unlink(temp_file_.c_str());
-    if (!temp_dir_.empty()) rmdir(temp_dir_.c_str());
   }
   std::string type_key() const override { return "library"; }
   runtime::PackedFunc FindFunction(const std::string&) override { return {}; }
 
  private:
   int fd_;
-  std::string temp_dir_, temp_file_;
+  std::unique_ptr<TempDir> temp_dir_;  // removed with the files in it
 };
 
-std::string MakePrivateDir(const std::string& source) {
-  const char* tmp = getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/tessera-kernels-XXXXXX";
-  if (mkdtemp(&dir[0]) == nullptr) {
+std::unique_ptr<TempDir> MakePrivateDir(const std::string& source) {
+  try {
+    return std::make_unique<TempDir>("tessera-kernels");
+  } catch (const UserError&) {
     throw runtime::Error(source + ": cannot create a private directory for the kernel library");
   }
-  return dir;
 }
 
 bool WriteAll(int fd, std::string_view bytes) {
@@ -64,13 +59,13 @@ runtime::Module LoadKernelLibrary(std::string_view bytes, const std::string& sou
   std::string path;
   int fd = memfd_create("tessera-kernels", MFD_CLOEXEC);
   if (fd >= 0) {
-    owner = std::make_shared<LoadedLibraryNode>(fd, "", "");
+    owner = std::make_shared<LoadedLibraryNode>(fd, nullptr);
     path = "/proc/self/fd/" + std::to_string(fd);
   } else {
-    std::string dir = MakePrivateDir(source);
-    path = dir + "/kernels.so";
+    std::unique_ptr<TempDir> dir = MakePrivateDir(source);
+    path = dir->path() + "/kernels.so";
     fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-    owner = std::make_shared<LoadedLibraryNode>(fd, dir, path);
+    owner = std::make_shared<LoadedLibraryNode>(fd, std::move(dir));
   }
   if (fd < 0 || !WriteAll(fd, bytes)) {
     throw runtime::Error(source + ": cannot write the kernel library to a temporary file");
@@ -86,72 +81,37 @@ runtime::Module LoadKernelLibrary(std::string_view bytes, const std::string& sou
   return module;
 }
 
-namespace {
-
-// Runs `argv` with its output in `log`; returns the exit status, or -errno when it cannot start.
-int Spawn(const std::vector<std::string>& argv, const std::string& log) {
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid;
-  int error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) return -error;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-std::string ReadLog(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string log = text.str();
-  return log.size() > 4000 ? log.substr(0, 4000) + "\n..." : log;
-}
-
-}  // namespace
-
 runtime::Module CompileKernelSource(std::string_view code, const std::string& source) {
   const char* env = getenv("TESSERA_CC");
   const std::string compiler = env && *env ? env : "cc";
-  const std::string dir = MakePrivateDir(source);
-  const std::string c_path = dir + "/kernels.c", so_path = dir + "/kernels.so",
-                    log_path = dir + "/cc.log";
+  std::unique_ptr<TempDir> dir = MakePrivateDir(source);
+  const std::string c_path = dir->path() + "/kernels.c", so_path = dir->path() + "/kernels.so";
   // From here on the directory belongs to `owner`, which removes it with the library.
-  auto owner = std::make_shared<LoadedLibraryNode>(-1, dir, so_path);
+  auto owner = std::make_shared<LoadedLibraryNode>(-1, std::move(dir));
   int fd = open(c_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   const bool written = fd >= 0 && WriteAll(fd, code);
   if (fd >= 0) close(fd);
   if (!written) {
-    unlink(c_path.c_str());
     throw runtime::Error(source + ": cannot write the kernels' C source to a temporary file");
   }
-  const int status =
-      Spawn({compiler, "-O2", "-shared", "-fPIC", "-o", so_path, c_path, "-lm"}, log_path);
-  const std::string log = ReadLog(log_path);
+  const ProgramResult compiled =
+      RunProgram({compiler, "-O2", "-shared", "-fPIC", "-o", so_path, c_path, "-lm"});
   unlink(c_path.c_str());
-  unlink(log_path.c_str());
-  if (status == -ENOENT) {
+  if (compiled.not_found()) {
     throw runtime::Error(source +
                          ": the kernels are C source, compiled when the model loads, but "
                          "this machine has no C compiler '" +
                          compiler + "' (install one, e.g. Debian's gcc, or name it in TESSERA_CC)");
   }
-  if (status < 0) {
+  if (compiled.start_error != 0) {
     throw runtime::Error(source + ": cannot run the C compiler '" + compiler +
-                         "': " + std::strerror(-status));
+                         "': " + std::strerror(compiled.start_error));
   }
-  if (status != 0) {
+  if (!compiled.ok()) {
+    const std::string& log = compiled.output;
     throw runtime::Error(source + ": the C compiler '" + compiler +
-                         "' failed on the kernels' source (exit status " + std::to_string(status) +
-                         "):\n" + log);
+                         "' failed on the kernels' source (" + compiled.Describe() + "):\n" +
+                         (log.size() > 4000 ? log.substr(0, 4000) + "\n..." : log));
   }
   runtime::Module library;
   try {

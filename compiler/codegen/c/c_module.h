@@ -22,8 +22,9 @@ struct CBuildOptions {
   std::vector<std::string> flags = {"-O2", "-std=gnu99"};
 };
 
-/// Compiles `funcs` to a loaded module of type "c". Throws `InternalError` with the compiler's
-/// output when the generated source does not compile, `UserError` for IR the C target cannot run.
+/// Compiles `funcs` to a loaded module of type "c" (in a temporary directory that goes with the
+/// module). Throws `InternalError` with the compiler's output when the generated source does not
+/// compile, `UserError` for IR the C target cannot run or a compiler that is not installed.
 runtime::Module BuildCModule(const std::vector<ir::PrimFunc>& funcs,
                              const CBuildOptions& options = {});
 

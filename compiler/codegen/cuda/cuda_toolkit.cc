@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <vector>
+
+#include "common/subprocess.h"
 
 namespace tessera {
 namespace codegen {
@@ -55,21 +56,17 @@ std::string FindNvrtc(const std::string& dir) {
 // The toolkit root that `nvcc` itself reports (`#$ TOP=...` of a dry run): for an nvcc on PATH
 // that is a wrapper script rather than the toolkit's own binary.
 std::string NvccReportedTop(const std::string& nvcc) {
-  std::string cmd = "'" + nvcc + "' -dryrun -E -x cu /dev/null 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return "";
-  std::string top;
-  char line[4096];
-  while (fgets(line, sizeof(line), pipe) != nullptr) {
-    std::string l = line;
-    size_t at = l.find("TOP=");
-    if (top.empty() && l.compare(0, 2, "#$") == 0 && at != std::string::npos) {
-      top = l.substr(at + 4);
-      while (!top.empty() && (top.back() == '\n' || top.back() == '\r')) top.pop_back();
-    }
+  const ProgramResult dry_run = RunProgram({nvcc, "-dryrun", "-E", "-x", "cu", "/dev/null"});
+  std::istringstream lines(dry_run.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t at = line.find("TOP=");
+    if (line.compare(0, 2, "#$") != 0 || at == std::string::npos) continue;
+    std::string top = line.substr(at + 4);
+    while (!top.empty() && top.back() == '\r') top.pop_back();
+    return top;
   }
-  pclose(pipe);
-  return top;
+  return "";
 }
 
 }  // namespace
