@@ -67,7 +67,7 @@ int Run(const std::string& db, int n, const std::string& arch, int repeat) {
                   target);
   std::unique_ptr<records::TuningLog> log;
   if (!db.empty()) log = records::TuningLog::Open(db, /*create=*/false);
-  tuner::ChosenConfig chosen = tuner::ChooseConfig(task, log.get(), std::cerr);
+  ChosenConfig chosen = tuner::ChooseConfig(task, log.get(), std::cerr);
   topi::ScheduledOp op = task.Instantiate(chosen.config);
   runtime::Module mod = build(op.schedule, op.args, Target(target), "dense");
 

@@ -37,6 +37,7 @@
 #include "records/tuning_log.h"
 #include "runtime/graph_executor.h"
 #include "runtime/thread_pool.h"
+#include "tuner/tune/apply_history.h"
 
 namespace tessera {
 namespace {
@@ -197,7 +198,8 @@ int Run(const Flags& flags) {
         auto start = std::chrono::steady_clock::now();
         ModelBuildOptions options;
         options.target = flags.target + " -num-threads=" + std::to_string(threads);
-        options.log = log.get();
+        const tuner::LogConfigSource configs(log.get());
+        options.configs = &configs;
         std::ostringstream warnings;
         options.warnings = &warnings;
         ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + model + ".onnx"), options);

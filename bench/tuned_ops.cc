@@ -162,7 +162,7 @@ Conv2dTransforms TimeConv2dTransforms(const task::Task& task, const space::Confi
 // compute, and for conv2d oneDNN, plus the cost of Tessera's own layout transforms.
 bool RunWithoutVendor(const task::Task& task, const records::TuningLog& log, const Options& o) {
   auto fixture = tuner::MakeTaskFixture(task, 1);
-  tuner::ChosenConfig tuned = tuner::ChooseConfig(task, &log, std::cerr);
+  ChosenConfig tuned = tuner::ChooseConfig(task, &log, std::cerr);
   const space::ConfigEntity fallback = task.config_space().Fallback();
   tuner::CandidateArgs tuned_args = tuner::PrepareCandidateArgs(task, *fixture, tuned.config);
   tuner::CandidateArgs fallback_args = tuner::PrepareCandidateArgs(task, *fixture, fallback);
@@ -296,7 +296,7 @@ bool RunDense(const task::Task& task, const records::TuningLog& log, const Optio
   for (int i = 0; i < m * k; ++i) a.Data<float>()[i] = static_cast<float>((i * 7 % 13) - 6) / 8;
   for (int i = 0; i < n * k; ++i) w.Data<float>()[i] = static_cast<float>((i * 5 % 11) - 5) / 8;
 
-  tuner::ChosenConfig tuned = tuner::ChooseConfig(task, &log, std::cerr);
+  ChosenConfig tuned = tuner::ChooseConfig(task, &log, std::cerr);
   const space::ConfigEntity fallback = task.config_space().Fallback();
   runtime::Module tuned_module, fallback_module, tuned_pack_module, fallback_pack_module;
   runtime::PackedFunc tuned_fn = Compile(task, tuned.config, &tuned_module);

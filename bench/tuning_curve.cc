@@ -28,6 +28,7 @@
 #include "records/tuning_log.h"
 #include "runtime/graph_executor.h"
 #include "runtime/thread_pool.h"
+#include "tuner/tune/apply_history.h"
 #include "tuner/tune/tuning_curve.h"
 
 namespace tessera {
@@ -106,7 +107,8 @@ int Run(const Flags& flags) {
   for (size_t i = 0; i < at.size(); ++i) {
     const double start = curve.front().timestamp;
     records::RecordsUntil records(*log, at[i] <= 0 ? start - 1 : start + at[i]);
-    options.log = &records;
+    const tuner::LogConfigSource configs(&records);
+    options.configs = &configs;
     ModelBuild build = BuildModel(graph, options);
     const std::string out = dir + "/" + std::to_string(i);
     build.Save(out);

@@ -14,6 +14,7 @@
 #include "fleet/client/log_client.h"
 #include "fleet/secrets.h"
 #include "records/tuning_log.h"
+#include "tuner/tune/apply_history.h"
 
 namespace tessera {
 namespace cli {
@@ -53,9 +54,10 @@ void Compile(const CompileFlags& flags) {
   } else if (!flags.db.empty()) {
     log = records::TuningLog::Open(flags.db, /*create=*/false);
   }
+  const tuner::LogConfigSource configs(log.get());
   ModelBuildOptions options;
   options.target = flags.target;
-  options.log = log.get();
+  options.configs = &configs;
   if (flags.print_graph) {
     options.after_pass = [](const std::string& pass, const graph::Graph& g) {
       std::cout << "// after " << pass << "\n" << graph::ToText(g);

@@ -5,9 +5,8 @@ rules below. Prints each violation as FILE:LINE: RULE and exits 1 when there is 
 
 Usage: check_layers.py [ROOT]   (default: the current directory)
 
-KNOWN_EXCEPTIONS lists the includes that break a rule today and are being removed (issue 33:
-the compiler reads records through a ConfigSource instead of the tuner). The list must stay
-exact: an exception that no longer occurs is reported too, so the list only shrinks.
+There are no exceptions: the last ones (the compiler including the tuner) went with issue 33,
+when the compiler came to read records through its ConfigSource interface.
 """
 import os
 import re
@@ -30,15 +29,11 @@ FORBIDDEN = {
               "deploy", "cli", "bench", "common"},
 }
 
-KNOWN_EXCEPTIONS = {
-    ("compiler/driver/build_model.cc", "tuner/tune/apply_history.h"),
-}
-
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
 def violations(root):
-    found, seen_exceptions = [], set()
+    found = []
     for folder, banned in sorted(FORBIDDEN.items()):
         for dirpath, _, files in os.walk(os.path.join(root, folder)):
             for name in sorted(files):
@@ -55,14 +50,8 @@ def violations(root):
                         top = target.split("/", 1)[0]
                         if top not in banned:
                             continue
-                        if (rel, target) in KNOWN_EXCEPTIONS:
-                            seen_exceptions.add((rel, target))
-                            continue
                         found.append("%s:%d: %s/ must not include %s/ (%s)" %
                                      (rel, number, folder, top, target))
-    for rel, target in sorted(KNOWN_EXCEPTIONS - seen_exceptions):
-        found.append("%s: no longer includes %s: remove it from KNOWN_EXCEPTIONS in "
-                     "tools/check_layers.py" % (rel, target))
     return found
 
 

@@ -7,12 +7,13 @@
 #include <sstream>
 
 #include "common/file.h"
+#include "compiler/driver/config_source.h"
 #include "compiler/driver/memory_plan.h"
 #include "compiler/driver/model_kernels.h"
 #include "compiler/driver/op_compute.h"
 #include "compiler/graph/pipeline.h"
-#include "compiler/ops/conv.h"
 #include "compiler/lower/lower.h"
+#include "compiler/ops/conv.h"
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "compiler/task/blocked_layout.h"
@@ -27,7 +28,6 @@
 #include "runtime/data_type.h"
 #include "runtime/graph_executor.h"
 #include "runtime/params.h"
-#include "tuner/tune/apply_history.h"
 
 namespace tessera {
 namespace {
@@ -78,12 +78,15 @@ std::string Symbol(size_t index, const std::string& op) {
   return s;
 }
 
-// The configuration of a template workload: the tuning log's best record for the exact target,
-// else the fallback. The only place a model build reads the log.
-tuner::ChosenConfig ChooseTemplateConfig(const task::Task& task, const ModelBuildOptions& options,
-                                         const tuner::ConfigPreference& preference) {
-  return tuner::ChooseConfig(task, options.log, options.warnings ? *options.warnings : std::cerr,
-                             preference);
+// The configuration of a template workload: the config source's best record for the exact
+// target, else the fallback; notices go to `warnings` (null: the build's). The only place a model
+// build reads records.
+ChosenConfig ChooseTemplateConfig(const task::Task& task, const ModelBuildOptions& options,
+                                  const ConfigPreference& preference,
+                                  std::ostream* warnings = nullptr) {
+  std::ostream& out = warnings ? *warnings : options.warnings ? *options.warnings : std::cerr;
+  return options.configs ? options.configs->Choose(task, out, preference)
+                         : FallbackConfig(task, out);
 }
 
 class ModelBuilder {
@@ -443,13 +446,13 @@ class ModelBuilder {
 
   // The config `node`'s kernel runs through `task`, noted for `ModelBuild::configs`.
   space::ConfigEntity Configure(const Node& node, const task::Task& task) {
-    const tuner::ChosenConfig chosen = ChooseTemplateConfig(task, options_, {});
+    const ChosenConfig chosen = ChooseTemplateConfig(task, options_, {});
     NoteConfig(node, task, chosen.config, SourceOf(chosen));
     return Use(task, chosen);
   }
 
   // Where a chosen config came from, as `KernelConfig::source` says.
-  static std::string SourceOf(const tuner::ChosenConfig& chosen) {
+  static std::string SourceOf(const ChosenConfig& chosen) {
     return chosen.record ? "record" : "fallback";
   }
 
@@ -459,14 +462,14 @@ class ModelBuilder {
   }
 
   // `chosen` as `task`'s config, counted among the model's tasks.
-  space::ConfigEntity Use(const task::Task& task, const tuner::ChosenConfig& chosen) {
+  space::ConfigEntity Use(const task::Task& task, const ChosenConfig& chosen) {
     CountTask(task, chosen);
     return chosen.config;
   }
 
   // One more kernel of `task` (configured by `chosen`) among the model's tasks; `alternative_to`
   // as `ModelTask::alternative_to`.
-  void CountTask(const task::Task& task, const tuner::ChosenConfig& chosen,
+  void CountTask(const task::Task& task, const ChosenConfig& chosen,
                  const std::string& alternative_to = "") {
     auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const ModelTask& t) {
       return t.workload_key == task.workload_key();
@@ -516,7 +519,7 @@ class ModelBuilder {
                            {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad}, &flops);
     }
     if (!plan.task) return plan;
-    tuner::ConfigPreference preference;
+    ConfigPreference preference;
     const bool depthwise = plan.depthwise;
     if (in_block > 0) {
       preference.wanted = [depthwise, in_block](const space::ConfigEntity& c) {
@@ -547,17 +550,17 @@ class ModelBuilder {
     if (partner_block > 0) {
       // The partner's block first, with the producer's input block if a record has both (the
       // input block is adapted below anyway, at the cost of a slightly different inner loop).
-      tuner::ConfigPreference same_output = preference;
+      ConfigPreference same_output = preference;
       same_output.wanted = [partner_block](const space::ConfigEntity& c) {
         return topi::Conv2dNCHWcBlocks(c).oc_bn == partner_block;
       };
       // Plus a pass over the output: what the mismatch costs.
       same_output.slack_s += 2.0 * 4 * sh.n * sh.k * sh.oh() * sh.ow() / 10e9;
-      tuner::ConfigPreference both = same_output;
+      ConfigPreference both = same_output;
       both.wanted = [same = same_output.wanted, in = preference.wanted](
                         const space::ConfigEntity& c) { return same(c) && (!in || in(c)); };
-      for (const tuner::ConfigPreference& candidate : {both, same_output}) {
-        tuner::ChosenConfig chosen = ChooseTemplateConfig(*plan.task, options_, candidate);
+      for (const ConfigPreference& candidate : {both, same_output}) {
+        ChosenConfig chosen = ChooseTemplateConfig(*plan.task, options_, candidate);
         if (candidate.wanted(chosen.config)) {
           plan.source = SourceOf(chosen);
           plan.config = Use(*plan.task, chosen);
@@ -565,7 +568,7 @@ class ModelBuilder {
         }
       }
     }
-    std::optional<tuner::ChosenConfig> direct;
+    std::optional<ChosenConfig> direct;
     if (!plan.config) {
       direct = ChooseTemplateConfig(*plan.task, options_, preference);
       plan.source = SourceOf(*direct);
@@ -604,8 +607,8 @@ class ModelBuilder {
   // direct template's choice; none when a residual partner's block decided) when the log has a
   // faster record of it, measured at the same thread count, that writes the partner's block if
   // there is one; the task is a model task either way, so that tuning measures it.
-  void ConsiderWinograd(ConvPlan& plan, const std::optional<tuner::ChosenConfig>& direct,
-                        tuner::ConfigPreference preference, int64_t partner_block) {
+  void ConsiderWinograd(ConvPlan& plan, const std::optional<ChosenConfig>& direct,
+                        ConfigPreference preference, int64_t partner_block) {
     const topi::Conv2dShape& sh = plan.shape;
     double flops = 0;
     const task::Task* task =
@@ -620,13 +623,11 @@ class ModelBuilder {
       };
     }
     std::ostringstream no_record;  // the alternative's absence is no news
-    const tuner::ChosenConfig chosen =
-        tuner::ChooseConfig(*task, options_.log, no_record, preference);
+    const ChosenConfig chosen = ChooseTemplateConfig(*task, options_, preference, &no_record);
     CountTask(*task, chosen, plan.task->workload_key());
     if (!chosen.record || !same_output(chosen.config)) return;
     // Where the partner's block decided, the direct template's best record stands for it.
-    const tuner::ChosenConfig compared =
-        direct ? *direct : ChooseTemplateConfig(*plan.task, options_, {});
+    const ChosenConfig compared = direct ? *direct : ChooseTemplateConfig(*plan.task, options_, {});
     // Records are timed with the weights in cache; in a model they come from memory, and the
     // transformed weights are (m + 2)² / 9 times the direct ones: the difference read once at
     // about 10 GB/s (a pessimistic single core) counts against the Winograd record. ResNet-50's

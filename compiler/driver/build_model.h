@@ -13,8 +13,8 @@
 /// layers, which run through their x86 templates (`conv2d_NCHWc.x86` with data packed to NCHWc and
 /// the weights packed at compile time, `depthwise_conv2d.x86`, `dense.x86`, `batch_matmul.x86`)
 /// followed by one epilogue kernel (layout back to NCHW, bias, the fused elementwise chain). Each
-/// template workload uses the tuning log's best record for the exact target, else its fallback
-/// config.
+/// template workload uses its config source's best record for the exact target, else its
+/// fallback config.
 #ifndef TESSERA_COMPILER_DRIVER_BUILD_MODEL_H_
 #define TESSERA_COMPILER_DRIVER_BUILD_MODEL_H_
 
@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/driver/config_source.h"
 #include "compiler/driver/model_task.h"
 #include "compiler/graph/graph.h"
 #include "runtime/exec_graph.h"
@@ -32,9 +33,6 @@
 #include "runtime/ndarray.h"
 
 namespace tessera {
-namespace records {
-class RecordSource;
-}  // namespace records
 
 /// The template config one kernel of a model runs, and where it came from.
 struct KernelConfig {
@@ -49,8 +47,9 @@ struct KernelConfig {
 /// Knobs of `BuildModel`.
 struct ModelBuildOptions {
   std::string target = "llvm";  ///< target string, as the tuning log keys it
-  /// Best records come from here: a local log or the tracker's (null: fallbacks).
-  const records::RecordSource* log = nullptr;
+  /// Template configs come from here (`tuner::LogConfigSource` over a local log or the
+  /// tracker's; null: fallbacks, announced).
+  const ConfigSource* configs = nullptr;
   std::ostream* warnings = nullptr;  ///< fallback notices (null: std::cerr)
   /// Called with the graph after each graph pass (e.g. `--print-graph`).
   std::function<void(const std::string& pass, const graph::Graph&)> after_pass;

@@ -1,8 +1,6 @@
 #include "tuner/tune/apply_history.h"
 
 #include <algorithm>
-#include <mutex>
-#include <set>
 #include <sstream>
 #include <utility>
 
@@ -12,17 +10,6 @@
 
 namespace tessera {
 namespace tuner {
-namespace {
-
-// Warn once: a model with many layers of one shape would otherwise repeat the line per layer.
-bool FirstFallback(const std::string& workload, const std::string& target) {
-  static std::mutex mu;
-  static std::set<std::pair<std::string, std::string>> warned;
-  std::lock_guard<std::mutex> lock(mu);
-  return warned.emplace(workload, target).second;
-}
-
-}  // namespace
 
 std::string DefaultThreadsTarget(const std::string& target) {
   std::istringstream words(target);
@@ -82,7 +69,7 @@ ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* l
     }
     if (chosen) {
       chosen->other_threads = true;
-      if (FirstFallback(task.workload_key(), task.target() + "\n" + default_threads)) {
+      if (FirstConfigNotice(task.workload_key(), task.target() + "\n" + default_threads)) {
         warnings << "warning: no tuning record in " << log->SourceName() << " for "
                  << task.workload_key() << " on '" << task.target() << "': using one of '"
                  << default_threads << "' (measured at the default thread count; run `tessera "
@@ -91,12 +78,12 @@ ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* l
       return *chosen;
     }
   }
-  if (FirstFallback(task.workload_key(), task.target())) {
-    warnings << "warning: " << reason << " for " << task.workload_key() << " on '" << task.target()
-             << "': using the fallback configuration (expect a slower kernel;"
-             << " run `tessera tune` for it)\n";
-  }
-  return {task.config_space().Fallback(), std::nullopt};
+  return FallbackConfig(task, warnings, reason);
+}
+
+ChosenConfig LogConfigSource::Choose(const task::Task& task, std::ostream& warnings,
+                                     const ConfigPreference& preference) const {
+  return ChooseConfig(task, log_, warnings, preference);
 }
 
 }  // namespace tuner

@@ -10,6 +10,7 @@
 #include "compiler/task/task.h"
 #include "records/tuning_log.h"
 #include "tests/compiler/driver/model_check.h"
+#include "tuner/tune/apply_history.h"
 
 namespace tessera {
 namespace {
@@ -133,7 +134,8 @@ ModelBuild BuildWithRecords(const std::string& model,
   auto log = records::TuningLog::Open(testing::TempDir("records_" + model) + "/t" +
                                       std::to_string(++logs) + ".db");
   log->AppendBatch(records);
-  options.log = log.get();
+  const tuner::LogConfigSource configs(log.get());
+  options.configs = &configs;
   std::ostringstream warnings;
   options.warnings = &warnings;
   return testing::CheckModel(ModelDir(), model, 1e-4, 1e-5, false, options);
