@@ -11,6 +11,7 @@ with Tessera's run by run and check that no side used more cores than the others
 Usage: models_torch.py OUT THREADS NAME...
 """
 import json
+import inspect
 import os
 import sys
 import time
@@ -26,6 +27,11 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import torch  # noqa: E402 (after the thread counts, which the BLAS reads when it loads)
 import torchvision  # noqa: E402
+
+# PyTorch 2.9 and later export through Dynamo unless told otherwise, at opset 18 whatever opset is
+# asked for; the TorchScript exporter (the only one before) honours opset_version.
+TORCHSCRIPT_EXPORTER = ({"dynamo": False}
+                        if "dynamo" in inspect.signature(torch.onnx.export).parameters else {})
 
 torch.set_num_threads(threads)
 torch.manual_seed(13)
@@ -49,7 +55,7 @@ for name in sys.argv[3:]:
         # Exported with gradients enabled: under no_grad PyTorch runs its fused encoder kernel,
         # which ONNX cannot express (its own runs below do use it).
         torch.onnx.export(model, (x,), onnx_file, opset_version=13, input_names=["input"],
-                          output_names=["output"])
+                          output_names=["output"], **TORCHSCRIPT_EXPORTER)
     with torch.no_grad():
         frozen = torch.jit.freeze(torch.jit.trace(model, x).eval())
         for fn in (model, frozen):

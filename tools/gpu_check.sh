@@ -4,8 +4,17 @@
 # against the CPU reference, the op models and the model zoo against PyTorch, the CUDA artifact
 # through tessera-run, streams), then tunes dense 1024^3 and compares it with cuBLAS. Not run
 # by ./test.sh or CI (they have no GPU). TESSERA_CUDA_ARCH (default sm_90) picks the PTX target.
+#
+# Usage: tools/gpu_check.sh             builds with Bazel and runs the tests through it
+#        tools/gpu_check.sh --bundled   runs what tools/gpu_bundle.sh packed (unpacked over this
+#                                       checkout), for a GPU machine without Bazel: the tests run
+#                                       side by side, each log in $GPU_CHECK_LOGS (default
+#                                       /tmp/gpu_check), and the script exits 1 if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/gpu_targets.sh
+bundled=false
+[[ "${1:-}" == --bundled ]] && bundled=true
 
 nvcc_path=$(command -v nvcc) || { echo "gpu_check: no nvcc on PATH" >&2; exit 2; }
 # The toolkit's root as nvcc reports it (the nvcc on PATH may be a wrapper script).
@@ -14,32 +23,56 @@ export TESSERA_CUDA_HOME="${TESSERA_CUDA_HOME:-$(readlink -f "${cuda_top:-$(dirn
 arch="${TESSERA_CUDA_ARCH:-sm_90}"
 nvidia-smi -L || { echo "gpu_check: no GPU (nvidia-smi failed)" >&2; exit 1; }
 
-bazel test --test_env=TESSERA_CUDA_ARCH="$arch" --test_output=all \
-  //tests/compiler/codegen/cuda/... //tests/runtime:cuda_module_test \
-  //tests/runtime:cuda_stream_test //tests/runtime:graph_executor_test \
-  //tests/compiler/topi:cuda_templates_test //tests/tuner/measure:cuda_task_measure_test \
-  //tests/compiler/lower:split_host_device_test //tests/compiler/lower:verify_gpu_test \
-  //tests/compiler/driver:cuda_model_test //tests/compiler/driver:cuda_model_zoo_test \
-  //tests/deploy:artifact_test //tests/deploy:deploy_commands_test
+if $bundled; then
+  [[ -f .gpu_tests ]] || { echo "gpu_check: no .gpu_tests here: unpack tools/gpu_bundle.sh's bundle first" >&2; exit 2; }
+  export LD_LIBRARY_PATH="$PWD/.gpu_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export CPATH="$PWD/.gpu_include${CPATH:+:$CPATH}"
+  logs="${GPU_CHECK_LOGS:-/tmp/gpu_check}"
+  mkdir -p "$logs"
+  pids=() names=()
+  while read -r t; do
+    name=${t//\//_}
+    (
+      tmp=$(mktemp -d)
+      runner=()
+      [[ "$(head -c 2 "$t")" == '#!' ]] && runner=(bash)
+      TEST_TMPDIR="$tmp" TESSERA_CUDA_ARCH="$arch" timeout "${TEST_TIMEOUT:-420}" \
+        "${runner[@]}" "$t" >"$logs/$name.log" 2>&1
+    ) &
+    pids+=($!) names+=("$t")
+  done <.gpu_tests
+  failed=0
+  for i in "${!pids[@]}"; do
+    if wait "${pids[$i]}"; then echo "PASS ${names[$i]}"; else echo "FAIL ${names[$i]} (exit $?)"; failed=1; fi
+  done
+  log_of() { echo "$logs/${1//\//_}.log"; }
+  bin=.
+else
+  bazel test --test_env=TESSERA_CUDA_ARCH="$arch" --test_output=all "${gpu_test_targets[@]}"
+  failed=0
+  testlogs=$(bazel info bazel-testlogs)
+  log_of() { echo "$testlogs/$1/test.log"; }
+  bin=bazel-bin
+fi
+
 # A skipped device test means the device was not usable: that is a failure here.
-logs="$(bazel info bazel-testlogs)"
-for t in compiler/codegen/cuda/cuda_run_test runtime/cuda_stream_test \
-         compiler/driver/cuda_model_test compiler/driver/cuda_model_zoo_test; do
-  if grep -q "SKIPPED\|note: no CUDA device" "$logs/tests/$t/test.log"; then
+for t in "${gpu_device_tests[@]}"; do
+  if grep -q "SKIPPED\|note: no CUDA device" "$(log_of "$t")"; then
     echo "gpu_check: $t skipped its GPU cases:" >&2
-    grep -A1 "Skipped\|no CUDA device" "$logs/tests/$t/test.log" >&2 || true
-    exit 1
+    grep -A1 "Skipped\|no CUDA device" "$(log_of "$t")" >&2 || true
+    failed=1
   fi
 done
-if grep -q "no CUDA toolkit\|CUDA artifact without a GPU" "$logs/tests/deploy/deploy_commands_test/test.log"; then
+if grep -q "no CUDA toolkit\|CUDA artifact without a GPU" "$(log_of tests/deploy/deploy_commands_test)"; then
   echo "gpu_check: deploy_commands_test did not run the CUDA artifact on the GPU" >&2
-  exit 1
+  failed=1
 fi
 # A tuned dense 1024^3 on this GPU against cuBLAS in the same run.
-bazel build -c opt //cli:tessera //bench:cuda_dense
+$bundled || bazel build -c opt "${gpu_tool_targets[@]}"
 db="$(mktemp -d)/gpu_check.db"
-bazel-bin/cli/tessera tune --task 'dense.cuda(1024,1024,1024,float32)' --target "cuda -arch=$arch" \
+"$bin/cli/tessera" tune --task 'dense.cuda(1024,1024,1024,float32)' --target "cuda -arch=$arch" \
   --trials "${TRIALS:-64}" --db "$db"
-bazel-bin/cli/tessera log best --db "$db"
-bazel-bin/bench/cuda_dense --db "$db" --arch "$arch" --n 1024
+"$bin/cli/tessera" log best --db "$db"
+"$bin/bench/cuda_dense" --db "$db" --arch "$arch" --n 1024
+[[ $failed == 0 ]] || { echo "gpu_check: FAILED" >&2; exit 1; }
 echo "gpu_check: OK"

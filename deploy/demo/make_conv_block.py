@@ -39,7 +39,9 @@ graph = helper.make_graph(nodes1 + [relu1] + nodes2 + [add, relu2], "conv_block"
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, C, H, W])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, C, H, W])],
                           inits1 + inits2)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+# IR version 8, as Debian's ONNX (1.12) writes and reads it, whichever onnx runs this.
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                           ir_version=8)
 model.ir_version = 7
 onnx.checker.check_model(model)
 onnx.save(model, sys.argv[1] if len(sys.argv) > 1 else "deploy/demo/conv_block.onnx")

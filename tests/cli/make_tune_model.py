@@ -27,6 +27,8 @@ nodes = [
 graph = helper.make_graph(
     nodes, "tiny_cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])],
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+# IR version 8, as Debian's ONNX (1.12) writes and reads it, whichever onnx runs this.
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                           ir_version=8)
 checker.check_model(model)
 save(model, sys.argv[1] + ".onnx")

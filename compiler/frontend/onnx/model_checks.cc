@@ -81,6 +81,15 @@ int NewestKnownOpset(const std::string& domain) {
   return it == known.end() ? -1 : it->second.second;
 }
 
+void CheckIrVersion(const onnx::ModelProto& model, const std::string& path) {
+  TESSERA_USER_CHECK(model.ir_version() <= onnx::IR_VERSION)
+      << path << ": the model is stamped with ONNX IR version " << model.ir_version()
+      << ", newer than the newest this Tessera reads (" << onnx::IR_VERSION
+      << "): newer exporters stamp the newest IR version they know; save it with IR version "
+      << onnx::IR_VERSION << " (in Python: `model.ir_version = " << onnx::IR_VERSION
+      << "`) if it uses no element type added since";
+}
+
 void CheckOpsets(const onnx::ModelProto& model, const std::string& path) {
   for (const auto& op : model.opset_import()) {
     const int newest = NewestKnownOpset(op.domain());

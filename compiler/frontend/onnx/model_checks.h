@@ -1,5 +1,6 @@
 /// \file
-/// The importer's checks of a parsed model before it is read: the opsets it is stamped with, the
+/// The importer's checks of a parsed model before it is read: the IR version and opsets it is
+/// stamped with, the
 /// ONNX checker with the failing node or value named, and graph outputs declared without a shape
 /// (common in hand-built and converted models) given theirs by shape inference.
 #ifndef TESSERA_COMPILER_FRONTEND_ONNX_MODEL_CHECKS_H_
@@ -18,6 +19,11 @@ std::string NodeName(const onnx::NodeProto& node, int index);
 /// The newest opset of `domain` ("" for the default domain) whose operator semantics the importer
 /// knows (its libonnx's schema registry); -1 for a domain it does not know.
 int NewestKnownOpset(const std::string& domain);
+
+/// Throws `UserError` naming `path` and both versions when `model` is stamped with an ONNX IR
+/// version newer than the one this build's libonnx reads (its checker would refuse the model with
+/// a message that names neither the file nor a way out).
+void CheckIrVersion(const onnx::ModelProto& model, const std::string& path);
 
 /// Throws `UserError` naming `path`, the domain and both versions when `model` imports a known
 /// domain at an opset newer than `NewestKnownOpset`: an operator's meaning may change between

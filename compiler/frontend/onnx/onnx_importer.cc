@@ -311,6 +311,7 @@ graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& option
   onnx::ModelProto model;
   TESSERA_USER_CHECK(!bytes.empty() && model.ParseFromString(bytes) && model.has_graph())
       << path << ": not a valid ONNX model (the file is truncated, corrupt, or not ONNX)";
+  CheckIrVersion(model, path);
   CheckOpsets(model, path);
   for (auto& t : *model.mutable_graph()->mutable_initializer()) LoadExternalData(&t, path);
   OverrideInputShapes(model, options, path);

@@ -33,7 +33,9 @@ def save(name, nodes, inputs, outputs, inits=(), opset=13):
     graph = helper.make_graph(nodes, name, [info(n, a) for n, a in inputs],
                               [info(n, a) for n, a in outputs],
                               [numpy_helper.from_array(a, n) for n, a in inits])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    # IR version 8, as Debian's ONNX (1.12) writes and reads it, whichever onnx runs this.
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              ir_version=8)
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(OUT, name + ".onnx"))
     for i, (_, a) in enumerate(inputs):

@@ -21,7 +21,9 @@ graph = helper.make_graph(
     nodes, "scalar_reductions", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])],
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 6]),
      helper.make_tensor_value_info("m", TensorProto.FLOAT, [])])
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+# IR version 8, as Debian's ONNX (1.12) writes and reads it, whichever onnx runs this.
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                           ir_version=8)
 onnx.checker.check_model(model)
 onnx.save(model, os.path.join(OUT, "scalar_reductions.onnx"))
 np.save(os.path.join(OUT, "scalar_reductions.in0.npy"), x)

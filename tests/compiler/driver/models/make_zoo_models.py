@@ -6,12 +6,22 @@ squeezenet1_1, densenet121, transformer (2 layers, d_model 64, sequence 16) and 
 (BERT-base's width: 2 layers, d_model 768, 12 heads, FFN 3072, sequence 128; the model of
 //bench:models). Writes NAME.onnx, NAME.in0.npy and NAME.out0.npy.
 """
+import inspect
 import os
 import sys
 
 import numpy as np
 import torch
 import torchvision
+
+# PyTorch 2.9 and later export through Dynamo unless told otherwise, at opset 18 whatever opset is
+# asked for; the TorchScript exporter (the only one before) honours opset_version.
+TORCHSCRIPT_EXPORTER = ({"dynamo": False}
+                        if "dynamo" in inspect.signature(torch.onnx.export).parameters else {})
+
+# Newer PyTorch computes attention with scaled_dot_product_attention, which ONNX has from opset
+# 14 on (the TorchScript exporter refuses it at 13); older PyTorch exports the same encoder at 13.
+ATTENTION_OPSET = 14 if hasattr(torch.nn.functional, "scaled_dot_product_attention") else 13
 
 OUT = sys.argv[1]
 torch.manual_seed(13)
@@ -46,7 +56,8 @@ for name in sys.argv[2:]:
         ref = model.double()(x.double()).float()
         model.float()
     # With gradients enabled PyTorch skips the fused encoder kernel, which ONNX cannot express.
-    torch.onnx.export(model, (x,), os.path.join(OUT, name + ".onnx"), opset_version=13,
-                      input_names=["input"], output_names=["output"])
+    opset = ATTENTION_OPSET if name in ("transformer", "bert_encoder") else 13
+    torch.onnx.export(model, (x,), os.path.join(OUT, name + ".onnx"), opset_version=opset,
+                      input_names=["input"], output_names=["output"], **TORCHSCRIPT_EXPORTER)
     np.save(os.path.join(OUT, name + ".in0.npy"), x.numpy())
     np.save(os.path.join(OUT, name + ".out0.npy"), ref.numpy())

@@ -15,7 +15,9 @@ def vi(name, shape, elem=TensorProto.FLOAT):
 
 def model(nodes, inputs, outputs, inits=(), opset=13):
     g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    # IR version 8, as Debian's ONNX (1.12) writes and reads it, whichever onnx runs this.
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
+                             ir_version=8)
 
 
 def save(m, name, check=True):
@@ -85,6 +87,11 @@ future_ml = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x"
                   [vi("y", [2, 3])])
 future_ml.opset_import.append(helper.make_opsetid("ai.onnx.ml", 42))
 save(future_ml, "future_ml_opset", check=False)
+# Stamped with an IR version newer than any libonnx reads (newer exporters write their newest).
+future_ir = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2, 3])],
+                  [vi("y", [2, 3])])
+future_ir.ir_version = 99
+save(future_ir, "future_ir_version", check=False)
 
 # Graph outputs declared without a shape (and one without an element type), as onnx.helper and
 # many converters write them: shape inference gives them theirs.

@@ -85,6 +85,14 @@ TEST(OnnxImporterTest, RefusesAnOpsetNewerThanItKnows) {
                     HasSubstr("(" + std::to_string(NewestKnownOpset("ai.onnx.ml")) + ")")));
 }
 
+TEST(OnnxImporterTest, RefusesAnIrVersionNewerThanItReads) {
+  EXPECT_THAT(ImportError("future_ir_version"),
+              AllOf(HasSubstr("future_ir_version.onnx: the model is stamped with ONNX IR version "
+                              "99, newer than the newest this Tessera reads (" +
+                              std::to_string(onnx::IR_VERSION) + ")"),
+                    HasSubstr("model.ir_version = " + std::to_string(onnx::IR_VERSION))));
+}
+
 TEST(OnnxImporterTest, GraphOutputsWithoutAShapeTakeTheInferredOne) {
   graph::Graph g = ImportOnnx(Dir() + "/shapeless_outputs.onnx");
   graph::InferShapes(g);
