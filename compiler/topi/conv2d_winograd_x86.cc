@@ -1,6 +1,7 @@
 #include "compiler/topi/conv2d_winograd_x86.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -130,6 +131,15 @@ space::ConfigSpace Conv2dWinogradX86Space(const Conv2dShape& shape, const Vector
 }
 
 int64_t WinogradTile(const space::ConfigEntity& config) { return config.Value("tile_m"); }
+
+double WinogradExtraWeightSeconds(const Conv2dShape& shape, int64_t m) {
+  const int64_t alpha = m + 2;
+  return 4.0 * shape.k * shape.c * (alpha * alpha - 9) / 10e9;
+}
+
+bool WinogradBeatsDirect(const Conv2dShape& shape, double direct_s, double winograd_s, int64_t m) {
+  return std::isfinite(winograd_s) && winograd_s + WinogradExtraWeightSeconds(shape, m) < direct_s;
+}
 
 std::vector<float> WinogradWeights(const std::vector<float>& kernel, const Conv2dShape& s,
                                    int64_t m, int64_t ic_bn, int64_t oc_bn) {

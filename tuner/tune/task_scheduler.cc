@@ -13,10 +13,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 TaskScheduler::TaskScheduler(std::vector<ScheduledTask> tasks, TaskSchedulerOptions options)
     : tasks_(std::move(tasks)), states_(tasks_.size()), options_(options) {}
 
-void TaskScheduler::Record(int task, const std::vector<double>& costs) {
+void TaskScheduler::Record(int task, const std::vector<double>& costs,
+                           const std::vector<int64_t>& configs) {
   State& s = states_.at(task);
-  for (double cost : costs) {
-    double best = s.best_after.empty() ? kInf : s.best_after.back();
+  for (size_t i = 0; i < costs.size(); ++i) {
+    const double cost = costs[i], best = s.best_after.empty() ? kInf : s.best_after.back();
+    if (std::isfinite(cost) && cost < best) s.best_config = i < configs.size() ? configs[i] : -1;
     s.best_after.push_back(std::isfinite(cost) ? std::min(best, cost) : best);
     int measured = 0;
     const double estimate = EstimatedLatency(&measured);
@@ -91,12 +93,17 @@ int TaskScheduler::Next() const {
 }
 
 double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
-                             const std::vector<double>& best) {
-  // Per task, the best of it and its alternatives.
-  std::vector<double> fastest(tasks.size(), kInf);
+                             const std::vector<double>& best,
+                             const std::vector<int64_t>& best_config) {
+  // Per task, the cost of what the model runs: it or one of its alternatives.
+  std::vector<double> fastest = best;
   for (size_t t = 0; t < tasks.size(); ++t) {
-    const size_t replaced = tasks[t].alternative_to >= 0 ? tasks[t].alternative_to : t;
-    fastest[replaced] = std::min(fastest[replaced], best[t]);
+    const int replaced = tasks[t].alternative_to;
+    if (replaced < 0 || !std::isfinite(best[t])) continue;
+    const int64_t config = t < best_config.size() ? best_config[t] : -1;
+    const bool runs = tasks[t].replaces ? tasks[t].replaces(best[replaced], best[t], config)
+                                        : best[t] < fastest[replaced];
+    if (runs) fastest[replaced] = std::min(fastest[replaced], best[t]);
   }
   double total = 0;
   for (size_t t = 0; t < tasks.size(); ++t) {
@@ -109,13 +116,15 @@ double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
 
 double TaskScheduler::EstimatedLatency(int* measured) const {
   std::vector<double> bests(tasks_.size());
+  std::vector<int64_t> configs(tasks_.size());
   int count = 0;
   for (int t = 0; t < size(); ++t) {
     bests[t] = best(t);
+    configs[t] = states_[t].best_config;
     if (std::isfinite(bests[t])) ++count;
   }
   if (measured) *measured = count;
-  return EstimatedModelLatency(tasks_, bests);
+  return EstimatedModelLatency(tasks_, bests, configs);
 }
 
 }  // namespace tuner

@@ -6,6 +6,7 @@
 #define TESSERA_TUNER_TUNE_TASK_SCHEDULER_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace tessera {
@@ -42,13 +43,19 @@ struct ScheduledTask {
   /// The index of the task this one can replace (the model runs the faster of the two: the
   /// estimate counts the better one), -1 for none.
   int alternative_to = -1;
+  /// For an alternative, when set: whether the model runs it instead of the task it replaces
+  /// (the model build's rule), given that task's best cost (+infinity without one), its own best
+  /// cost and the index of its best configuration (-1 when unknown). Unset: the faster one runs.
+  std::function<bool(double replaced_s, double best_s, int64_t best_config)> replaces;
 };
 
 /// Σ weight × best over `tasks` (`best[t]`: task t's best cost, +infinity without one), a task
-/// and its alternatives counting the best of them once: what the model's tunable part is
-/// estimated to take.
+/// and its alternatives counting once, at the cost of the one the model runs: what the model's
+/// tunable part is estimated to take. `best_config[t]`: the configuration index of task t's
+/// best (for `ScheduledTask::replaces`; empty or -1: unknown).
 double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
-                             const std::vector<double>& best);
+                             const std::vector<double>& best,
+                             const std::vector<int64_t>& best_config = {});
 
 /// Chooses tasks by expected gain: weight × current best × improvement rate. A task without a
 /// successful trial comes first (largest weight × FLOPs first); a task with fewer than
@@ -59,8 +66,9 @@ class TaskScheduler {
   /// A scheduler over `tasks`, none measured yet.
   TaskScheduler(std::vector<ScheduledTask> tasks, TaskSchedulerOptions options = {});
 
-  /// Adds measured costs of `task` in trial order (seconds; +infinity for a failed trial).
-  void Record(int task, const std::vector<double>& costs);
+  /// Adds measured costs of `task` in trial order (seconds; +infinity for a failed trial), with
+  /// the configuration index of each (`configs`, parallel to `costs`; empty: unknown).
+  void Record(int task, const std::vector<double>& costs, const std::vector<int64_t>& configs = {});
   /// Marks `task` as having no configuration left to measure.
   void SetExhausted(int task);
 
@@ -85,6 +93,7 @@ class TaskScheduler {
  private:
   struct State {
     std::vector<double> best_after;  ///< best cost after each trial
+    int64_t best_config = -1;        ///< the configuration of the best, -1 when unknown
     bool exhausted = false;
   };
   double BestBefore(int task, int64_t trials_ago) const;

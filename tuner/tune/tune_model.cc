@@ -1,22 +1,48 @@
 #include "tuner/tune/tune_model.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "compiler/support/error.h"
 #include "compiler/task/task.h"
+#include "compiler/topi/conv2d_winograd_x86.h"
 #include "tuner/search/log_history.h"
 
 namespace tessera {
 namespace tuner {
 
-std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks) {
+namespace {
+
+// The model build's rule for the Winograd convolution `workload_key` on `target`, as
+// `ScheduledTask::replaces`; a best configuration that is unknown (or not of the space) counts
+// with the larger tiles' extra weight reads, never crediting a record the build could refuse.
+std::function<bool(double, double, int64_t)> WinogradRule(const std::string& workload_key,
+                                                          const std::string& target) {
+  auto winograd = std::make_shared<task::Task>(workload_key, target);
+  const std::vector<int64_t>& a = winograd->args().ints;  // N, C, H, W, K, pad
+  const topi::Conv2dShape shape{a[0], a[1], a[2], a[3], a[4], 3, 3, 1, a[5]};
+  return [winograd, shape](double direct_s, double winograd_s, int64_t config) {
+    const space::ConfigSpace& space = winograd->config_space();
+    const int64_t m =
+        config >= 0 && config < space.size() ? topi::WinogradTile(space.Get(config)) : 4;
+    return topi::WinogradBeatsDirect(shape, direct_s, winograd_s, m);
+  };
+}
+
+}  // namespace
+
+std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks,
+                                            const std::string& target) {
   std::vector<ScheduledTask> scheduled;
   for (const ModelTask& t : tasks) {
     int replaced = -1;
     for (size_t i = 0; i < tasks.size() && !t.alternative_to.empty(); ++i) {
       if (tasks[i].workload_key == t.alternative_to) replaced = static_cast<int>(i);
     }
-    scheduled.push_back({static_cast<double>(t.weight), t.flops, replaced});
+    scheduled.push_back({static_cast<double>(t.weight), t.flops, replaced, {}});
+    if (replaced >= 0 && t.workload_key.rfind("conv2d_winograd_NCHWc.x86(", 0) == 0) {
+      scheduled.back().replaces = WinogradRule(t.workload_key, target);
+    }
   }
   return scheduled;
 }
@@ -28,7 +54,7 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
   CheckTarget(target);
   std::vector<task::Task> parsed;
   for (const ModelTask& t : tasks) parsed.emplace_back(t.workload_key, target);
-  TaskScheduler scheduler(ScheduledTasksOf(tasks), options.schedule);
+  TaskScheduler scheduler(ScheduledTasksOf(tasks, target), options.schedule);
   TuneModelResult result;
   result.tasks.resize(tasks.size());
   int64_t recorded = 0;
@@ -37,8 +63,12 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     LoadedHistory history =
         TrialsFromLog(*log, parsed[i].workload_key(), target, parsed[i].config_space());
     std::vector<double> costs;
-    for (const Trial& trial : history.trials) costs.push_back(trial.outcome.cost);
-    scheduler.Record(static_cast<int>(i), costs);
+    std::vector<int64_t> configs;
+    for (const Trial& trial : history.trials) {
+      costs.push_back(trial.outcome.cost);
+      configs.push_back(trial.config.index());
+    }
+    scheduler.Record(static_cast<int>(i), costs, configs);
     recorded += static_cast<int64_t>(costs.size());
     if (static_cast<int64_t>(costs.size()) >= parsed[i].config_space().size()) {
       scheduler.SetExhausted(static_cast<int>(i));
@@ -52,11 +82,15 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     batch.early_stopping = -1;
     batch.seed = options.task.seed + static_cast<uint64_t>(round);  // fresh proposals each round
     std::vector<double> costs;
+    std::vector<int64_t> configs;
     TuneTask(parsed[t], log, batch, [&](const TuneProgress&, const std::vector<Trial>& trials) {
-      for (const Trial& trial : trials) costs.push_back(trial.outcome.cost);
+      for (const Trial& trial : trials) {
+        costs.push_back(trial.outcome.cost);
+        configs.push_back(trial.config.index());
+      }
     });
     if (costs.empty()) scheduler.SetExhausted(t);  // nothing left to propose
-    scheduler.Record(t, costs);
+    scheduler.Record(t, costs, configs);
     recorded += static_cast<int64_t>(costs.size());
     result.measured += static_cast<int64_t>(costs.size());
     result.tasks[t].measured += static_cast<int64_t>(costs.size());

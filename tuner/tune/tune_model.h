@@ -18,8 +18,11 @@
 namespace tessera {
 namespace tuner {
 
-/// `tasks` as the task scheduler takes them (alternatives by index).
-std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks);
+/// `tasks` as the task scheduler takes them: alternatives by index, a Winograd convolution's with
+/// the model build's rule for when it replaces the direct one (`topi::WinogradBeatsDirect`, its
+/// tiles from the configuration space on `target`).
+std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks,
+                                            const std::string& target);
 
 /// Options of `TuneModel`.
 struct TuneModelOptions {

@@ -26,6 +26,7 @@ std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTask>& tasks,
     double timestamp;
     size_t task;
     double cost;
+    int64_t config;
   };
   std::vector<Timed> records;
   for (size_t t = 0; t < tasks.size(); ++t) {
@@ -33,21 +34,25 @@ std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTask>& tasks,
     filter.workload_key = tasks[t].workload_key;
     filter.target = target;
     for (const tuning::MeasureRecord& r : log.List(filter)) {
-      records.push_back({r.timestamp(), t, records::MeanCost(r)});
+      records.push_back({r.timestamp(), t, records::MeanCost(r), r.config_index()});
     }
   }
   std::stable_sort(records.begin(), records.end(),
                    [](const Timed& a, const Timed& b) { return a.timestamp < b.timestamp; });
-  const std::vector<ScheduledTask> scheduled = ScheduledTasksOf(tasks);
+  const std::vector<ScheduledTask> scheduled = ScheduledTasksOf(tasks, target);
   std::vector<double> best(tasks.size(), std::numeric_limits<double>::infinity());
+  std::vector<int64_t> best_config(tasks.size(), -1);
   std::vector<CurvePoint> curve;
   for (const Timed& r : records) {
-    best[r.task] = std::min(best[r.task], r.cost);
+    if (r.cost < best[r.task]) {
+      best[r.task] = r.cost;
+      best_config[r.task] = r.config;
+    }
     CurvePoint p;
     p.timestamp = r.timestamp;
     p.seconds = r.timestamp - records.front().timestamp;
     p.trials = static_cast<int64_t>(curve.size()) + 1;
-    p.estimated = EstimatedModelLatency(scheduled, best);
+    p.estimated = EstimatedModelLatency(scheduled, best, best_config);
     for (size_t t = 0; t < tasks.size(); ++t) p.measured_tasks += std::isfinite(best[t]) ? 1 : 0;
     curve.push_back(p);
   }

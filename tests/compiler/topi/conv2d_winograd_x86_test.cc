@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "compiler/ir/op.h"
@@ -51,6 +52,27 @@ TEST(Conv2dWinogradX86Test, SpaceOfResNetLayers) {
 
 // The transformed weights of a kernel that is one tap: G e_r e_sᵀ Gᵀ is the outer product of
 // two columns of G.
+// The one rule for direct or Winograd (model builds and the tuner's estimate): the Winograd
+// record wins when it plus its transformed weights' extra reads at 10 GB/s is faster.
+TEST(Conv2dWinogradX86Test, WinogradBeatsDirectByMoreThanItsExtraWeightReads) {
+  const Conv2dShape s{1, 64, 56, 56, 64, 3, 3, 1, 1};
+  // F(4x4): (36 - 9) × 64 × 64 floats more; F(2x2): (16 - 9) × 64 × 64.
+  EXPECT_DOUBLE_EQ(WinogradExtraWeightSeconds(s, 4), 4.0 * 27 * 64 * 64 / 10e9);
+  EXPECT_DOUBLE_EQ(WinogradExtraWeightSeconds(s, 2), 4.0 * 7 * 64 * 64 / 10e9);
+  const double extra4 = WinogradExtraWeightSeconds(s, 4);  // 44 us
+  EXPECT_TRUE(WinogradBeatsDirect(s, 1e-3, 0.5e-3, 4));
+  EXPECT_TRUE(WinogradBeatsDirect(s, 1e-3, 1e-3 - extra4 - 1e-6, 4));
+  EXPECT_FALSE(WinogradBeatsDirect(s, 0.5e-3 + extra4, 0.5e-3, 4));  // a tie keeps the direct
+  EXPECT_FALSE(WinogradBeatsDirect(s, 1e-3, 1e-3 - extra4 + 1e-6, 4));
+  EXPECT_TRUE(WinogradBeatsDirect(s, 1e-3, 1e-3 - extra4 + 1e-6, 2));  // smaller tiles, less
+  EXPECT_FALSE(WinogradBeatsDirect(s, 1e-3, 2e-3, 2));
+  // No direct record: a Winograd record wins; no Winograd record never does.
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(WinogradBeatsDirect(s, inf, 1.0, 4));
+  EXPECT_FALSE(WinogradBeatsDirect(s, inf, inf, 4));
+  EXPECT_FALSE(WinogradBeatsDirect(s, 1e-3, inf, 2));
+}
+
 TEST(Conv2dWinogradX86Test, WeightsAreTheTransformedKernelInBlocks) {
   const Conv2dShape shape{1, 2, 4, 4, 2, 3, 3, 1, 1};
   std::vector<float> kernel(2 * 2 * 9, 0.f);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 namespace tessera {
@@ -59,6 +60,38 @@ TEST(TaskSchedulerTest, AnAlternativeCountsOnceAtTheFasterOfTheTwo) {
   EXPECT_EQ(measured, 3);
   s.Record(0, {2e-3});
   EXPECT_DOUBLE_EQ(s.EstimatedLatency(), 2 * 2e-3 + 1e-3);
+}
+
+// With the model build's rule (`ScheduledTask::replaces`), the alternative counts only where
+// the build would run it, judged on its best trial's configuration.
+TEST(TaskSchedulerTest, AnAlternativeCountsWhereTheRuleSaysTheModelRunsIt) {
+  std::vector<std::tuple<double, double, int64_t>> asked;
+  ScheduledTask alternative{2, 1, 0, {}};
+  // Config 7 costs 1 ms more in a model, any other 0.1 ms.
+  alternative.replaces = [&asked](double replaced_s, double best_s, int64_t config) {
+    asked.emplace_back(replaced_s, best_s, config);
+    return best_s + (config == 7 ? 1e-3 : 1e-4) < replaced_s;
+  };
+  TaskScheduler s({{2, 1}, {1, 1}, alternative});
+  s.Record(0, {4e-3});
+  s.Record(1, {1e-3});
+  s.Record(2, {3.5e-3, 3.2e-3}, {5, 7});  // faster, but not by the rule
+  EXPECT_DOUBLE_EQ(s.EstimatedLatency(), 2 * 4e-3 + 1e-3);
+  ASSERT_FALSE(asked.empty());
+  EXPECT_EQ(asked.back(), std::make_tuple(4e-3, 3.2e-3, int64_t{7}));
+  s.Record(2, {3.3e-3, 3e-3}, {8, 9});  // 3e-3 of config 9: by the rule
+  EXPECT_DOUBLE_EQ(s.EstimatedLatency(), 2 * 3e-3 + 1e-3);
+  EXPECT_EQ(asked.back(), std::make_tuple(4e-3, 3e-3, int64_t{9}));
+  s.Record(2, {3.5e-3});  // no better: the best's configuration stays
+  EXPECT_EQ(asked.back(), std::make_tuple(4e-3, 3e-3, int64_t{9}));
+  s.Record(0, {2e-3});  // the direct one wins again
+  EXPECT_DOUBLE_EQ(s.EstimatedLatency(), 2 * 2e-3 + 1e-3);
+  // A best without a configuration is asked about with -1.
+  TaskScheduler unknown({{2, 1}, {1, 1}, alternative});
+  unknown.Record(0, {4e-3});
+  unknown.Record(2, {1e-3});
+  EXPECT_DOUBLE_EQ(unknown.EstimatedLatency(), 2 * 1e-3);
+  EXPECT_EQ(std::get<2>(asked.back()), -1);
 }
 
 TEST(TaskSchedulerTest, StillImprovingBeatsPlateauOfSameSize) {
