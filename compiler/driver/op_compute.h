@@ -1,8 +1,9 @@
 /// \file
-/// Private to `build_model`: graph operators as tensor expressions (the plain computes of
-/// operators without a template, and the epilogues fused after templates), and the default
-/// schedule of a fused group (injective stages inlined, the rest parallel and vectorized, or on a
-/// GPU one thread per output element).
+/// Private to `build_model`: graph operators as tensor expressions through the operator registry
+/// (the plain computes of operators without a template, and the epilogues fused after templates;
+/// the computes themselves are the `ops::OpDef`s'), and the default schedule of a fused group
+/// (injective stages inlined, the rest parallel and vectorized, or on a GPU one thread per output
+/// element).
 #ifndef TESSERA_COMPILER_DRIVER_OP_COMPUTE_H_
 #define TESSERA_COMPILER_DRIVER_OP_COMPUTE_H_
 
@@ -10,30 +11,25 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/ops/operand.h"
 #include "compiler/te/schedule.h"
 #include "compiler/te/tensor.h"
 
 namespace tessera {
 namespace driver {
 
-/// A kernel operand: a tensor argument, or a scalar constant inlined as an immediate.
-struct Operand {
-  te::Tensor tensor;           ///< the argument (null for a scalar)
-  ir::Expr scalar;             ///< the immediate (null for a tensor)
-  std::vector<int64_t> shape;  ///< the graph value's shape
-};
-
-/// Index variables as expressions (tensor reads take expressions).
-std::vector<ir::Expr> E(const std::vector<ir::Var>& index);
-
-/// The element type kernels use for a graph type (bool is stored as uint8).
-ir::DataType KernelType(graph::DType t);
-
-/// Element `index` of `operand` broadcast to an output of rank `index.size()`.
-ir::Expr Read(const Operand& operand, const std::vector<ir::Var>& index);
+/// A kernel operand (see `ops::Operand`).
+using ops::Operand;
+/// Index variables as expressions (see `ops::E`).
+using ops::E;
+/// The element type kernels use for a graph type (see `ops::KernelType`).
+using ops::KernelType;
+/// Element `index` of `operand` broadcast to an output of rank `index.size()` (see `ops::Read`).
+using ops::Read;
 
 /// The compute of output `output` of `node` over `inputs` (one per node input; null tensors
-/// for omitted optional inputs). Throws `UserError` naming the node for unsupported cases.
+/// for omitted optional inputs): its `ops::OpDef::compute`. Throws `UserError` naming the node
+/// for unsupported cases and for operators without a run-time kernel.
 te::Tensor ComputeNode(const graph::Graph& g, const graph::Node& node,
                        const std::vector<Operand>& inputs, size_t output = 0);
 

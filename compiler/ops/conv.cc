@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "compiler/ir/op.h"
+#include "compiler/ops/compute_util.h"
 #include "compiler/ops/families.h"
 #include "compiler/ops/infer_util.h"
 #include "compiler/ops/window.h"
@@ -15,6 +17,8 @@ namespace {
 using graph::Graph;
 using graph::Node;
 using graph::Value;
+using ir::Expr;
+using ir::Var;
 
 std::string CheckConv(const Node& node) {
   const Conv2dAttrs a = ParseConv2dAttrs(node);
@@ -55,6 +59,31 @@ void InferConv(Graph& g, const Node& node) {
   SetOutput(g, node, 0, graph::DType::kFloat32, out);
 }
 
+te::Tensor ComputeConv(const Graph& g, const Node& node, const std::vector<Operand>& in, size_t) {
+  const auto& xs = in[0].shape;
+  const auto& ws = in[1].shape;
+  const Value& out = OutValue(g, node);
+  const Conv2dAttrs a = ParseConv2dAttrs(node);
+  const int64_t group = a.group, cg = ws[1], kg = ws[0] / group;
+  const std::vector<int64_t>&st = a.strides, &dil = a.dilations, &pads = a.pads;
+  ir::IterVar rc = te::reduce_axis(I(cg), "rc"), ry = te::reduce_axis(I(ws[2]), "ry"),
+              rx = te::reduce_axis(I(ws[3]), "rx");
+  te::Tensor conv = te::compute(
+      ShapeExprs(out.shape),
+      [&](const std::vector<Var>& i) {
+        Tap y = WindowTap(i[2], ry->var, st[0], pads[0], dil[0], xs[2]);
+        Tap x = WindowTap(i[3], rx->var, st[1], pads[1], dil[1], xs[3]);
+        Expr c = ir::floordiv(i[1], I(kg)) * I(cg) + rc->var;
+        Expr v = ir::if_then_else(y.inside && x.inside, in[0].tensor(i[0], c, y.pos, x.pos), 0.0f);
+        return te::sum(v * in[1].tensor(i[1], rc, ry, rx), {rc, ry, rx});
+      },
+      node.name + "_conv", "conv2d");
+  if (in.size() < 3 || !in[2].tensor.defined()) return conv;
+  return te::compute(
+      ShapeExprs(out.shape),
+      [&](const std::vector<Var>& i) { return conv(E(i)) + in[2].tensor(i[1]); }, node.name);
+}
+
 }  // namespace
 
 bool Conv2dAttrs::Uniform() const {
@@ -78,6 +107,7 @@ void AddConvOps(std::vector<OpDef>* defs) {
   conv.pattern = Pattern::kComplexOutFusable;
   conv.check = CheckConv;
   conv.infer = InferConv;
+  conv.compute = ComputeConv;
   defs->push_back(conv);
 }
 

@@ -1,5 +1,7 @@
 // The matrix-product family: Gemm and MatMul (batched, numpy-style broadcast).
 #include "compiler/graph/shape.h"
+#include "compiler/ir/op.h"
+#include "compiler/ops/compute_util.h"
 #include "compiler/ops/families.h"
 #include "compiler/ops/infer_util.h"
 #include "compiler/support/error.h"
@@ -10,6 +12,8 @@ namespace {
 
 using graph::Graph;
 using graph::Node;
+using ir::Expr;
+using ir::Var;
 
 // Gemm's attributes, with ONNX's defaults.
 struct GemmAttrs {
@@ -56,6 +60,60 @@ void InferMatMul(Graph& g, const Node& n) {
   SetOutput(g, n, 0, graph::DType::kFloat32, out);
 }
 
+// Gemm's scaling of the product and addition of its bias.
+te::Tensor GemmEpilogue(const Node& node, const te::Tensor& prod, const std::vector<Operand>& in,
+                        const std::vector<int64_t>& shape, const GemmAttrs& attrs) {
+  const float alpha = static_cast<float>(attrs.alpha), beta = static_cast<float>(attrs.beta);
+  return te::compute(
+      ShapeExprs(shape),
+      [&](const std::vector<Var>& i) {
+        Expr v = alpha == 1 ? prod(E(i)) : prod(E(i)) * alpha;
+        if (in.size() > 2 && (in[2].tensor.defined() || in[2].scalar.defined())) {
+          v = v + (beta == 1 ? Read(in[2], i) : Read(in[2], i) * beta);
+        }
+        return v;
+      },
+      node.name);
+}
+
+te::Tensor ComputeMatMul(const Graph& g, const Node& node, const std::vector<Operand>& in, size_t) {
+  std::vector<int64_t> as = in[0].shape, bs = in[1].shape;
+  const graph::Value& out = OutValue(g, node);
+  const bool gemm = node.op == "Gemm";
+  const GemmAttrs attrs = gemm ? ParseGemmAttrs(node) : GemmAttrs{};
+  const bool ta = attrs.trans_a, tb = attrs.trans_b;
+  int64_t k = ta ? as[as.size() - 2] : as.back();
+  ir::IterVar rk = te::reduce_axis(I(k), "rk");
+  const int64_t orank = static_cast<int64_t>(out.shape.size());
+  te::Tensor prod = te::compute(
+      ShapeExprs(out.shape),
+      [&](const std::vector<Var>& i) {
+        // Batch dimensions broadcast like numpy; a 1-D operand has no row (column) index.
+        const int64_t a_rows = as.size() > 1, b_cols = bs.size() > 1;
+        const int64_t batch_rank = orank - a_rows - b_cols;
+        auto operand_index = [&](const std::vector<int64_t>& s, bool is_a, bool trans) {
+          int64_t rank = static_cast<int64_t>(s.size());
+          if (rank == 1) return std::vector<Expr>{Expr(rk->var)};
+          std::vector<Expr> idx;
+          for (int64_t d = 0; d < rank - 2; ++d) {
+            idx.push_back(s[d] == 1 ? I(0) : Expr(i[batch_rank - (rank - 2) + d]));
+          }
+          Expr outer = is_a ? Expr(i[batch_rank]) : Expr(i[orank - 1]);
+          // A is [m, k] ([k, m] transposed), B is [k, n] ([n, k] transposed).
+          bool outer_first = is_a != trans;
+          idx.push_back(outer_first ? outer : Expr(rk->var));
+          idx.push_back(outer_first ? Expr(rk->var) : outer);
+          return idx;
+        };
+        return te::sum(
+            in[0].tensor(operand_index(as, true, ta)) * in[1].tensor(operand_index(bs, false, tb)),
+            {rk});
+      },
+      node.name + "_matmul", "matmul");
+  if (!gemm) return prod;
+  return GemmEpilogue(node, prod, in, out.shape, attrs);
+}
+
 }  // namespace
 
 void AddDenseOps(std::vector<OpDef>* defs) {
@@ -63,11 +121,13 @@ void AddDenseOps(std::vector<OpDef>* defs) {
   gemm.name = "Gemm";
   gemm.pattern = Pattern::kComplexOutFusable;
   gemm.infer = InferGemm;
+  gemm.compute = ComputeMatMul;
   defs->push_back(gemm);
   OpDef matmul;
   matmul.name = "MatMul";
   matmul.pattern = Pattern::kComplexOutFusable;
   matmul.infer = InferMatMul;
+  matmul.compute = ComputeMatMul;
   defs->push_back(matmul);
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "compiler/graph/shape.h"
+#include "compiler/ir/op.h"
+#include "compiler/ops/compute_util.h"
 #include "compiler/ops/evaluate_util.h"
 #include "compiler/ops/families.h"
 #include "compiler/ops/infer_util.h"
@@ -15,6 +17,9 @@ namespace {
 using graph::DType;
 using graph::Graph;
 using graph::Node;
+using ir::DataType;
+using ir::Expr;
+using ir::Var;
 
 const std::vector<std::string>& UnaryOps() {
   static const std::vector<std::string> ops = {
@@ -112,6 +117,98 @@ EvaluateFn EvaluateBinary(const std::string& op) {
   };
 }
 
+Expr Unary(const std::string& op, const Node& node, const std::vector<Operand>& in, Expr x) {
+  if (op == "Relu") return ir::max(x, ir::const_like(x, 0));
+  if (op == "Sigmoid") return ir::sigmoid(x);
+  if (op == "Tanh") return ir::tanh(x);
+  if (op == "Erf") return ir::erf(x);
+  if (op == "Sqrt") return ir::sqrt(x);
+  if (op == "Exp") return ir::exp(x);
+  if (op == "Log") return ir::log(x);
+  if (op == "Neg") return -x;
+  if (op == "Abs") return ir::abs(x);
+  if (op == "Floor") return ir::floor(x);
+  if (op == "Ceil") return ir::ceil(x);
+  if (op == "Reciprocal") return ir::const_like(x, 1) / x;
+  if (op == "Identity" || op == "Dropout") return x;
+  if (op == "Gelu") {
+    return x * ir::const_like(x, 0.5) *
+           (ir::const_like(x, 1) + ir::erf(x * ir::const_like(x, M_SQRT1_2)));
+  }
+  if (op == "Clip") {
+    auto bound = [&](size_t i, const char* attr, double fallback) -> Expr {
+      if (i < in.size() && (in[i].scalar.defined() || in[i].tensor.defined())) {
+        TESSERA_USER_CHECK(in[i].scalar.defined())
+            << NodeWhere(node) << ": Clip bounds must be constants";
+        return ir::cast(x.dtype(), in[i].scalar);
+      }
+      return node.Has(attr) ? ir::const_like(x, node.Float(attr, fallback)) : Expr();
+    };
+    Expr lo = bound(1, "min", 0), hi = bound(2, "max", 0);
+    if (lo.defined()) x = ir::max(x, lo);
+    if (hi.defined()) x = ir::min(x, hi);
+    return x;
+  }
+  TESSERA_INTERNAL_ERROR() << "no compute for unary " << op;
+  return x;
+}
+
+Expr Binary(const std::string& op, Expr a, Expr b, const Operand& rhs) {
+  if (op == "Add") return a + b;
+  if (op == "Sub") return a - b;
+  if (op == "Mul") return a * b;
+  if (op == "Div") return a.dtype().is_float() ? a / b : ir::truncdiv(a, b);
+  if (op == "Max") return ir::max(a, b);
+  if (op == "Min") return ir::min(a, b);
+  if (op == "Equal") return ir::cast(DataType::UInt(8), a == b);
+  if (op == "Less") return ir::cast(DataType::UInt(8), a < b);
+  if (op == "Greater") return ir::cast(DataType::UInt(8), a > b);
+  if (op == "Pow") {
+    if (const auto* f = rhs.scalar.as<ir::FloatImmNode>()) {
+      if (f->value == 2) return a * a;
+      if (f->value == 3) return a * a * a;
+      if (f->value == 0.5) return ir::sqrt(a);
+      if (f->value == 1) return a;
+    }
+    return ir::pow(a, ir::cast(a.dtype(), b));
+  }
+  TESSERA_INTERNAL_ERROR() << "no compute for binary " << op;
+  return a;
+}
+
+// The compute of every operator of the family: one kernel stage mapping the elements.
+te::Tensor ComputeElementwise(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                              size_t) {
+  const graph::Value& out = OutValue(g, node);
+  return te::compute(
+      ShapeExprs(out.shape),
+      [&](const std::vector<Var>& i) -> Expr {
+        const std::string& op = node.op;
+        if (op == "Where") {
+          return ir::select(Read(in[0], i) != ir::const_like(Read(in[0], i), 0), Read(in[1], i),
+                            Read(in[2], i));
+        }
+        if (op == "Cast") {
+          Expr x = Read(in[0], i);
+          if (out.dtype == DType::kBool) {
+            return ir::cast(DataType::UInt(8), x != ir::const_like(x, 0));
+          }
+          return ir::cast(KernelType(out.dtype), x);
+        }
+        if (in.size() >= 2 && HasPattern(op, Pattern::kElementwise) && op != "Clip") {
+          Expr acc = Read(in[0], i);
+          for (size_t k = 1; k < in.size(); ++k) {
+            Expr b = Read(in[k], i);
+            if (b.dtype() != acc.dtype() && op != "Pow") b = ir::cast(acc.dtype(), b);
+            acc = Binary(op, acc, b, in[k]);
+          }
+          return acc;
+        }
+        return Unary(op, node, in, Read(in[0], i));
+      },
+      node.name);
+}
+
 }  // namespace
 
 void AddElementwiseOps(std::vector<OpDef>* defs) {
@@ -123,6 +220,7 @@ void AddElementwiseOps(std::vector<OpDef>* defs) {
     if (op == "Gelu") def.check = CheckGelu;
     def.infer = InferUnary;
     def.evaluate = EvaluateUnary(op);
+    def.compute = ComputeElementwise;
     defs->push_back(def);
   }
   for (const std::string& op : BinaryOps()) {
@@ -131,6 +229,7 @@ void AddElementwiseOps(std::vector<OpDef>* defs) {
     def.pattern = Pattern::kElementwise;
     def.infer = InferBinary;
     def.evaluate = EvaluateBinary(op);
+    def.compute = ComputeElementwise;
     defs->push_back(def);
   }
   OpDef where;
@@ -140,12 +239,14 @@ void AddElementwiseOps(std::vector<OpDef>* defs) {
   where.evaluate = [](const Graph& g, const Node& n) {
     return One(MapElements(g, n, [](const std::vector<double>& a) { return a[0] ? a[1] : a[2]; }));
   };
+  where.compute = ComputeElementwise;
   defs->push_back(where);
   OpDef cast;
   cast.name = "Cast";
   cast.pattern = Pattern::kElementwise;
   cast.infer = InferCast;
   cast.evaluate = CopyInput;
+  cast.compute = ComputeElementwise;
   defs->push_back(cast);
 }
 

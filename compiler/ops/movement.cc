@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "compiler/graph/shape.h"
+#include "compiler/ir/op.h"
+#include "compiler/ops/compute_util.h"
 #include "compiler/ops/evaluate_util.h"
 #include "compiler/ops/families.h"
 #include "compiler/ops/infer_util.h"
@@ -17,6 +19,9 @@ namespace {
 using graph::Graph;
 using graph::Node;
 using graph::Value;
+using ir::DataType;
+using ir::Expr;
+using ir::Var;
 
 void InferTranspose(Graph& g, const Node& n) {
   const Value& x = In(g, n, 0);
@@ -164,12 +169,113 @@ std::vector<Data> EvaluateGather(const Graph& g, const Node& n) {
   }));
 }
 
-OpDef Def(const std::string& name, Pattern pattern, InferFn infer, EvaluateFn evaluate) {
+te::Tensor ComputeTranspose(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                            size_t output) {
+  const size_t rank = in[0].shape.size();
+  std::vector<int64_t> perm = TransposePerm(node, rank);
+  return OutputCompute(g, node, output, [&](const std::vector<Var>& i) {
+    std::vector<Expr> index(rank);
+    for (size_t d = 0; d < perm.size(); ++d) index[perm[d]] = i[d];
+    return in[0].tensor(index);
+  });
+}
+
+te::Tensor ComputePad(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                      size_t output) {
+  const Value& out = OutValue(g, node, output);
+  const auto& xs = in[0].shape;
+  const int64_t rank = static_cast<int64_t>(xs.size());
+  std::vector<int64_t> pads = g.values[node.inputs[1]].data->AsInts();
+  Expr value = in.size() > 2 && in[2].scalar.defined()
+                   ? ir::cast(KernelType(out.dtype), in[2].scalar)
+                   : ir::MakeConst(KernelType(out.dtype), 0);
+  return OutputCompute(g, node, output, [&](const std::vector<Var>& i) {
+    Expr inside;
+    std::vector<Expr> index;
+    for (int64_t d = 0; d < rank; ++d) {
+      Expr p = i[d] - I(pads[d]);
+      index.push_back(ir::min(ir::max(p, I(0)), I(xs[d] - 1)));
+      Expr in_range = p >= I(0) && p < I(xs[d]);
+      inside = inside.defined() ? inside && in_range : in_range;
+    }
+    return ir::select(inside, in[0].tensor(index), value);
+  });
+}
+
+te::Tensor ComputeConcat(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                         size_t output) {
+  const int64_t rank = static_cast<int64_t>(in[0].shape.size());
+  int64_t axis = graph::NormalizeAxis(node.Int("axis", 0), rank, NodeWhere(node));
+  return OutputCompute(g, node, output, [&](const std::vector<Var>& i) {
+    std::vector<int64_t> offsets;
+    int64_t offset = 0;
+    for (const Operand& o : in) {
+      offsets.push_back(offset);
+      offset += o.shape[axis];
+    }
+    Expr v;
+    for (size_t k = in.size(); k-- > 0;) {
+      std::vector<Expr> index(i.begin(), i.end());
+      index[axis] = i[axis] - I(offsets[k]);
+      Expr read = in[k].tensor(index);
+      v = v.defined() ? ir::if_then_else(i[axis] < I(offsets[k] + in[k].shape[axis]), read, v)
+                      : read;
+    }
+    return v;
+  });
+}
+
+// Output `output` of `node` reading its input from `start` by `step` along every axis.
+te::Tensor Strided(const Graph& g, const Node& node, const Operand& x, size_t output,
+                   const std::vector<int64_t>& start, const std::vector<int64_t>& step) {
+  return OutputCompute(g, node, output, [&](const std::vector<Var>& i) {
+    std::vector<Expr> index;
+    for (size_t d = 0; d < x.shape.size(); ++d) index.push_back(I(start[d]) + i[d] * I(step[d]));
+    return x.tensor(index);
+  });
+}
+
+te::Tensor ComputeSlice(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                        size_t output) {
+  const SliceWindow w = ParseSlice(g, node);
+  return Strided(g, node, in[0], output, w.start, w.step);
+}
+
+te::Tensor ComputeSplit(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                        size_t output) {
+  const int64_t rank = static_cast<int64_t>(in[0].shape.size());
+  std::vector<int64_t> start(static_cast<size_t>(rank), 0), step(static_cast<size_t>(rank), 1);
+  int64_t axis = graph::NormalizeAxis(node.Int("axis", 0), rank, NodeWhere(node));
+  for (size_t k = 0; k < output; ++k) start[axis] += g.values[node.outputs[k]].shape[axis];
+  return Strided(g, node, in[0], output, start, step);
+}
+
+te::Tensor ComputeGather(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                         size_t output) {
+  const auto& xs = in[0].shape;
+  const int64_t rank = static_cast<int64_t>(xs.size());
+  int64_t axis = graph::NormalizeAxis(node.Int("axis", 0), rank, NodeWhere(node));
+  const auto idx_rank = in[1].shape.size();
+  return OutputCompute(g, node, output, [&](const std::vector<Var>& i) {
+    std::vector<Expr> idx_index(i.begin() + axis, i.begin() + axis + idx_rank);
+    Expr k = ir::cast(DataType::Int(32), At(in[1], idx_index));
+    k = ir::select(k < I(0), k + I(xs[axis]), k);
+    k = ir::min(ir::max(k, I(0)), I(xs[axis] - 1));  // out-of-range indices never read outside
+    std::vector<Expr> index(i.begin(), i.begin() + axis);
+    index.push_back(k);
+    index.insert(index.end(), i.begin() + axis + idx_rank, i.end());
+    return in[0].tensor(index);
+  });
+}
+
+OpDef Def(const std::string& name, Pattern pattern, InferFn infer, EvaluateFn evaluate,
+          ComputeFn compute) {
   OpDef def;
   def.name = name;
   def.pattern = pattern;
   def.infer = std::move(infer);
   def.evaluate = std::move(evaluate);
+  def.compute = std::move(compute);
   return def;
 }
 
@@ -217,14 +323,15 @@ SliceWindow ParseSlice(const Graph& g, const Node& node) {
 }
 
 void AddMovementOps(std::vector<OpDef>* defs) {
-  defs->push_back(Def("Transpose", Pattern::kInjective, InferTranspose, EvaluateTranspose));
-  defs->push_back(Def("Slice", Pattern::kInjective, InferSlice, EvaluateSlice));
-  defs->push_back(Def("Split", Pattern::kOpaque, InferSplit, nullptr));
-  defs->push_back(Def("Concat", Pattern::kOpaque, InferConcat, EvaluateConcat));
-  OpDef pad = Def("Pad", Pattern::kOpaque, InferPad, nullptr);
+  defs->push_back(
+      Def("Transpose", Pattern::kInjective, InferTranspose, EvaluateTranspose, ComputeTranspose));
+  defs->push_back(Def("Slice", Pattern::kInjective, InferSlice, EvaluateSlice, ComputeSlice));
+  defs->push_back(Def("Split", Pattern::kOpaque, InferSplit, nullptr, ComputeSplit));
+  defs->push_back(Def("Concat", Pattern::kOpaque, InferConcat, EvaluateConcat, ComputeConcat));
+  OpDef pad = Def("Pad", Pattern::kOpaque, InferPad, nullptr, ComputePad);
   pad.check = CheckPad;
   defs->push_back(pad);
-  defs->push_back(Def("Gather", Pattern::kOpaque, InferGather, EvaluateGather));
+  defs->push_back(Def("Gather", Pattern::kOpaque, InferGather, EvaluateGather, ComputeGather));
 }
 
 }  // namespace ops

@@ -1,8 +1,9 @@
 /// \file
 /// The operator registry: one `OpDef` per operator of the graph IR (keyed by its ONNX name),
 /// holding everything the compiler knows about it: how it fuses, which attribute values it
-/// accepts, its shape inference and its evaluation at compile time. Inference, constant folding
-/// and fusion look operators up here; adding an operator touches the file of its family only.
+/// accepts, its shape inference, its evaluation at compile time and its tensor-expression
+/// compute. Inference, constant folding, fusion and kernel emission look operators up here;
+/// adding an operator touches the file of its family only.
 #ifndef TESSERA_COMPILER_OPS_OP_DEF_H_
 #define TESSERA_COMPILER_OPS_OP_DEF_H_
 
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/ops/operand.h"
+#include "compiler/te/tensor.h"
 
 namespace tessera {
 namespace ops {
@@ -44,6 +47,10 @@ using InferFn = std::function<void(graph::Graph&, const graph::Node&)>;
 /// The node's outputs computed from its constant inputs (see `graph::EvaluateNode`).
 using EvaluateFn = std::function<std::vector<std::shared_ptr<graph::TensorData>>(
     const graph::Graph&, const graph::Node&)>;
+/// The compute of output `output` of the node over its operands (one per node input; null
+/// tensors for omitted optional inputs). Throws `UserError` naming the node for unsupported cases.
+using ComputeFn = std::function<te::Tensor(const graph::Graph&, const graph::Node&,
+                                           const std::vector<Operand>&, size_t output)>;
 
 /// Everything the compiler knows about one operator.
 struct OpDef {
@@ -58,6 +65,9 @@ struct OpDef {
   CheckFn check;        ///< parses the typed attributes; null: every attribute value is accepted
   InferFn infer;        ///< shape and type inference (never null)
   EvaluateFn evaluate;  ///< compile-time evaluation; null: never folded
+  /// The run-time kernel's compute; null: no run-time kernel (the shape computations, evaluated
+  /// at compile time, and BatchNormalization, which fold_batch_norm rewrites).
+  ComputeFn compute;
 };
 
 /// The definition of operator `op`, or null for an operator the compiler does not support.

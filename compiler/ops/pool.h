@@ -1,6 +1,7 @@
 /// \file
 /// The typed attributes of MaxPool and AveragePool, parsed in one place for the check of
-/// supported values, shape inference and the computes.
+/// supported values, shape inference and the computes; and the pooling window as a compute over
+/// plain or blocked data.
 #ifndef TESSERA_COMPILER_OPS_POOL_H_
 #define TESSERA_COMPILER_OPS_POOL_H_
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/te/tensor.h"
 
 namespace tessera {
 namespace ops {
@@ -27,6 +29,13 @@ struct PoolAttrs {
 
 /// The attributes of MaxPool or AveragePool `node`.
 PoolAttrs ParsePoolAttrs(const graph::Node& node);
+
+/// MaxPool or AveragePool `node` over axes 2 and 3 of `data` (NCHW, or NCHW[bn]c with the block
+/// innermost), whose plain input shape is `xs`; the output has `out_shape` (the rank of `data`)
+/// and the compute carries `tag` ("pool", or "pool_NCHWc" for blocked data).
+te::Tensor PoolWindow(const graph::Node& node, const te::Tensor& data,
+                      const std::vector<int64_t>& xs, const std::vector<int64_t>& out_shape,
+                      const std::string& tag);
 
 }  // namespace ops
 }  // namespace tessera

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "compiler/graph/shape.h"
+#include "compiler/ir/op.h"
+#include "compiler/ops/compute_util.h"
 #include "compiler/ops/families.h"
 #include "compiler/ops/infer_util.h"
 #include "compiler/support/error.h"
@@ -14,6 +16,8 @@ namespace {
 using graph::Graph;
 using graph::Node;
 using graph::Value;
+using ir::Expr;
+using ir::Var;
 
 // ReduceMean's axes, normalized (every axis when the attribute is absent).
 std::vector<int64_t> ReduceAxes(const Node& node, int64_t rank) {
@@ -65,21 +69,96 @@ void InferBatchNorm(Graph& g, const Node& n) {
   SetOutput(g, n, 0, x.dtype, x.shape);
 }
 
-OpDef Def(const std::string& name, Pattern pattern, InferFn infer) {
+te::Tensor ComputeReduceMean(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                             size_t) {
+  const auto& xs = in[0].shape;
+  std::vector<int64_t> axes = ReduceAxes(node, static_cast<int64_t>(xs.size()));
+  int64_t count = 1;
+  for (int64_t a : axes) count *= xs[a];
+  te::Tensor sum = ReduceSum(node.name + "_sum", in[0], axes, node.Int("keepdims", 1) != 0,
+                             [](Expr v, const std::vector<Expr>&) { return v; });
+  const float inv = 1.0f / static_cast<float>(count);
+  return te::compute(
+      ShapeExprs(OutValue(g, node).shape),
+      [&](const std::vector<Var>& i) { return sum(E(i)) * inv; }, node.name);
+}
+
+te::Tensor ComputeSoftmax(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                          size_t) {
+  const auto& xs = in[0].shape;
+  int64_t axis =
+      graph::NormalizeAxis(node.Int("axis", -1), static_cast<int64_t>(xs.size()), NodeWhere(node));
+  std::vector<int64_t> axes = {axis};
+  auto identity = [](Expr v, const std::vector<Expr>&) { return v; };
+  te::Tensor mx = ReduceSum(node.name + "_max", in[0], axes, true, identity, ir::ReduceKind::kMax);
+  te::Tensor sum =
+      ReduceSum(node.name + "_sum", in[0], axes, true, [&](Expr v, const std::vector<Expr>& idx) {
+        std::vector<Expr> k = idx;
+        k[axis] = I(0);
+        return ir::exp(v - mx(k));
+      });
+  return te::compute(
+      ShapeExprs(xs),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> k = KeptIndex(i, axes);
+        return ir::exp(in[0].tensor(E(i)) - mx(k)) / sum(k);
+      },
+      node.name);
+}
+
+te::Tensor ComputeLayerNorm(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                            size_t) {
+  const auto& xs = in[0].shape;
+  int64_t rank = static_cast<int64_t>(xs.size());
+  int64_t axis = graph::NormalizeAxis(node.Int("axis", -1), rank, NodeWhere(node));
+  std::vector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = axis; d < rank; ++d) {
+    axes.push_back(d);
+    count *= xs[d];
+  }
+  const float inv = 1.0f / static_cast<float>(count);
+  auto identity = [](Expr v, const std::vector<Expr>&) { return v; };
+  te::Tensor sum = ReduceSum(node.name + "_sum", in[0], axes, true, identity);
+  te::Tensor sq =
+      ReduceSum(node.name + "_sqsum", in[0], axes, true, [&](Expr v, const std::vector<Expr>& idx) {
+        std::vector<Expr> k = idx;
+        for (int64_t a : axes) k[a] = I(0);
+        Expr d = v - sum(k) * inv;
+        return d * d;
+      });
+  const float eps = static_cast<float>(node.Float("epsilon", 1e-5));
+  return te::compute(
+      ShapeExprs(xs),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> k = KeptIndex(i, axes);
+        Expr norm = (in[0].tensor(E(i)) - sum(k) * inv) / ir::sqrt(sq(k) * inv + eps);
+        std::vector<Var> tail(i.begin() + axis, i.end());
+        Expr v = norm * Read(in[1], tail);
+        if (in.size() > 2 && (in[2].tensor.defined() || in[2].scalar.defined())) {
+          v = v + Read(in[2], tail);
+        }
+        return v;
+      },
+      node.name);
+}
+
+OpDef Def(const std::string& name, Pattern pattern, InferFn infer, ComputeFn compute) {
   OpDef def;
   def.name = name;
   def.pattern = pattern;
   def.infer = std::move(infer);
+  def.compute = std::move(compute);
   return def;
 }
 
 }  // namespace
 
 void AddReduceOps(std::vector<OpDef>* defs) {
-  defs->push_back(Def("ReduceMean", Pattern::kReduction, InferReduceMean));
-  defs->push_back(Def("Softmax", Pattern::kReduction, InferAlongAxis));
-  defs->push_back(Def("LayerNormalization", Pattern::kReduction, InferAlongAxis));
-  OpDef bn = Def("BatchNormalization", Pattern::kOpaque, InferBatchNorm);
+  defs->push_back(Def("ReduceMean", Pattern::kReduction, InferReduceMean, ComputeReduceMean));
+  defs->push_back(Def("Softmax", Pattern::kReduction, InferAlongAxis, ComputeSoftmax));
+  defs->push_back(Def("LayerNormalization", Pattern::kReduction, InferAlongAxis, ComputeLayerNorm));
+  OpDef bn = Def("BatchNormalization", Pattern::kOpaque, InferBatchNorm, nullptr);
   bn.check = CheckBatchNorm;
   defs->push_back(bn);
 }

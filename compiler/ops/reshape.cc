@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "compiler/graph/shape.h"
+#include "compiler/ir/op.h"
+#include "compiler/ops/compute_util.h"
 #include "compiler/ops/evaluate_util.h"
 #include "compiler/ops/families.h"
 #include "compiler/ops/infer_util.h"
@@ -15,6 +17,8 @@ namespace {
 using graph::Graph;
 using graph::Node;
 using graph::Value;
+using ir::Expr;
+using ir::Var;
 
 std::vector<int64_t> ReshapeTarget(const Graph& g, const Node& node, const Value& x) {
   std::vector<int64_t> target = ConstInts(g, node, 1, "shape");
@@ -114,6 +118,37 @@ std::vector<Data> EvaluateExpand(const Graph& g, const Node& n) {
   return One(Gathered(g, n, [&](int64_t i) { return BroadcastIndex(out, in.shape, i); }));
 }
 
+// Flat row-major offset of `index` in `shape`.
+Expr Flat(const std::vector<Var>& index, const std::vector<int64_t>& shape) {
+  Expr flat = I(0);
+  for (size_t d = 0; d < shape.size(); ++d) flat = flat * I(shape[d]) + index[d];
+  return flat;
+}
+
+// The compute of the reshapes: the input's element at the same flat offset.
+te::Tensor ComputeReshape(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                          size_t) {
+  const Value& out = OutValue(g, node);
+  const auto& xs = in[0].shape;
+  return te::compute(
+      ShapeExprs(out.shape),
+      [&](const std::vector<Var>& i) {
+        Expr flat = Flat(i, out.shape);
+        std::vector<Expr> index(xs.size());
+        for (size_t d = xs.size(); d-- > 0;) {
+          index[d] = ir::floormod(flat, I(xs[d]));
+          flat = ir::floordiv(flat, I(xs[d]));
+        }
+        return in[0].tensor(index);
+      },
+      node.name);
+}
+
+te::Tensor ComputeExpand(const Graph& g, const Node& node, const std::vector<Operand>& in,
+                         size_t output) {
+  return OutputCompute(g, node, output, [&](const std::vector<Var>& i) { return Read(in[0], i); });
+}
+
 OpDef Reshaping(const std::string& name, InferFn infer) {
   OpDef def;
   def.name = name;
@@ -121,6 +156,7 @@ OpDef Reshaping(const std::string& name, InferFn infer) {
   def.reshape = true;
   def.infer = std::move(infer);
   def.evaluate = CopyInput;
+  def.compute = ComputeReshape;
   return def;
 }
 
@@ -135,6 +171,7 @@ void AddReshapeOps(std::vector<OpDef>* defs) {
   expand.name = "Expand";
   expand.infer = InferExpand;
   expand.evaluate = EvaluateExpand;
+  expand.compute = ComputeExpand;
   defs->push_back(expand);
 }
 
