@@ -629,16 +629,12 @@ class ModelBuilder {
     if (!chosen.record || !same_output(chosen.config)) return;
     // Where the partner's block decided, the direct template's best record stands for it.
     const ChosenConfig compared = direct ? *direct : ChooseTemplateConfig(*plan.task, options_, {});
-    // Records are timed with the weights in cache; in a model they come from memory, and the
-    // transformed weights are (m + 2)² / 9 times the direct ones: the difference read once at
-    // about 10 GB/s (a pessimistic single core) counts against the Winograd record. ResNet-50's
-    // 256@14x14 (F(2x2): 4.2 MB against 2.4) ran 1.1 ms in the model at two threads against 0.7
-    // in its record, and the direct convolution 0.87.
-    const int64_t alpha = topi::WinogradTile(chosen.config) + 2;
-    const double extra_weights_s = 4.0 * sh.k * sh.c * (alpha * alpha - 9) / 10e9;
+    // The transformed weights' extra reads count against the Winograd record (the rule the
+    // tuner's latency estimate applies too).
     if (compared.record && (compared.other_threads != chosen.other_threads ||
-                            records::MeanCost(*compared.record) <=
-                                records::MeanCost(*chosen.record) + extra_weights_s)) {
+                            !topi::WinogradBeatsDirect(sh, records::MeanCost(*compared.record),
+                                                       records::MeanCost(*chosen.record),
+                                                       topi::WinogradTile(chosen.config)))) {
       return;
     }
     plan.task = task;
