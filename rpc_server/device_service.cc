@@ -110,7 +110,8 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
   session->id = grant.session_id();
   session->deadline_ms = options_.clock->SteadyMillis() + (grant.expires_unix_ms() - now_unix);
   try {
-    session->sandbox = std::make_unique<Sandbox>(options_.workdir + "/session-" + session->id);
+    session->sandbox = std::make_unique<Sandbox>(options_.workdir + "/session-" + session->id,
+                                                 options_.worker_uid, options_.worker_gid);
   } catch (const SandboxError& e) {
     return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
   }
@@ -181,7 +182,12 @@ grpc::Status DeviceService::Upload(grpc::ServerContext*,
 
 void DeviceService::EnsureWorker(Session& session) {
   if (session.worker && session.worker->alive()) return;
-  session.worker = std::make_unique<WorkerProcess>(options_.worker_executable);
+  WorkerConfinement confinement;
+  confinement.directory = session.sandbox->root();
+  confinement.uid = options_.worker_uid;
+  confinement.gid = options_.worker_gid;
+  session.worker = std::make_unique<WorkerProcess>(options_.worker_executable, confinement);
+  LogConfinement(session.worker->confinement());
   // A fresh worker (the first, or after a crash) gets the session's arrays and modules back.
   for (const auto& [id, array] : session.arrays) {
     device::v1::WorkerRequest request;

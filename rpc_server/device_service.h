@@ -6,6 +6,8 @@
 #ifndef TESSERA_RPC_SERVER_DEVICE_SERVICE_H_
 #define TESSERA_RPC_SERVER_DEVICE_SERVICE_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -24,6 +26,8 @@ struct DeviceOptions {
   std::string key;
   std::string workdir;                               ///< sessions get subdirectories here
   std::string worker_executable = "/proc/self/exe";  ///< run with --worker-fd N
+  uid_t worker_uid = static_cast<uid_t>(-1);         ///< the call worker's user; -1: the server's
+  gid_t worker_gid = static_cast<gid_t>(-1);         ///< the call worker's group, with `worker_uid`
   int64_t max_upload_bytes = 256ll << 20;            ///< per uploaded file
   int64_t max_array_bytes = 4ll << 30;               ///< per array
   int64_t call_timeout_ms = 10000;  ///< a call or timing that takes longer is killed

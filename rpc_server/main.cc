@@ -20,6 +20,7 @@
 #include "proto/grant.h"
 #include "rpc_server/device_service.h"
 #include "rpc_server/dial_out.h"
+#include "rpc_server/sandbox.h"
 #include "rpc_server/tracker_link.h"
 #include "rpc_server/worker.h"
 #include "runtime/cuda_devices.h"
@@ -57,10 +58,20 @@ void RemoveStaleSessions(const std::string& workdir) {
 }
 
 // A server whose call worker cannot start would register, be granted sessions and fail every
-// call: it refuses to start instead, saying why.
-void ProbeWorker(const std::string& executable) {
+// call: it refuses to start instead, saying why. The probe's confinement report (what is and is
+// not in force) goes to the log once.
+void ProbeWorker(const tessera::fleet::DeviceOptions& device) {
   try {
-    tessera::fleet::WorkerProcess probe(executable);
+    tessera::fleet::Sandbox directory(device.workdir + "/session-probe-" + std::to_string(getpid()),
+                                      device.worker_uid, device.worker_gid);
+    tessera::fleet::WorkerConfinement confinement;
+    confinement.directory = directory.root();
+    confinement.uid = device.worker_uid;
+    confinement.gid = device.worker_gid;
+    tessera::fleet::WorkerProcess probe(device.worker_executable, confinement);
+    tessera::fleet::LogConfinement(probe.confinement());
+  } catch (const tessera::fleet::SandboxError& e) {
+    throw ConfigError(std::string("tessera-rpc-server: not registering: ") + e.what());
   } catch (const tessera::fleet::WorkerStartFailure& e) {
     throw ConfigError(
         std::string("tessera-rpc-server: not registering: no call could be served, ") + e.what());
@@ -69,7 +80,7 @@ void ProbeWorker(const std::string& executable) {
 
 struct ServerFlags {
   std::string tracker, key, listen, advertise, token_file, workdir, target;
-  std::string tls_ca;
+  std::string tls_ca, worker_user;
   bool dial_out = false;
   tessera::fleet::DeviceOptions device;
 };
@@ -86,7 +97,20 @@ int Serve(ServerFlags& flags) {
   tessera::MakeDirectories(device.workdir, "--workdir");
   RemoveStaleSessions(device.workdir);
 
-  ProbeWorker(device.worker_executable);
+  // Uploaded code runs as an unprivileged user when the server runs as root.
+  if (flags.worker_user.empty() && geteuid() == 0) flags.worker_user = "nobody";
+  if (!flags.worker_user.empty()) {
+    std::string why;
+    if (!tessera::fleet::LookUpUser(flags.worker_user, &device.worker_uid, &device.worker_gid,
+                                    &why)) {
+      throw ConfigError("tessera-rpc-server: --worker-user: " + why);
+    }
+    if (geteuid() != 0 && device.worker_uid != geteuid()) {
+      throw ConfigError("tessera-rpc-server: --worker-user " + flags.worker_user +
+                        ": only a server started as root can run its worker as another user");
+    }
+  }
+  ProbeWorker(device);
   std::string token;
   if (!flags.token_file.empty()) token = tessera::fleet::ReadTokenFile(flags.token_file);
   tessera::fleet::DeviceService service(device);
@@ -168,11 +192,11 @@ int Serve(ServerFlags& flags) {
 
 int main(int argc, char** argv) {
   // The same binary is the worker that runs uploaded code (see rpc_server/worker.h).
-  if (argc == 3 && std::string(argv[1]) == "--worker-fd") {
+  if (argc >= 3 && std::string(argv[1]) == "--worker-fd") {
     sigset_t inherited;
     sigfillset(&inherited);
     pthread_sigmask(SIG_UNBLOCK, &inherited, nullptr);
-    return tessera::fleet::RunWorker(std::atoi(argv[2]));
+    return tessera::fleet::RunWorkerCommandLine(argc, argv);
   }
   // Array chunks are megabytes: keep freed buffers in the heap instead of unmapping them, so
   // each chunk does not pay fresh page faults.
@@ -222,6 +246,10 @@ int main(int argc, char** argv) {
   app.add_option("--worker-executable", flags.device.worker_executable,
                  "program started with --worker-fd N to run uploaded code (default: this binary)")
       ->check(CLI::ExistingFile);
+  app.add_option("--worker-user", flags.worker_user,
+                 "user the call worker runs uploaded code as (default: nobody when the server "
+                 "runs as root, else the server's own)")
+      ->type_name("USER");
   tessera::AddLogLevelOption(app);
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
                                  [&flags] { return Serve(flags); });

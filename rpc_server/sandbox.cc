@@ -41,9 +41,24 @@ std::string CheckUploadName(const std::string& name) {
   return "";
 }
 
-Sandbox::Sandbox(std::string root) : root_(std::move(root)) {
+Sandbox::Sandbox(std::string root, uid_t owner_uid, gid_t owner_gid)
+    : root_(std::move(root)), owner_uid_(owner_uid), owner_gid_(owner_gid) {
   if (mkdir(root_.c_str(), 0700) != 0) {
     throw SandboxError("cannot create session directory '" + root_ + "': " + std::strerror(errno));
+  }
+  if (owner_uid_ != static_cast<uid_t>(-1) && chown(root_.c_str(), owner_uid_, owner_gid_) != 0) {
+    const int error = errno;
+    rmdir(root_.c_str());
+    throw SandboxError("cannot give session directory '" + root_ + "' to user " +
+                       std::to_string(owner_uid_) + ": " + std::strerror(error));
+  }
+}
+
+void Sandbox::Own(int dir, const char* name) const {
+  if (owner_uid_ == static_cast<uid_t>(-1)) return;
+  if (fchownat(dir, name, owner_uid_, owner_gid_, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) != 0) {
+    throw SandboxError(std::string("cannot give '") + name + "' to user " +
+                       std::to_string(owner_uid_) + ": " + std::strerror(errno));
   }
 }
 
@@ -59,7 +74,14 @@ int Sandbox::OpenParent(const std::string& name, bool create, std::string* leaf)
   int dir = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) throw SandboxError("session directory '" + root_ + "' is gone");
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (create) mkdirat(dir, parts[i].c_str(), 0700);
+    if (create && mkdirat(dir, parts[i].c_str(), 0700) == 0) {
+      try {
+        Own(dir, parts[i].c_str());
+      } catch (...) {
+        close(dir);
+        throw;
+      }
+    }
     // O_NOFOLLOW: a symbolic link anywhere on the path is refused, not followed out.
     int next = openat(dir, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int error = errno;
@@ -86,6 +108,12 @@ int Sandbox::OpenForWrite(const std::string& name) const {
     throw SandboxError("refused name '" + name + "': " +
                        (error == ELOOP ? std::string("it is a symbolic link")
                                        : std::string("cannot create it: ") + std::strerror(error)));
+  }
+  try {
+    Own(fd, "");
+  } catch (...) {
+    close(fd);
+    throw;
   }
   return fd;
 }

@@ -4,6 +4,8 @@
 #ifndef TESSERA_RPC_SERVER_SANDBOX_H_
 #define TESSERA_RPC_SERVER_SANDBOX_H_
 
+#include <sys/types.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -20,8 +22,11 @@ class SandboxError : public std::runtime_error {
 /// A directory created on construction and removed, with everything in it, on destruction.
 class Sandbox {
  public:
-  /// Creates `root` (which must not exist yet). Throws `SandboxError` when it cannot.
-  explicit Sandbox(std::string root);
+  /// Creates `root` (which must not exist yet). Throws `SandboxError` when it cannot. With
+  /// `owner_uid` other than -1 the directory, and every directory and file created in it, belongs
+  /// to that user and `owner_gid` (the call worker's, when it runs as another user).
+  explicit Sandbox(std::string root, uid_t owner_uid = static_cast<uid_t>(-1),
+                   gid_t owner_gid = static_cast<gid_t>(-1));
   /// Removes the directory tree (links are removed, never followed).
   ~Sandbox();
   Sandbox(const Sandbox&) = delete;
@@ -39,7 +44,10 @@ class Sandbox {
 
  private:
   int OpenParent(const std::string& name, bool create, std::string* leaf) const;
+  void Own(int dir, const char* name) const;
   std::string root_;
+  uid_t owner_uid_;
+  gid_t owner_gid_;
 };
 
 /// Why `name` is not an acceptable upload name, or "" when it is.

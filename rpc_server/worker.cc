@@ -12,6 +12,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "common/log.h"
 
 namespace tessera {
 namespace fleet {
@@ -65,12 +69,21 @@ SharedArray::~SharedArray() {
   close(fd_);
 }
 
-WorkerProcess::WorkerProcess(const std::string& executable) {
+WorkerProcess::WorkerProcess(const std::string& executable, const WorkerConfinement& confinement) {
+  // The argument vector is built before fork: the child only calls async-signal-safe functions.
+  std::vector<std::string> args = {executable, "--worker-fd", "3", "--worker-dir",
+                                   confinement.directory};
+  if (confinement.uid != static_cast<uid_t>(-1)) {
+    args.insert(args.end(), {"--worker-uid", std::to_string(confinement.uid), "--worker-gid",
+                             std::to_string(confinement.gid)});
+  }
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(&arg[0]);
+  argv.push_back(nullptr);
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
     throw WorkerFailure(Errno("cannot create the worker's socket"));
   }
-  const std::string fd_text = "3";
   pid_t parent = getpid();
   pid_ = fork();
   if (pid_ < 0) {
@@ -87,8 +100,7 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
     } else {
       dup2(fds[1], 3);
     }
-    execl(executable.c_str(), executable.c_str(), "--worker-fd", fd_text.c_str(),
-          static_cast<char*>(nullptr));
+    execv(executable.c_str(), argv.data());
     ExecFailure failure{
         {kExecFailureTag[0], kExecFailureTag[1], kExecFailureTag[2], kExecFailureTag[3]}, errno};
     send(3, &failure, sizeof(failure), MSG_NOSIGNAL);
@@ -96,9 +108,10 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
   }
   close(fds[1]);
   socket_ = fds[0];
-  // The worker says hello once it runs, so that call time limits never include its start-up.
+  // The worker says hello once it runs, so that call time limits never include its start-up:
+  // "ready\n" and its confinement report, or "refused\n" and why it would not run.
   pollfd ready{socket_, POLLIN, 0};
-  char hello[64];
+  char hello[4096];
   ssize_t got = 0;
   if (poll(&ready, 1, kStartupTimeoutMs) <= 0 ||
       (got = recv(socket_, hello, sizeof(hello), 0)) <= 0 ||
@@ -116,6 +129,30 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
     close(socket_);
     socket_ = -1;
     throw WorkerStartFailure(why + StartHint(executable));
+  }
+  const std::string text(hello, static_cast<size_t>(got));
+  const size_t newline = text.find('\n');
+  const std::string word = text.substr(0, newline);
+  confinement_ = newline == std::string::npos ? "" : text.substr(newline + 1);
+  if (word != "ready") {
+    std::string status = Reap(/*kill_first=*/true);
+    close(socket_);
+    socket_ = -1;
+    throw WorkerStartFailure("the worker process refused to run unconfined (" + confinement_ +
+                             "; " + status + ")");
+  }
+}
+
+void LogConfinement(const std::string& report) {
+  static std::mutex mu;
+  static std::string logged;
+  std::lock_guard<std::mutex> lock(mu);
+  if (report == logged) return;
+  logged = report;
+  if (report.find("not in force: nothing") == std::string::npos) {
+    TESSERA_LOG(kWarning) << "call worker confinement: " << report;
+  } else {
+    TESSERA_LOG(kInfo) << "call worker confinement: " << report;
   }
 }
 

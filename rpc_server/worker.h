@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "proto/device.pb.h"
+#include "rpc_server/confine.h"
 
 namespace tessera {
 namespace fleet {
@@ -65,9 +66,11 @@ class SharedArray {
 /// A running worker process (the device server re-executed with `--worker-fd`).
 class WorkerProcess {
  public:
-  /// Starts `executable --worker-fd N` and waits for it to say it runs. Throws
-  /// `WorkerStartFailure` when it cannot be started or exits first.
-  explicit WorkerProcess(const std::string& executable);
+  /// Starts `executable --worker-fd N --worker-dir DIR [--worker-uid U --worker-gid G]`, which
+  /// confines itself as `confinement` says (rpc_server/confine.h), and waits for it to say it
+  /// runs. Throws `WorkerStartFailure` when it cannot be started, exits first or refuses to run
+  /// unconfined.
+  WorkerProcess(const std::string& executable, const WorkerConfinement& confinement);
   /// Kills the worker.
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
@@ -80,15 +83,27 @@ class WorkerProcess {
                                const std::string& what);
   /// False once the worker died or was killed.
   bool alive() const { return pid_ > 0; }
+  /// What the worker said is and is not in force (`ConfinementReport::Text`).
+  const std::string& confinement() const { return confinement_; }
 
  private:
   std::string Reap(bool kill_first);
   pid_t pid_ = -1;
   int socket_ = -1;
+  std::string confinement_;
 };
 
-/// The worker's side: serves requests on `fd` until the server closes it. Returns the exit code.
-int RunWorker(int fd);
+/// Logs a worker's confinement report when it differs from the last one logged (so once per
+/// server, as every worker is confined alike): a warning when a step is not in force.
+void LogConfinement(const std::string& report);
+
+/// The worker's side: confines itself, then serves requests on `fd` until the server closes it.
+/// Returns the exit code.
+int RunWorker(int fd, const WorkerConfinement& confinement);
+
+/// Parses the worker's command line (`--worker-fd N --worker-dir DIR [--worker-uid U
+/// --worker-gid G]`, `argv[1]` is `--worker-fd`) and runs it; exits 2 on a malformed one.
+int RunWorkerCommandLine(int argc, char** argv);
 
 }  // namespace fleet
 }  // namespace tessera

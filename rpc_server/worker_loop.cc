@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -31,6 +32,19 @@ namespace {
 using runtime::NDArray;
 
 constexpr DLDevice kGpu{kDLCUDA, 0};  // sessions measure on the server's GPU 0
+
+// The session directory, the worker's working directory (see rpc_server/confine.h).
+std::string session_directory;  // NOLINT: set once, before any request
+
+// The server names uploads by absolute path; the worker opens them relative to its working
+// directory, as the directories above it may be closed to the worker's user.
+std::string Local(const std::string& path) {
+  const std::string prefix = session_directory + "/";
+  if (!session_directory.empty() && path.compare(0, prefix.size(), prefix) == 0) {
+    return "./" + path.substr(prefix.size());
+  }
+  return path;
+}
 
 // Keeps what a mapped DLTensor points at alive until the runtime lets go of it.
 struct MappedTensor {
@@ -89,7 +103,7 @@ class Worker {
         arrays_.erase(request.free_array());
         break;
       case device::v1::WorkerRequest::kLoad:
-        modules_[request.load().module_id()] = LoadModuleFile(request.load().path());
+        modules_[request.load().module_id()] = LoadModuleFile(Local(request.load().path()));
         break;
       case device::v1::WorkerRequest::kCall:
         Invoke(request.call(), nullptr);
@@ -201,7 +215,7 @@ class Worker {
   // The artifact's checks (architecture, CPU features) run here, on the device.
   void LoadModel(const device::v1::LoadInWorker& load, device::v1::LoadModelReply* reply) {
     const auto start = std::chrono::steady_clock::now();
-    auto model = std::make_unique<deploy::LoadedModel>(deploy::LoadArtifact(load.path()));
+    auto model = std::make_unique<deploy::LoadedModel>(deploy::LoadArtifact(Local(load.path())));
     reply->set_load_seconds(SecondsSince(start));
     reply->set_model_id(load.module_id());
     reply->set_target(model->header.target);
@@ -267,7 +281,16 @@ class Worker {
 
 }  // namespace
 
-int RunWorker(int socket) {
+int RunWorker(int socket, const WorkerConfinement& confinement) {
+  // Confined first, while this process has one thread (a network namespace needs that) and
+  // before it reads any request.
+  const ConfinementReport report = ConfineWorker(confinement);
+  if (!report.fatal.empty()) {
+    const std::string refused = "refused\n" + report.Text();
+    send(socket, refused.data(), refused.size(), MSG_NOSIGNAL);
+    return 1;
+  }
+  session_directory = confinement.directory;
   // A worker must not outlive its server, even while uploaded code spins in an endless loop.
   const pid_t parent = getppid();
   std::thread([parent] {
@@ -275,7 +298,8 @@ int RunWorker(int socket) {
     _exit(1);
   }).detach();
   Worker worker;
-  if (send(socket, "ready", 5, MSG_NOSIGNAL) < 0) return 1;
+  const std::string ready = "ready\n" + report.Text();
+  if (send(socket, ready.data(), ready.size(), MSG_NOSIGNAL) < 0) return 1;
   std::string buffer(1 << 16, '\0');
   while (true) {
     iovec iov{&buffer[0], buffer.size()};
@@ -309,6 +333,35 @@ int RunWorker(int socket) {
     std::string bytes = reply.SerializeAsString();
     if (send(socket, bytes.data(), bytes.size(), MSG_NOSIGNAL) < 0) return 1;
   }
+}
+
+int RunWorkerCommandLine(int argc, char** argv) {
+  int fd = -1;
+  WorkerConfinement confinement;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    const char* value = argv[i + 1];
+    if (flag == "--worker-fd") {
+      fd = std::atoi(value);
+    } else if (flag == "--worker-dir") {
+      confinement.directory = value;
+    } else if (flag == "--worker-uid") {
+      confinement.uid = static_cast<uid_t>(std::strtoul(value, nullptr, 10));
+    } else if (flag == "--worker-gid") {
+      confinement.gid = static_cast<gid_t>(std::strtoul(value, nullptr, 10));
+    } else {
+      fd = -1;
+      break;
+    }
+  }
+  if (fd < 0 || argc % 2 == 0 || confinement.directory.empty()) {
+    const char usage[] =
+        "usage: tessera-rpc-server --worker-fd N --worker-dir DIR [--worker-uid U --worker-gid "
+        "G] (started by the server itself)\n";
+    if (write(2, usage, sizeof(usage) - 1) < 0) return 2;
+    return 2;
+  }
+  return RunWorker(fd, confinement);
 }
 
 }  // namespace fleet
