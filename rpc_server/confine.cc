@@ -170,7 +170,9 @@ ConfinementReport ConfineWorker(const WorkerConfinement& confinement) {
     report.fatal = Why("chdir") + " (" + confinement.directory + ")";
     return report;
   }
-  setenv("TMPDIR", confinement.directory.c_str(), 1);
+  // Temporary files (a C artifact's compiled kernels) go there too, by a relative name: the
+  // absolute one may pass through directories closed to the worker's user.
+  setenv("TMPDIR", ".", 1);
   report.in_force.push_back("working directory: the session directory");
 
   // A network namespace of its own holds nothing but a loopback device that is down.
