@@ -176,6 +176,39 @@ Expr Binary(const std::string& op, Expr a, Expr b, const Operand& rhs) {
   return a;
 }
 
+// ONNX's Mod: with fmod=0 (integers only) the remainder takes the divisor's sign, as Python's
+// `%`; with fmod=1 the dividend's, as C's fmod.
+bool ModIsFmod(const Graph& g, const Node& node) {
+  const bool fmod = node.Int("fmod", 0) != 0;
+  TESSERA_USER_CHECK(fmod || In(g, node, 0).dtype != DType::kFloat32)
+      << NodeWhere(node) << ": Mod of floating-point values needs fmod=1 (ONNX defines fmod=0 "
+      << "for integers only)";
+  return fmod;
+}
+
+std::string CheckMod(const Node& node) {
+  const int64_t fmod = node.Int("fmod", 0);
+  return fmod == 0 || fmod == 1 ? "" : "fmod=" + std::to_string(fmod) + " is not 0 or 1";
+}
+
+Expr Mod(const Node& node, Expr a, Expr b) {
+  if (b.dtype() != a.dtype()) b = ir::cast(a.dtype(), b);
+  const bool fmod = node.Int("fmod", 0) != 0;
+  if (!a.dtype().is_float()) return fmod ? ir::truncmod(a, b) : ir::floormod(a, b);
+  TESSERA_USER_CHECK(fmod) << NodeWhere(node) << ": Mod of floating-point values needs fmod=1 "
+                           << "(ONNX defines fmod=0 for integers only)";
+  const Expr q = a / b;
+  return a - b * ir::select(q >= ir::const_like(q, 0), ir::floor(q), ir::ceil(q));
+}
+
+std::vector<Data> EvaluateMod(const Graph& g, const Node& node) {
+  const bool fmod = ModIsFmod(g, node);
+  return One(MapElements(g, node, [&](const std::vector<double>& a) {
+    TESSERA_USER_CHECK(a[1] != 0) << NodeWhere(node) << ": Mod by zero";
+    return fmod ? std::fmod(a[0], a[1]) : a[0] - a[1] * std::floor(a[0] / a[1]);
+  }));
+}
+
 // The compute of every operator of the family: one kernel stage mapping the elements.
 te::Tensor ComputeElementwise(const Graph& g, const Node& node, const std::vector<Operand>& in,
                               size_t) {
@@ -195,6 +228,7 @@ te::Tensor ComputeElementwise(const Graph& g, const Node& node, const std::vecto
           }
           return ir::cast(KernelType(out.dtype), x);
         }
+        if (op == "Mod") return Mod(node, Read(in[0], i), Read(in[1], i));
         if (in.size() >= 2 && HasPattern(op, Pattern::kElementwise) && op != "Clip") {
           Expr acc = Read(in[0], i);
           for (size_t k = 1; k < in.size(); ++k) {
@@ -232,6 +266,14 @@ void AddElementwiseOps(std::vector<OpDef>* defs) {
     def.compute = ComputeElementwise;
     defs->push_back(def);
   }
+  OpDef mod;
+  mod.name = "Mod";
+  mod.pattern = Pattern::kElementwise;
+  mod.check = CheckMod;
+  mod.infer = InferBinary;
+  mod.evaluate = EvaluateMod;
+  mod.compute = ComputeElementwise;
+  defs->push_back(mod);
   OpDef where;
   where.name = "Where";
   where.pattern = Pattern::kElementwise;

@@ -35,7 +35,7 @@ TEST(Registry, EveryImportedOperatorHasACompleteDefinition) {
       "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "Ceil", "Clip", "Concat", "Conv",
       "ConstantOfShape", "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor",
       "Gather", "Gelu", "Gemm", "GlobalAveragePool", "Greater", "Identity", "LayerNormalization",
-      "Less", "Log", "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Pad", "Pow", "Range",
+      "Less", "Log", "MatMul", "Max", "MaxPool", "Min", "Mod", "Mul", "Neg", "Pad", "Pow", "Range",
       "Reciprocal", "ReduceMean", "Relu", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax",
       "Split", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze", "Where"};
   // clang-format on
@@ -85,6 +85,13 @@ struct Example {
   std::map<std::string, graph::Attr> attrs;
 };
 
+graph::Attr Int(int64_t v) {
+  graph::Attr a;
+  a.kind = graph::Attr::kInt;
+  a.i = v;
+  return a;
+}
+
 graph::Attr Ints(std::vector<int64_t> v) {
   graph::Attr a;
   a.kind = graph::Attr::kInts;
@@ -112,6 +119,7 @@ std::vector<Example> Examples() {
       {"Pad", {"Pad", {{2, 3}, {4}}, {{1, {0, 1, 0, 1}}}, {}}},
       {"Concat", {"Concat", {{2, 3, 4, 4}, {2, 3, 4, 4}}, {}, {}}},
       {"Gather", {"Gather", {{5, 4}, {3}}, {{1, {0, 4, 2}}}, {}}},
+      {"Mod", {"Mod", {{2, 3, 4, 4}, {4}}, {}, {{"fmod", Int(1)}}}},
   };
   std::vector<Example> out;
   for (const OpDef* def : ops::AllOps()) {

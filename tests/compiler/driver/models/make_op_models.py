@@ -197,6 +197,28 @@ save("attention_block",
       ("scale", c(np.sqrt(12))), ("two", c(2)), ("eps", c(1e-5)), ("sqrt2", c(np.sqrt(2))),
       ("one", c(1)), ("half", c(0.5))])
 
+# Mod: C's fmod on floats, Python's % on integers at run time (negative divisor), and folded in a
+# shape computation (as PyTorch 2 exports attention).
+x = rand(2, 3, 4)
+xi = (x * np.float32(10)).astype(np.int64)
+save("mod_arithmetic",
+     [node("Mod", ["x", "seven_tenths"], ["fm"], fmod=1),
+      node("Mul", ["x", "ten"], ["x10"]),
+      node("Cast", ["x10"], ["xi"], to=TensorProto.INT64),
+      node("Mod", ["xi", "minus3"], ["im"]),
+      node("Cast", ["im"], ["imf"], to=TensorProto.FLOAT),
+      node("Shape", ["x"], ["sh"]),
+      node("Mod", ["sh", "divisors"], ["m"]),
+      node("Slice", ["x", "st0", "en1", "axes"], ["corner"]),
+      node("Expand", ["corner", "m"], ["e"])],
+     [("x", x)],
+     [("fm", np.fmod(x, np.float32(0.7))), ("imf", np.mod(xi, -3).astype(np.float32)),
+      ("e", np.broadcast_to(x[:1, :1, :1], (2, 3, 1)))],
+     [("seven_tenths", np.array(0.7, np.float32)), ("ten", np.array(10, np.float32)),
+      ("minus3", np.array(-3, np.int64)), ("divisors", np.array([4, 4, 3], np.int64)),
+      ("st0", np.array([0, 0, 0], np.int64)), ("en1", np.array([1, 1, 1], np.int64)),
+      ("axes", np.array([0, 1, 2], np.int64))])
+
 # Shape computations folded at compile time (Shape, Gather, Unsqueeze, Concat feeding Reshape),
 # Slice, Squeeze, Unsqueeze, Pad, Gather with run-time indices, Expand, Where/Equal, Cast, Concat.
 x, idx = rand(2, 3, 4), np.array([[2, 0], [1, -1]], np.int64)
