@@ -9,6 +9,7 @@
 #include "common/command_line.h"
 #include "common/error.h"
 #include "compiler/driver/build_model.h"
+#include "compiler/driver/model_plan.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/graph.h"
 #include "fleet/client/log_client.h"
@@ -26,6 +27,7 @@ struct CompileFlags {
   std::vector<std::string> input_shapes;
   bool print_graph = false;
   bool print_configs = false;
+  bool print_plan = false;
 };
 
 // "-o model.tsr" asks for the one-file artifact; any other name is a model directory.
@@ -63,7 +65,9 @@ void Compile(const CompileFlags& flags) {
       std::cout << "// after " << pass << "\n" << graph::ToText(g);
     };
   }
-  ModelBuild build = BuildModel(std::move(g), options);
+  const ModelPlan plan = PlanModel(std::move(g), options);
+  if (flags.print_plan) std::cout << plan.ToText();
+  ModelBuild build = EmitModel(plan, options);
   const bool artifact = IsArtifactPath(flags.output);
   if (artifact) {
     SaveModelArtifact(build, flags.target, flags.output);
@@ -108,6 +112,10 @@ void AddCompileCommand(CLI::App& app) {
   compile->add_option("--input-shape", flags->input_shapes,
                       "static shape of an input, NAME:1x3x224x224 (repeatable)");
   compile->add_flag("--print-graph", flags->print_graph, "print the graph after each pass");
+  compile->add_flag("--print-plan", flags->print_plan,
+                    "print the build's plan: each fused group's kernel, template workload, "
+                    "config and its source, layouts and halos, then the blocked values and the "
+                    "tasks");
   compile->add_flag("--print-configs", flags->print_configs,
                     "print the config of every template kernel and where it came from: "
                     "the log's record, that record reading its producer's channel block, or the "

@@ -80,12 +80,13 @@ struct ModelBuild {
   void Save(const std::string& dir) const;
 };
 
-/// Optimizes `g` (the graph pass pipeline) and compiles it. Throws `UserError` naming the node
-/// for what cannot be compiled.
+/// Optimizes `g` (the graph pass pipeline) and compiles it: `EmitModel(PlanModel(g, options))`
+/// (compiler/driver/model_plan.h). Throws `UserError` naming the node for what cannot be compiled.
 ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options = {});
 
 /// The template workloads `BuildModel` would build for `g` (after the same passes), with their
-/// weights and FLOPs, without compiling anything; `tuned` says whether the log has a record.
+/// weights and FLOPs, without compiling anything: `PlanModel(g, options).tasks`; `tuned` says
+/// whether the log has a record.
 std::vector<ModelTask> ExtractTasks(graph::Graph g, const ModelBuildOptions& options = {});
 
 }  // namespace tessera

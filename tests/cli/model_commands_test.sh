@@ -19,6 +19,14 @@ check "print-graph shows each pass" grep -q "// after fuse_ops" <<<"$out"
 check "coverage line names the untuned dense" \
   grep -q "coverage: tuned 0/1 tasks, 0.0% of template FLOPs; untuned: dense.x86(2,10,32,float32)" <<<"$out"
 
+out=$($tessera compile "$m.onnx" --target 'llvm -mcpu=x86-64-v3' --print-plan -o "$dir/planned" 2>&1)
+check "compile --print-plan succeeds" test $? -eq 0
+check "print-plan heads the plan with its target" \
+  grep -q "^plan for 'llvm -mcpu=x86-64-v3': [0-9]* groups$" <<<"$out"
+check "print-plan shows the dense group, its workload and the config's source" \
+  grep -Eq "^g[0-9]+ [^ ]+  dense\.x86\(2,10,32,float32\) \[fallback\] out=plain( fused)? \[" <<<"$out"
+check "print-plan lists the tasks" grep -q "^  dense.x86(2,10,32,float32) x1 untuned$" <<<"$out"
+
 out=$($tessera run "$dir/head" --input "x=$m.in0.npy" --output "$dir/y.npy" --repeat 3 --profile)
 check "run succeeds" test $? -eq 0
 check "run reports latency" grep -q "latency over 3 runs" <<<"$out"
