@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "common/log.h"
@@ -61,8 +62,11 @@ DeviceService::~DeviceService() {
 }
 
 void DeviceService::SetGrantKey(const std::string& key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  guard_->SetGrantKey(key);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    guard_->SetGrantKey(key);
+  }
+  grant_key_set_.notify_all();
 }
 
 void DeviceService::EndSession(const std::string& session_id) {
@@ -100,7 +104,11 @@ grpc::Status DeviceService::OpenSession(grpc::ServerContext*,
                                         const device::v1::OpenSessionRequest* request,
                                         device::v1::SessionRef* reply) {
   const tracker::v1::Grant& grant = request->grant();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
+  // The tracker grants a session as soon as it has recorded the registration, which can be
+  // before this server has read the reply that carries the grant key: wait for it a little.
+  grant_key_set_.wait_for(lock, std::chrono::seconds(2),
+                          [this] { return !guard_->grant_key().empty(); });
   const int64_t now_unix = options_.clock->UnixMillis();
   grpc::Status admitted = guard_->Admit(grant, now_unix);
   if (!admitted.ok()) return admitted;

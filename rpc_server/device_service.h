@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -111,7 +112,8 @@ class DeviceService final
 
   DeviceOptions options_;
   std::mutex mu_;
-  std::unique_ptr<SessionGuard> guard_;  ///< which grants open a session
+  std::condition_variable grant_key_set_;  ///< notified when the grant key is set
+  std::unique_ptr<SessionGuard> guard_;    ///< which grants open a session
   std::shared_ptr<Session> session_;
 };
 
