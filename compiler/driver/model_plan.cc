@@ -352,6 +352,7 @@ ModelPlan PlanModel(graph::Graph g, const ModelBuildOptions& options) {
   ModelPlan plan;
   plan.graph = std::move(g);
   plan.target = options.target;
+  plan.hardware = HardwareOf(Target(options.target));
   driver::Planner planner(plan, options);
   planner.Run();
   return plan;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "compiler/driver/build_model.h"
+#include "compiler/driver/target.h"
 #include "compiler/graph/graph.h"
 #include "compiler/space/config_space.h"
 #include "compiler/task/task.h"
@@ -86,6 +87,8 @@ struct ModelPlan {
   std::vector<ValuePlan> values;      ///< one per graph value
   std::vector<ModelTask> tasks;       ///< template workloads, in first-use order
   std::vector<KernelConfig> configs;  ///< the config of every template kernel, in graph order
+  /// The hardware figures the planner weighed (`HardwareOf(target)`; not printed).
+  TargetHardware hardware{};
 
   /// Stable text: one line per group, then the values written blocked, then the tasks.
   std::string ToText() const;

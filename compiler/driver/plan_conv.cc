@@ -151,18 +151,20 @@ void Planner::ChooseConvConfig(ConvPlan& plan, const Node& conv, int64_t in_bloc
   }
   // The alternative to a record of the producer's block is the best record adapted to it
   // (PlanConv), never a layout pass; a record of the block is worth up to one pass reading and
-  // writing the data at about 10 GB/s (a pessimistic single core) where adapting is a risk: a
-  // depthwise convolution's block is also its vector length, and a blocked convolution's data
-  // larger than a core's L2 (1 MB) streams from L3 in another pattern (ResNet-50's 256-channel
-  // 56×56 1×1 convolutions at two threads, the best record adapted from 16- to 64-channel
-  // blocks: 0.83-0.94 ms against 0.67-0.79 for a record of 64). Data that stays in L2 only
-  // sees a longer reduction loop, and the tolerance alone decides: with the allowance,
-  // ResNet-50's layer4 (2048 channels at 7×7, 400 KB) read its 64-channel blocks through a
-  // record 14% slower than the best when tuned and 40% slower a day later (1.41 ms against
-  // 1.03 for the best adapted, `config_probe --cold`).
+  // writing the data at the target's memory bandwidth (`TargetHardware`; x86: 10 GB/s, a
+  // pessimistic single core) where adapting is a risk: a depthwise convolution's block is also
+  // its vector length, and a blocked convolution's data larger than a core's L2 (x86: 1 MB) streams
+  // from L3 in another pattern (ResNet-50's 256-channel 56×56 1×1 convolutions at two threads, the
+  // best record adapted from 16- to 64-channel blocks: 0.83-0.94 ms against 0.67-0.79 for a record
+  // of 64). Data that stays in L2 only sees a longer reduction loop, and the tolerance alone
+  // decides: with the allowance, ResNet-50's layer4 (2048 channels at 7×7, 400 KB) read its
+  // 64-channel blocks through a record 14% slower than the best when tuned and 40% slower a day
+  // later (1.41 ms against 1.03 for the best adapted, `config_probe --cold`).
+  const TargetHardware& hw = plan_.hardware;
   const int64_t data_bytes = 4 * sh.n * sh.c * sh.h * sh.w;
-  if (plan.depthwise || data_bytes > (int64_t{1} << 20))
-    preference.slack_s = 2.0 * data_bytes / 10e9;
+  if (plan.depthwise || data_bytes > hw.l2_bytes) {
+    preference.slack_s = 2.0 * data_bytes / hw.memory_bytes_per_s;
+  }
   // Added to another convolution's output (a residual branch): the same output block lets the
   // add run in the epilogue of whichever of the two comes last, reading whole vectors; another
   // block makes it read the partner through a plain-indexed view (ResNet-50's first layer2
@@ -177,7 +179,7 @@ void Planner::ChooseConvConfig(ConvPlan& plan, const Node& conv, int64_t in_bloc
       return topi::Conv2dNCHWcBlocks(c).oc_bn == partner_block;
     };
     // Plus a pass over the output: what the mismatch costs.
-    same_output.slack_s += 2.0 * 4 * sh.n * sh.k * sh.oh() * sh.ow() / 10e9;
+    same_output.slack_s += 2.0 * 4 * sh.n * sh.k * sh.oh() * sh.ow() / hw.memory_bytes_per_s;
     ConfigPreference both = same_output;
     both.wanted = [same = same_output.wanted, in = preference.wanted](
                       const space::ConfigEntity& c) { return same(c) && (!in || in(c)); };

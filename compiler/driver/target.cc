@@ -124,6 +124,34 @@ Target::Target(const std::string& spec) {
   }
 }
 
+TargetFamily FamilyOf(const Target& target) {
+  if (target.kind() == TargetKind::kCUDA) return TargetFamily::kCUDA;
+  const std::string& triple = target.mtriple();
+  if (triple.empty()) {
+#if defined(__aarch64__)
+    return TargetFamily::kAArch64;
+#else
+    return TargetFamily::kX86;
+#endif
+  }
+  if (triple.compare(0, 7, "aarch64") == 0 || triple.compare(0, 5, "arm64") == 0) {
+    return TargetFamily::kAArch64;
+  }
+  return TargetFamily::kX86;
+}
+
+TargetHardware HardwareOf(const Target& target) {
+  switch (FamilyOf(target)) {
+    case TargetFamily::kX86:
+      return {10e9, int64_t{1} << 20};
+    case TargetFamily::kAArch64:
+      return {4e9, int64_t{512} << 10};
+    case TargetFamily::kCUDA:
+      return {300e9, int64_t{2} << 20};
+  }
+  return {10e9, int64_t{1} << 20};
+}
+
 std::string Target::str() const {
   std::string out = kind_name_;
   if (!mtriple_.empty()) out += " -mtriple=" + mtriple_;

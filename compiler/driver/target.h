@@ -7,6 +7,7 @@
 #ifndef TESSERA_COMPILER_DRIVER_TARGET_H_
 #define TESSERA_COMPILER_DRIVER_TARGET_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,30 @@ class Target {
 
 /// Same canonical spelling.
 inline bool operator==(const Target& a, const Target& b) { return a.str() == b.str(); }
+
+/// The processor family a target's code runs on.
+enum class TargetFamily {
+  kX86,      ///< x86-64, and any CPU that is neither aarch64 nor a GPU
+  kAArch64,  ///< 64-bit Arm (`-mtriple=aarch64-...` or `arm64-...`)
+  kCUDA,     ///< NVIDIA GPUs
+};
+
+/// The family of `target`: CUDA for `cuda`; for CPU targets the triple's architecture, or this
+/// machine's when the triple is empty (the host's, as for `c` and `llvm -mcpu=native`).
+TargetFamily FamilyOf(const Target& target);
+
+/// The hardware figures the model planner weighs, one conservative set per target family (the
+/// slowest board of the family should still find the choices they justify right).
+struct TargetHardware {
+  /// Bytes per second one core streams from memory: what a layout pass over a tensor costs.
+  double memory_bytes_per_s;
+  /// Bytes of one core's L2 cache: data larger than this streams from L3 or memory.
+  int64_t l2_bytes;
+};
+
+/// The hardware figures of `target`'s family: x86 10 GB/s (a pessimistic single core) and a
+/// 1 MB L2; aarch64 4 GB/s and 512 KB (a Cortex-A53/A72 class board); CUDA 300 GB/s and 2 MB.
+TargetHardware HardwareOf(const Target& target);
 
 }  // namespace tessera
 

@@ -107,5 +107,37 @@ TEST(TargetTest, MalformedOptionsAreNamed) {
   EXPECT_THAT(ErrorOf("cuda -arch=sm_x"), HasSubstr("CUDA architecture 'sm_x'"));
 }
 
+// The figures the model planner weighs, per family: x86's are the ones the planner typed before
+// they had a place (plans on x86 depend on them), the others are their families' own.
+TEST(TargetTest, HardwareFiguresPerFamily) {
+  const TargetHardware x86 = HardwareOf(Target("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64-v3"));
+  EXPECT_EQ(x86.memory_bytes_per_s, 10e9);
+  EXPECT_EQ(x86.l2_bytes, int64_t{1} << 20);
+  EXPECT_EQ(FamilyOf(Target("llvm -mtriple=x86_64-linux-gnu")), TargetFamily::kX86);
+
+  for (const char* spec :
+       {"llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "llvm -mtriple=arm64-apple-macos"}) {
+    const Target target(spec);
+    EXPECT_EQ(FamilyOf(target), TargetFamily::kAArch64) << spec;
+    const TargetHardware arm = HardwareOf(target);
+    EXPECT_EQ(arm.memory_bytes_per_s, 4e9) << spec;
+    EXPECT_EQ(arm.l2_bytes, int64_t{512} << 10) << spec;
+  }
+
+  const Target cuda("cuda -arch=sm_80");
+  EXPECT_EQ(FamilyOf(cuda), TargetFamily::kCUDA);
+  EXPECT_EQ(HardwareOf(cuda).memory_bytes_per_s, 300e9);
+  EXPECT_EQ(HardwareOf(cuda).l2_bytes, int64_t{2} << 20);
+
+  // No triple: this machine's family.
+#if defined(__aarch64__)
+  const TargetFamily host = TargetFamily::kAArch64;
+#else
+  const TargetFamily host = TargetFamily::kX86;
+#endif
+  EXPECT_EQ(FamilyOf(Target("llvm -mcpu=native")), host);
+  EXPECT_EQ(FamilyOf(Target("c")), host);
+}
+
 }  // namespace
 }  // namespace tessera
