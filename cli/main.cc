@@ -4,10 +4,15 @@
 
 #include "cli/commands.h"
 #include "common/command_line.h"
+#include "deploy/artifact.h"
+#include "records/tuning_log.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Tessera: an auto-tuning tensor compiler with a distributed device fleet.",
                "tessera"};
+  tessera::AddVersionFlag(
+      app, "writes artifact format " + std::to_string(tessera::deploy::kArtifactFormatVersion) +
+               ", tuning log schema " + std::to_string(tessera::records::kTuningLogSchemaVersion));
   app.require_subcommand(1);
   tessera::cli::AddTuneCommand(app);
   tessera::cli::AddTasksCommand(app);

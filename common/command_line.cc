@@ -5,8 +5,14 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/version.h"
 
 namespace tessera {
+
+void AddVersionFlag(CLI::App& app, const std::string& formats) {
+  app.set_version_flag("--version", app.get_name() + " " + kTesseraVersion + " (" + formats + ")",
+                       "print the version and the file formats it reads and writes, then exit");
+}
 
 int RunCommandLine(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
                    std::ostream& err, const std::function<int()>& run) {

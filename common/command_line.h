@@ -20,6 +20,10 @@
 
 namespace tessera {
 
+/// Adds `--version` to `app`: it prints "NAME VERSION (formats)" and exits 0, where `formats`
+/// names the versions of the files the program reads and writes (artifact format, log schema).
+void AddVersionFlag(CLI::App& app, const std::string& formats);
+
 /// Exit statuses of every Tessera program (see the file comment).
 enum ExitStatus : int {
   kExitOk = 0,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/version.h"
 #include "runtime/graph_executor.h"
 
 namespace tessera {
@@ -20,8 +21,6 @@ namespace deploy {
 
 /// Version of the artifact format this code writes and the newest it reads.
 constexpr uint32_t kArtifactFormatVersion = 2;
-/// The Tessera release recorded in every artifact's header.
-constexpr const char* kTesseraVersion = "0.1.0";
 /// The magic bytes every artifact starts with.
 constexpr const char kArtifactMagic[8] = {'T', 'E', 'S', 'S', 'E', 'R', 'A', 'M'};
 

@@ -56,6 +56,8 @@ int Run(const Flags& flags) {
 int main(int argc, char** argv) {
   Flags flags;
   CLI::App app("Run a Tessera model artifact (model.tsr) with the runtime alone.", "tessera-run");
+  tessera::AddVersionFlag(app, "reads artifact formats 1 to " +
+                                   std::to_string(tessera::deploy::kArtifactFormatVersion));
   app.add_option("model", flags.model, "the artifact written by `tessera compile -o model.tsr`")
       ->required();
   app.add_option("--input", flags.inputs, "NAME=file.npy (repeatable; others get random data)");

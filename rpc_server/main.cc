@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/shutdown_signals.h"
+#include "deploy/artifact.h"
 #include "fleet/client/channel.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
@@ -208,6 +209,8 @@ int main(int argc, char** argv) {
       "Registers this device with the tracker and runs uploaded kernels; see docs/fleet.md.",
       "tessera-rpc-server"};
   app.option_defaults()->always_capture_default();
+  tessera::AddVersionFlag(
+      app, "runs artifact formats 1 to " + std::to_string(tessera::deploy::kArtifactFormatVersion));
   app.add_option("--tracker", flags.tracker, "the tracker's address")
       ->required()
       ->check(tessera::HostPort());

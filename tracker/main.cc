@@ -10,6 +10,7 @@
 #include "fleet/mutex_checks.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
+#include "records/tuning_log.h"
 #include "tracker/dashboard/dashboard.h"
 #include "tracker/dashboard/dashboard_json.h"
 #include "tracker/jobs/job_service.h"
@@ -106,6 +107,8 @@ int main(int argc, char** argv) {
   TrackerFlags flags;
   CLI::App app{"Brokers sessions on registered rpc_servers; see docs/fleet.md.", "tessera-tracker"};
   app.option_defaults()->always_capture_default();
+  tessera::AddVersionFlag(
+      app, "keeps tuning log schema " + std::to_string(tessera::records::kTuningLogSchemaVersion));
   app.add_option("--listen", flags.listen, "address to serve on (port 0 picks one)")
       ->check(tessera::HostPort());
   app.add_option("--state", flags.state,
