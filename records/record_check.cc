@@ -57,6 +57,9 @@ std::string RecordProblem(const tuning::MeasureRecord& r) {
   if (std::string p = KeyProblem("tuner_version", r.tuner_version(), false); !p.empty()) return p;
   if (r.config_index() < 0)
     return "config_index is negative (" + std::to_string(r.config_index()) + ")";
+  if (r.template_version() < 0) {
+    return "template_version is negative (" + std::to_string(r.template_version()) + ")";
+  }
   if (!tuning::ErrorKind_IsValid(r.error_kind())) {
     return "error_kind " + std::to_string(r.error_kind()) + " is unknown";
   }

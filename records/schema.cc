@@ -40,6 +40,10 @@ const std::vector<const char*> kMigrations = {
     R"sql(
     ALTER TABLE records ADD COLUMN config BLOB;
     )sql",
+    // 3: the template version of each record; rows written before it count as version 1.
+    R"sql(
+    ALTER TABLE records ADD COLUMN template_version INTEGER NOT NULL DEFAULT 1;
+    )sql",
 };
 
 int UserVersion(Database* db) {
@@ -58,7 +62,7 @@ bool IsEmpty(Database* db) {
 
 void MigrateSchema(Database* db) {
   const int latest = static_cast<int>(kMigrations.size());
-  static_assert(kTuningLogSchemaVersion == 2, "add a migration when bumping the version");
+  static_assert(kTuningLogSchemaVersion == 3, "add a migration when bumping the version");
   int version = UserVersion(db);
   if (version > latest) {
     throw LogError("tuning log '" + db->path() + "' has schema version " + std::to_string(version) +

@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kColumns =
     "workload_key, target, device_key, config_index, config_json, costs, error_kind, "
-    "error_message, timestamp, tuner_version, all_cost, config";
+    "error_message, timestamp, tuner_version, all_cost, config, template_version";
 
 std::string CostsToText(const tuning::MeasureRecord& r) {
   std::string text = "[";
@@ -71,6 +71,7 @@ tuning::MeasureRecord RowToRecord(const Statement& q) {
   r.set_tuner_version(q.Text(9));
   r.set_all_cost(q.Real(10));
   if (!q.IsNull(11)) r.mutable_config()->ParseFromString(q.Text(11));
+  r.set_template_version(static_cast<int32_t>(q.Int(12)));
   return WithConfigMessage(std::move(r));  // rows written before the config column
 }
 
@@ -107,6 +108,10 @@ std::string TemplateOfWorkload(const std::string& workload_key) {
   return workload_key.substr(0, workload_key.find('('));
 }
 
+int TemplateVersionOf(const tuning::MeasureRecord& record) {
+  return record.template_version() == 0 ? 1 : record.template_version();
+}
+
 double MeanCost(const tuning::MeasureRecord& record) {
   if (record.error_kind() != tuning::OK || record.costs_size() == 0) {
     return std::numeric_limits<double>::infinity();
@@ -135,7 +140,7 @@ const std::string& TuningLog::path() const { return db_->path(); }
 void TuningLog::Insert(const tuning::MeasureRecord& record) {
   const tuning::MeasureRecord r = WithConfigMessage(record);
   Statement q(*db_, std::string("INSERT INTO records (") + kColumns +
-                        ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                        ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   q.Bind(1, r.workload_key()).Bind(2, r.target()).Bind(3, r.device_key());
   q.Bind(4, static_cast<int64_t>(r.config_index())).Bind(5, r.config_json());
   q.Bind(6, CostsToText(r)).Bind(7, static_cast<int64_t>(r.error_kind()));
@@ -146,12 +151,13 @@ void TuningLog::Insert(const tuning::MeasureRecord& record) {
   } else {
     q.BindNull(12);
   }
-  q.Bind(13, TemplateOfWorkload(r.workload_key()));
+  q.Bind(13, static_cast<int64_t>(TemplateVersionOf(r)));
+  q.Bind(14, TemplateOfWorkload(r.workload_key()));
   double mean = MeanCost(r);
   if (std::isfinite(mean)) {
-    q.Bind(14, mean);
+    q.Bind(15, mean);
   } else {
-    q.BindNull(14);
+    q.BindNull(15);
   }
   q.Run();
 }

@@ -26,10 +26,14 @@ class Database;
 namespace records {
 
 /// Schema version this build writes; older logs are migrated on open, newer ones refused.
-constexpr int kTuningLogSchemaVersion = 2;
+constexpr int kTuningLogSchemaVersion = 3;
 
 /// The template name of a workload key: "dense.x86(1024,...)" → "dense.x86".
 std::string TemplateOfWorkload(const std::string& workload_key);
+
+/// The template version `record` was measured with: its `template_version`, or 1 for a record
+/// written before versions (field absent), as templates start at version 1.
+int TemplateVersionOf(const tuning::MeasureRecord& record);
 
 /// Mean of a successful record's costs (seconds); +infinity for failed records.
 double MeanCost(const tuning::MeasureRecord& record);

@@ -1,6 +1,8 @@
 // Tuning logs written before the config was a message (schema 1: `config_json` text) load, and
-// their configs come back as `tessera.tuning.Config` messages.
+// their configs come back as `tessera.tuning.Config` messages; logs written before template
+// versions (schemas 1 and 2) load with every record at template version 1.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -44,6 +46,7 @@ TEST(OldLogTest, ASchemaOneLogIsMigratedAndItsConfigsRead) {
   std::vector<tuning::MeasureRecord> records = log->List(filter);
   ASSERT_EQ(records.size(), 4u);
   EXPECT_EQ(records[0].config_index(), 251);
+  EXPECT_EQ(records[0].template_version(), 1);  // written before versions
   ExpectConfig251(records[0]);
   auto best = log->Best(kKey, "llvm");
   ASSERT_TRUE(best.has_value());
@@ -55,6 +58,49 @@ TEST(OldLogTest, ASchemaOneLogIsMigratedAndItsConfigsRead) {
   EXPECT_EQ(log->Count(), 5);
   EXPECT_EQ(log->List(filter).back().config().SerializeAsString(),
             fresh.config().SerializeAsString());
+}
+
+// A schema-2 log (before the template_version column) is migrated in place: its rows count as
+// template version 1, and new rows keep their own version.
+TEST(OldLogTest, ASchemaTwoLogGetsTemplateVersionOne) {
+  const std::string path = Scratch("v2.db");
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* schema_two = R"sql(
+    CREATE TABLE records (
+      id INTEGER PRIMARY KEY, workload_key TEXT NOT NULL, template TEXT NOT NULL,
+      target TEXT NOT NULL, device_key TEXT NOT NULL, config_index INTEGER NOT NULL,
+      config_json TEXT NOT NULL, costs TEXT NOT NULL, mean_cost REAL,
+      error_kind INTEGER NOT NULL, error_message TEXT NOT NULL, timestamp REAL NOT NULL,
+      tuner_version TEXT NOT NULL, all_cost REAL NOT NULL, config BLOB);
+    CREATE TABLE tessera_log (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO tessera_log VALUES ('format', 'tessera tuning log');
+    INSERT INTO records VALUES (1, 'dense.x86(16,32,8,float32)', 'dense.x86', 'llvm', 'local', 7,
+      '', '[0.001]', 0.001, 0, '', 1.7e9, 'tessera-tuner 0.1', 0.5, NULL);
+    PRAGMA user_version = 2;
+  )sql";
+  ASSERT_EQ(sqlite3_exec(db, schema_two, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto log = TuningLog::Open(path, /*create=*/false);
+  std::vector<tuning::MeasureRecord> records = log->List({});
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].config_index(), 7);
+  EXPECT_EQ(records[0].template_version(), 1);
+  tuning::MeasureRecord fresh = records[0];
+  fresh.set_timestamp(fresh.timestamp() + 1);
+  fresh.set_template_version(2);
+  log->Append(fresh);
+  EXPECT_EQ(log->List({}).back().template_version(), 2);
+  EXPECT_EQ(log->Best(kKey, "llvm")->template_version(), 1);
+  log.reset();
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(q, 0), kTuningLogSchemaVersion);
+  sqlite3_finalize(q);
+  sqlite3_close(db);
 }
 
 TEST(OldLogTest, OldJsonLinesImportWithTheirConfigs) {

@@ -91,10 +91,33 @@ TEST(TuningLogTest, RecordsRoundTripAllFields) {
   tuning::MeasureRecord r = Record(kDense, kZen3, 42, {1.25e-3, 1.5e-3});
   r.set_device_key("rk3399");
   r.set_all_cost(0.75);
+  r.set_template_version(3);
   log->Append(r);
   auto back = log->List({})[0];
   EXPECT_EQ(back.SerializeAsString(), r.SerializeAsString());
   EXPECT_DOUBLE_EQ(MeanCost(back), 1.375e-3);
+}
+
+// A record without a template version was written before versions: it counts as version 1, and
+// is stored and read back as version 1; the version survives export and import.
+TEST(TuningLogTest, ARecordWithoutATemplateVersionIsVersionOne) {
+  tuning::MeasureRecord r = Record(kDense, kZen3, 5, {1e-3});
+  EXPECT_EQ(r.template_version(), 0);
+  EXPECT_EQ(TemplateVersionOf(r), 1);
+  auto log = TuningLog::Open(TempPath("versions.db"));
+  tuning::MeasureRecord newer = Record(kDense, kZen3, 6, {2e-3});
+  newer.set_template_version(4);
+  log->AppendBatch({r, newer});
+  std::vector<tuning::MeasureRecord> back = log->List({});
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].template_version(), 1);
+  EXPECT_EQ(back[1].template_version(), 4);
+  std::stringstream lines;
+  log->ExportJsonLines(lines);
+  EXPECT_NE(lines.str().find("\"template_version\":4"), std::string::npos) << lines.str();
+  auto copy = TuningLog::Open(TempPath("versions_copy.db"));
+  copy->ImportJsonLines(lines, "versions.jsonl");
+  EXPECT_EQ(copy->List({})[1].template_version(), 4);
 }
 
 TEST(TuningLogTest, ListFiltersAndLimits) {
@@ -210,7 +233,7 @@ TEST(TuningLogTest, NewerSchemaIsRefused) {
   sqlite3_close(db);
   EXPECT_EQ(OpenError(path), "tuning log '" + path +
                                  "' has schema version 9, newer than this Tessera understands "
-                                 "(2); use a newer Tessera to read it");
+                                 "(3); use a newer Tessera to read it");
 }
 
 TEST(TuningLogTest, ForeignSqliteDatabaseIsRefused) {
