@@ -42,7 +42,8 @@ void PrintRecord(const tuning::MeasureRecord& r, bool json) {
             << (r.error_kind() == tuning::OK
                     ? FormatCost(records::MeanCost(r))
                     : tuning::ErrorKind_Name(r.error_kind()) + ": " + r.error_message())
-            << "  device " << r.device_key() << "\n";
+            << "  device " << r.device_key() << "  template v" << records::TemplateVersionOf(r)
+            << "\n";
 }
 
 void Import(const LogFlags& flags) {

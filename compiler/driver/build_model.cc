@@ -24,6 +24,7 @@ std::string ModelBuild::CoverageLine() const {
       tuned_flops += t.flops * t.weight;
     } else {
       untuned += (untuned.empty() ? "" : ", ") + t.workload_key;
+      if (!t.unused_records.empty()) untuned += " (" + t.unused_records + ")";
     }
   }
   std::ostringstream os;

@@ -73,7 +73,9 @@ struct ModelBuild {
   int64_t unplanned_bytes = 0;              ///< the same without reuse
 
   /// "tuned 3/20 tasks, 12.5% of template FLOPs; untuned: ..." (naming the untuned workloads;
-  /// tasks whose records came from the default thread count are counted in parentheses).
+  /// tasks whose records came from the default thread count are counted in parentheses, and an
+  /// untuned workload whose records were not used says why, as "KEY (records of template version
+  /// 1, this build has 2)").
   std::string CoverageLine() const;
   /// Writes the model directory `dir` (created if needed): the files of
   /// `runtime::ModelFiles`. Throws `UserError` when it cannot.

@@ -25,6 +25,9 @@ struct ChosenConfig {
   std::optional<tuning::MeasureRecord> record;  ///< the record it came from (none: fallback)
   /// The record was measured at the default thread count, not at the target's `-num-threads`.
   bool other_threads = false;
+  /// Why the log's records of the task were not used when the fallback was taken although the
+  /// log has some (e.g. "records of template version 1, this build has 2"); empty otherwise.
+  std::string unused_records;
 };
 
 /// Which configs a build would rather have, and how much slower than the best one it accepts

@@ -22,6 +22,9 @@ struct ModelTask {
   /// convolution for a direct one), empty for none: the build takes it where its record is
   /// faster. Tuning measures both; the coverage line counts the task it replaces.
   std::string alternative_to;
+  /// Why the log's records of the workload were not used (`ChosenConfig::unused_records`), for
+  /// the coverage line; empty when it is tuned or the log has none.
+  std::string unused_records;
 };
 
 }  // namespace tessera

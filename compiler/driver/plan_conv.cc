@@ -85,7 +85,7 @@ void Planner::CountTask(const task::Task& task, const ChosenConfig& chosen,
     return;
   }
   plan_.tasks.push_back({task.workload_key(), 1, task.flops(), chosen.record.has_value(),
-                         chosen.other_threads, alternative_to});
+                         chosen.other_threads, alternative_to, chosen.unused_records});
 }
 
 // `in_block`: the block the data is written in (0: unknown); among the tuning log's records

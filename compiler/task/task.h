@@ -39,6 +39,10 @@ struct CandidateLayout {
 struct TemplateDef {
   std::string name;       ///< e.g. "dense.x86"
   std::string args_help;  ///< e.g. "(M,N,K,float32)"
+  /// The template's version, written into every tuning record of it: bump when the template's
+  /// compute, schedule or knobs change. A build does not use a record of another version (the
+  /// record measured other code); records written before versions count as version 1.
+  int version = 1;
   /// Throws `UserError` when `args` do not fit the template.
   std::function<void(const TaskArgs& args)> validate;
   /// The configuration space; CPU templates fit its fallback to the target's vector registers.

@@ -53,6 +53,7 @@ CandidateLayout DenseX86Layout(const TaskArgs& args, const space::ConfigEntity& 
 TemplateDef DenseX86Template() {
   TemplateDef d;
   d.name = "dense.x86";
+  d.version = 1;
   d.args_help = "(M,N,K,float32)";
   d.validate = [](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 3 && args.dtype == "float32")
@@ -132,6 +133,7 @@ CandidateLayout Conv2dNCHWcLayout(const TaskArgs& args, const space::ConfigEntit
 TemplateDef Conv2dNCHWcX86Template() {
   TemplateDef d;
   d.name = "conv2d_NCHWc.x86";
+  d.version = 1;
   d.args_help = "(N,C,H,W,K,R,S,stride,pad,float32)";
   d.validate = [](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 9 && args.dtype == "float32")
@@ -180,6 +182,7 @@ CandidateLayout Conv2dWinogradLayout(const TaskArgs& args, const space::ConfigEn
 TemplateDef Conv2dWinogradX86Template() {
   TemplateDef d;
   d.name = "conv2d_winograd_NCHWc.x86";
+  d.version = 1;
   d.args_help = "(N,C,H,W,K,pad,float32)";
   d.validate = [](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 6 && args.dtype == "float32")
@@ -210,6 +213,7 @@ topi::BatchMatmulShape BatchShapeOf(const TaskArgs& args) {
 TemplateDef BatchMatmulX86Template() {
   TemplateDef d;
   d.name = "batch_matmul.x86";
+  d.version = 1;
   d.args_help = "(B,M,N,K,float32)";
   d.validate = [](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 4 && args.dtype == "float32")
@@ -296,12 +300,13 @@ CandidateLayout DepthwiseNCHWcLayout(const TaskArgs& args, const space::ConfigEn
 // Both depthwise templates take the same arguments, baseline and reference; they differ in the
 // schedule and the candidates' layout (none: plain NCHW).
 TemplateDef DepthwiseTemplate(
-    const std::string& name,
+    const std::string& name, int version,
     std::function<space::ConfigSpace(const topi::Conv2dShape&, const topi::VectorUnit&)> space_of,
     std::function<topi::ScheduledOp(const topi::Conv2dShape&, const space::ConfigEntity&)> make,
     std::function<CandidateLayout(const TaskArgs&, const space::ConfigEntity&)> layout) {
   TemplateDef d;
   d.name = name;
+  d.version = version;
   d.args_help = "(N,C,H,W,R,S,stride,pad,float32)";
   d.validate = [name, space_of](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 8 && args.dtype == "float32")
@@ -331,13 +336,13 @@ const std::vector<TemplateDef>& Templates() {
         Conv2dNCHWcX86Template(),
         BatchMatmulX86Template(),
         DepthwiseTemplate(
-            "depthwise_conv2d.x86",
+            "depthwise_conv2d.x86", /*version=*/1,
             [](const topi::Conv2dShape& shape, const topi::VectorUnit&) {
               return topi::DepthwiseConv2dX86Space(shape);
             },
             topi::DepthwiseConv2dX86, nullptr),
         DepthwiseTemplate(
-            "depthwise_conv2d_NCHWc.x86", topi::DepthwiseConv2dNCHWcX86Space,
+            "depthwise_conv2d_NCHWc.x86", /*version=*/1, topi::DepthwiseConv2dNCHWcX86Space,
             [](const topi::Conv2dShape& shape, const space::ConfigEntity& config) {
               return topi::DepthwiseConv2dNCHWcX86(shape, config);
             },

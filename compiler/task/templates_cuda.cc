@@ -17,15 +17,16 @@ const TemplateDef& Find(const std::vector<TemplateDef>& defs, const std::string&
   return defs.front();
 }
 
-// `base` (an x86 template of the same computation) with its name, space and schedule replaced;
-// candidates take the baseline's arguments as they are (no packed layouts on GPUs).
+// `base` (an x86 template of the same computation) with its name, version, space and schedule
+// replaced; candidates take the baseline's arguments as they are (no packed layouts on GPUs).
 template <typename Shape>
-TemplateDef Variant(const TemplateDef& base, const std::string& name, size_t num_ints,
+TemplateDef Variant(const TemplateDef& base, const std::string& name, int version, size_t num_ints,
                     std::function<Shape(const TaskArgs&)> shape_of,
                     std::function<space::ConfigSpace(const Shape&)> space,
                     std::function<topi::ScheduledOp(const Shape&, const space::ConfigEntity&)> op) {
   TemplateDef d = base;
   d.name = name;
+  d.version = version;
   d.validate = [=](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == num_ints && args.dtype == "float32")
         << name << " takes " << base.args_help;
@@ -54,15 +55,15 @@ std::vector<TemplateDef> CUDATemplates(const std::vector<TemplateDef>& x86) {
     return topi::Conv2dShape{v[0], v[1], v[2], v[3], v[1], v[4], v[5], v[6], v[7]};
   };
   return {
-      Variant<topi::DenseShape>(Find(x86, "dense.x86"), "dense.cuda", 3, dense_shape,
+      Variant<topi::DenseShape>(Find(x86, "dense.x86"), "dense.cuda", /*version=*/1, 3, dense_shape,
                                 topi::DenseCUDASpace,
                                 [](const topi::DenseShape& shape, const space::ConfigEntity& c) {
                                   return topi::DenseCUDA(shape, c);  // float32 storage
                                 }),
-      Variant<topi::Conv2dShape>(Find(x86, "conv2d_NCHWc.x86"), "conv2d_nchw.cuda", 9, conv_shape,
-                                 topi::Conv2dNCHWCUDASpace, topi::Conv2dNCHWCUDA),
-      Variant<topi::Conv2dShape>(Find(x86, "depthwise_conv2d.x86"), "depthwise_conv2d.cuda", 8,
-                                 depthwise_shape, topi::DepthwiseConv2dCUDASpace,
+      Variant<topi::Conv2dShape>(Find(x86, "conv2d_NCHWc.x86"), "conv2d_nchw.cuda", /*version=*/1,
+                                 9, conv_shape, topi::Conv2dNCHWCUDASpace, topi::Conv2dNCHWCUDA),
+      Variant<topi::Conv2dShape>(Find(x86, "depthwise_conv2d.x86"), "depthwise_conv2d.cuda",
+                                 /*version=*/1, 8, depthwise_shape, topi::DepthwiseConv2dCUDASpace,
                                  topi::DepthwiseConv2dCUDA),
   };
 }

@@ -24,6 +24,7 @@ check "re-import skips duplicates" grep -q "imported 0 records .* (4 already pre
 out=$($tessera log best --db "$dir/t.db" --task 'dense.x86(64,64,64,float32)' --target 'llvm -mcpu=znver3')
 check "best picks the fastest on the exact target" grep -q "config 7  1.0000 ms" <<<"$out"
 check "best does not mix targets" test "$(wc -l <<<"$out")" -eq 1
+check "best shows the template version" grep -q "template v1$" <<<"$out"
 
 out=$($tessera log stats --db "$dir/t.db")
 check "stats counts failures" grep -q "3 records, 1 failed, best 1.0000 ms" <<<"$out"

@@ -1,6 +1,7 @@
 #include "tuner/tune/apply_history.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -23,16 +24,37 @@ std::string DefaultThreadsTarget(const std::string& target) {
 
 namespace {
 
+// "1" or "1 and 3": the template versions of records that were not used.
+std::string VersionList(const std::set<int>& versions) {
+  std::string out;
+  int left = static_cast<int>(versions.size());
+  for (int v : versions) {
+    --left;
+    out += std::to_string(v) + (left > 1 ? ", " : left == 1 ? " and " : "");
+  }
+  return out;
+}
+
 // The best usable record of `task` for `target` in `log` (see ChooseConfig); `reason` says why
-// there is none.
+// there is none. Records of another template version are skipped, their versions added to
+// `other_versions`.
 std::optional<ChosenConfig> FromRecords(const task::Task& task, const records::RecordSource& log,
                                         const std::string& target,
-                                        const ConfigPreference& preference, std::string* reason) {
+                                        const ConfigPreference& preference, std::string* reason,
+                                        std::set<int>* other_versions) {
   records::RecordFilter filter;
   filter.workload_key = task.workload_key();
   filter.target = target;
   filter.only_successful = true;
   std::vector<tuning::MeasureRecord> records = log.List(filter);
+  const int version = task.templ().version;
+  records.erase(std::remove_if(records.begin(), records.end(),
+                               [&](const tuning::MeasureRecord& r) {
+                                 const int v = records::TemplateVersionOf(r);
+                                 if (v != version) other_versions->insert(v);
+                                 return v != version;
+                               }),
+                records.end());
   std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
     return records::MeanCost(a) < records::MeanCost(b);
   });
@@ -59,13 +81,17 @@ std::optional<ChosenConfig> FromRecords(const task::Task& task, const records::R
 ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* log,
                           std::ostream& warnings, const ConfigPreference& preference) {
   std::string reason = "no tuning log was given";
+  std::set<int> other_versions;
   if (log) {
-    if (auto chosen = FromRecords(task, *log, task.target(), preference, &reason)) return *chosen;
+    if (auto chosen =
+            FromRecords(task, *log, task.target(), preference, &reason, &other_versions)) {
+      return *chosen;
+    }
     const std::string default_threads = DefaultThreadsTarget(task.target());
     std::string ignored;
     std::optional<ChosenConfig> chosen;
     if (default_threads != task.target()) {
-      chosen = FromRecords(task, *log, default_threads, preference, &ignored);
+      chosen = FromRecords(task, *log, default_threads, preference, &ignored, &other_versions);
     }
     if (chosen) {
       chosen->other_threads = true;
@@ -78,7 +104,19 @@ ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* l
       return *chosen;
     }
   }
-  return FallbackConfig(task, warnings, reason);
+  std::string unused;
+  if (!other_versions.empty()) {
+    unused = "records of template version " + VersionList(other_versions) + ", this build has " +
+             std::to_string(task.templ().version);
+    const std::string none = "no tuning record in " + log->SourceName();
+    if (reason == none) {
+      reason = "no tuning record of this template version in " + log->SourceName();
+    }
+    reason += " (" + unused + ")";
+  }
+  ChosenConfig fallback = FallbackConfig(task, warnings, reason);
+  fallback.unused_records = unused;
+  return fallback;
 }
 
 ChosenConfig LogConfigSource::Choose(const task::Task& task, std::ostream& warnings,

@@ -118,6 +118,7 @@ TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
         for (const Trial& t : trials) {
           records.push_back(
               RecordOfTrial(t, task.workload_key(), task.target(), device_key, kTunerVersion));
+          records.back().set_template_version(task.templ().version);
         }
         log->AppendBatch(records);
         if (progress) progress(p, trials);

@@ -184,6 +184,35 @@ TEST(LayoutTest, AFasterWinogradRecordReplacesTheDirectConvolution) {
   }
 }
 
+// A record of another template version measured other code: the build takes the fallback for
+// its workload and the coverage line says why. Records written before versions count as
+// version 1, the version of every template today.
+TEST(LayoutTest, ARecordOfAnotherTemplateVersionIsNotUsed) {
+  ModelBuildOptions options;
+  const std::vector<ModelTask> tasks =
+      ExtractTasks(frontend::ImportOnnx(ModelDir() + "/residual_blocks.onnx"), options);
+  std::string stale_key;  // a direct workload without a Winograd alternative
+  for (const ModelTask& t : tasks) {
+    const bool replaceable = std::any_of(tasks.begin(), tasks.end(), [&](const ModelTask& w) {
+      return w.alternative_to == t.workload_key;
+    });
+    if (t.alternative_to.empty() && !replaceable && stale_key.empty()) stale_key = t.workload_key;
+  }
+  ASSERT_FALSE(stale_key.empty());
+  std::vector<tuning::MeasureRecord> records;
+  for (const ModelTask& t : tasks) {
+    records.push_back(
+        SplitsRecord(t.workload_key, options.target, {}, t.alternative_to.empty() ? 1e-3 : 2e-3));
+    if (t.workload_key == stale_key) records.back().set_template_version(2);
+  }
+  const std::string line = BuildWithRecords("residual_blocks", records).CoverageLine();
+  EXPECT_NE(line.find("tuned 5/6 tasks"), std::string::npos) << line;
+  EXPECT_NE(
+      line.find("; untuned: " + stale_key + " (records of template version 2, this build has 1)"),
+      std::string::npos)
+      << line;
+}
+
 // A convolution tuned to read blocks of one channel reads the plain input itself: NCHW1c is
 // NCHW, so the build makes a view instead of a pack kernel.
 TEST(LayoutTest, OneChannelBlocksReadThePlainTensor) {

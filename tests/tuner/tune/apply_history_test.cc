@@ -146,6 +146,36 @@ TEST(ApplyHistoryTest, RecordsThatNoLongerFitAreSkipped) {
   EXPECT_THAT(warnings.str(), HasSubstr("no tuning log was given for dense.x86(48,64,32,float32)"));
 }
 
+// A record of another template version is skipped; the fallback's warning and `unused_records`
+// name the versions. A record without a version (written before versions) counts as version 1.
+TEST(ApplyHistoryTest, RecordsOfAnotherTemplateVersionAreSkipped) {
+  auto log = records::TuningLog::Open(TempPath("versions.db"));
+  task::Task task("dense.x86(32,64,48,float32)", "llvm");
+  ASSERT_EQ(task.templ().version, 1);
+  const auto& s = task.config_space();
+  tuning::MeasureRecord newer = Record(task, s.Get(3), 0.5);
+  newer.set_template_version(2);
+  tuning::MeasureRecord newest = Record(task, s.Get(4), 0.4);
+  newest.set_template_version(3);
+  log->AppendBatch({newer, newest});
+  std::ostringstream warnings;
+  ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
+  EXPECT_TRUE(chosen.config.is_fallback());
+  EXPECT_FALSE(chosen.record.has_value());
+  EXPECT_EQ(chosen.unused_records, "records of template version 2 and 3, this build has 1");
+  EXPECT_THAT(warnings.str(),
+              HasSubstr("no tuning record of this template version in " + log->path() +
+                        " (records of template version 2 and 3, this build has 1) for "
+                        "dense.x86(32,64,48,float32) on 'llvm': using the fallback"));
+
+  log->Append(Record(task, s.Get(5), 1.0));  // no template_version: version 1
+  chosen = ChooseConfig(task, log.get(), warnings);
+  EXPECT_EQ(chosen.config, s.Get(5));
+  EXPECT_EQ(chosen.unused_records, "");
+  ASSERT_TRUE(chosen.record.has_value());
+  EXPECT_EQ(chosen.record->template_version(), 1);
+}
+
 }  // namespace
 }  // namespace tuner
 }  // namespace tessera

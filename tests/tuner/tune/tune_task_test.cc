@@ -98,6 +98,7 @@ TEST(TuneTaskTest, RunsAppendToTheLogAndResumeWithoutRepeats) {
   auto best = log->Best(task.workload_key(), "llvm");
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->tuner_version(), kTunerVersion);
+  EXPECT_EQ(best->template_version(), task.templ().version);
   EXPECT_EQ(best->device_key(), "local");
   EXPECT_DOUBLE_EQ(records::MeanCost(*best), first.search.best->outcome.cost);
   EXPECT_EQ(space::ConfigFromProto(task.config_space(), best->config()), first.search.best->config);
