@@ -201,7 +201,8 @@ void AddJobCommand(CLI::App& app) {
       "job",
       "Tuning jobs on the tracker: submit, then close the laptop; workers (tessera worker) tune.\n"
       "  e.g. tessera job submit --task 'dense.x86(1024,1024,1024,float32)' --target 'llvm "
-      "-mcpu=cortex-a72' --rpc-key a72 --trials 500 --tracker tracker:9190\n"
+      "-mtriple=aarch64-linux-gnu -mcpu=cortex-a72' --rpc-key a72 --trials 500 --tracker "
+      "tracker:9190\n"
       "       tessera job watch JOB_ID --tracker tracker:9190");
   job->require_subcommand(1);
 
@@ -212,7 +213,9 @@ void AddJobCommand(CLI::App& app) {
   submit->add_option("--task", flags->tasks, "workload key of a task to tune (repeatable)");
   submit->add_option("--input-shape", flags->input_shapes,
                      "model: static shape of an input, NAME:1x3x224x224 (repeatable)");
-  submit->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=cortex-a72'")
+  submit
+      ->add_option("--target", flags->target,
+                   "target string, e.g. 'llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72'")
       ->required();
   submit->add_option("--rpc-key", flags->rpc_key, "device key of the fleet devices to measure on")
       ->required();
