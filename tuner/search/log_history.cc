@@ -10,12 +10,17 @@ namespace tessera {
 namespace tuner {
 
 LoadedHistory TrialsFromLog(const records::TuningLog& log, const std::string& workload_key,
-                            const std::string& target, const space::ConfigSpace& space) {
+                            const std::string& target, const space::ConfigSpace& space,
+                            int template_version) {
   records::RecordFilter filter;
   filter.workload_key = workload_key;
   filter.target = target;
   LoadedHistory out;
   for (const tuning::MeasureRecord& record : log.List(filter)) {
+    if (template_version != 0 && records::TemplateVersionOf(record) != template_version) {
+      ++out.skipped;  // measured another version of the template
+      continue;
+    }
     Trial trial{space.Fallback(), {}};
     try {
       trial.config = space::ConfigFromProto(space, record.config());

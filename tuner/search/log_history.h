@@ -18,12 +18,16 @@ namespace tuner {
 /// Earlier trials of one workload read back from the log.
 struct LoadedHistory {
   std::vector<Trial> trials;
-  int64_t skipped = 0;  ///< records whose configuration does not belong to the space
+  /// records whose configuration does not belong to the space, or of another template version
+  int64_t skipped = 0;
 };
 
-/// The records of exactly `workload_key` on exactly `target`, as trials over `space`.
+/// The records of exactly `workload_key` on exactly `target`, as trials over `space`; with a
+/// `template_version` (0: any), only records of that template version
+/// (`records::TemplateVersionOf`), the others counted as skipped: they measured other code.
 LoadedHistory TrialsFromLog(const records::TuningLog& log, const std::string& workload_key,
-                            const std::string& target, const space::ConfigSpace& space);
+                            const std::string& target, const space::ConfigSpace& space,
+                            int template_version = 0);
 
 /// The tuning record of `trial`.
 tuning::MeasureRecord RecordOfTrial(const Trial& trial, const std::string& workload_key,

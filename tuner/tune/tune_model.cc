@@ -60,8 +60,8 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
   int64_t recorded = 0;
   // Earlier records count: for the budget, for the curves, and a full space is done.
   for (size_t i = 0; i < parsed.size(); ++i) {
-    LoadedHistory history =
-        TrialsFromLog(*log, parsed[i].workload_key(), target, parsed[i].config_space());
+    LoadedHistory history = TrialsFromLog(*log, parsed[i].workload_key(), target,
+                                          parsed[i].config_space(), parsed[i].templ().version);
     std::vector<double> costs;
     std::vector<int64_t> configs;
     for (const Trial& trial : history.trials) {

@@ -53,8 +53,8 @@ TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
                         const TuneTaskOptions& options, const ProgressFn& progress) {
   CheckTarget(task.target());
   TuneTaskResult result;
-  LoadedHistory history =
-      TrialsFromLog(*log, task.workload_key(), task.target(), task.config_space());
+  LoadedHistory history = TrialsFromLog(*log, task.workload_key(), task.target(),
+                                        task.config_space(), task.templ().version);
   result.resumed = static_cast<int64_t>(history.trials.size());
   std::unique_ptr<Tuner> tuner;
   if (options.tuner == "xgb") {

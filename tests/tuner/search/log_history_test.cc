@@ -80,6 +80,12 @@ TEST(LogHistoryTest, RecordsRoundTripIntoTrials) {
   EXPECT_EQ(h.trials[1].outcome.error, tuning::TIMEOUT);
   EXPECT_EQ(h.trials[1].outcome.message, "ran past 10 s");
   EXPECT_FALSE(h.trials[1].outcome.ok());
+  // A search of another template version resumes from none of these (version 1, as every record
+  // without a version); one of version 1 from both.
+  EXPECT_EQ(TrialsFromLog(*log, dense.WorkloadKey(), kTarget, s, 1).trials.size(), 2u);
+  LoadedHistory newer = TrialsFromLog(*log, dense.WorkloadKey(), kTarget, s, 2);
+  EXPECT_TRUE(newer.trials.empty());
+  EXPECT_EQ(newer.skipped, 3);
   auto best = log->Best(dense.WorkloadKey(), kTarget);
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(space::ConfigFromProto(s, best->config()), s.Get(5));
