@@ -86,6 +86,75 @@ struct ServerFlags {
   tessera::fleet::DeviceOptions device;
 };
 
+// Uploaded code runs as an unprivileged user when the server runs as root.
+void ResolveWorkerUser(ServerFlags& flags, tessera::fleet::DeviceOptions* device) {
+  if (flags.worker_user.empty() && geteuid() == 0) flags.worker_user = "nobody";
+  if (!flags.worker_user.empty()) {
+    std::string why;
+    if (!tessera::fleet::LookUpUser(flags.worker_user, &device->worker_uid, &device->worker_gid,
+                                    &why)) {
+      throw ConfigError("tessera-rpc-server: --worker-user: " + why);
+    }
+    if (geteuid() != 0 && device->worker_uid != geteuid()) {
+      throw ConfigError("tessera-rpc-server: --worker-user " + flags.worker_user +
+                        ": only a server started as root can run its worker as another user");
+    }
+  }
+}
+
+// No port at all: sessions come through the tracker's relay into an in-process channel.
+std::unique_ptr<grpc::Server> StartRelayed(grpc::ServerBuilder& builder, const ServerFlags& flags,
+                                           const tessera::fleet::DeviceOptions& device,
+                                           const std::string& token, std::string* advertised,
+                                           std::unique_ptr<tessera::fleet::DialOut>* dial_out) {
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server) throw tessera::InternalError("tessera-rpc-server: cannot start the device service");
+  *advertised = "relay:" + device.server_id;
+  std::cout << "relayed as " << *advertised << std::endl;
+  tessera::fleet::DialOutOptions relay;
+  relay.tracker = flags.tracker;
+  relay.token = token;
+  relay.tls_ca_file = flags.tls_ca;
+  relay.server_id = device.server_id;
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(tessera::fleet::kMaxMessageBytes);
+  args.SetMaxSendMessageSize(tessera::fleet::kMaxMessageBytes);
+  *dial_out = std::make_unique<tessera::fleet::DialOut>(relay, server->InProcessChannel(args));
+  // Registered before attached, the server could be granted while clients cannot reach it.
+  if (!(*dial_out)->WaitAttached(10000)) {
+    std::cerr << "warning: tessera-rpc-server: not attached to the relay of " << flags.tracker
+              << " yet; registering anyway (it keeps trying)" << std::endl;
+  }
+  return server;
+}
+
+std::unique_ptr<grpc::Server> StartListening(grpc::ServerBuilder& builder, ServerFlags& flags,
+                                             std::string* advertised) {
+  std::string host;
+  int port = 0;
+  if (flags.listen.empty())
+    flags.listen = tessera::fleet::DefaultServerListenAddress(flags.tracker);
+  tessera::SplitHostPort("listen", flags.listen, &host, &port);
+  int selected_port = 0;
+  builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &selected_port);
+  tessera::fleet::ClaimPortsExclusively(&builder);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || selected_port == 0) {
+    throw ConfigError("tessera-rpc-server: cannot listen on '" + flags.listen +
+                      "': " + tessera::fleet::ListenFailureReason(flags.listen));
+  }
+  std::cout << "listening on " << host << ":" << selected_port << std::endl;
+  *advertised = host + ":" + std::to_string(selected_port);
+  if (!flags.advertise.empty()) {
+    *advertised = flags.advertise;
+  } else if (host == "0.0.0.0" || host == "[::]") {
+    char name[256] = {0};
+    gethostname(name, sizeof(name) - 1);
+    *advertised = std::string(name) + ":" + std::to_string(selected_port);
+  }
+  return server;
+}
+
 int Serve(ServerFlags& flags) {
   tessera::fleet::TrackerLinkOptions link;
   link.tracker = flags.tracker;
@@ -98,19 +167,7 @@ int Serve(ServerFlags& flags) {
   tessera::MakeDirectories(device.workdir, "--workdir");
   RemoveStaleSessions(device.workdir);
 
-  // Uploaded code runs as an unprivileged user when the server runs as root.
-  if (flags.worker_user.empty() && geteuid() == 0) flags.worker_user = "nobody";
-  if (!flags.worker_user.empty()) {
-    std::string why;
-    if (!tessera::fleet::LookUpUser(flags.worker_user, &device.worker_uid, &device.worker_gid,
-                                    &why)) {
-      throw ConfigError("tessera-rpc-server: --worker-user: " + why);
-    }
-    if (geteuid() != 0 && device.worker_uid != geteuid()) {
-      throw ConfigError("tessera-rpc-server: --worker-user " + flags.worker_user +
-                        ": only a server started as root can run its worker as another user");
-    }
-  }
+  ResolveWorkerUser(flags, &device);
   ProbeWorker(device);
   std::string token;
   if (!flags.token_file.empty()) token = tessera::fleet::ReadTokenFile(flags.token_file);
@@ -124,49 +181,9 @@ int Serve(ServerFlags& flags) {
   std::string advertised;
   std::unique_ptr<tessera::fleet::DialOut> dial_out;
   if (flags.dial_out) {
-    // No port at all: sessions come through the tracker's relay into an in-process channel.
-    server = builder.BuildAndStart();
-    if (!server)
-      throw tessera::InternalError("tessera-rpc-server: cannot start the device service");
-    advertised = "relay:" + device.server_id;
-    std::cout << "relayed as " << advertised << std::endl;
-    tessera::fleet::DialOutOptions relay;
-    relay.tracker = flags.tracker;
-    relay.token = token;
-    relay.tls_ca_file = flags.tls_ca;
-    relay.server_id = device.server_id;
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(tessera::fleet::kMaxMessageBytes);
-    args.SetMaxSendMessageSize(tessera::fleet::kMaxMessageBytes);
-    dial_out = std::make_unique<tessera::fleet::DialOut>(relay, server->InProcessChannel(args));
-    // Registered before attached, the server could be granted while clients cannot reach it.
-    if (!dial_out->WaitAttached(10000)) {
-      std::cerr << "warning: tessera-rpc-server: not attached to the relay of " << flags.tracker
-                << " yet; registering anyway (it keeps trying)" << std::endl;
-    }
+    server = StartRelayed(builder, flags, device, token, &advertised, &dial_out);
   } else {
-    std::string host;
-    int port = 0;
-    if (flags.listen.empty())
-      flags.listen = tessera::fleet::DefaultServerListenAddress(flags.tracker);
-    tessera::SplitHostPort("listen", flags.listen, &host, &port);
-    int selected_port = 0;
-    builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &selected_port);
-    tessera::fleet::ClaimPortsExclusively(&builder);
-    server = builder.BuildAndStart();
-    if (!server || selected_port == 0) {
-      throw ConfigError("tessera-rpc-server: cannot listen on '" + flags.listen +
-                        "': " + tessera::fleet::ListenFailureReason(flags.listen));
-    }
-    std::cout << "listening on " << host << ":" << selected_port << std::endl;
-    advertised = host + ":" + std::to_string(selected_port);
-    if (!flags.advertise.empty()) {
-      advertised = flags.advertise;
-    } else if (host == "0.0.0.0" || host == "[::]") {
-      char name[256] = {0};
-      gethostname(name, sizeof(name) - 1);
-      advertised = std::string(name) + ":" + std::to_string(selected_port);
-    }
+    server = StartListening(builder, flags, &advertised);
   }
 
   link.token = token;

@@ -26,7 +26,6 @@ KNOWN_EXCEPTIONS = {
     ("compiler/topi/conv2d_winograd_x86.cc", "Conv2dWinogradX86"): "the template's stages",
     ("compiler/te/schedule.cc", "Schedule::rfactor"): "the rfactor rewrite",
     ("compiler/topi/conv2d_nchwc_x86.cc", "Conv2dNCHWcX86"): "the template's stages",
-    ("rpc_server/main.cc", "Serve"): "the server's start-up",
     ("compiler/codegen/llvm/codegen_llvm_parallel.cc", "CodeGenLLVM::EmitParallelFor"):
         "the parallel-for outlining",
     ("tracker/jobs/job_board.cc", "JobBoard::Report"): "a job result's bookkeeping",
