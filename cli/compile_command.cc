@@ -1,14 +1,15 @@
-// `tessera compile`: an ONNX model in, a compiled model directory out (kernel library, execution
-// graph, parameters), with the tuning log's best records where it has them.
+// `tessera compile`: an ONNX model in, the one-file artifact out (made by compiler/driver from the
+// build), or the build's model directory as a debug view (kernel library, execution graph,
+// parameters), with the tuning log's best records where it has them.
 #include <chrono>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/model_artifact.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "compiler/driver/build_model.h"
+#include "compiler/driver/model_artifact.h"
 #include "compiler/driver/model_plan.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/graph.h"

@@ -1,4 +1,4 @@
-// Packing a compiled model directory into an artifact, and loading an artifact (mapped, its
+// The signatures an artifact header gives, and loading an artifact (mapped, its
 // sections used in place) into a ready executor after every check.
 #include "deploy/artifact.h"
 
@@ -22,15 +22,6 @@
 namespace tessera {
 namespace deploy {
 namespace {
-
-std::vector<TensorSignature> Signatures(const runtime::ExecGraph& g, const std::vector<int>& ids) {
-  std::vector<TensorSignature> out;
-  for (int id : ids) {
-    const runtime::ExecTensor& t = g.tensors.at(static_cast<size_t>(id));
-    out.push_back({t.name, t.dtype, t.shape});
-  }
-  return out;
-}
 
 bool SameSignatures(const std::vector<TensorSignature>& a, const std::vector<TensorSignature>& b) {
   if (a.size() != b.size()) return false;
@@ -89,20 +80,14 @@ void SaveArtifact(const Artifact& artifact, const std::string& path) {
   if (!out.good()) throw runtime::Error(path + ": cannot write the artifact");
 }
 
-Artifact PackModelDirectory(const std::string& dir, const std::string& target,
-                            const std::string& arch, const std::vector<std::string>& cpu_features) {
-  Artifact a;
-  a.kernels = ReadArtifactFile(dir + "/" + runtime::ModelFiles::kKernels);
-  a.graph = ReadArtifactFile(dir + "/" + runtime::ModelFiles::kGraph);
-  a.params = ReadArtifactFile(dir + "/" + runtime::ModelFiles::kParams);
-  runtime::ExecGraph g =
-      runtime::ExecGraph::Parse(a.graph, dir + "/" + runtime::ModelFiles::kGraph);
-  a.header.target = target;
-  a.header.arch = arch;
-  a.header.cpu_features = cpu_features;
-  a.header.inputs = Signatures(g, g.inputs);
-  a.header.outputs = Signatures(g, g.outputs);
-  return a;
+std::vector<TensorSignature> TensorSignatures(const runtime::ExecGraph& graph,
+                                              const std::vector<int>& ids) {
+  std::vector<TensorSignature> out;
+  for (int id : ids) {
+    const runtime::ExecTensor& t = graph.tensors.at(static_cast<size_t>(id));
+    out.push_back({t.name, t.dtype, t.shape});
+  }
+  return out;
 }
 
 namespace {
@@ -112,8 +97,8 @@ LoadedModel LoadArtifactView(std::string_view bytes, const std::string& source,
   ArtifactView a = ParseArtifactView(bytes, source);
   CheckRunsOn(a.header, host, source);
   runtime::ExecGraph graph = runtime::ExecGraph::Parse(std::string(a.graph), source + " (graph)");
-  if (!SameSignatures(Signatures(graph, graph.inputs), a.header.inputs) ||
-      !SameSignatures(Signatures(graph, graph.outputs), a.header.outputs)) {
+  if (!SameSignatures(TensorSignatures(graph, graph.inputs), a.header.inputs) ||
+      !SameSignatures(TensorSignatures(graph, graph.outputs), a.header.outputs)) {
     throw runtime::Error(
         source + ": corrupt artifact: the header's inputs or outputs differ from the graph's");
   }

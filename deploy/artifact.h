@@ -96,10 +96,10 @@ std::string ReadArtifactFile(const std::string& path);
 /// Writes `SerializeArtifact(artifact)` to `path`; throws `runtime::Error` when it cannot.
 void SaveArtifact(const Artifact& artifact, const std::string& path);
 
-/// Packs a compiled model directory (`runtime::ModelFiles`) into an artifact for `target`,
-/// `arch` and `cpu_features`; the input and output signatures come from the graph.
-Artifact PackModelDirectory(const std::string& dir, const std::string& target,
-                            const std::string& arch, const std::vector<std::string>& cpu_features);
+/// The signatures of the tensors `ids` of `graph` (its inputs or outputs), in order: what an
+/// artifact's header says of them.
+std::vector<TensorSignature> TensorSignatures(const runtime::ExecGraph& graph,
+                                              const std::vector<int>& ids);
 
 /// The thread count `target` names (`-num-threads=N`), or 0 when it names none.
 int TargetThreadCount(const std::string& target);
