@@ -28,7 +28,6 @@ KNOWN_EXCEPTIONS = {
     ("compiler/topi/conv2d_nchwc_x86.cc", "Conv2dNCHWcX86"): "the template's stages",
     ("compiler/codegen/llvm/codegen_llvm_parallel.cc", "CodeGenLLVM::EmitParallelFor"):
         "the parallel-for outlining",
-    ("tracker/jobs/job_board.cc", "JobBoard::Report"): "a job result's bookkeeping",
 }
 
 CONTROL = re.compile(r"^\s*(\}\s*)?(if|for|while|switch|else|do|catch|try|namespace|class|"

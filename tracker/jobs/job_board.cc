@@ -53,6 +53,28 @@ std::string Quoted(const std::string& text) {
   return "'" + (text.size() > 80 ? text.substr(0, 80) + "..." : text) + "'";
 }
 
+// Why a reported record cannot be stored for the lease's task ("" when it can).
+std::string RecordProblem(const tuning::MeasureRecord& r, const std::string& workload_key,
+                          const std::string& target, const std::string& device_key) {
+  std::string why;
+  if (r.workload_key() != workload_key) {
+    why = "workload " + Quoted(r.workload_key()) + " is not the lease's " + Quoted(workload_key);
+  } else if (r.target() != target) {
+    why = "target " + Quoted(r.target()) + " is not the job's " + Quoted(target);
+  } else if (r.device_key() != device_key) {
+    why = "device key " + Quoted(r.device_key()) + " is not the job's " + Quoted(device_key);
+  } else if (r.config_index() < 0) {
+    why = "negative config index " + std::to_string(r.config_index());
+  } else if (r.costs_size() > kMaxCostsPerRecord || r.error_message().size() > kMaxErrorMessage ||
+             r.tuner_version().size() > kMaxNameLength) {
+    why = "too large (costs, error message or tuner version)";
+  } else if (!std::all_of(r.costs().begin(), r.costs().end(),
+                          [](double c) { return std::isfinite(c) && c >= 0; })) {
+    why = "costs must be finite and not negative";
+  }
+  return why;
+}
+
 }  // namespace
 
 std::string ValidateSubmit(const jobs::v1::SubmitRequest& request) {
@@ -448,24 +470,7 @@ ReportResult JobBoard::Report(const jobs::v1::ReportRequest& request, int64_t no
   for (int i = 0; i < request.records_size(); ++i) {
     const tuning::MeasureRecord& r = request.records(i);
     std::string where = "record " + std::to_string(i + 1) + ": ";
-    std::string why;
-    if (r.workload_key() != task.workload_key) {
-      why = "workload " + Quoted(r.workload_key()) + " is not the lease's " +
-            Quoted(task.workload_key);
-    } else if (r.target() != job.stored.target) {
-      why = "target " + Quoted(r.target()) + " is not the job's " + Quoted(job.stored.target);
-    } else if (r.device_key() != job.stored.rpc_key) {
-      why = "device key " + Quoted(r.device_key()) + " is not the job's " +
-            Quoted(job.stored.rpc_key);
-    } else if (r.config_index() < 0) {
-      why = "negative config index " + std::to_string(r.config_index());
-    } else if (r.costs_size() > kMaxCostsPerRecord || r.error_message().size() > kMaxErrorMessage ||
-               r.tuner_version().size() > kMaxNameLength) {
-      why = "too large (costs, error message or tuner version)";
-    } else if (!std::all_of(r.costs().begin(), r.costs().end(),
-                            [](double c) { return std::isfinite(c) && c >= 0; })) {
-      why = "costs must be finite and not negative";
-    }
+    std::string why = RecordProblem(r, task.workload_key, job.stored.target, job.stored.rpc_key);
     if (!why.empty()) {
       result.refusal = {Refusal::kInvalid, where + why};
       return result;
