@@ -26,8 +26,6 @@ KNOWN_EXCEPTIONS = {
     ("compiler/topi/conv2d_winograd_x86.cc", "Conv2dWinogradX86"): "the template's stages",
     ("compiler/te/schedule.cc", "Schedule::rfactor"): "the rfactor rewrite",
     ("compiler/topi/conv2d_nchwc_x86.cc", "Conv2dNCHWcX86"): "the template's stages",
-    ("compiler/codegen/llvm/codegen_llvm_parallel.cc", "CodeGenLLVM::EmitParallelFor"):
-        "the parallel-for outlining",
 }
 
 CONTROL = re.compile(r"^\s*(\}\s*)?(if|for|while|switch|else|do|catch|try|namespace|class|"

@@ -112,6 +112,11 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
 
   // Parallel loops (codegen_llvm_parallel.cc).
   void EmitParallelFor(const ir::ForNode* op);
+  llvm::Function* EmitParallelTask(const ir::ForNode* op, llvm::StructType* closure_type,
+                                   const std::vector<llvm::Type*>& fields,
+                                   const std::vector<const ir::VarNode*>& captured);
+  void EmitParallelLaunch(const ir::ForNode* op, llvm::Function* lambda,
+                          llvm::StructType* closure_type, llvm::AllocaInst* closure);
 
   llvm::Value* Var(const ir::VarNode* var);
   void Bind(const ir::Var& var, llvm::Value* value);

@@ -86,32 +86,15 @@ class StoredElements : public ir::StmtVisitor {
 
 }  // namespace
 
-void CodeGenLLVM::EmitParallelFor(const ir::ForNode* op) {
-  llvm::Value* min = MakeValue(op->min);
-  llvm::Value* extent = MakeValue(op->extent);
-  llvm::Type* index_type = min->getType();
-  std::vector<const ir::VarNode*> captured;
-  for (const ir::VarNode* v : FreeVariables().Collect(op->body)) {
-    if (v != op->loop_var.get()) captured.push_back(v);
-  }
-
-  // Closure: {error message slot, min, extent, captured values...}.
-  std::vector<llvm::Type*> fields = {builder_.getInt8PtrTy(), index_type, index_type};
-  for (const ir::VarNode* v : captured) fields.push_back(Var(v)->getType());
-  auto* closure_type = llvm::StructType::create(*context_, fields, function_name_ + ".closure");
-  llvm::AllocaInst* closure = EntryAlloca(closure_type, 1, 8, "closure");
+// The task function: runs its static chunk of the loop's iterations, reading min, extent and
+// the captured values from the closure.
+llvm::Function* CodeGenLLVM::EmitParallelTask(const ir::ForNode* op, llvm::StructType* closure_type,
+                                              const std::vector<llvm::Type*>& fields,
+                                              const std::vector<const ir::VarNode*>& captured) {
+  llvm::Type* index_type = fields[1];
   auto field_address = [&](llvm::Value* base, unsigned i) {
     return builder_.CreateStructGEP(closure_type, base, i);
   };
-  builder_.CreateStore(llvm::ConstantPointerNull::get(builder_.getInt8PtrTy()),
-                       field_address(closure, 0));
-  builder_.CreateStore(min, field_address(closure, 1));
-  builder_.CreateStore(extent, field_address(closure, 2));
-  for (size_t i = 0; i < captured.size(); ++i) {
-    builder_.CreateStore(Var(captured[i]), field_address(closure, static_cast<unsigned>(i + 3)));
-  }
-
-  // The task function.
   llvm::Type* i32 = builder_.getInt32Ty();
   llvm::Type* i8p = builder_.getInt8PtrTy();
   auto* lambda_type = llvm::FunctionType::get(i32, {i32, i8p, i8p}, false);
@@ -161,7 +144,16 @@ void CodeGenLLVM::EmitParallelFor(const ir::ForNode* op) {
   task_error_slot_ = nullptr;
   vars_ = std::move(saved_vars);
   builder_.restoreIP(caller);
+  return lambda;
+}
 
+// Runs the tasks on the pool; a failed launch hands the failing task's message to the caller.
+void CodeGenLLVM::EmitParallelLaunch(const ir::ForNode* op, llvm::Function* lambda,
+                                     llvm::StructType* closure_type, llvm::AllocaInst* closure) {
+  llvm::Type* i8p = builder_.getInt8PtrTy();
+  auto field_address = [&](llvm::Value* base, unsigned i) {
+    return builder_.CreateStructGEP(closure_type, base, i);
+  };
   // One task (inline) for tiny work; else a few per thread of the pool (as -k). Each chunk costs
   // one uncontended atomic claim (tens of nanoseconds).
   const int64_t* iterations = ir::AsConstInt(op->extent);
@@ -187,6 +179,35 @@ void CodeGenLLVM::EmitParallelFor(const ir::ForNode* op) {
   builder_.SetInsertPoint(give_up);
   builder_.CreateRet(rc);
   builder_.SetInsertPoint(done);
+}
+
+void CodeGenLLVM::EmitParallelFor(const ir::ForNode* op) {
+  llvm::Value* min = MakeValue(op->min);
+  llvm::Value* extent = MakeValue(op->extent);
+  llvm::Type* index_type = min->getType();
+  std::vector<const ir::VarNode*> captured;
+  for (const ir::VarNode* v : FreeVariables().Collect(op->body)) {
+    if (v != op->loop_var.get()) captured.push_back(v);
+  }
+
+  // Closure: {error message slot, min, extent, captured values...}.
+  std::vector<llvm::Type*> fields = {builder_.getInt8PtrTy(), index_type, index_type};
+  for (const ir::VarNode* v : captured) fields.push_back(Var(v)->getType());
+  auto* closure_type = llvm::StructType::create(*context_, fields, function_name_ + ".closure");
+  llvm::AllocaInst* closure = EntryAlloca(closure_type, 1, 8, "closure");
+  auto field_address = [&](llvm::Value* base, unsigned i) {
+    return builder_.CreateStructGEP(closure_type, base, i);
+  };
+  builder_.CreateStore(llvm::ConstantPointerNull::get(builder_.getInt8PtrTy()),
+                       field_address(closure, 0));
+  builder_.CreateStore(min, field_address(closure, 1));
+  builder_.CreateStore(extent, field_address(closure, 2));
+  for (size_t i = 0; i < captured.size(); ++i) {
+    builder_.CreateStore(Var(captured[i]), field_address(closure, static_cast<unsigned>(i + 3)));
+  }
+
+  llvm::Function* lambda = EmitParallelTask(op, closure_type, fields, captured);
+  EmitParallelLaunch(op, lambda, closure_type, closure);
 }
 
 }  // namespace codegen
