@@ -204,10 +204,9 @@ arith::IntervalSet RelaxFully(const Expr& e, const arith::VarIntervalMap& relax,
   return s;
 }
 
-}  // namespace
-
-ScheduleAnalysis InferBound(const te::Schedule& schedule) {
-  ScheduleAnalysis result;
+// The stages that are not inlined, producers first, with their effective bodies (inlined
+// stages substituted), the stage of each operation and the consumers of each stage.
+void CollectStages(const te::Schedule& schedule, ScheduleAnalysis* result) {
   std::unordered_map<const te::StageNode*, Expr> inlined;
   std::unordered_map<const te::StageNode*, te::Tensor> canonical;
   for (const te::Stage& s : schedule->stages) canonical[s.node().get()] = s->op.output();
@@ -224,20 +223,145 @@ ScheduleAnalysis InferBound(const te::Schedule& schedule) {
     info.stage = s;
     info.tensor = canonical[s.node().get()];
     info.body = body;
-    result.stages.push_back(info);
+    result->stages.push_back(info);
   }
-  for (size_t i = 0; i < result.stages.size(); ++i) {
+  for (size_t i = 0; i < result->stages.size(); ++i) {
     for (const auto& kv : schedule->stage_map) {
-      if (kv.second.node() == result.stages[i].stage.node()) result.stage_of_op[kv.first] = i;
+      if (kv.second.node() == result->stages[i].stage.node()) result->stage_of_op[kv.first] = i;
     }
   }
-  for (size_t i = 0; i < result.stages.size(); ++i) {
-    for (size_t j = 0; j < result.stages.size(); ++j) {
-      CollectReads reads(result.stages[i].tensor.op().get());
-      reads.VisitExpr(result.stages[j].body);
-      if (!reads.reads.empty()) result.stages[i].consumers.push_back(j);
+  for (size_t i = 0; i < result->stages.size(); ++i) {
+    for (size_t j = 0; j < result->stages.size(); ++j) {
+      CollectReads reads(result->stages[i].tensor.op().get());
+      reads.VisitExpr(result->stages[j].body);
+      if (!reads.reads.empty()) result->stages[i].consumers.push_back(j);
     }
   }
+}
+
+// Shared memory belongs to the thread block: the block's threads fill it together, so its
+// region covers every thread index of the target bound outside the attach point. The thread
+// loops may belong to the target or to the stages it is attached in.
+void RelaxBlockThreads(const ScheduleAnalysis& result, const StageInfo& t, size_t pos,
+                       arith::VarIntervalMap* relax) {
+  const StageInfo* outer = &t;
+  size_t outer_pos = pos;
+  while (outer != nullptr) {
+    for (size_t l = 0; l <= outer_pos; ++l) {
+      const ir::IterVar& leaf = outer->stage->leaf_iter_vars[l];
+      auto attr = outer->stage->iter_var_attrs.find(leaf.get());
+      if (attr != outer->stage->iter_var_attrs.end() &&
+          attr->second.thread_tag.compare(0, 9, "threadIdx") == 0) {
+        (*relax)[leaf->var.get()] = arith::IntervalSet::FromRange(outer->ranges.at(leaf.get()));
+      }
+    }
+    const te::StageNode* o = outer->stage.node().get();
+    if (o->attach_type != te::AttachType::kScope) break;
+    auto parent = std::find_if(result.stages.begin(), result.stages.end(), [&](const StageInfo& x) {
+      return x.stage.node() == o->attach_stage;
+    });
+    if (parent == result.stages.end()) break;
+    outer_pos = LeafPosition(*parent, o->attach_ivar);
+    outer = &*parent;
+  }
+}
+
+// Loops inside the attach point sweep: the target's inner loops and every loop of the stages
+// attached (transitively) inside that point.
+arith::VarIntervalMap SweepingLoops(const ScheduleAnalysis& result, size_t i, size_t target,
+                                    size_t pos) {
+  const StageInfo& t = result.stages[target];
+  arith::VarIntervalMap relax;
+  for (size_t l = pos + 1; l < t.stage->leaf_iter_vars.size(); ++l) {
+    const ir::IterVar& leaf = t.stage->leaf_iter_vars[l];
+    relax[leaf->var.get()] = arith::IntervalSet::FromRange(t.ranges.at(leaf.get()));
+  }
+  if (result.stages[i].stage->scope == "shared") RelaxBlockThreads(result, t, pos, &relax);
+  for (size_t x = i + 1; x < result.stages.size(); ++x) {
+    if (x == target || !InsideScope(result.stages[x], t, pos)) continue;
+    for (const ir::IterVar& leaf : result.stages[x].stage->leaf_iter_vars) {
+      relax[leaf->var.get()] =
+          arith::IntervalSet::FromRange(result.stages[x].ranges.at(leaf.get()));
+    }
+  }
+  return relax;
+}
+
+// The indices at which the consumers of stage i read it, in terms of their loop variables.
+std::vector<std::vector<Expr>> ConsumerReads(const ScheduleAnalysis& result, size_t i,
+                                             size_t target, size_t pos) {
+  const StageInfo& info = result.stages[i];
+  const StageInfo& t = result.stages[target];
+  std::vector<std::vector<Expr>> reads;
+  for (size_t consumer : info.consumers) {
+    const StageInfo& cs = result.stages[consumer];
+    TESSERA_USER_CHECK(consumer == target || InsideScope(cs, t, pos))
+        << "compute_at of '" << info.stage.name() << "' into '" << t.stage.name() << "': '"
+        << info.stage.name() << "' is also read by '" << cs.stage.name()
+        << "', which runs outside that loop";
+    CollectReads collect(info.tensor.op().get());
+    collect.VisitExpr(cs.body);
+    ir::VarMap root_values;
+    for (const auto& kv : cs.root_values) root_values[kv.first] = kv.second;
+    for (const auto& idx : collect.reads) {
+      std::vector<Expr> in_loops;
+      for (const Expr& e : idx) in_loops.push_back(ir::Substitute(e, root_values));
+      reads.push_back(in_loops);
+    }
+  }
+  return reads;
+}
+
+// Narrows each dimension of `region` to what `reads` cover while `relax` sweeps.
+void CoverReads(const std::vector<std::vector<Expr>>& reads, const arith::VarIntervalMap& relax,
+                const arith::Analyzer& an, std::vector<Range>* region) {
+  for (size_t d = 0; d < region->size(); ++d) {
+    arith::IntervalSet covered;
+    bool first = true;
+    for (const auto& idx : reads) {
+      // An index read from memory (a gather) may be anything: the whole axis is needed.
+      arith::IntervalSet s =
+          ReadsData::Check(idx[d]) ? arith::IntervalSet() : RelaxFully(idx[d], relax, an);
+      covered = first ? s : arith::Union(covered, s, an);
+      first = false;
+    }
+    if (!covered.bounded()) continue;  // keep the whole axis
+    Expr extent = an.Simplify(covered.max - covered.min + 1);
+    if (!ir::AsConstInt(extent)) {
+      arith::ConstIntBound b = an.Bound(extent);
+      if (b.max == arith::ConstIntBound::kPosInf) continue;
+      extent = ir::IntImm(ir::DataType::Int(32), b.max);
+    }
+    (*region)[d] = Range::FromMinExtent(an.Simplify(covered.min), extent);
+  }
+}
+
+// Stage i is attached by compute_at: it computes only what its consumers read inside the
+// attach point.
+void NarrowAttachedRegion(const ScheduleAnalysis& result, size_t i, std::vector<Range>* region) {
+  const StageInfo& info = result.stages[i];
+  const te::StageNode* node = info.stage.node().get();
+  auto it = std::find_if(result.stages.begin(), result.stages.end(),
+                         [&](const StageInfo& x) { return x.stage.node() == node->attach_stage; });
+  TESSERA_USER_CHECK(it != result.stages.end())
+      << "compute_at of '" << info.stage.name() << "': its target stage '"
+      << node->attach_stage->op->name << "' is inlined";
+  size_t target = static_cast<size_t>(it - result.stages.begin());
+  const StageInfo& t = *it;
+  size_t pos = LeafPosition(t, node->attach_ivar);
+  TESSERA_USER_CHECK(!info.consumers.empty())
+      << "compute_at of '" << info.stage.name() << "': stage '" << t.stage.name()
+      << "' does not read '" << info.stage.name() << "' (directly or through inlined stages)";
+  arith::VarIntervalMap relax = SweepingLoops(result, i, target, pos);
+  std::vector<std::vector<Expr>> reads = ConsumerReads(result, i, target, pos);
+  CoverReads(reads, relax, result.analyzer, region);
+}
+
+}  // namespace
+
+ScheduleAnalysis InferBound(const te::Schedule& schedule) {
+  ScheduleAnalysis result;
+  CollectStages(schedule, &result);
 
   // Consumers before producers: a producer's region depends on its consumer's loops.
   arith::Analyzer& an = result.analyzer;
@@ -247,95 +371,7 @@ ScheduleAnalysis InferBound(const te::Schedule& schedule) {
     const auto* c = ComputeOf(info.stage);
     std::vector<Range> region;
     for (const ir::IterVar& iv : c->axis) region.push_back(iv->dom);
-    if (node->attach_type == te::AttachType::kScope) {
-      auto it = std::find_if(result.stages.begin(), result.stages.end(), [&](const StageInfo& x) {
-        return x.stage.node() == node->attach_stage;
-      });
-      TESSERA_USER_CHECK(it != result.stages.end())
-          << "compute_at of '" << info.stage.name() << "': its target stage '"
-          << node->attach_stage->op->name << "' is inlined";
-      size_t target = static_cast<size_t>(it - result.stages.begin());
-      const StageInfo& t = *it;
-      size_t pos = LeafPosition(t, node->attach_ivar);
-      TESSERA_USER_CHECK(!info.consumers.empty())
-          << "compute_at of '" << info.stage.name() << "': stage '" << t.stage.name()
-          << "' does not read '" << info.stage.name() << "' (directly or through inlined stages)";
-      // Loops inside the attach point sweep: the target's inner loops and every loop of the
-      // stages attached (transitively) inside that point.
-      arith::VarIntervalMap relax;
-      for (size_t l = pos + 1; l < t.stage->leaf_iter_vars.size(); ++l) {
-        const ir::IterVar& leaf = t.stage->leaf_iter_vars[l];
-        relax[leaf->var.get()] = arith::IntervalSet::FromRange(t.ranges.at(leaf.get()));
-      }
-      // Shared memory belongs to the thread block: the block's threads fill it together, so
-      // its region covers every thread index of the target bound outside the attach point.
-      // The thread loops may belong to the target or to the stages it is attached in.
-      if (node->scope == "shared") {
-        const StageInfo* outer = &t;
-        size_t outer_pos = pos;
-        while (outer != nullptr) {
-          for (size_t l = 0; l <= outer_pos; ++l) {
-            const ir::IterVar& leaf = outer->stage->leaf_iter_vars[l];
-            auto attr = outer->stage->iter_var_attrs.find(leaf.get());
-            if (attr != outer->stage->iter_var_attrs.end() &&
-                attr->second.thread_tag.compare(0, 9, "threadIdx") == 0) {
-              relax[leaf->var.get()] = arith::IntervalSet::FromRange(outer->ranges.at(leaf.get()));
-            }
-          }
-          const te::StageNode* o = outer->stage.node().get();
-          if (o->attach_type != te::AttachType::kScope) break;
-          auto parent =
-              std::find_if(result.stages.begin(), result.stages.end(),
-                           [&](const StageInfo& x) { return x.stage.node() == o->attach_stage; });
-          if (parent == result.stages.end()) break;
-          outer_pos = LeafPosition(*parent, o->attach_ivar);
-          outer = &*parent;
-        }
-      }
-      for (size_t x = i + 1; x < result.stages.size(); ++x) {
-        if (x == target || !InsideScope(result.stages[x], t, pos)) continue;
-        for (const ir::IterVar& leaf : result.stages[x].stage->leaf_iter_vars) {
-          relax[leaf->var.get()] =
-              arith::IntervalSet::FromRange(result.stages[x].ranges.at(leaf.get()));
-        }
-      }
-      std::vector<std::vector<Expr>> reads;
-      for (size_t consumer : info.consumers) {
-        const StageInfo& cs = result.stages[consumer];
-        TESSERA_USER_CHECK(consumer == target || InsideScope(cs, t, pos))
-            << "compute_at of '" << info.stage.name() << "' into '" << t.stage.name() << "': '"
-            << info.stage.name() << "' is also read by '" << cs.stage.name()
-            << "', which runs outside that loop";
-        CollectReads collect(info.tensor.op().get());
-        collect.VisitExpr(cs.body);
-        ir::VarMap root_values;
-        for (const auto& kv : cs.root_values) root_values[kv.first] = kv.second;
-        for (const auto& idx : collect.reads) {
-          std::vector<Expr> in_loops;
-          for (const Expr& e : idx) in_loops.push_back(ir::Substitute(e, root_values));
-          reads.push_back(in_loops);
-        }
-      }
-      for (size_t d = 0; d < region.size(); ++d) {
-        arith::IntervalSet covered;
-        bool first = true;
-        for (const auto& idx : reads) {
-          // An index read from memory (a gather) may be anything: the whole axis is needed.
-          arith::IntervalSet s =
-              ReadsData::Check(idx[d]) ? arith::IntervalSet() : RelaxFully(idx[d], relax, an);
-          covered = first ? s : arith::Union(covered, s, an);
-          first = false;
-        }
-        if (!covered.bounded()) continue;  // keep the whole axis
-        Expr extent = an.Simplify(covered.max - covered.min + 1);
-        if (!ir::AsConstInt(extent)) {
-          arith::ConstIntBound b = an.Bound(extent);
-          if (b.max == arith::ConstIntBound::kPosInf) continue;
-          extent = ir::IntImm(ir::DataType::Int(32), b.max);
-        }
-        region[d] = Range::FromMinExtent(an.Simplify(covered.min), extent);
-      }
-    }
+    if (node->attach_type == te::AttachType::kScope) NarrowAttachedRegion(result, i, &region);
     info.region = region;
     for (size_t d = 0; d < c->axis.size(); ++d) info.ranges[c->axis[d].get()] = region[d];
     for (const ir::IterVar& iv : c->reduce_axis) info.ranges[iv.get()] = iv->dom;
