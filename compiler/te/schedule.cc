@@ -196,21 +196,12 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   return cache;
 }
 
-Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) {
-  Stage s = (*this)[t];
-  const auto* c = s->op.as<ComputeOpNode>();
-  const auto* red = c->body.as<ir::ReduceNode>();
-  TESSERA_USER_CHECK(red) << "rfactor of '" << t.name() << "': it is not a reduction";
-  TESSERA_USER_CHECK(axis.defined() && axis->iter_kind == ir::IterKind::kReduce)
-      << "rfactor of '" << t.name() << "': the axis must be a reduction loop";
-  s.LeafIndex(axis, "rfactor");
-  TESSERA_USER_CHECK(factor_axis >= 0 && static_cast<size_t>(factor_axis) <= c->axis.size())
-      << "rfactor of '" << t.name() << "': factor_axis " << factor_axis << " is out of range [0, "
-      << c->axis.size() << "]";
-  TESSERA_USER_CHECK(s->attach_type == AttachType::kRoot || s->attach_type == AttachType::kScope)
-      << "rfactor of '" << t.name() << "': the stage is inlined";
-  CheckFreshName(*node_, c->name + ".rf", "rfactor", t);
-  // Extents of the reduction loops, from the (constant) reduction domains through the splits.
+namespace {
+
+// Extents of the reduction loops, from the (constant) reduction domains through the splits.
+std::unordered_map<const ir::Object*, int64_t> ReductionLoopExtents(const Stage& s,
+                                                                    const ComputeOpNode* c,
+                                                                    const Tensor& t) {
   std::unordered_map<const ir::Object*, int64_t> extent;
   for (const IterVar& iv : c->reduce_axis) {
     const int64_t* e = ir::AsConstInt(iv->dom.extent);
@@ -239,7 +230,20 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
       extent[rel.fused.get()] = extent.at(rel.outer.get()) * extent.at(rel.inner.get());
     }
   }
-  // Fresh variables for the loops of the factored tensor, and each reduction root in terms of them.
+  return extent;
+}
+
+// The loops of the factored tensor: the factored axis, the other reduction loops (fresh), each
+// reduction root in terms of them, and whether a point of uneven splits is inside the domain.
+struct FactoredLoops {
+  Var k_var;
+  std::unordered_map<const ir::Object*, Expr> value;
+  std::vector<IterVar> rf_reduce;
+  Expr in_domain;
+};
+
+FactoredLoops FactorLoops(const Stage& s, const IterVar& axis,
+                          const std::unordered_map<const ir::Object*, int64_t>& extent) {
   Var k_var(axis->var.name() + ".rf");
   std::unordered_map<const ir::Object*, Expr> value;
   std::vector<IterVar> rf_reduce;
@@ -269,34 +273,63 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
       value[rel.inner.get()] = floormod(value.at(rel.fused.get()), inner);
     }
   }
+  return {k_var, std::move(value), std::move(rf_reduce), in_domain};
+}
+
+// The factored tensor: the reduction with the factored axis as a spatial one (at factor_axis).
+Tensor ComputeFactored(const ComputeOpNode* c, const ir::ReduceNode* red, const IterVar& axis,
+                       int factor_axis, const FactoredLoops& loops,
+                       const std::unordered_map<const ir::Object*, int64_t>& extent) {
   ir::VarMap vmap;
-  for (const IterVar& iv : c->reduce_axis) vmap[iv->var.get()] = value.at(iv.get()) + iv->dom.min;
+  for (const IterVar& iv : c->reduce_axis)
+    vmap[iv->var.get()] = loops.value.at(iv.get()) + iv->dom.min;
   std::vector<Expr> shape;
   for (const IterVar& iv : c->axis) shape.push_back(iv->dom.extent);
   shape.insert(shape.begin() + factor_axis, ir::IntImm(DataType::Int(32), extent.at(axis.get())));
   Expr source = ir::Substitute(red->source, vmap);
   // The domain check comes first: padding iterations of uneven splits must not evaluate the
   // user's condition, which may read the input out of bounds (scalar && short-circuits).
-  Expr cond = in_domain && ir::Substitute(red->condition, vmap);
-  Tensor rf = compute(
+  Expr cond = loops.in_domain && ir::Substitute(red->condition, vmap);
+  return compute(
       shape,
       [&](const std::vector<Var>& idx) {
         ir::VarMap spatial;
         size_t j = 0;
         for (size_t i = 0; i < idx.size(); ++i) {
           if (static_cast<int>(i) == factor_axis) {
-            spatial[k_var.get()] = idx[i];
+            spatial[loops.k_var.get()] = idx[i];
           } else {
             spatial[c->axis[j++]->var.get()] = idx[i];
           }
         }
         Expr src = ir::Substitute(source, spatial);
         Expr cnd = ir::Substitute(cond, spatial);
-        if (rf_reduce.empty())
+        if (loops.rf_reduce.empty())
           return ir::if_then_else(cnd, src, ReduceIdentity(red->combiner, src.dtype()));
-        return ir::Reduce(red->combiner, src, rf_reduce, cnd);
+        return ir::Reduce(red->combiner, src, loops.rf_reduce, cnd);
       },
       c->name + ".rf", c->tag);
+}
+
+}  // namespace
+
+Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) {
+  Stage s = (*this)[t];
+  const auto* c = s->op.as<ComputeOpNode>();
+  const auto* red = c->body.as<ir::ReduceNode>();
+  TESSERA_USER_CHECK(red) << "rfactor of '" << t.name() << "': it is not a reduction";
+  TESSERA_USER_CHECK(axis.defined() && axis->iter_kind == ir::IterKind::kReduce)
+      << "rfactor of '" << t.name() << "': the axis must be a reduction loop";
+  s.LeafIndex(axis, "rfactor");
+  TESSERA_USER_CHECK(factor_axis >= 0 && static_cast<size_t>(factor_axis) <= c->axis.size())
+      << "rfactor of '" << t.name() << "': factor_axis " << factor_axis << " is out of range [0, "
+      << c->axis.size() << "]";
+  TESSERA_USER_CHECK(s->attach_type == AttachType::kRoot || s->attach_type == AttachType::kScope)
+      << "rfactor of '" << t.name() << "': the stage is inlined";
+  CheckFreshName(*node_, c->name + ".rf", "rfactor", t);
+  std::unordered_map<const ir::Object*, int64_t> extent = ReductionLoopExtents(s, c, t);
+  FactoredLoops loops = FactorLoops(s, axis, extent);
+  Tensor rf = ComputeFactored(c, red, axis, factor_axis, loops, extent);
   // The original stage now reduces the factored tensor over the factored axis.
   IterVar kr =
       reduce_axis(ir::IntImm(DataType::Int(32), extent.at(axis.get())), axis->var.name() + ".v");
