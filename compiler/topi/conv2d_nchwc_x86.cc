@@ -261,30 +261,18 @@ space::ConfigEntity Conv2dNCHWcWithInputBlock(const space::ConfigSpace& space,
   return space.WithSplitInner(config, "tile_ic", ic_bn);
 }
 
-ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
-                           const OutputEpilogue* epilogue, bool input_halo) {
-  CheckShape(sh);
-  const auto [ic_bn, oc_bn] = Conv2dNCHWcBlocks(config);
-  const int64_t reg_h = config.Split("tile_oh")[1];
-  const int64_t reg_n = config.Split("tile_ow")[1];
-  const bool unroll_kw = config.Value("unroll_kw") != 0;
-  const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad, stride = sh.stride;
-  TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && oh % reg_h == 0 && ow % reg_n == 0)
-      << "conv2d_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
-  const bool split_borders = config.Value("border_rows") != 0;
-  TESSERA_USER_CHECK(!split_borders || CanSplitBorders(sh))
-      << "conv2d_NCHWc.x86: config " << config.ToString() << " splits border rows the shape lacks";
+namespace {
 
-  te::Tensor data = te::placeholder({I(sh.n), I(sh.c / ic_bn), I(sh.h), I(sh.w), I(ic_bn)},
-                                    DataType::Float(32), "data");
-  te::Tensor kernel =
-      te::placeholder({I(sh.k / oc_bn), I(sh.c / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
-                      DataType::Float(32), "kernel");
-  te::Tensor padded = PaddedBlockedData(data, sh, ic_bn, input_halo);
-  const bool pad_stage = pad > 0 && !input_halo;
+// The operands of one blocked convolution, and the stages that compute its output rows.
+struct BlockedConv {
+  const Conv2dShape& sh;
+  int64_t ic_bn, oc_bn;
+  te::Tensor data, kernel, padded;
+
   // Output rows [row0, row0 + rows) over kernel rows [kh0, kh1).
-  auto conv_rows = [&](int64_t row0, int64_t rows, int64_t kh0, int64_t kh1,
-                       const std::string& name) {
+  te::Tensor Rows(int64_t row0, int64_t rows, int64_t kh0, int64_t kh1,
+                  const std::string& name) const {
+    const int64_t ow = sh.ow(), stride = sh.stride;
     ir::IterVar icc = te::reduce_axis(I(sh.c / ic_bn), "icc");
     ir::IterVar ici = te::reduce_axis(I(ic_bn), "ici");
     ir::IterVar kh = te::reduce_axis(I(kh1 - kh0), "kh");
@@ -298,44 +286,53 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
                          {icc, ici, kh, kw});
         },
         name);
-  };
+  }
 
-  auto args = [&](const te::Tensor& out) {
+  std::vector<te::Tensor> Args(const OutputEpilogue* epilogue, const te::Tensor& out) const {
     std::vector<te::Tensor> a = {data, kernel};
     if (epilogue) a.insert(a.end(), epilogue->inputs.begin(), epilogue->inputs.end());
     a.push_back(out);
     return a;
-  };
-  // The image nest computes the padding rows like any other (border_rows does not apply).
-  const bool image = config.Value("image_acc") != 0;
-  if (image || !split_borders) {
-    te::Tensor conv = conv_rows(0, oh, 0, sh.r, "conv_NCHWc");
-    te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
-    te::Schedule s = te::create_schedule({out});
-    InlineEpilogueStages(s, {"data_pad"});
-    if (pad_stage) {
-      te::Stage p = s[padded];
-      p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
-    }
-    if (image) {
-      ScheduleImageTile(s, conv, out, kernel, reg_h, reg_n, unroll_kw);
-    } else {
-      ScheduleRegisterTile(s, conv, out, reg_h, reg_n, unroll_kw);
-    }
-    return {s, args(out), Conv2dFlops(sh)};
   }
+};
 
-  // Each border row in a stage of its own running only its in-bounds kernel rows, the middle
-  // rows in one stage, then one pass gathers the rows into the output.
+void ParallelPadding(te::Schedule& s, const te::Tensor& padded) {
+  te::Stage p = s[padded];
+  p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+}
+
+// All output rows in one stage, in register tiles or (image) in accumulators of the whole image.
+ScheduledOp Conv2dOneStage(const BlockedConv& bc, const OutputEpilogue* epilogue, bool pad_stage,
+                           bool image, int64_t reg_h, int64_t reg_n, bool unroll_kw) {
+  const Conv2dShape& sh = bc.sh;
+  te::Tensor conv = bc.Rows(0, sh.oh(), 0, sh.r, "conv_NCHWc");
+  te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
+  te::Schedule s = te::create_schedule({out});
+  InlineEpilogueStages(s, {"data_pad"});
+  if (pad_stage) ParallelPadding(s, bc.padded);
+  if (image) {
+    ScheduleImageTile(s, conv, out, bc.kernel, reg_h, reg_n, unroll_kw);
+  } else {
+    ScheduleRegisterTile(s, conv, out, reg_h, reg_n, unroll_kw);
+  }
+  return {s, bc.Args(epilogue, out), Conv2dFlops(sh)};
+}
+
+// Each border row in a stage of its own running only its in-bounds kernel rows, the middle
+// rows in one stage, then one pass gathers the rows into the output.
+ScheduledOp Conv2dBorderRowsApart(const BlockedConv& bc, const OutputEpilogue* epilogue,
+                                  bool pad_stage, int64_t reg_h, int64_t reg_n, bool unroll_kw) {
+  const Conv2dShape& sh = bc.sh;
+  const int64_t oh = sh.oh(), ow = sh.ow(), oc_bn = bc.oc_bn;
   const BorderRows b = BorderRowsOf(sh);
   const int64_t middle_rows = oh - b.top - b.bottom;
   std::vector<std::pair<int64_t, te::Tensor>> border;  // (output row, its stage)
   for (int64_t y = 0; y < oh; ++y) {
     if (y >= b.top && y < oh - b.bottom) continue;
     auto [kh0, kh1] = KernelRowsOf(sh, y);
-    border.emplace_back(y, conv_rows(y, 1, kh0, kh1, "conv_row" + std::to_string(y)));
+    border.emplace_back(y, bc.Rows(y, 1, kh0, kh1, "conv_row" + std::to_string(y)));
   }
-  te::Tensor middle = conv_rows(b.top, middle_rows, 0, sh.r, "conv_middle");
+  te::Tensor middle = bc.Rows(b.top, middle_rows, 0, sh.r, "conv_middle");
   te::Tensor gathered = te::compute(
       {I(sh.n), I(sh.k / oc_bn), I(oh), I(ow), I(oc_bn)},
       [&](const std::vector<Var>& i) {
@@ -351,10 +348,7 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   te::Tensor out = epilogue ? epilogue->apply(gathered) : gathered;
   te::Schedule s = te::create_schedule({out});
   InlineEpilogueStages(s, {"data_pad"});
-  if (pad_stage) {
-    te::Stage p = s[padded];
-    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
-  }
+  if (pad_stage) ParallelPadding(s, bc.padded);
   for (const auto& entry : border) {
     ScheduleRegisterTile(s, entry.second, entry.second, 1, reg_n, unroll_kw);
   }
@@ -363,7 +357,39 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   te::Stage o = s[out];
   o.parallel(o.fuse(o.axis(0), o.axis(1)));
   o.vectorize(o.axis(4));
-  return {s, args(out), Conv2dFlops(sh)};
+  return {s, bc.Args(epilogue, out), Conv2dFlops(sh)};
+}
+
+}  // namespace
+
+ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
+                           const OutputEpilogue* epilogue, bool input_halo) {
+  CheckShape(sh);
+  const auto [ic_bn, oc_bn] = Conv2dNCHWcBlocks(config);
+  const int64_t reg_h = config.Split("tile_oh")[1];
+  const int64_t reg_n = config.Split("tile_ow")[1];
+  const bool unroll_kw = config.Value("unroll_kw") != 0;
+  const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad;
+  TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && oh % reg_h == 0 && ow % reg_n == 0)
+      << "conv2d_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
+  const bool split_borders = config.Value("border_rows") != 0;
+  TESSERA_USER_CHECK(!split_borders || CanSplitBorders(sh))
+      << "conv2d_NCHWc.x86: config " << config.ToString() << " splits border rows the shape lacks";
+
+  te::Tensor data = te::placeholder({I(sh.n), I(sh.c / ic_bn), I(sh.h), I(sh.w), I(ic_bn)},
+                                    DataType::Float(32), "data");
+  te::Tensor kernel =
+      te::placeholder({I(sh.k / oc_bn), I(sh.c / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
+                      DataType::Float(32), "kernel");
+  te::Tensor padded = PaddedBlockedData(data, sh, ic_bn, input_halo);
+  const bool pad_stage = pad > 0 && !input_halo;
+  const BlockedConv bc{sh, ic_bn, oc_bn, data, kernel, padded};
+  // The image nest computes the padding rows like any other (border_rows does not apply).
+  const bool image = config.Value("image_acc") != 0;
+  if (image || !split_borders) {
+    return Conv2dOneStage(bc, epilogue, pad_stage, image, reg_h, reg_n, unroll_kw);
+  }
+  return Conv2dBorderRowsApart(bc, epilogue, pad_stage, reg_h, reg_n, unroll_kw);
 }
 
 Conv2dOperands Conv2dNCHWCompute(const Conv2dShape& sh) {
