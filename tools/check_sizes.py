@@ -22,7 +22,6 @@ MAX_FILE_LINES = 600
 
 # (file, function) -> why it is still long
 KNOWN_EXCEPTIONS = {
-    ("compiler/topi/conv2d_winograd_x86.cc", "Conv2dWinogradX86"): "the template's stages",
 }
 
 CONTROL = re.compile(r"^\s*(\}\s*)?(if|for|while|switch|else|do|catch|try|namespace|class|"

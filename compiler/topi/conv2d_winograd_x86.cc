@@ -173,28 +173,26 @@ std::vector<float> WinogradWeights(const std::vector<float>& kernel, const Conv2
   return u;
 }
 
-ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& config,
-                              const OutputEpilogue* epilogue, bool input_halo) {
-  Conv2dWinogradX86Space(sh);  // checks the shape
-  const int64_t ic_bn = config.Split("tile_ic")[1], oc_bn = config.Split("tile_oc")[1];
-  const int64_t m = WinogradTile(config);
-  TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && sh.oh() % m == 0 && sh.ow() % m == 0)
-      << "conv2d_winograd_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
-  const WinogradMatrices& wm = MatricesOf(m);
-  const int64_t alpha = wm.alpha, pad = sh.pad;
-  const int64_t tiles_h = sh.oh() / m, tiles_w = sh.ow() / m;
-  const int64_t reg_tiles = LargestDivisorAtMost(tiles_w, config.Value("tiles"));
-  const int64_t block_rows = LargestDivisorAtMost(tiles_h, config.Value("rows"));
-  const int64_t oc_parts = LargestDivisorAtMost(sh.k / oc_bn, config.Value("oc_parts"));
-  const DataType f32 = DataType::Float(32);
+namespace {
 
+// The template's tensors: the input transform Bᵀ d B, the α² products with the transformed
+// weights, and the output transform Aᵀ M A.
+struct WinogradStages {
+  te::Tensor data, weights, padded, input_cols, input_tiles, products, output_rows, conv;
+};
+
+WinogradStages WinogradCompute(const Conv2dShape& sh, int64_t ic_bn, int64_t oc_bn, int64_t m,
+                               bool input_halo) {
+  const WinogradMatrices& wm = MatricesOf(m);
+  const int64_t alpha = wm.alpha;
+  const int64_t tiles_h = sh.oh() / m, tiles_w = sh.ow() / m;
+  const DataType f32 = DataType::Float(32);
   te::Tensor data =
       te::placeholder({I(sh.n), I(sh.c / ic_bn), I(sh.h), I(sh.w), I(ic_bn)}, f32, "data");
   te::Tensor weights =
       te::placeholder({I(alpha), I(alpha), I(sh.k / oc_bn), I(sh.c / ic_bn), I(ic_bn), I(oc_bn)},
                       f32, "winograd_weights");
   te::Tensor padded = PaddedBlockedData(data, sh, ic_bn, input_halo);
-  const bool pad_stage = pad > 0 && !input_halo;
   // Input transform Bᵀ d B, one side at a time: columns, then rows.
   // [n, ty, ξ, j, cb, tx, ci]
   te::Tensor input_cols = te::compute(
@@ -244,30 +242,17 @@ ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& 
                        [&](int64_t xi) { return output_rows(i[0], ty, I(xi), i[1], tx, b, i[4]); });
       },
       "conv_winograd");
-  te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
+  return {data, weights, padded, input_cols, input_tiles, products, output_rows, conv};
+}
 
-  te::Schedule s = te::create_schedule({out});
-  // The transforms are stages of their own; the epilogue and the final transform inline.
-  InlineEpilogueStages(
-      s, {"data_pad", "winograd_input_cols", "winograd_input", "winograd_output_rows"});
-  if (pad_stage) {
-    te::Stage p = s[padded];
-    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
-  }
-  // The output: rows of tiles in parallel, each tile's m×m outputs unrolled.
-  te::Stage o = s[out];
-  auto [ty, a] = o.split(o.axis(2), I(m));
-  auto [tx, b] = o.split(o.axis(3), I(m));
-  auto [ty_block, ty_in] = o.split(ty, I(block_rows));
-  auto [oc_part, ocb] = o.split_nparts(o.axis(1), I(oc_parts));
-  ir::IterVar n = o.axis(0), oc = o.axis(4);
-  o.reorder({n, ty_block, oc_part, ty_in, ocb, tx, a, b, oc});
-  ir::IterVar row = o.fuse(o.fuse(n, ty_block), oc_part);
-  o.parallel(row);
-  o.unroll(a);
-  o.unroll(b);
-  o.vectorize(oc);
-  // The row's transformed input and products, computed for each row of tiles.
+// The row's transformed input and products, computed for each row of tiles of the output
+// stage o (its fused loop `row`), and the output transform's rows for each tile (loop tx).
+void ScheduleRowStages(te::Schedule& s, const WinogradStages& w, te::Stage& o,
+                       const ir::IterVar& row, const ir::IterVar& tx, int64_t reg_tiles) {
+  const te::Tensor& input_tiles = w.input_tiles;
+  const te::Tensor& input_cols = w.input_cols;
+  const te::Tensor& products = w.products;
+  const te::Tensor& output_rows = w.output_rows;
   te::Stage v = s[input_tiles];
   v.compute_at(o, row);
   {
@@ -305,6 +290,53 @@ ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& 
   rows.unroll(rows.axis(2));
   rows.unroll(rows.axis(5));
   rows.vectorize(rows.axis(6));
+}
+
+}  // namespace
+
+ScheduledOp Conv2dWinogradX86(const Conv2dShape& sh, const space::ConfigEntity& config,
+                              const OutputEpilogue* epilogue, bool input_halo) {
+  Conv2dWinogradX86Space(sh);  // checks the shape
+  const int64_t ic_bn = config.Split("tile_ic")[1], oc_bn = config.Split("tile_oc")[1];
+  const int64_t m = WinogradTile(config);
+  TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && sh.oh() % m == 0 && sh.ow() % m == 0)
+      << "conv2d_winograd_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
+  const int64_t pad = sh.pad;
+  const int64_t tiles_h = sh.oh() / m, tiles_w = sh.ow() / m;
+  const int64_t reg_tiles = LargestDivisorAtMost(tiles_w, config.Value("tiles"));
+  const int64_t block_rows = LargestDivisorAtMost(tiles_h, config.Value("rows"));
+  const int64_t oc_parts = LargestDivisorAtMost(sh.k / oc_bn, config.Value("oc_parts"));
+
+  const WinogradStages w = WinogradCompute(sh, ic_bn, oc_bn, m, input_halo);
+  const te::Tensor& data = w.data;
+  const te::Tensor& weights = w.weights;
+  const te::Tensor& padded = w.padded;
+  const te::Tensor& conv = w.conv;
+  const bool pad_stage = pad > 0 && !input_halo;
+  te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
+
+  te::Schedule s = te::create_schedule({out});
+  // The transforms are stages of their own; the epilogue and the final transform inline.
+  InlineEpilogueStages(
+      s, {"data_pad", "winograd_input_cols", "winograd_input", "winograd_output_rows"});
+  if (pad_stage) {
+    te::Stage p = s[padded];
+    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+  }
+  // The output: rows of tiles in parallel, each tile's m×m outputs unrolled.
+  te::Stage o = s[out];
+  auto [ty, a] = o.split(o.axis(2), I(m));
+  auto [tx, b] = o.split(o.axis(3), I(m));
+  auto [ty_block, ty_in] = o.split(ty, I(block_rows));
+  auto [oc_part, ocb] = o.split_nparts(o.axis(1), I(oc_parts));
+  ir::IterVar n = o.axis(0), oc = o.axis(4);
+  o.reorder({n, ty_block, oc_part, ty_in, ocb, tx, a, b, oc});
+  ir::IterVar row = o.fuse(o.fuse(n, ty_block), oc_part);
+  o.parallel(row);
+  o.unroll(a);
+  o.unroll(b);
+  o.vectorize(oc);
+  ScheduleRowStages(s, w, o, row, tx, reg_tiles);
 
   std::vector<te::Tensor> args = {data, weights};
   if (epilogue) args.insert(args.end(), epilogue->inputs.begin(), epilogue->inputs.end());
