@@ -7,9 +7,9 @@ Usage: check_sizes.py [ROOT]   (default: the current directory)
 
 Functions are found by their text, not parsed: a line ending in `) {` (or `) const {`, ...) that
 is not a control statement opens one, which ends at its matching brace. Lambdas count inside
-their function. KNOWN_EXCEPTIONS lists the functions that break the rule today and are being
-split; the list must stay exact (an exception that no longer occurs is reported too), so it
-only shrinks.
+their function. KNOWN_EXCEPTIONS may list a function that breaks the rule while it is being
+split (empty now); the list must stay exact (an exception that no longer occurs is reported too),
+so it only shrinks.
 """
 import os
 import re
