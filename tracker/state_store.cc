@@ -1,24 +1,10 @@
 #include "tracker/state_store.h"
 
-#include "common/error.h"
-#include "common/file.h"
 #include "common/sqlite.h"
+#include "tracker/state_db.h"
 
 namespace tessera {
 namespace tracker {
-namespace {
-
-// Every failure of the state database is the user's to fix (a corrupt file, a full disk).
-void ThrowStateError(const std::string& dir, const SqliteFailure& failure) {
-  if (failure.opening) {
-    throw ConfigError("--state '" + dir + "': cannot open " + failure.path + ": " + failure.detail);
-  }
-  throw ConfigError("tracker state '" + failure.path + "': " + failure.what + ": " +
-                    failure.detail);
-}
-
-}  // namespace
-
 StateChange StateChange::SaveServer(const ServerEntry& server) {
   StateChange change;
   change.kind = Kind::kSaveServer;
@@ -41,13 +27,7 @@ StateChange StateChange::DeleteRequest(const std::string& request_id) {
 }
 
 StateStore::StateStore(const std::string& dir) {
-  MakeDirectories(dir, "--state");
-  db_ = std::make_unique<Database>(
-      dir + "/tracker.db", /*create=*/true,
-      [dir](const SqliteFailure& failure) { ThrowStateError(dir, failure); },
-      /*busy_timeout_ms=*/2000);
-  db_->Exec("PRAGMA journal_mode=WAL");
-  db_->Exec("PRAGMA synchronous=NORMAL");
+  db_ = OpenStateDatabase(dir, "tracker.db", "tracker state");
   db_->Exec(
       "CREATE TABLE IF NOT EXISTS servers (server_id TEXT PRIMARY KEY, key TEXT NOT NULL, "
       "address TEXT NOT NULL, info BLOB NOT NULL)");

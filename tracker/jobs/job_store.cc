@@ -4,32 +4,14 @@
 #include <limits>
 
 #include "common/error.h"
-#include "common/file.h"
 #include "common/sqlite.h"
 #include "records/tuning_log.h"
+#include "tracker/state_db.h"
 
 namespace tessera {
 namespace tracker {
-namespace {
-
-// Every failure of the jobs database is the user's to fix (a corrupt file, a full disk).
-void ThrowJobsError(const std::string& dir, const SqliteFailure& failure) {
-  if (failure.opening) {
-    throw ConfigError("--state '" + dir + "': cannot open " + failure.path + ": " + failure.detail);
-  }
-  throw ConfigError("tracker jobs '" + failure.path + "': " + failure.what + ": " + failure.detail);
-}
-
-}  // namespace
-
 JobStore::JobStore(const std::string& dir) {
-  MakeDirectories(dir, "--state");
-  db_ = std::make_unique<Database>(
-      dir + "/jobs.db", /*create=*/true,
-      [dir](const SqliteFailure& failure) { ThrowJobsError(dir, failure); },
-      /*busy_timeout_ms=*/2000);
-  db_->Exec("PRAGMA journal_mode=WAL");
-  db_->Exec("PRAGMA synchronous=NORMAL");
+  db_ = OpenStateDatabase(dir, "jobs.db", "tracker jobs");
   db_->Exec(
       "CREATE TABLE IF NOT EXISTS jobs (job_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, "
       "user TEXT NOT NULL, priority INTEGER NOT NULL, target TEXT NOT NULL, "
