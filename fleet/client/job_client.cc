@@ -1,7 +1,5 @@
 #include "fleet/client/job_client.h"
 
-#include <chrono>
-
 #include "fleet/client/channel.h"
 #include "fleet/client/retry.h"
 #include "fleet/secrets.h"
@@ -19,11 +17,7 @@ void JobClient::Call(const char* what,
   CallWithRetry(std::string("tracker ") + options_.address + " (" + what + ")",
                 options_.retry_window_ms, [&] {
                   grpc::ClientContext context;
-                  if (!options_.token.empty()) {
-                    context.AddMetadata(fleet::kTokenHeader, options_.token);
-                  }
-                  context.set_deadline(std::chrono::system_clock::now() +
-                                       std::chrono::milliseconds(options_.rpc_timeout_ms));
+                  PrepareTrackerCall(&context, options_.token, options_.rpc_timeout_ms);
                   return call(&context);
                 });
 }
