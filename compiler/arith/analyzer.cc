@@ -335,6 +335,21 @@ class Simplifier : public ir::ExprMutator {
     rest->constant = f.constant - quotient->constant * c;
   }
 
+  // Splits `a` into q * c + rest. True when rest's bounds keep it inside one window
+  // [window * c, (window + 1) * c), where floordiv and floormod by c are constants.
+  bool SplitIntoWindow(const Expr& a, int64_t c, LinearForm* q, Expr* rest, int64_t* window) {
+    LinearForm r;
+    SplitByDivisor(a, c, q, &r);
+    *rest = FromLinear(r, a.dtype());
+    ConstIntBound rb = Bound(*rest);
+    if (rb.min == ConstIntBound::kNegInf || rb.max == ConstIntBound::kPosInf ||
+        FloorDivInt(rb.min, c) != FloorDivInt(rb.max, c)) {
+      return false;
+    }
+    *window = FloorDivInt(rb.min, c);
+    return true;
+  }
+
   Expr SimplifyFloorDiv(const Expr& a, int64_t c) {
     DataType t = a.dtype();
     if (c == 1) return a;
@@ -342,13 +357,11 @@ class Simplifier : public ir::ExprMutator {
       const int64_t* c2 = ir::AsConstInt(inner->b);
       if (c2 && *c2 > 0) return SimplifyFloorDiv(inner->a, *c2 * c);
     }
-    LinearForm q, r;
-    SplitByDivisor(a, c, &q, &r);
-    Expr rest = FromLinear(r, t);
-    ConstIntBound rb = Bound(rest);
-    if (rb.min != ConstIntBound::kNegInf && rb.max != ConstIntBound::kPosInf &&
-        FloorDivInt(rb.min, c) == FloorDivInt(rb.max, c)) {
-      q.constant += FloorDivInt(rb.min, c);
+    LinearForm q;
+    Expr rest;
+    int64_t window = 0;
+    if (SplitIntoWindow(a, c, &q, &rest, &window)) {
+      q.constant += window;
       return FromLinear(q, t);
     }
     if (q.terms.empty() && q.constant == 0) return ir::FloorDiv(rest, ir::IntImm(t, c));
@@ -362,13 +375,11 @@ class Simplifier : public ir::ExprMutator {
       const int64_t* c2 = ir::AsConstInt(inner->b);
       if (c2 && *c2 > 0 && *c2 % c == 0) return SimplifyFloorMod(inner->a, c);
     }
-    LinearForm q, r;
-    SplitByDivisor(a, c, &q, &r);
-    Expr rest = FromLinear(r, t);
-    ConstIntBound rb = Bound(rest);
-    if (rb.min != ConstIntBound::kNegInf && rb.max != ConstIntBound::kPosInf &&
-        FloorDivInt(rb.min, c) == FloorDivInt(rb.max, c)) {
-      return Linear(ir::Sub(rest, ir::IntImm(t, FloorDivInt(rb.min, c) * c)));
+    LinearForm q;
+    Expr rest;
+    int64_t window = 0;
+    if (SplitIntoWindow(a, c, &q, &rest, &window)) {
+      return Linear(ir::Sub(rest, ir::IntImm(t, window * c)));
     }
     return ir::FloorMod(rest, ir::IntImm(t, c));
   }
