@@ -18,31 +18,32 @@ int64_t BlockedIndex(const NCHWDims& d, int64_t bn, int64_t b, int64_t ch, int64
   return ((((b * (d.c / bn) + ch / bn) * d.h + y) * d.w + x) * bn) + ch % bn;
 }
 
+// Calls visit(plain, blocked) with the NCHW and NCHW[bn]c indices of every element, in NCHW
+// order: both directions of the layout change walk the tensor the same way.
+template <typename Visit>
+void ForEachBlocked(const NCHWDims& d, int64_t bn, Visit visit) {
+  for (int64_t b = 0, i = 0; b < d.n; ++b) {
+    for (int64_t ch = 0; ch < d.c; ++ch) {
+      for (int64_t y = 0; y < d.h; ++y) {
+        for (int64_t x = 0; x < d.w; ++x) visit(i++, BlockedIndex(d, bn, b, ch, y, x));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<float> ToNCHWc(const std::vector<float>& plain, const NCHWDims& d, int64_t bn) {
   Check(plain, d, bn);
   std::vector<float> out(plain.size());
-  for (int64_t b = 0, i = 0; b < d.n; ++b) {
-    for (int64_t ch = 0; ch < d.c; ++ch) {
-      for (int64_t y = 0; y < d.h; ++y) {
-        for (int64_t x = 0; x < d.w; ++x) out[BlockedIndex(d, bn, b, ch, y, x)] = plain[i++];
-      }
-    }
-  }
+  ForEachBlocked(d, bn, [&](int64_t i, int64_t blocked) { out[blocked] = plain[i]; });
   return out;
 }
 
 std::vector<float> FromNCHWc(const std::vector<float>& blocked, const NCHWDims& d, int64_t bn) {
   Check(blocked, d, bn);
   std::vector<float> out(blocked.size());
-  for (int64_t b = 0, i = 0; b < d.n; ++b) {
-    for (int64_t ch = 0; ch < d.c; ++ch) {
-      for (int64_t y = 0; y < d.h; ++y) {
-        for (int64_t x = 0; x < d.w; ++x) out[i++] = blocked[BlockedIndex(d, bn, b, ch, y, x)];
-      }
-    }
-  }
+  ForEachBlocked(d, bn, [&](int64_t i, int64_t at) { out[i] = blocked[at]; });
   return out;
 }
 
