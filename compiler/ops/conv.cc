@@ -20,13 +20,7 @@ using graph::Value;
 using ir::Expr;
 using ir::Var;
 
-std::string CheckConv(const Node& node) {
-  const Conv2dAttrs a = ParseConv2dAttrs(node);
-  if (a.auto_pad != "NOTSET" && a.auto_pad != "VALID") {
-    return "auto_pad=" + a.auto_pad + " is not supported (NOTSET, VALID)";
-  }
-  return "";
-}
+std::string CheckConv(const Node& node) { return CheckAutoPad(ParseConv2dAttrs(node).auto_pad); }
 
 void InferConv(Graph& g, const Node& node) {
   const Value& x = In(g, node, 0);

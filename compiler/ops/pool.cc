@@ -21,9 +21,8 @@ using ir::Var;
 
 std::string CheckPool(const Node& node) {
   const PoolAttrs a = ParsePoolAttrs(node);
-  if (a.auto_pad != "NOTSET" && a.auto_pad != "VALID") {
-    return "auto_pad=" + a.auto_pad + " is not supported (NOTSET, VALID)";
-  }
+  std::string pad_problem = CheckAutoPad(a.auto_pad);
+  if (!pad_problem.empty()) return pad_problem;
   for (int64_t d : a.dilations) {
     if (d != 1) return "pooling with dilations is not supported";
   }

@@ -12,5 +12,12 @@ int64_t WindowOut(int64_t in, int64_t k, int64_t stride, int64_t pad_begin, int6
   return out;
 }
 
+std::string CheckAutoPad(const std::string& auto_pad) {
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
+    return "auto_pad=" + auto_pad + " is not supported (NOTSET, VALID)";
+  }
+  return "";
+}
+
 }  // namespace ops
 }  // namespace tessera
