@@ -3,9 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
-#include <unordered_map>
-#include <unordered_set>
 
+#include "compiler/codegen/c/c_printer.h"
 #include "compiler/codegen/c/c_syntax.h"
 #include "compiler/ir/builtin.h"
 #include "compiler/ir/free_vars.h"
@@ -93,18 +92,14 @@ std::string Quote(const std::string& s) {
 // Expressions print through ExprFunctor (one VisitExpr_ per node kind), statements emit through
 // StmtFunctor; kinds that lowering removes (ProducerLoad, Reduce, ProducerStore, ...) are
 // internal errors.
-class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
-                 public ir::StmtFunctor<void(const Stmt&)> {
+class CodeGenC : public CFamilyPrinter {
  public:
-  CodeGenC() {
-    for (const char* reserved :
-         {"lane",    "vec_value", "closure", "extent", "chunk",   "begin",  "end",
-          "task_id", "penv",      "cdata",   "int",    "float",   "double", "char",
-          "void",    "return",    "for",     "if",     "else",    "do",     "while",
-          "default", "case",      "switch",  "break",  "continue"}) {
-      used_names_.insert(reserved);
-    }
-  }
+  CodeGenC()
+      : CFamilyPrinter("C",
+                       {"lane",    "vec_value", "closure", "extent", "chunk",   "begin",  "end",
+                        "task_id", "penv",      "cdata",   "int",    "float",   "double", "char",
+                        "void",    "return",    "for",     "if",     "else",    "do",     "while",
+                        "default", "case",      "switch",  "break",  "continue"}) {}
 
   std::string Generate(const std::vector<ir::PrimFunc>& funcs) {
     std::ostringstream body;
@@ -116,25 +111,6 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
   }
 
  private:
-  // ------------------------------------------------------------------ names
-  std::string Define(const ir::Var& v) {
-    std::string base;
-    for (char c : v.name()) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
-    std::string name = base;
-    for (int n = 1; used_names_.count(name); ++n) name = base + "_" + std::to_string(n);
-    used_names_.insert(name);
-    names_[v.get()] = name;
-    return name;
-  }
-  const std::string& NameOf(const ir::Object* v) {
-    auto it = names_.find(v);
-    TESSERA_INTERNAL_CHECK(it != names_.end())
-        << "C codegen: variable '" << static_cast<const ir::VarNode*>(v)->name_hint
-        << "' used before definition";
-    return it->second;
-  }
-
   // ------------------------------------------------------------------ functions
   std::string Function(const ir::PrimFunc& f) {
     TESSERA_INTERNAL_CHECK(f->params.size() == 6) << "C codegen expects packed-API functions";
@@ -156,15 +132,7 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
     return out.str();
   }
 
-  std::ostream& Line() { return *out_ << std::string(indent_ * 2, ' '); }
-
   // ------------------------------------------------------------------ statements
-  void EmitStmt(const Stmt& s) {
-    if (s.defined()) VisitStmt(s);
-  }
-  void VisitStmt_(const ir::SeqStmtNode* seq) override {
-    for (const Stmt& x : seq->seq) EmitStmt(x);
-  }
   void VisitStmt_(const ir::LetStmtNode* let) override {
     std::string value = Print(let->value);
     std::string name = Define(let->var);
@@ -172,7 +140,6 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
     Line() << "(void)" << name << ";\n";
     EmitStmt(let->body);
   }
-  void VisitStmt_(const ir::AttrStmtNode* attr) override { EmitStmt(attr->body); }
   void VisitStmt_(const ir::AssertStmtNode* as) override {
     Line() << "if (!(" << Print(as->condition) << ")) {\n";
     Line() << "  TesseraAPISetLastError(" << Quote(as->message) << ");\n";
@@ -183,27 +150,12 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
   void VisitStmt_(const ir::StoreNode* st) override { EmitStore(st); }
   void VisitStmt_(const ir::AllocateNode* al) override { EmitAllocate(al); }
   void VisitStmt_(const ir::ForNode* loop) override { EmitFor(loop); }
-  void VisitStmt_(const ir::IfThenElseNode* ite) override {
-    Line() << "if (" << Print(ite->condition) << ") {\n";
-    Block(ite->then_case);
-    if (ite->else_case.defined()) {
-      Line() << "} else {\n";
-      Block(ite->else_case);
-    }
-    Line() << "}\n";
-  }
   void VisitStmt_(const ir::EvaluateNode* ev) override {
     if (!ir::IsNoOp(Stmt(ev))) Line() << "(void)(" << Print(ev->value) << ");\n";
   }
   void VisitStmtDefault_(const ir::Object* s) override {
     TESSERA_INTERNAL_ERROR() << "C codegen: unexpected statement " << s->type_name()
                              << " (was the function lowered?)";
-  }
-
-  void Block(const Stmt& s) {
-    ++indent_;
-    EmitStmt(s);
-    --indent_;
   }
 
   void EmitStore(const ir::StoreNode* st) {
@@ -322,26 +274,6 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
   }
 
   // ------------------------------------------------------------------ expressions
-  std::string Print(const Expr& e) {
-    bool saved = lane_mode_;
-    lane_mode_ = false;
-    std::string s = PrintExpr(e);
-    lane_mode_ = saved;
-    return s;
-  }
-  std::string PrintLane(const Expr& e) {
-    bool saved = lane_mode_;
-    lane_mode_ = true;
-    std::string s = PrintExpr(e);
-    lane_mode_ = saved;
-    return s;
-  }
-
-  std::string PrintExpr(const Expr& e) {
-    TESSERA_INTERNAL_CHECK(e.dtype().is_scalar() || lane_mode_)
-        << "C codegen: vector value outside a vector store";
-    return VisitExpr(e);
-  }
   std::string VisitExpr_(const ir::IntImmNode* imm) override {
     DataType t = imm->dtype;
     if (t.is_bool()) return imm->value ? "1" : "0";
@@ -352,12 +284,6 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
     return FloatLiteral(f->dtype, f->value);
   }
   std::string VisitExpr_(const ir::StringImmNode* s) override { return Quote(s->value); }
-  std::string VisitExpr_(const ir::VarNode* v) override { return NameOf(v); }
-  std::string VisitExpr_(const ir::NotNode* n) override { return "(!" + PrintExpr(n->a) + ")"; }
-  std::string VisitExpr_(const ir::SelectNode* s) override {
-    return "(" + PrintExpr(s->condition) + " ? " + PrintExpr(s->true_value) + " : " +
-           PrintExpr(s->false_value) + ")";
-  }
   std::string VisitExpr_(const ir::CastNode* c) override {
     DataType t = c->dtype;
     if (t.element_of().is_bool()) return "(" + PrintExpr(c->value) + " != 0)";
@@ -367,7 +293,6 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
     return "(" + PrintExpr(r->base) + " + " + PrintExpr(r->stride) + " * (" +
            CType(r->base.dtype()) + ")lane)";
   }
-  std::string VisitExpr_(const ir::BroadcastNode* b) override { return PrintExpr(b->value); }
   std::string VisitExpr_(const ir::LoadNode* l) override {
     return "((" + CType(l->dtype.element_of()) + "*)" + NameOf(l->buffer_var.get()) + ")[" +
            PrintExpr(l->index) + "]";
@@ -441,15 +366,10 @@ class CodeGenC : public ir::ExprFunctor<std::string(const Expr&)>,
     return "";
   }
 
-  std::ostream* out_ = nullptr;
   std::ostringstream decls_;
-  int indent_ = 1;
-  bool lane_mode_ = false;
   bool in_parallel_ = false;
   int lambda_count_ = 0;
   std::string func_name_;
-  std::unordered_map<const ir::Object*, std::string> names_;
-  std::unordered_set<std::string> used_names_;
 };
 
 }  // namespace

@@ -5,8 +5,8 @@
 #include <map>
 #include <sstream>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "compiler/codegen/c/c_printer.h"
 #include "compiler/codegen/c/c_syntax.h"
 #include "compiler/ir/builtin.h"
 #include "compiler/ir/functor.h"
@@ -126,18 +126,16 @@ class AlignedLoads : public ir::ExprVisitor {
   }
 };
 
-class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
-                    public ir::StmtFunctor<void(const Stmt&)> {
+class CodeGenCUDA : public CFamilyPrinter {
  public:
-  explicit CodeGenCUDA(const CUDACodeGenOptions& options) : options_(options) {
-    for (const char* reserved :
-         {"lane",    "vec_value", "int",   "float",    "double",    "char",     "void",
-          "return",  "for",       "if",    "else",     "do",        "while",    "default",
-          "case",    "switch",    "break", "continue", "threadIdx", "blockIdx", "blockDim",
-          "gridDim", "min",       "max",   "signed",   "unsigned",  "short",    "long"}) {
-      used_names_.insert(reserved);
-    }
-  }
+  explicit CodeGenCUDA(const CUDACodeGenOptions& options)
+      : CFamilyPrinter(
+            "CUDA",
+            {"lane",    "vec_value", "int",   "float",    "double",    "char",     "void",
+             "return",  "for",       "if",    "else",     "do",        "while",    "default",
+             "case",    "switch",    "break", "continue", "threadIdx", "blockIdx", "blockDim",
+             "gridDim", "min",       "max",   "signed",   "unsigned",  "short",    "long"}),
+        options_(options) {}
 
   std::string Generate(const std::vector<ir::PrimFunc>& kernels) {
     std::ostringstream body;
@@ -148,24 +146,7 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
   }
 
  private:
-  // ------------------------------------------------------------------ names
-  std::string Define(const ir::Var& v) {
-    std::string base;
-    for (char c : v.name()) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
-    std::string name = base;
-    for (int n = 1; used_names_.count(name); ++n) name = base + "_" + std::to_string(n);
-    used_names_.insert(name);
-    names_[v.get()] = name;
-    return name;
-  }
-  const std::string& NameOf(const ir::Object* v) {
-    auto it = names_.find(v);
-    TESSERA_INTERNAL_CHECK(it != names_.end())
-        << "CUDA codegen: variable '" << static_cast<const ir::VarNode*>(v)->name_hint
-        << "' used before definition";
-    return it->second;
-  }
+  // ------------------------------------------------------------------ buffers
   DataType ElementOf(const ir::Object* buffer) {
     auto it = buffer_types_.find(buffer);
     return it == buffer_types_.end() ? DataType::Float(32) : it->second;
@@ -195,27 +176,13 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
     return out.str();
   }
 
-  std::ostream& Line() { return *out_ << std::string(indent_ * 2, ' '); }
-
   // ------------------------------------------------------------------ statements
-  void EmitStmt(const Stmt& s) {
-    if (s.defined()) VisitStmt(s);
-  }
-  void Block(const Stmt& s) {
-    ++indent_;
-    EmitStmt(s);
-    --indent_;
-  }
-  void VisitStmt_(const ir::SeqStmtNode* seq) override {
-    for (const Stmt& x : seq->seq) EmitStmt(x);
-  }
   void VisitStmt_(const ir::LetStmtNode* let) override {
     std::string value = Print(let->value);
     std::string name = Define(let->var);
     Line() << "const " << CUDAType(let->var.dtype()) << " " << name << " = " << value << ";\n";
     EmitStmt(let->body);
   }
-  void VisitStmt_(const ir::AttrStmtNode* attr) override { EmitStmt(attr->body); }
   void VisitStmt_(const ir::AssertStmtNode* as) override {
     // Kernels have no error channel; shapes were checked by the host before the launch.
     EmitStmt(as->body);
@@ -251,15 +218,6 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
     Line() << "for (" << t << " " << name << " = " << mn << "; " << name << " < " << end << "; ++"
            << name << ") {\n";
     Block(loop->body);
-    Line() << "}\n";
-  }
-  void VisitStmt_(const ir::IfThenElseNode* ite) override {
-    Line() << "if (" << Print(ite->condition) << ") {\n";
-    Block(ite->then_case);
-    if (ite->else_case.defined()) {
-      Line() << "} else {\n";
-      Block(ite->else_case);
-    }
     Line() << "}\n";
   }
   void VisitStmt_(const ir::EvaluateNode* ev) override {
@@ -321,26 +279,6 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
   }
 
   // ------------------------------------------------------------------ expressions
-  std::string Print(const Expr& e) {
-    bool saved = lane_mode_;
-    lane_mode_ = false;
-    std::string s = PrintExpr(e);
-    lane_mode_ = saved;
-    return s;
-  }
-  std::string PrintLane(const Expr& e) {
-    bool saved = lane_mode_;
-    lane_mode_ = true;
-    std::string s = PrintExpr(e);
-    lane_mode_ = saved;
-    return s;
-  }
-  std::string PrintExpr(const Expr& e) {
-    TESSERA_INTERNAL_CHECK(e.dtype().is_scalar() || lane_mode_)
-        << "CUDA codegen: vector value outside a vector store";
-    return VisitExpr(e);
-  }
-
   std::string VisitExpr_(const ir::IntImmNode* imm) override {
     DataType t = imm->dtype;
     if (t.is_bool()) return imm->value ? "true" : "false";
@@ -371,12 +309,6 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
     TESSERA_INTERNAL_ERROR() << "CUDA codegen: string '" << s->value << "' in a kernel";
     return "";
   }
-  std::string VisitExpr_(const ir::VarNode* v) override { return NameOf(v); }
-  std::string VisitExpr_(const ir::NotNode* n) override { return "(!" + PrintExpr(n->a) + ")"; }
-  std::string VisitExpr_(const ir::SelectNode* s) override {
-    return "(" + PrintExpr(s->condition) + " ? " + PrintExpr(s->true_value) + " : " +
-           PrintExpr(s->false_value) + ")";
-  }
   std::string VisitExpr_(const ir::CastNode* c) override {
     DataType t = c->dtype.element_of(), from = c->value.dtype().element_of();
     if (t.is_bool()) return "(" + PrintExpr(c->value) + " != 0)";
@@ -393,7 +325,6 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
   std::string VisitExpr_(const ir::RampNode* r) override {
     return "(" + PrintExpr(r->base) + " + " + PrintExpr(r->stride) + " * lane)";
   }
-  std::string VisitExpr_(const ir::BroadcastNode* b) override { return PrintExpr(b->value); }
   std::string VisitExpr_(const ir::LoadNode* l) override {
     auto vec = vector_loads_.find(l);
     if (vec != vector_loads_.end() && lane_mode_) {
@@ -451,11 +382,6 @@ class CodeGenCUDA : public ir::ExprFunctor<std::string(const Expr&)>,
   }
 
   CUDACodeGenOptions options_;
-  std::ostream* out_ = nullptr;
-  int indent_ = 1;
-  bool lane_mode_ = false;
-  std::unordered_map<const ir::Object*, std::string> names_;
-  std::unordered_set<std::string> used_names_;
   std::unordered_map<const ir::Object*, DataType> buffer_types_;
   std::unordered_map<const ir::LoadNode*, std::string> vector_loads_;
 };
