@@ -9,6 +9,7 @@
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
 #include "compiler/topi/index_constant.h"
+#include "compiler/topi/zero_pad.h"
 
 namespace tessera {
 namespace topi {
@@ -242,14 +243,7 @@ te::Tensor PaddedBlockedData(const te::Tensor& data, const Conv2dShape& sh, int6
         },
         "data_halo");
   }
-  return te::compute(
-      shape,
-      [&](const std::vector<Var>& i) {
-        Expr y = i[2], x = i[3];
-        Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
-        return ir::if_then_else(inside, data(i[0], i[1], y - I(pad), x - I(pad), i[4]), 0.0f);
-      },
-      "data_pad");
+  return ZeroPadRowsCols(data, shape, sh.h, sh.w, pad, "data_pad");
 }
 
 Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config) {
@@ -398,13 +392,8 @@ Conv2dOperands Conv2dNCHWCompute(const Conv2dShape& sh) {
   Conv2dOperands op;
   op.data = te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
   op.kernel = te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
-  op.padded = te::compute(
-      {I(sh.n), I(sh.c), I(sh.h + 2 * pad), I(sh.w + 2 * pad)},
-      [&](Var n, Var ch, Var y, Var x) {
-        Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
-        return ir::if_then_else(inside, op.data(n, ch, y - I(pad), x - I(pad)), 0.0f);
-      },
-      "padded");
+  op.padded = ZeroPadRowsCols(op.data, {I(sh.n), I(sh.c), I(sh.h + 2 * pad), I(sh.w + 2 * pad)},
+                              sh.h, sh.w, pad, "padded");
   ir::IterVar rc = te::reduce_axis(I(sh.c), "rc");
   ir::IterVar ry = te::reduce_axis(I(sh.r), "ry");
   ir::IterVar rx = te::reduce_axis(I(sh.s), "rx");

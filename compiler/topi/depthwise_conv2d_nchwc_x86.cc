@@ -7,13 +7,13 @@
 #include "compiler/te/tensor.h"
 #include "compiler/topi/depthwise_conv2d_x86.h"
 #include "compiler/topi/index_constant.h"
+#include "compiler/topi/zero_pad.h"
 
 namespace tessera {
 namespace topi {
 namespace {
 
 using ir::DataType;
-using ir::Expr;
 using ir::Var;
 
 }  // namespace
@@ -55,14 +55,9 @@ ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEn
                                     DataType::Float(32), "data");
   te::Tensor kernel =
       te::placeholder({I(sh.c / bn), I(sh.r), I(sh.s), I(bn)}, DataType::Float(32), "kernel");
-  te::Tensor padded = te::compute(
-      {I(sh.n), I(sh.c / bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(bn)},
-      [&](const std::vector<Var>& i) {
-        Expr y = i[2], x = i[3];
-        Expr inside = y >= I(pad) && y < I(sh.h + pad) && x >= I(pad) && x < I(sh.w + pad);
-        return ir::if_then_else(inside, data(i[0], i[1], y - I(pad), x - I(pad), i[4]), 0.0f);
-      },
-      "data_pad");
+  te::Tensor padded =
+      ZeroPadRowsCols(data, {I(sh.n), I(sh.c / bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad), I(bn)},
+                      sh.h, sh.w, pad, "data_pad");
   ir::IterVar kh = te::reduce_axis(I(sh.r), "kh"), kw = te::reduce_axis(I(sh.s), "kw");
   te::Tensor conv = te::compute(
       {I(sh.n), I(sh.c / bn), I(oh), I(ow), I(bn)},

@@ -4,12 +4,12 @@
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
 #include "compiler/topi/index_constant.h"
+#include "compiler/topi/zero_pad.h"
 
 namespace tessera {
 namespace topi {
 
 using ir::DataType;
-using ir::Expr;
 using ir::Var;
 
 Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& s) {
@@ -18,13 +18,8 @@ Conv2dOperands DepthwiseConv2dCompute(const Conv2dShape& s) {
   const int64_t pad = s.pad, stride = s.stride;
   op.data = te::placeholder({I(s.n), I(s.c), I(s.h), I(s.w)}, DataType::Float(32), "data");
   op.kernel = te::placeholder({I(s.c), I(1), I(s.r), I(s.s)}, DataType::Float(32), "kernel");
-  op.padded = te::compute(
-      {I(s.n), I(s.c), I(s.h + 2 * pad), I(s.w + 2 * pad)},
-      [&](Var n, Var c, Var y, Var x) {
-        Expr inside = y >= I(pad) && y < I(s.h + pad) && x >= I(pad) && x < I(s.w + pad);
-        return ir::if_then_else(inside, op.data(n, c, y - I(pad), x - I(pad)), 0.0f);
-      },
-      "padded");
+  op.padded = ZeroPadRowsCols(op.data, {I(s.n), I(s.c), I(s.h + 2 * pad), I(s.w + 2 * pad)}, s.h,
+                              s.w, pad, "padded");
   ir::IterVar kh = te::reduce_axis(I(s.r), "kh");
   ir::IterVar kw = te::reduce_axis(I(s.s), "kw");
   op.out = te::compute(

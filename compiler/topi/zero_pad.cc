@@ -1,0 +1,25 @@
+#include "compiler/topi/zero_pad.h"
+
+#include "compiler/ir/op.h"
+#include "compiler/topi/index_constant.h"
+
+namespace tessera {
+namespace topi {
+
+te::Tensor ZeroPadRowsCols(const te::Tensor& data, const std::vector<ir::Expr>& shape, int64_t h,
+                           int64_t w, int64_t pad, const std::string& name) {
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& i) {
+        ir::Expr y = i[2], x = i[3];
+        ir::Expr inside = y >= I(pad) && y < I(h + pad) && x >= I(pad) && x < I(w + pad);
+        std::vector<ir::Expr> at(i.begin(), i.end());
+        at[2] = y - I(pad);
+        at[3] = x - I(pad);
+        return ir::if_then_else(inside, data(at), 0.0f);
+      },
+      name);
+}
+
+}  // namespace topi
+}  // namespace tessera
