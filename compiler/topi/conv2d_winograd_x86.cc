@@ -245,6 +245,16 @@ WinogradStages WinogradCompute(const Conv2dShape& sh, int64_t ic_bn, int64_t oc_
   return {data, weights, padded, input_cols, input_tiles, products, output_rows, conv};
 }
 
+// A transform's columns or rows stage, computed at `scope` of `parent`: its two tile axes are
+// unrolled and its block axis (6) vectorized, so a tile stays in registers.
+void RegisterTileAt(te::Stage stage, const te::Stage& parent, const ir::IterVar& scope,
+                    size_t unroll_a, size_t unroll_b) {
+  stage.compute_at(parent, scope);
+  stage.unroll(stage.axis(unroll_a));
+  stage.unroll(stage.axis(unroll_b));
+  stage.vectorize(stage.axis(6));
+}
+
 // The row's transformed input and products, computed for each row of tiles of the output
 // stage o (its fused loop `row`), and the output transform's rows for each tile (loop tx).
 void ScheduleRowStages(te::Schedule& s, const WinogradStages& w, te::Stage& o,
@@ -262,11 +272,7 @@ void ScheduleRowStages(te::Schedule& s, const WinogradStages& w, te::Stage& o,
     v.unroll(xi);
     v.unroll(nu);
     v.vectorize(vci);
-    te::Stage cols = s[input_cols];
-    cols.compute_at(v, vtx);
-    cols.unroll(cols.axis(2));
-    cols.unroll(cols.axis(3));
-    cols.vectorize(cols.axis(6));
+    RegisterTileAt(s[input_cols], v, vtx, 2, 3);
   }
   te::Tensor acc = s.cache_write(products, "local");
   te::Stage p = s[products];
@@ -285,11 +291,7 @@ void ScheduleRowStages(te::Schedule& s, const WinogradStages& w, te::Stage& o,
     a_stage.unroll(atx);
     a_stage.vectorize(aoc);
   }
-  te::Stage rows = s[output_rows];
-  rows.compute_at(o, tx);
-  rows.unroll(rows.axis(2));
-  rows.unroll(rows.axis(5));
-  rows.vectorize(rows.axis(6));
+  RegisterTileAt(s[output_rows], o, tx, 2, 5);
 }
 
 }  // namespace
