@@ -61,5 +61,45 @@ std::string BinaryExprC(uint32_t kind, ir::DataType t, const std::string& x, con
   return "";
 }
 
+namespace {
+
+// $P stands for the macro infix, $Q for the functions' qualifier.
+const char* kHelperDefinitions = R"(#define TESSERA_$PMINMAX(T, S) \
+  $Q T tessera_min_##S(T a, T b) { return a < b ? a : b; } \
+  $Q T tessera_max_##S(T a, T b) { return a > b ? a : b; }
+TESSERA_$PMINMAX(int8_t, i8) TESSERA_$PMINMAX(int16_t, i16) TESSERA_$PMINMAX(int32_t, i32)
+TESSERA_$PMINMAX(int64_t, i64) TESSERA_$PMINMAX(uint8_t, u8) TESSERA_$PMINMAX(uint16_t, u16)
+TESSERA_$PMINMAX(uint32_t, u32) TESSERA_$PMINMAX(uint64_t, u64) TESSERA_$PMINMAX(float, f32)
+TESSERA_$PMINMAX(double, f64) TESSERA_$PMINMAX(bool, b)
+#define TESSERA_$PFLOORDIV(T, S) \
+  $Q T tessera_floordiv_##S(T a, T b) { T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; } \
+  $Q T tessera_floormod_##S(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+TESSERA_$PFLOORDIV(int8_t, i8) TESSERA_$PFLOORDIV(int16_t, i16) TESSERA_$PFLOORDIV(int32_t, i32)
+TESSERA_$PFLOORDIV(int64_t, i64)
+#define TESSERA_$PUFLOORDIV(T, S) \
+  $Q T tessera_floordiv_##S(T a, T b) { return a / b; } \
+  $Q T tessera_floormod_##S(T a, T b) { return a % b; }
+TESSERA_$PUFLOORDIV(uint8_t, u8) TESSERA_$PUFLOORDIV(uint16_t, u16) TESSERA_$PUFLOORDIV(uint32_t, u32)
+TESSERA_$PUFLOORDIV(uint64_t, u64)
+)";
+
+}  // namespace
+
+std::string HelperDefinitions(const std::string& macro_infix, const std::string& qualifier) {
+  std::string out;
+  for (const char* c = kHelperDefinitions; *c; ++c) {
+    if (c[0] == '$' && c[1] == 'P') {
+      out += macro_infix;
+      ++c;
+    } else if (c[0] == '$' && c[1] == 'Q') {
+      out += qualifier;
+      ++c;
+    } else {
+      out += *c;
+    }
+  }
+  return out;
+}
+
 }  // namespace codegen
 }  // namespace tessera

@@ -22,6 +22,11 @@ std::string HelperSuffix(ir::DataType t);
 std::string BinaryExprC(uint32_t kind, ir::DataType t, const std::string& x, const std::string& y,
                         const char* backend);
 
+/// The prelude's definitions of Tessera's helper functions (`tessera_min_i32`,
+/// `tessera_floordiv_i32`, ...), each declared `qualifier` ("static inline" in C), through macros
+/// named TESSERA_`macro_infix`MINMAX, ...FLOORDIV and ...UFLOORDIV.
+std::string HelperDefinitions(const std::string& macro_infix, const std::string& qualifier);
+
 }  // namespace codegen
 }  // namespace tessera
 

@@ -43,24 +43,6 @@ extern void* TesseraBackendAllocWorkspace(int device_type, int device_id, uint64
                                           int dtype_bits_hint);
 extern int TesseraBackendFreeWorkspace(int device_type, int device_id, void* ptr);
 
-#define TESSERA_C_MINMAX(T, S) \
-  static inline T tessera_min_##S(T a, T b) { return a < b ? a : b; } \
-  static inline T tessera_max_##S(T a, T b) { return a > b ? a : b; }
-TESSERA_C_MINMAX(int8_t, i8) TESSERA_C_MINMAX(int16_t, i16) TESSERA_C_MINMAX(int32_t, i32)
-TESSERA_C_MINMAX(int64_t, i64) TESSERA_C_MINMAX(uint8_t, u8) TESSERA_C_MINMAX(uint16_t, u16)
-TESSERA_C_MINMAX(uint32_t, u32) TESSERA_C_MINMAX(uint64_t, u64) TESSERA_C_MINMAX(float, f32)
-TESSERA_C_MINMAX(double, f64) TESSERA_C_MINMAX(bool, b)
-#define TESSERA_C_FLOORDIV(T, S) \
-  static inline T tessera_floordiv_##S(T a, T b) { T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; } \
-  static inline T tessera_floormod_##S(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
-TESSERA_C_FLOORDIV(int8_t, i8) TESSERA_C_FLOORDIV(int16_t, i16) TESSERA_C_FLOORDIV(int32_t, i32)
-TESSERA_C_FLOORDIV(int64_t, i64)
-#define TESSERA_C_UFLOORDIV(T, S) \
-  static inline T tessera_floordiv_##S(T a, T b) { return a / b; } \
-  static inline T tessera_floormod_##S(T a, T b) { return a % b; }
-TESSERA_C_UFLOORDIV(uint8_t, u8) TESSERA_C_UFLOORDIV(uint16_t, u16) TESSERA_C_UFLOORDIV(uint32_t, u32)
-TESSERA_C_UFLOORDIV(uint64_t, u64)
-
 )";
 
 std::string CType(DataType t) {
@@ -105,7 +87,8 @@ class CodeGenC : public CFamilyPrinter {
     std::ostringstream body;
     for (const ir::PrimFunc& f : funcs) body << Function(f);
     std::ostringstream all;
-    all << kPrelude << "int32_t __tessera_abi_version = " << TESSERA_ABI_VERSION << ";\n\n"
+    all << kPrelude << HelperDefinitions("C_", "static inline") << "\n"
+        << "int32_t __tessera_abi_version = " << TESSERA_ABI_VERSION << ";\n\n"
         << decls_.str() << body.str();
     return all.str();
   }

@@ -27,24 +27,6 @@ typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef 
 typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 
-#define TESSERA_MINMAX(T, S) \
-  __device__ __forceinline__ T tessera_min_##S(T a, T b) { return a < b ? a : b; } \
-  __device__ __forceinline__ T tessera_max_##S(T a, T b) { return a > b ? a : b; }
-TESSERA_MINMAX(int8_t, i8) TESSERA_MINMAX(int16_t, i16) TESSERA_MINMAX(int32_t, i32)
-TESSERA_MINMAX(int64_t, i64) TESSERA_MINMAX(uint8_t, u8) TESSERA_MINMAX(uint16_t, u16)
-TESSERA_MINMAX(uint32_t, u32) TESSERA_MINMAX(uint64_t, u64) TESSERA_MINMAX(float, f32)
-TESSERA_MINMAX(double, f64) TESSERA_MINMAX(bool, b)
-#define TESSERA_FLOORDIV(T, S) \
-  __device__ __forceinline__ T tessera_floordiv_##S(T a, T b) { T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; } \
-  __device__ __forceinline__ T tessera_floormod_##S(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
-TESSERA_FLOORDIV(int8_t, i8) TESSERA_FLOORDIV(int16_t, i16) TESSERA_FLOORDIV(int32_t, i32)
-TESSERA_FLOORDIV(int64_t, i64)
-#define TESSERA_UFLOORDIV(T, S) \
-  __device__ __forceinline__ T tessera_floordiv_##S(T a, T b) { return a / b; } \
-  __device__ __forceinline__ T tessera_floormod_##S(T a, T b) { return a % b; }
-TESSERA_UFLOORDIV(uint8_t, u8) TESSERA_UFLOORDIV(uint16_t, u16) TESSERA_UFLOORDIV(uint32_t, u32)
-TESSERA_UFLOORDIV(uint64_t, u64)
-
 )";
 
 // float16 is storage only: loaded, stored and converted to and from float (PTX's cvt), so a
@@ -142,7 +124,8 @@ class CodeGenCUDA : public CFamilyPrinter {
     for (const ir::PrimFunc& k : kernels) body << Kernel(k);
     const std::string code = body.str();
     const bool half = code.find("tessera_half") != std::string::npos;
-    return kPrelude + std::string(half ? kHalfPrelude : "") + code;
+    return kPrelude + HelperDefinitions("", "__device__ __forceinline__") + "\n" +
+           std::string(half ? kHalfPrelude : "") + code;
   }
 
  private:
