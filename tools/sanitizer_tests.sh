@@ -51,6 +51,7 @@ for config in "${configs[@]}"; do
     # under ASan only.
     chosen+=(-//tests/integration/... -//tests/tracker:tracker_service_test
       -//tests/tracker:log_service_test -//tests/tools:daemons_test
+      -//tests/rpc_server:worker_confinement_test
       # Debian's cpp-httplib is a shared library, not instrumented either (its worker pool).
       -//tests/tracker/dashboard:dashboard_test)
   fi
