@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/command_line.h"
 #include "deploy/artifact.h"
 #include "deploy/run_model.h"
 #include "rpc_server/worker.h"
@@ -338,30 +340,17 @@ int RunWorker(int socket, const WorkerConfinement& confinement) {
 int RunWorkerCommandLine(int argc, char** argv) {
   int fd = -1;
   WorkerConfinement confinement;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    const char* value = argv[i + 1];
-    if (flag == "--worker-fd") {
-      fd = std::atoi(value);
-    } else if (flag == "--worker-dir") {
-      confinement.directory = value;
-    } else if (flag == "--worker-uid") {
-      confinement.uid = static_cast<uid_t>(std::strtoul(value, nullptr, 10));
-    } else if (flag == "--worker-gid") {
-      confinement.gid = static_cast<gid_t>(std::strtoul(value, nullptr, 10));
-    } else {
-      fd = -1;
-      break;
-    }
-  }
-  if (fd < 0 || argc % 2 == 0 || confinement.directory.empty()) {
-    const char usage[] =
-        "usage: tessera-rpc-server --worker-fd N --worker-dir DIR [--worker-uid U --worker-gid "
-        "G] (started by the server itself)\n";
-    if (write(2, usage, sizeof(usage) - 1) < 0) return 2;
-    return 2;
-  }
-  return RunWorker(fd, confinement);
+  CLI::App app{"Runs one session's calls (started by the server itself).", "tessera-rpc-server"};
+  app.add_option("--worker-fd", fd, "the socket the server talks to this worker on")
+      ->required()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--worker-dir", confinement.directory, "the session directory")->required();
+  CLI::Option* uid = app.add_option("--worker-uid", confinement.uid, "user to run as");
+  CLI::Option* gid = app.add_option("--worker-gid", confinement.gid, "group to run as");
+  uid->needs(gid);
+  gid->needs(uid);
+  return RunCommandLine(app, argc, argv, std::cout, std::cerr,
+                        [&] { return RunWorker(fd, confinement); });
 }
 
 }  // namespace fleet
