@@ -178,9 +178,9 @@ Expr Binary(const std::string& op, Expr a, Expr b, const Operand& rhs) {
 
 // ONNX's Mod: with fmod=0 (integers only) the remainder takes the divisor's sign, as Python's
 // `%`; with fmod=1 the dividend's, as C's fmod.
-bool ModIsFmod(const Graph& g, const Node& node) {
+bool ModIsFmod(const Node& node, bool floats) {
   const bool fmod = node.Int("fmod", 0) != 0;
-  TESSERA_USER_CHECK(fmod || In(g, node, 0).dtype != DType::kFloat32)
+  TESSERA_USER_CHECK(fmod || !floats)
       << NodeWhere(node) << ": Mod of floating-point values needs fmod=1 (ONNX defines fmod=0 "
       << "for integers only)";
   return fmod;
@@ -193,16 +193,14 @@ std::string CheckMod(const Node& node) {
 
 Expr Mod(const Node& node, Expr a, Expr b) {
   if (b.dtype() != a.dtype()) b = ir::cast(a.dtype(), b);
-  const bool fmod = node.Int("fmod", 0) != 0;
+  const bool fmod = ModIsFmod(node, a.dtype().is_float());
   if (!a.dtype().is_float()) return fmod ? ir::truncmod(a, b) : ir::floormod(a, b);
-  TESSERA_USER_CHECK(fmod) << NodeWhere(node) << ": Mod of floating-point values needs fmod=1 "
-                           << "(ONNX defines fmod=0 for integers only)";
   const Expr q = a / b;
   return a - b * ir::select(q >= ir::const_like(q, 0), ir::floor(q), ir::ceil(q));
 }
 
 std::vector<Data> EvaluateMod(const Graph& g, const Node& node) {
-  const bool fmod = ModIsFmod(g, node);
+  const bool fmod = ModIsFmod(node, In(g, node, 0).dtype == DType::kFloat32);
   return One(MapElements(g, node, [&](const std::vector<double>& a) {
     TESSERA_USER_CHECK(a[1] != 0) << NodeWhere(node) << ": Mod by zero";
     return fmod ? std::fmod(a[0], a[1]) : a[0] - a[1] * std::floor(a[0] / a[1]);
