@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "compiler/support/error.h"
 
@@ -43,6 +44,40 @@ void FillSplits(int64_t extent, const SplitOptions& options, const std::vector<i
     FillSplits(extent, options, candidates, sizes, next, out);
     sizes->pop_back();
   }
+}
+
+// kPaddedInnermost: each innermost factor, then the kFactors splits of the padded tile count.
+std::vector<std::vector<int64_t>> PaddedInnermostSplits(int64_t extent,
+                                                        const SplitOptions& options) {
+  if (options.num_outputs == 1) return {{-1}};
+  const int64_t limit = options.max_factor > 0 ? std::min(options.max_factor, extent) : extent;
+  std::set<int64_t> innermost;
+  for (int64_t f = 1; f <= limit; ++f) {
+    const bool power_of_two = (f & (f - 1)) == 0;
+    if (extent % f == 0 || power_of_two) innermost.insert(f);
+  }
+  std::set<int64_t> whole;
+  for (int64_t f : innermost) {
+    if (f % options.innermost_multiple == 0) whole.insert(f);
+  }
+  if (!whole.empty()) innermost = whole;  // as for kFactors: ignored when nothing satisfies it
+
+  std::set<std::vector<int64_t>> out;
+  SplitOptions outer = options;
+  outer.policy = SplitPolicy::kFactors;
+  outer.num_outputs = options.num_outputs - 1;
+  outer.innermost_multiple = 1;
+  for (int64_t f : innermost) {
+    const int64_t tiles = (extent + f - 1) / f;
+    std::vector<int64_t> sizes = {-1};
+    std::vector<std::vector<int64_t>> heads;
+    FillSplits(tiles, outer, SplitCandidates(tiles, outer), &sizes, 1, &heads);
+    for (std::vector<int64_t>& head : heads) {
+      head.push_back(f);
+      out.insert(std::move(head));
+    }
+  }
+  return {out.begin(), out.end()};
 }
 
 }  // namespace
@@ -111,6 +146,8 @@ std::vector<std::vector<int64_t>> EnumerateSplits(const std::string& knob_name, 
   TESSERA_USER_CHECK(options.innermost_multiple >= 1)
       << "define_split '" << knob_name << "': innermost_multiple must be positive, got "
       << options.innermost_multiple;
+  if (options.policy == SplitPolicy::kPaddedInnermost)
+    return PaddedInnermostSplits(extent, options);
   std::vector<int64_t> candidates = SplitCandidates(extent, options);
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> sizes = {-1};

@@ -41,6 +41,12 @@ Annotation AnnotationFromName(const std::string& name);
 enum class SplitPolicy {
   kFactors,     ///< inner factors whose product divides the extent exactly (no tail)
   kPowerOfTwo,  ///< inner factors that are powers of two with product ≤ extent (tails allowed)
+  /// The innermost factor a factor of the extent or a power of two (≤ extent), the others
+  /// factors of the extent rounded up to a multiple of the innermost: the template pads the axis
+  /// to that multiple inside the kernel, so whole register tiles run for any extent (a 197-row
+  /// dense gets 8-row tiles) and only the last tile's stores are guarded. Where the innermost
+  /// factor divides the extent, these are the kFactors splits.
+  kPaddedInnermost,
 };
 
 /// Options of `ConfigSpace::DefineSplit`.

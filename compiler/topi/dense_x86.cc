@@ -36,7 +36,9 @@ double DenseFlops(const DenseShape& shape) {
 space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit) {
   CheckShape(shape);
   space::ConfigSpace s;
-  s.DefineSplit("tile_y", shape.m, {space::SplitPolicy::kFactors, 3, kMaxTile});
+  // Rows pad to the register tile inside the kernel (DenseX86): a prime row count (ViT's 197)
+  // still gets whole 8-row tiles instead of one row at a time.
+  s.DefineSplit("tile_y", shape.m, {space::SplitPolicy::kPaddedInnermost, 3, kMaxTile});
   // The innermost x factor is the vectorized loop: whole vectors (8 lanes of AVX2, half of
   // AVX-512) only; narrower ones waste most of every FMA and are never competitive.
   s.DefineSplit("tile_x", shape.n, {space::SplitPolicy::kFactors, 3, kMaxTile, kVectorLanes});
@@ -62,6 +64,13 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit
       (3 * unit.lanes) % kVectorLanes == 0 && shape.n % (3 * unit.lanes) == 0 ? 3 : 2;
   int64_t rows = 8;
   while (rows > 1 && rows * vectors + vectors + 1 > unit.registers) rows /= 2;
+  // A factor of m where one is at least half the register tile, else the tile padded.
+  for (int64_t f = rows; f >= std::max<int64_t>(1, rows / 2); --f) {
+    if (shape.m % f == 0) {
+      rows = f;
+      break;
+    }
+  }
   s.FallbackSplit("tile_y", {-1, 128 / rows, rows});
   s.FallbackSplit("tile_x", {-1, 1, std::max(vectors * unit.lanes, kVectorLanes)});
   s.FallbackSplit("tile_k", {-1, 4});
@@ -93,7 +102,10 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   std::vector<int64_t> ty = config.Split("tile_y");
   std::vector<int64_t> tx = config.Split("tile_x");
   std::vector<int64_t> tk = config.Split("tile_k");
-  TESSERA_USER_CHECK(shape.m % (ty[1] * ty[2]) == 0 && shape.n % (tx[1] * tx[2]) == 0 &&
+  // Rows padded to the register tile (kPaddedInnermost): the padding rows repeat A's last row,
+  // so their loads stay in bounds and hoist out of the reduction; they are never stored.
+  const int64_t padded_m = (shape.m + ty[2] - 1) / ty[2] * ty[2];
+  TESSERA_USER_CHECK((padded_m / ty[2]) % ty[1] == 0 && shape.n % (tx[1] * tx[2]) == 0 &&
                      shape.k % tk[1] == 0)
       << "dense.x86: config " << config.ToString() << " does not tile the shape m=" << shape.m
       << " n=" << shape.n << " k=" << shape.k;
@@ -102,14 +114,23 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   te::Tensor packed =
       te::placeholder({I(shape.n / bn), I(shape.k), I(bn)}, DataType::Float(32), "packed_W");
   ir::IterVar k = te::reduce_axis(I(shape.k), "k");
+  auto row = [&](const Var& y) {
+    return padded_m == shape.m ? Expr(y) : ir::min(y, I(shape.m - 1));
+  };
   te::Tensor c = te::compute(
-      {I(shape.m), I(shape.n)},
+      {I(padded_m), I(shape.n)},
       [&](Var y, Var x) {
-        return te::sum(a(y, k) * packed(ir::floordiv(x, I(bn)), k, ir::floormod(x, I(bn))), {k});
+        return te::sum(a(row(y), k) * packed(ir::floordiv(x, I(bn)), k, ir::floormod(x, I(bn))),
+                       {k});
       },
       "C", "dense");
+  te::Tensor rows = c;
+  if (padded_m != shape.m) {
+    rows = te::compute(
+        {I(shape.m), I(shape.n)}, [&](Var y, Var x) { return c(y, x); }, "C_rows", "dense_rows");
+  }
 
-  const te::Tensor result = epilogue ? epilogue->apply(c) : c;
+  const te::Tensor result = epilogue ? epilogue->apply(rows) : rows;
   te::Schedule s = te::create_schedule({result});
   InlineEpilogueStages(s, {});
   te::Tensor cc = LocalAccumulator(s, c, result);

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "compiler/support/error.h"
 
 namespace tessera {
@@ -56,6 +58,36 @@ TEST(KnobTest, PowerOfTwoSplitsAllowTails) {
   auto two_level = EnumerateSplits("t", 10, {SplitPolicy::kPowerOfTwo, 3, 0});
   for (const auto& s : two_level) EXPECT_LE(s[1] * s[2], 10);
   EXPECT_EQ(two_level.size(), 10u);  // (1,1..8) (2,1..4) (4,1..2) (8,1)
+}
+
+// The innermost factor divides the extent or is a power of two; the middle ones divide the tile
+// count of the extent padded to it. 10 rows, at most 8: innermost 1, 2, 4, 5, 8 over 10, 5, 3, 2
+// and 2 tiles.
+TEST(KnobTest, PaddedInnermostSplitsTileThePaddedExtent) {
+  using Splits = std::vector<std::vector<int64_t>>;
+  EXPECT_EQ(EnumerateSplits("t", 10, {SplitPolicy::kPaddedInnermost, 3, 8}), (Splits{{-1, 1, 1},
+                                                                                     {-1, 1, 2},
+                                                                                     {-1, 1, 4},
+                                                                                     {-1, 1, 5},
+                                                                                     {-1, 1, 8},
+                                                                                     {-1, 2, 1},
+                                                                                     {-1, 2, 5},
+                                                                                     {-1, 2, 8},
+                                                                                     {-1, 3, 4},
+                                                                                     {-1, 5, 1},
+                                                                                     {-1, 5, 2}}));
+  // Where the extent has the factors, the kFactors splits and no others.
+  for (int64_t extent : {64, 1024}) {
+    EXPECT_EQ(EnumerateSplits("t", extent, {SplitPolicy::kPaddedInnermost, 3, 64}),
+              EnumerateSplits("t", extent, {SplitPolicy::kFactors, 3, 64}));
+  }
+  // A prime keeps its kFactors splits among the padded ones.
+  Splits prime = EnumerateSplits("t", 197, {SplitPolicy::kPaddedInnermost, 3, 64});
+  for (const auto& split : EnumerateSplits("t", 197, {SplitPolicy::kFactors, 3, 64})) {
+    EXPECT_NE(std::find(prime.begin(), prime.end(), split), prime.end());
+  }
+  EXPECT_NE(std::find(prime.begin(), prime.end(), std::vector<int64_t>{-1, 5, 8}), prime.end());
+  EXPECT_EQ(EnumerateSplits("t", 7, {SplitPolicy::kPaddedInnermost, 1, 0}), (Splits{{-1}}));
 }
 
 TEST(KnobTest, ReorderAndAnnotateEnumerations) {

@@ -159,6 +159,51 @@ TEST(DenseX86Test, PrefetchFetchesTheNextWeightsAndKeepsTheResult) {
   }
 }
 
+// A row count without a useful divisor (ViT's 197 rows; 29 here) runs whole register tiles
+// padded inside the kernel: the fallback takes 8-row tiles, the reduction has no guard (the
+// padding rows read A's last row), only the stores of the last tile are guarded, and every
+// sampled config matches the reference, with and without an epilogue.
+TEST(DenseX86Test, RowsWithoutADivisorRunPaddedRegisterTiles) {
+  DenseShape shape{29, 32, 24};
+  space::ConfigSpace s = DenseX86Space(shape);
+  space::ConfigEntity fallback = s.Fallback();
+  EXPECT_EQ(fallback.Split("tile_y"), (std::vector<int64_t>{-1, 4, 8}));
+  // BERT-like shapes with a divisor keep their tiles (128 rows: 8; 12 rows: 6).
+  EXPECT_EQ(DenseX86Space({12, 32, 24}).Fallback().Split("tile_y"),
+            (std::vector<int64_t>{-1, 2, 6}));
+
+  ScheduledOp padded = DenseX86(shape, fallback);
+  std::string text = ir::ToText(lower::Lower(padded.schedule, padded.args, "dense"));
+  const size_t reduction = text.find("for k.outer in");
+  ASSERT_NE(reduction, std::string::npos) << text;
+  const size_t reduction_end = text.find("C_rows[", reduction);
+  EXPECT_EQ(text.substr(reduction, reduction_end - reduction).find("if ("), std::string::npos)
+      << text;
+  EXPECT_THAT(text, ::testing::HasSubstr("min(")) << text;
+
+  std::mt19937_64 rng(11);
+  std::vector<space::ConfigEntity> configs = {fallback, s.Get(0), s.Get(s.size() - 1)};
+  for (int i = 0; i < 8; ++i) configs.push_back(space::RandomConfig(s, rng));
+  te::Tensor bias = te::placeholder({I(shape.n)}, ir::DataType::Float(32), "bias");
+  OutputEpilogue epilogue;
+  epilogue.inputs = {bias};
+  epilogue.apply = [&](const te::Tensor& c) {
+    return te::compute(
+        {I(shape.m), I(shape.n)}, [&](ir::Var y, ir::Var x) { return c(y, x) + bias(x); },
+        "bias_add");
+  };
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const space::ConfigEntity& config = configs[i];
+    ScheduledOp op = DenseX86(shape, config, i % 2 ? &epilogue : nullptr);
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 5), "")
+        << "C backend: " << config.ToString();
+    EXPECT_EQ(
+        testing::CheckAgainstReference(op.schedule, op.args, "dense", 5, testing::LLVMBackend()),
+        "")
+        << "LLVM backend: " << config.ToString();
+  }
+}
+
 TEST(DenseX86Test, DefaultScheduleMatchesTheReference) {
   ScheduledOp op = DenseDefault({5, 7, 3});
   EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dense", 9), "");
