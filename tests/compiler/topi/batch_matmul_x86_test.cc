@@ -16,7 +16,8 @@ namespace {
 TEST(BatchMatmulX86Test, SampledConfigsMatchTheReference) {
   BatchMatmulShape shape{3, 12, 16, 8};
   space::ConfigSpace s = BatchMatmulX86Space(shape);
-  EXPECT_EQ(s.size(), 6 * 5 * 4);  // divisors of 12, 16 and 8
+  // Rows: the 6 divisors of 12 and 8 (padded to 16 in the kernel); 16 and 8: their divisors.
+  EXPECT_EQ(s.size(), 7 * 5 * 4);
   std::mt19937_64 rng(2);
   std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(0), s.Get(s.size() - 1)};
   for (int i = 0; i < 5; ++i) configs.push_back(space::RandomConfig(s, rng));
@@ -31,6 +32,28 @@ TEST(BatchMatmulX86Test, SampledConfigsMatchTheReference) {
   ScheduledOp plain = BatchMatmulDefault(shape);
   EXPECT_EQ(testing::CheckAgainstReference(plain.schedule, plain.args, "bmm", 6), "");
   EXPECT_THROW(BatchMatmulX86Space({0, 1, 1, 1}), UserError);
+}
+
+// Rows and columns without a useful divisor (attention's 197 × 197 scores in ViT; 13 × 19 here)
+// run whole register tiles padded inside the kernel, with every sampled config matching the
+// reference.
+TEST(BatchMatmulX86Test, RaggedRowsAndColumnsRunPaddedTiles) {
+  BatchMatmulShape shape{2, 13, 19, 5};
+  space::ConfigSpace s = BatchMatmulX86Space(shape);
+  space::ConfigEntity fallback = s.Fallback();
+  EXPECT_EQ(fallback.Split("tile_y"), (std::vector<int64_t>{-1, 4}));
+  EXPECT_EQ(fallback.Split("tile_x"), (std::vector<int64_t>{-1, 16}));
+  std::mt19937_64 rng(3);
+  std::vector<space::ConfigEntity> configs = {fallback, s.Get(0), s.Get(s.size() - 1)};
+  for (int i = 0; i < 6; ++i) configs.push_back(space::RandomConfig(s, rng));
+  for (const auto& config : configs) {
+    ScheduledOp op = BatchMatmulX86(shape, config);
+    EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "bmm", 7), "")
+        << "C backend: " << config.ToString();
+    EXPECT_EQ(
+        testing::CheckAgainstReference(op.schedule, op.args, "bmm", 7, testing::LLVMBackend()), "")
+        << "LLVM backend: " << config.ToString();
+  }
 }
 
 }  // namespace
