@@ -197,6 +197,36 @@ save("attention_block",
       ("scale", c(np.sqrt(12))), ("two", c(2)), ("eps", c(1e-5)), ("sqrt2", c(np.sqrt(2))),
       ("one", c(1)), ("half", c(0.5))])
 
+# A ViT-shaped attention with a prime token count (19 here, 197 in ViT-B/16): dense rows, the
+# scores' rows and columns and the softmax rows have no useful divisor, so every template pads
+# its register tiles and the row reductions run vectors with a tail.
+x, w, w2 = rand(1, 19, 32), rand(32, 48), rand(48, 32)
+q = t(x) @ t(w)                                      # 1x19x48
+h = q.reshape(1, 19, 2, 24).permute(0, 2, 1, 3)      # 1x2x19x24
+p = torch.softmax(h @ h.transpose(2, 3), dim=-1)     # 1x2x19x19
+ctx = (p @ h).permute(0, 2, 1, 3).reshape(1, 19, 48)
+ref = F.gelu(ctx @ t(w2))
+save("ragged_attention",
+     [node("MatMul", ["x", "w"], ["q"]),
+      node("Reshape", ["q", "shape4"], ["q4"]),
+      node("Transpose", ["q4"], ["h"], perm=[0, 2, 1, 3]),
+      node("Transpose", ["h"], ["hT"], perm=[0, 1, 3, 2]),
+      node("MatMul", ["h", "hT"], ["s"]),
+      node("Softmax", ["s"], ["p"], axis=-1),
+      node("MatMul", ["p", "h"], ["ctx4"]),
+      node("Transpose", ["ctx4"], ["ctxT"], perm=[0, 2, 1, 3]),
+      node("Reshape", ["ctxT", "shape3"], ["ctx"]),
+      node("MatMul", ["ctx", "w2"], ["o"]),
+      node("Div", ["o", "sqrt2"], ["e0"]),
+      node("Erf", ["e0"], ["e1"]),
+      node("Add", ["e1", "one"], ["e2"]),
+      node("Mul", ["o", "e2"], ["e3"]),
+      node("Mul", ["e3", "half"], ["y"])],
+     [("x", x)], [("y", ref.numpy())],
+     [("w", w), ("w2", w2), ("shape4", c([1, 19, 2, 24], np.int64)),
+      ("shape3", c([1, 19, 48], np.int64)), ("sqrt2", c(np.sqrt(2))), ("one", c(1)),
+      ("half", c(0.5))])
+
 # Mod: C's fmod on floats, Python's % on integers at run time (negative divisor), and folded in a
 # shape computation (as PyTorch 2 exports attention).
 x = rand(2, 3, 4)
