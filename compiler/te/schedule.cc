@@ -266,7 +266,10 @@ FactoredLoops FactorLoops(const Stage& s, const IterVar& axis,
           value.at(rel.outer.get()) * ir::IntImm(DataType::Int(32), extent.at(rel.inner.get())) +
           value.at(rel.inner.get());
       value[rel.parent.get()] = v;
-      in_domain = in_domain && (v < ir::IntImm(DataType::Int(32), extent.at(rel.parent.get())));
+      // `likely`: only an uneven split's last chunk fails it, and loop partitioning then keeps
+      // the check out of the whole chunks (the factored lanes stay one vector).
+      in_domain =
+          in_domain && ir::likely(v < ir::IntImm(DataType::Int(32), extent.at(rel.parent.get())));
     } else {
       Expr inner = ir::IntImm(DataType::Int(32), extent.at(rel.inner.get()));
       value[rel.outer.get()] = floordiv(value.at(rel.fused.get()), inner);

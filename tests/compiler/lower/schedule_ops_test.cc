@@ -64,7 +64,8 @@ TEST(ScheduleOpsTest, DomainCheckOfRfactorDominatesTheConditionsReads) {
   EXPECT_EQ(Nest(s, {A, S}),
             "realize S.rf[0:+3, 0:+2]\nattr compute_scope = \"S.rf\" on S.rf\nfor S.rf.i in [0, "
             "+3) {\n  for S.rf.j in [0, +2) {\n    S.rf(S.rf.i, S.rf.j) = 0f\n    for k.outer.rf "
-            "in [0, +3) {\n      if (((k.outer.rf*3) + S.rf.i) < 8) {\n        if (A(S.rf.j, "
+            "in [0, +3) {\n      if tessera.likely((((k.outer.rf*3) + S.rf.i) < 8)) {\n        if "
+            "(A(S.rf.j, "
             "((k.outer.rf*3) + S.rf.i)) > 0f) {\n          S.rf(S.rf.i, S.rf.j) = (S.rf(S.rf.i, "
             "S.rf.j) + A(S.rf.j, ((k.outer.rf*3) + S.rf.i)))\n        }\n      }\n    }\n  "
             "}\n}\nattr compute_scope = \"S\" on S\nfor S.i in [0, +2) {\n  S(S.i) = 0f\n  for "
