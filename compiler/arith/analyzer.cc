@@ -313,11 +313,40 @@ class Simplifier : public ir::ExprMutator {
 
   Expr Linear(const Expr& e) {
     LinearForm f = ToLinear(e);
+    FoldDivisionIdentity(&f);
     std::vector<LinearForm::Term> kept;
     for (const auto& t : f.terms)
       if (t.coef != 0) kept.push_back(t);
     f.terms = kept;
     return FromLinear(f, e.dtype());
+  }
+
+  // k*c*floordiv(x, c) + k*floormod(x, c) = k*x: an index flattened and unflattened again (a
+  // fused epilogue reading a [1, 56, 56, n] result of a [3136, n] product by its row) comes back
+  // to the row itself, which bound inference then sees as the tile it is.
+  static void FoldDivisionIdentity(LinearForm* f) {
+    for (bool folded = true; folded;) {
+      folded = false;
+      for (size_t i = 0; i < f->terms.size() && !folded; ++i) {
+        const auto* div = f->terms[i].term.as<ir::FloorDivNode>();
+        const int64_t* c = div ? ir::AsConstInt(div->b) : nullptr;
+        if (!c || *c <= 0 || f->terms[i].coef == 0) continue;
+        for (size_t j = 0; j < f->terms.size() && !folded; ++j) {
+          const auto* mod = f->terms[j].term.as<ir::FloorModNode>();
+          const int64_t* cm = mod ? ir::AsConstInt(mod->b) : nullptr;
+          const int64_t k = f->terms[j].coef;
+          if (!cm || *cm != *c || k == 0 || f->terms[i].coef != k * *c ||
+              !ir::StructuralEqual(div->a, mod->a)) {
+            continue;
+          }
+          const Expr x = div->a;
+          f->terms[i].coef = 0;
+          f->terms[j].coef = 0;
+          f->Add(ToLinear(x), k);
+          folded = true;
+        }
+      }
+    }
   }
 
   // floordiv(c*q + r, c) = q + floordiv(r, c) holds for all integers; r's bound often decides

@@ -320,8 +320,10 @@ void CoverReads(const std::vector<std::vector<Expr>>& reads, const arith::VarInt
     bool first = true;
     for (const auto& idx : reads) {
       // An index read from memory (a gather) may be anything: the whole axis is needed.
-      arith::IntervalSet s =
-          ReadsData::Check(idx[d]) ? arith::IntervalSet() : RelaxFully(idx[d], relax, an);
+      // Simplified first: interval arithmetic cannot see that a row unflattened and flattened
+      // again (an epilogue reading the product through the model's shape) is the row.
+      arith::IntervalSet s = ReadsData::Check(idx[d]) ? arith::IntervalSet()
+                                                      : RelaxFully(an.Simplify(idx[d]), relax, an);
       covered = first ? s : arith::Union(covered, s, an);
       first = false;
     }

@@ -33,6 +33,23 @@ TEST(AnalyzerTest, FloorDivAndModWithBounds) {
   EXPECT_EQ(ToText(a.Simplify(floormod(xo * 8 + xi + 3, 4))), "floormod((xi + 3), 4)");
 }
 
+// A row unflattened into [56, 56] and flattened again is the row: with bounds (a tile of a
+// 3136-row product) and without (the identity holds for every integer).
+TEST(AnalyzerTest, FlattenedUnflattenedIndexIsTheIndex) {
+  Analyzer a;
+  Var y("y"), yt("yt"), yi("yi");
+  EXPECT_EQ(ToText(a.Simplify(floordiv(y, 56) * 56 + floormod(y, 56))), "y");
+  EXPECT_EQ(ToText(a.Simplify((floordiv(y, 7) * 14 + floormod(y, 7) * 2) + 1)), "((y*2) + 1)");
+  a.Bind(yt, Range::FromMinExtent(0, 28));
+  a.Bind(yi, Range::FromMinExtent(0, 112));
+  Expr row = yt * 112 + yi;
+  EXPECT_EQ(ToText(a.Simplify(floormod(floordiv(row, 56), 56) * 56 + floormod(row, 56))),
+            "((yt*112) + yi)");
+  // Different divisors or operands stay as they are.
+  EXPECT_EQ(ToText(a.Simplify(floordiv(y, 8) * 56 + floormod(y, 56))),
+            "((floordiv(y, 8)*56) + floormod(y, 56))");
+}
+
 TEST(AnalyzerTest, FoldsVectorIndexArithmetic) {
   Analyzer a;
   Var jo("jo"), k("k");

@@ -67,9 +67,9 @@ TEST(ModelPlanTest, SmallEncoder) {
 g0 matmul_q  dense.x86(10,24,16,float32) [fallback] out=plain [tile_y=sp[-1,5,2], tile_x=sp[-1,1,24], tile_k=sp[-1,4], unroll_k=ot(1), k_outer=ot(0), prefetch=ot(1)]
 g1 reshape_q4+Transpose  plain out=plain
 g2 transpose_hT  plain out=plain
-g3 matmul_s+Div  batch_matmul.x86(4,5,5,12,float32) [fallback] out=plain [tile_y=sp[-1,1], tile_x=sp[-1,5], tile_k=sp[-1,4]]
+g3 matmul_s+Div  batch_matmul.x86(4,5,5,12,float32) [fallback] out=plain [tile_y=sp[-1,4], tile_x=sp[-1,5], tile_k=sp[-1,4]]
 g4 softmax_p  plain out=plain
-g5 matmul_ctx4  batch_matmul.x86(4,5,12,5,float32) [fallback] out=plain [tile_y=sp[-1,1], tile_x=sp[-1,12], tile_k=sp[-1,1]]
+g5 matmul_ctx4  batch_matmul.x86(4,5,12,5,float32) [fallback] out=plain [tile_y=sp[-1,4], tile_x=sp[-1,12], tile_k=sp[-1,1]]
 g6 transpose_ctxT+Reshape  plain out=plain
 g7 reducemean_mu  plain out=plain
 g8 sub_d  plain out=plain
