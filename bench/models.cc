@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -52,6 +53,30 @@ struct Flags {
   int settle_ms = 200;
   bool json = false;
 };
+
+// `--models zoo`: the encoder and torchvision's classification models that export at opset 13
+// with batch 1, CNNs of every era and the vision transformer.
+const std::vector<std::string> kZooModels = {
+    "resnet18",      "resnet50",        "mobilenet_v2",    "bert_encoder",   "vit_b_16",
+    "convnext_tiny", "resnext50_32x4d", "efficientnet_b0", "regnet_y_400mf", "shufflenet_v2_x1_0",
+    "mnasnet1_0",    "squeezenet1_1",   "densenet121",     "googlenet",      "mobilenet_v3_large"};
+
+bool FileExists(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
+
+// The geometric mean and the largest of `ratios` (model, Tessera / peer), printed as one line.
+void PrintRatioSummary(const std::string& peer, int threads,
+                       const std::vector<std::pair<std::string, double>>& ratios) {
+  if (ratios.empty()) return;
+  double log_sum = 0;
+  const std::pair<std::string, double>* worst = &ratios[0];
+  for (const auto& r : ratios) {
+    log_sum += std::log(r.second);
+    if (r.second > worst->second) worst = &r;
+  }
+  std::printf("# vs_%s at %d thread(s) over %zu models: geometric mean %.2f, worst %.2f (%s)\n",
+              peer.c_str(), threads, ratios.size(), std::exp(log_sum / ratios.size()),
+              worst->second, worst->first.c_str());
+}
 
 double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -185,14 +210,20 @@ int Run(const Flags& flags) {
                                            std::to_string(threads)};
     torch_argv.insert(torch_argv.end(), flags.models.begin(), flags.models.end());
     Peer torch(torch_argv, torch_env);  // exports the .onnx files
+    // A model PyTorch could not export (models_torch.py says why) is left out of every side.
+    std::vector<std::string> models;
+    for (const std::string& model : flags.models) {
+      if (FileExists(dir + "/" + model + ".onnx")) models.push_back(model);
+    }
     std::unique_ptr<Peer> onnxruntime;
     if (ort) {
       std::vector<std::string> argv = {"node", "bench/models_ort.js", dir, std::to_string(threads),
                                        flags.idle};
-      argv.insert(argv.end(), flags.models.begin(), flags.models.end());
+      argv.insert(argv.end(), models.begin(), models.end());
       onnxruntime = std::make_unique<Peer>(argv, std::map<std::string, std::string>{});
     }
-    for (const std::string& model : flags.models) {
+    std::vector<std::pair<std::string, double>> vs_ort, vs_frozen;
+    for (const std::string& model : models) {
       const std::string name = model + "@" + std::to_string(threads);
       if (!builds.count(name)) {
         auto start = std::chrono::steady_clock::now();
@@ -202,13 +233,21 @@ int Run(const Flags& flags) {
         options.configs = &configs;
         std::ostringstream warnings;
         options.warnings = &warnings;
-        ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + model + ".onnx"), options);
-        build.Save(dir + "/" + name);
-        compile_s[name] = Seconds(start);
-        coverage[name] = build.CoverageLine();
-        builds[name] = std::make_unique<runtime::GraphExecutor>(
-            runtime::GraphExecutor::LoadFromDirectory(dir + "/" + name));
+        try {
+          ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + model + ".onnx"), options);
+          build.Save(dir + "/" + name);
+          compile_s[name] = Seconds(start);
+          coverage[name] = build.CoverageLine();
+          builds[name] = std::make_unique<runtime::GraphExecutor>(
+              runtime::GraphExecutor::LoadFromDirectory(dir + "/" + name));
+        } catch (const std::exception& e) {
+          // One model the compiler refuses does not end the run: the others are still measured.
+          std::printf("%-13s %3d  not built: %s\n", model.c_str(), threads, e.what());
+          std::fflush(stdout);
+          builds[name] = nullptr;
+        }
       }
+      if (!builds[name]) continue;
       runtime::GraphExecutor& exec = *builds[name];
       // Random inputs, as the peers get: left unset, the input buffer held whatever memory the
       // build had freed there, and denormal values in it made ResNet and BERT runs 1.5-3x slower
@@ -235,7 +274,7 @@ int Run(const Flags& flags) {
             const double wall = Seconds(start) * 1e3;
             add(0, {{wall}, ProcessCpuMs() - cpu_start});
           } else if (side == 1) {
-            add(1, onnxruntime->Ask(model + " 1 1"));
+            add(1, onnxruntime->Ask(model + " 1 1"));  // no times: ONNX Runtime refused it
           } else if (side == 2) {
             add(2, torch.Ask(model + " frozen 1 1"));
           } else if (side == 3) {
@@ -265,6 +304,9 @@ int Run(const Flags& flags) {
       }
       const double t = Statistic(ms[0], flags.stat), o = Statistic(ms[1], flags.stat),
                    f = Statistic(ms[2], flags.stat), e = Statistic(ms[3], flags.stat);
+      const bool has_ort = ort && o > 0;
+      if (has_ort) vs_ort.push_back({model, t / o});
+      vs_frozen.push_back({model, t / f});
       if (flags.json) {
         PrintJsonLine(Json{{"model", model},
                            {"threads", threads},
@@ -273,10 +315,10 @@ int Run(const Flags& flags) {
                            {"settle_ms", flags.settle_ms},
                            {"compile_s", compile_s[name]},
                            {"tessera_ms", t},
-                           {"ort_ms", ort ? Json(o) : Json()},
+                           {"ort_ms", has_ort ? Json(o) : Json()},
                            {"frozen_ms", f},
                            {"eager_ms", e},
-                           {"ratio_vs_ort", ort ? Json(t / o) : Json()},
+                           {"ratio_vs_ort", has_ort ? Json(t / o) : Json()},
                            {"ratio_vs_frozen", t / f},
                            {"ratio_vs_eager", t / e},
                            {"cores_used", Json{{"tessera", cores[0]},
@@ -287,10 +329,14 @@ int Run(const Flags& flags) {
                       std::cout);
       } else {
         std::printf("%-13s %3d %9.2f %10.2f %8.2f %9.2f %8.2f %7.2f %9.2f %8.2f\n", model.c_str(),
-                    threads, compile_s[name], t, o, f, e, ort ? t / o : 0.0, t / f, t / e);
+                    threads, compile_s[name], t, o, f, e, has_ort ? t / o : 0.0, t / f, t / e);
         std::printf("  %s\n  %s\n", coverage[name].substr(0, 150).c_str(), cores_line.c_str());
       }
       std::fflush(stdout);
+    }
+    if (!flags.json) {
+      PrintRatioSummary("ort", threads, vs_ort);
+      PrintRatioSummary("frozen", threads, vs_frozen);
     }
   }
   return 0;
@@ -314,7 +360,9 @@ int main(int argc, char** argv) {
   app.add_option("--target", flags.target,
                  "target string; each thread count T builds for it with -num-threads=T");
   app.add_option("--models", flags.models,
-                 "torchvision model names or bert_encoder, e.g. resnet18,bert_encoder")
+                 "torchvision model names or bert_encoder, e.g. resnet18,bert_encoder; zoo: the "
+                 "encoder and 14 torchvision classification models (a summary line gives the "
+                 "geometric mean and the worst ratio)")
       ->delimiter(',');
   app.add_option("--stat", flags.stat,
                  "per side: the median of the runs, or their minimum (on a machine shared with "
@@ -333,6 +381,10 @@ int main(int argc, char** argv) {
   if (const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
     if (chdir(workspace) != 0) std::cerr << "cannot enter " << workspace << "\n";
   }
-  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
-                                 [&] { return tessera::Run(flags); });
+  return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr, [&] {
+    if (std::find(flags.models.begin(), flags.models.end(), "zoo") != flags.models.end()) {
+      flags.models = tessera::kZooModels;
+    }
+    return tessera::Run(flags);
+  });
 }

@@ -49,13 +49,25 @@ def build(name):
 
 fns, inputs = {}, {}
 for name in sys.argv[3:]:
-    model, x = build(name)
+    try:
+        model, x = build(name)
+    except AttributeError:
+        print(f"models_torch.py: {name}: no such torchvision model, left out", file=sys.stderr,
+              flush=True)
+        continue
     onnx_file = os.path.join(out_dir, name + ".onnx")
     if not os.path.exists(onnx_file):
         # Exported with gradients enabled: under no_grad PyTorch runs its fused encoder kernel,
         # which ONNX cannot express (its own runs below do use it).
-        torch.onnx.export(model, (x,), onnx_file, opset_version=13, input_names=["input"],
-                          output_names=["output"], **TORCHSCRIPT_EXPORTER)
+        try:
+            torch.onnx.export(model, (x,), onnx_file, opset_version=13, input_names=["input"],
+                              output_names=["output"], **TORCHSCRIPT_EXPORTER)
+        except Exception as e:  # noqa: BLE001 (any exporter failure leaves the model out)
+            if os.path.exists(onnx_file):
+                os.remove(onnx_file)
+            print(f"models_torch.py: {name}: not exported at opset 13, left out: {e}",
+                  file=sys.stderr, flush=True)
+            continue
     with torch.no_grad():
         frozen = torch.jit.freeze(torch.jit.trace(model, x).eval())
         for fn in (model, frozen):
