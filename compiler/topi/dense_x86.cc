@@ -31,6 +31,23 @@ double DenseFlops(const DenseShape& shape) {
          static_cast<double>(shape.k);
 }
 
+// C = A × W on `padded_m` rows (W packed in column blocks): the padding rows repeat A's last
+// row, so their loads stay in bounds and hoist out of the reduction.
+te::Tensor PaddedProduct(const DenseShape& shape, const te::Tensor& a, const te::Tensor& packed,
+                         int64_t padded_m) {
+  const Expr bn = packed.shape()[2];
+  ir::IterVar k = te::reduce_axis(I(shape.k), "k");
+  auto row = [&](const Var& y) {
+    return padded_m == shape.m ? Expr(y) : ir::min(y, I(shape.m - 1));
+  };
+  return te::compute(
+      {I(padded_m), I(shape.n)},
+      [&](Var y, Var x) {
+        return te::sum(a(row(y), k) * packed(ir::floordiv(x, bn), k, ir::floormod(x, bn)), {k});
+      },
+      "C", "dense");
+}
+
 }  // namespace
 
 space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit) {
@@ -102,8 +119,7 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   std::vector<int64_t> ty = config.Split("tile_y");
   std::vector<int64_t> tx = config.Split("tile_x");
   std::vector<int64_t> tk = config.Split("tile_k");
-  // Rows padded to the register tile (kPaddedInnermost): the padding rows repeat A's last row,
-  // so their loads stay in bounds and hoist out of the reduction; they are never stored.
+  // Rows padded to the register tile (kPaddedInnermost); the padding rows are never stored.
   const int64_t padded_m = (shape.m + ty[2] - 1) / ty[2] * ty[2];
   TESSERA_USER_CHECK((padded_m / ty[2]) % ty[1] == 0 && shape.n % (tx[1] * tx[2]) == 0 &&
                      shape.k % tk[1] == 0)
@@ -113,17 +129,7 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   te::Tensor a = te::placeholder({I(shape.m), I(shape.k)}, DataType::Float(32), "A");
   te::Tensor packed =
       te::placeholder({I(shape.n / bn), I(shape.k), I(bn)}, DataType::Float(32), "packed_W");
-  ir::IterVar k = te::reduce_axis(I(shape.k), "k");
-  auto row = [&](const Var& y) {
-    return padded_m == shape.m ? Expr(y) : ir::min(y, I(shape.m - 1));
-  };
-  te::Tensor c = te::compute(
-      {I(padded_m), I(shape.n)},
-      [&](Var y, Var x) {
-        return te::sum(a(row(y), k) * packed(ir::floordiv(x, I(bn)), k, ir::floormod(x, I(bn))),
-                       {k});
-      },
-      "C", "dense");
+  te::Tensor c = PaddedProduct(shape, a, packed, padded_m);
   te::Tensor rows = c;
   if (padded_m != shape.m) {
     rows = te::compute(
