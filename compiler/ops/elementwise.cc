@@ -23,8 +23,9 @@ using ir::Var;
 
 const std::vector<std::string>& UnaryOps() {
   static const std::vector<std::string> ops = {
-      "Relu", "Sigmoid", "Tanh", "Erf",   "Sqrt", "Exp",      "Log",     "Neg",
-      "Abs",  "Clip",    "Gelu", "Floor", "Ceil", "Identity", "Dropout", "Reciprocal"};
+      "Relu", "Sigmoid",  "Tanh",    "Erf",        "Sqrt",        "Exp",
+      "Log",  "Neg",      "Abs",     "Clip",       "Gelu",        "Floor",
+      "Ceil", "Identity", "Dropout", "Reciprocal", "HardSigmoid", "HardSwish"};
   return ops;
 }
 
@@ -134,6 +135,15 @@ Expr Unary(const std::string& op, const Node& node, const std::vector<Operand>& 
   if (op == "Gelu") {
     return x * ir::const_like(x, 0.5) *
            (ir::const_like(x, 1) + ir::erf(x * ir::const_like(x, M_SQRT1_2)));
+  }
+  // MobileNetV3's activations: max(0, min(1, alpha x + beta)), and x times it with alpha = 1/6,
+  // beta = 1/2 (PyTorch exports hardswish at opset 13 as HardSigmoid and Mul).
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    const bool swish = op == "HardSwish";
+    Expr v = x * ir::const_like(x, swish ? 1.0 / 6 : node.Float("alpha", 0.2)) +
+             ir::const_like(x, swish ? 0.5 : node.Float("beta", 0.5));
+    Expr clipped = ir::max(ir::min(v, ir::const_like(x, 1)), ir::const_like(x, 0));
+    return swish ? x * clipped : clipped;
   }
   if (op == "Clip") {
     auto bound = [&](size_t i, const char* attr, double fallback) -> Expr {

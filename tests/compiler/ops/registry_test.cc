@@ -34,7 +34,8 @@ TEST(Registry, EveryImportedOperatorHasACompleteDefinition) {
   const std::vector<std::string> expected = {
       "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "Ceil", "Clip", "Concat", "Conv",
       "ConstantOfShape", "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor",
-      "Gather", "Gelu", "Gemm", "GlobalAveragePool", "Greater", "Identity", "LayerNormalization",
+      "Gather", "Gelu", "Gemm", "GlobalAveragePool", "Greater", "HardSigmoid", "HardSwish",
+      "Identity", "LayerNormalization",
       "Less", "Log", "MatMul", "Max", "MaxPool", "Min", "Mod", "Mul", "Neg", "Pad", "Pow", "Range",
       "Reciprocal", "ReduceMean", "Relu", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax",
       "Split", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze", "Where"};

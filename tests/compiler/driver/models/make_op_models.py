@@ -227,6 +227,19 @@ save("ragged_attention",
       ("shape3", c([1, 19, 48], np.int64)), ("sqrt2", c(np.sqrt(2))), ("one", c(1)),
       ("half", c(0.5))])
 
+# MobileNetV3's activations: HardSigmoid with its own alpha and beta, and HardSwish (opset 14;
+# PyTorch exports hardswish at opset 13 as HardSigmoid times x), after a convolution they fuse
+# into.
+x, w = rand(1, 4, 6, 6), rand(8, 4, 1, 1)
+conv = F.conv2d(t(x), t(w))
+ref = F.hardswish(conv * torch.clamp(conv * 0.25 + 0.4, 0, 1))
+save("hard_activations",
+     [node("Conv", ["x", "w"], ["c"]),
+      node("HardSigmoid", ["c"], ["hs"], alpha=0.25, beta=0.4),
+      node("Mul", ["c", "hs"], ["m"]),
+      node("HardSwish", ["m"], ["y"])],
+     [("x", x)], [("y", ref.numpy())], [("w", w)], opset=14)
+
 # Mod: C's fmod on floats, Python's % on integers at run time (negative divisor), and folded in a
 # shape computation (as PyTorch 2 exports attention).
 x = rand(2, 3, 4)
