@@ -43,17 +43,13 @@ void CFamilyPrinter::Block(const ir::Stmt& s) {
   --indent_;
 }
 
-std::string CFamilyPrinter::Print(const ir::Expr& e) {
-  bool saved = lane_mode_;
-  lane_mode_ = false;
-  std::string s = PrintExpr(e);
-  lane_mode_ = saved;
-  return s;
-}
+std::string CFamilyPrinter::Print(const ir::Expr& e) { return PrintInMode(e, false); }
 
-std::string CFamilyPrinter::PrintLane(const ir::Expr& e) {
-  bool saved = lane_mode_;
-  lane_mode_ = true;
+std::string CFamilyPrinter::PrintLane(const ir::Expr& e) { return PrintInMode(e, true); }
+
+std::string CFamilyPrinter::PrintInMode(const ir::Expr& e, bool lane) {
+  const bool saved = lane_mode_;
+  lane_mode_ = lane;
   std::string s = PrintExpr(e);
   lane_mode_ = saved;
   return s;

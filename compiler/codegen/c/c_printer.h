@@ -44,6 +44,8 @@ class CFamilyPrinter : public ir::ExprFunctor<std::string(const ir::Expr&)>,
   std::string PrintLane(const ir::Expr& e);
   /// `e` in the current mode: vectors only inside a lane.
   std::string PrintExpr(const ir::Expr& e);
+  /// `e` in lane mode `lane`, the current mode restored after.
+  std::string PrintInMode(const ir::Expr& e, bool lane);
 
   void VisitStmt_(const ir::SeqStmtNode* seq) override;
   void VisitStmt_(const ir::AttrStmtNode* attr) override;
