@@ -50,11 +50,11 @@ void FillSplits(int64_t extent, const SplitOptions& options, const std::vector<i
 std::vector<std::vector<int64_t>> PaddedInnermostSplits(int64_t extent,
                                                         const SplitOptions& options) {
   if (options.num_outputs == 1) return {{-1}};
-  const int64_t limit = options.max_factor > 0 ? std::min(options.max_factor, extent) : extent;
+  SplitOptions policy = options;
   std::set<int64_t> innermost;
-  for (int64_t f = 1; f <= limit; ++f) {
-    const bool power_of_two = (f & (f - 1)) == 0;
-    if (extent % f == 0 || power_of_two) innermost.insert(f);
+  for (SplitPolicy p : {SplitPolicy::kFactors, SplitPolicy::kPowerOfTwo}) {
+    policy.policy = p;
+    for (int64_t f : SplitCandidates(extent, policy)) innermost.insert(f);
   }
   std::set<int64_t> whole;
   for (int64_t f : innermost) {
