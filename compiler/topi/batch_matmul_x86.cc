@@ -5,6 +5,7 @@
 #include "compiler/te/tensor.h"
 #include "compiler/topi/index_constant.h"
 #include "compiler/topi/output_epilogue.h"
+#include "compiler/topi/padded_tile.h"
 
 namespace tessera {
 namespace topi {
@@ -35,10 +36,6 @@ Operands Compute(const BatchMatmulShape& s) {
   return {a, b, c};
 }
 
-int64_t RoundUp(int64_t value, int64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
 // B with zeros after its last column up to `padded_n` (a vector load of B must not be clamped
 // lane by lane).
 te::Tensor PadColumns(const BatchMatmulShape& s, const te::Tensor& b, int64_t padded_n) {
@@ -51,16 +48,14 @@ te::Tensor PadColumns(const BatchMatmulShape& s, const te::Tensor& b, int64_t pa
       "B_padded", "batch_matmul_pad");
 }
 
-// The product on `padded_m` rows of `columns`' columns: the padding rows repeat A's last row, so
-// their loads stay in bounds and hoist out of the reduction.
+// The product on `padded_m` rows of `columns`' columns, the padding rows repeating A's last.
 te::Tensor PaddedProduct(const BatchMatmulShape& s, const te::Tensor& a, const te::Tensor& columns,
                          int64_t padded_m, int64_t padded_n) {
   ir::IterVar k = te::reduce_axis(I(s.k), "k");
   return te::compute(
       {I(s.b), I(padded_m), I(padded_n)},
       [&](Var bb, Var y, Var x) {
-        Expr row = padded_m == s.m ? Expr(y) : ir::min(y, I(s.m - 1));
-        return te::sum(a(bb, row, k) * columns(bb, k, x), {k});
+        return te::sum(a(bb, ClampedRow(y, s.m, padded_m), k) * columns(bb, k, x), {k});
       },
       "C", "batch_matmul");
 }
@@ -87,15 +82,13 @@ ScheduledOp BatchMatmulX86(const BatchMatmulShape& shape, const space::ConfigEnt
   int64_t tk = config.Split("tile_k")[1];
   TESSERA_USER_CHECK(shape.k % tk == 0)
       << "batch_matmul.x86: config " << config.ToString() << " does not tile the shape";
-  const int64_t padded_m = RoundUp(shape.m, ty), padded_n = RoundUp(shape.n, tx);
+  const int64_t padded_m = PaddedExtent(shape.m, ty), padded_n = PaddedExtent(shape.n, tx);
   Operands op = Compute(shape);
   te::Tensor product = op.c, columns;
   if (padded_m != shape.m || padded_n != shape.n) {
     columns = padded_n == shape.n ? op.b : PadColumns(shape, op.b, padded_n);
     product = PaddedProduct(shape, op.a, columns, padded_m, padded_n);
-    op.c = te::compute(
-        {I(shape.b), I(shape.m), I(shape.n)},
-        [&](Var bb, Var y, Var x) { return product(bb, y, x); }, "C_cropped", "batch_matmul_crop");
+    op.c = CropPadded(product, {shape.b, shape.m, shape.n}, "C_cropped", "batch_matmul_crop");
   }
   te::Schedule s = te::create_schedule({op.c});
   if (padded_n != shape.n) s[columns].parallel(s[columns].axis(0));

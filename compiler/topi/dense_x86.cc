@@ -6,6 +6,7 @@
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
 #include "compiler/topi/index_constant.h"
+#include "compiler/topi/padded_tile.h"
 
 namespace tessera {
 namespace topi {
@@ -31,19 +32,17 @@ double DenseFlops(const DenseShape& shape) {
          static_cast<double>(shape.k);
 }
 
-// C = A × W on `padded_m` rows (W packed in column blocks): the padding rows repeat A's last
-// row, so their loads stay in bounds and hoist out of the reduction.
+// C = A × W on `padded_m` rows (W packed in column blocks), the padding rows repeating A's last.
 te::Tensor PaddedProduct(const DenseShape& shape, const te::Tensor& a, const te::Tensor& packed,
                          int64_t padded_m) {
   const Expr bn = packed.shape()[2];
   ir::IterVar k = te::reduce_axis(I(shape.k), "k");
-  auto row = [&](const Var& y) {
-    return padded_m == shape.m ? Expr(y) : ir::min(y, I(shape.m - 1));
-  };
   return te::compute(
       {I(padded_m), I(shape.n)},
       [&](Var y, Var x) {
-        return te::sum(a(row(y), k) * packed(ir::floordiv(x, bn), k, ir::floormod(x, bn)), {k});
+        return te::sum(a(ClampedRow(y, shape.m, padded_m), k) *
+                           packed(ir::floordiv(x, bn), k, ir::floormod(x, bn)),
+                       {k});
       },
       "C", "dense");
 }
@@ -120,7 +119,7 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   std::vector<int64_t> tx = config.Split("tile_x");
   std::vector<int64_t> tk = config.Split("tile_k");
   // Rows padded to the register tile (kPaddedInnermost); the padding rows are never stored.
-  const int64_t padded_m = (shape.m + ty[2] - 1) / ty[2] * ty[2];
+  const int64_t padded_m = PaddedExtent(shape.m, ty[2]);
   TESSERA_USER_CHECK((padded_m / ty[2]) % ty[1] == 0 && shape.n % (tx[1] * tx[2]) == 0 &&
                      shape.k % tk[1] == 0)
       << "dense.x86: config " << config.ToString() << " does not tile the shape m=" << shape.m
@@ -130,11 +129,8 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   te::Tensor packed =
       te::placeholder({I(shape.n / bn), I(shape.k), I(bn)}, DataType::Float(32), "packed_W");
   te::Tensor c = PaddedProduct(shape, a, packed, padded_m);
-  te::Tensor rows = c;
-  if (padded_m != shape.m) {
-    rows = te::compute(
-        {I(shape.m), I(shape.n)}, [&](Var y, Var x) { return c(y, x); }, "C_rows", "dense_rows");
-  }
+  const te::Tensor rows =
+      padded_m == shape.m ? c : CropPadded(c, {shape.m, shape.n}, "C_rows", "dense_rows");
 
   const te::Tensor result = epilogue ? epilogue->apply(rows) : rows;
   te::Schedule s = te::create_schedule({result});
