@@ -35,17 +35,18 @@ void ModelEmitter::EmitConv(const GroupPlan& plan, const std::vector<const Node*
     packed = topi::WinogradWeights(weights, shape, m, ic_bn, oc_bn);
     pw_shape = {alpha, alpha, shape.k / oc_bn, shape.c / ic_bn, ic_bn, oc_bn};
   } else {
-    packed = task::ToOIHWio(weights, {shape.k, shape.c, shape.r, shape.s}, ic_bn, oc_bn);
-    pw_shape = {shape.k / oc_bn, shape.c / ic_bn, shape.r, shape.s, ic_bn, oc_bn};
+    packed = task::ToOIHWio(weights, {shape.k, shape.group_c(), shape.r, shape.s}, ic_bn, oc_bn);
+    pw_shape = {shape.k / oc_bn, shape.group_c() / ic_bn, shape.r, shape.s, ic_bn, oc_bn};
   }
   const char* weight_form = depthwise ? "_packed" : winograd ? "_winograd" : "_OIHWio";
   int pw = AddParam(g_.values[w].name + weight_form,
                     HostArray(pw_shape, DLType(graph::DType::kFloat32), packed.data(),
                               packed.size() * sizeof(float)));
   std::vector<int64_t> blocked_shape = {shape.n, shape.k / oc_bn, shape.oh(), shape.ow(), oc_bn};
-  const std::string kernel = depthwise  ? "depthwise_conv2d_NCHWc"
-                             : winograd ? "conv2d_winograd_NCHWc"
-                                        : "conv2d_NCHWc";
+  const std::string kernel = depthwise          ? "depthwise_conv2d_NCHWc"
+                             : winograd         ? "conv2d_winograd_NCHWc"
+                             : shape.groups > 1 ? "group_conv2d_NCHWc"
+                                                : "conv2d_NCHWc";
   // The template's op: `epilogue` fused, the data read in its halo where it has one.
   auto instantiate = [&](const topi::OutputEpilogue* epilogue) {
     if (depthwise) return topi::DepthwiseConv2dNCHWcX86(shape, *plan.config, epilogue);

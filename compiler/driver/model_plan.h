@@ -35,7 +35,7 @@ enum class KernelPath {
   kPlain,           ///< its tensor expressions, default schedule
   kReshapeAlias,    ///< a reshape of a computed value: a view of its buffer, no kernel
   kPoolBlocked,     ///< a pooling in its input's NCHW[bn]c layout
-  kConvX86,         ///< conv2d_NCHWc.x86
+  kConvX86,         ///< conv2d_NCHWc.x86 or group_conv2d_NCHWc.x86
   kWinogradX86,     ///< conv2d_winograd_NCHWc.x86
   kDepthwiseX86,    ///< depthwise_conv2d_NCHWc.x86
   kDenseX86,        ///< dense.x86

@@ -17,6 +17,7 @@ namespace driver {
 const Strategy& StrategyFor(const Target& target) {
   static const Strategy kCPU{"conv2d_NCHWc.x86",
                              "depthwise_conv2d_NCHWc.x86",
+                             "group_conv2d_NCHWc.x86",
                              "dense.x86",
                              "batch_matmul.x86",
                              "conv2d_winograd_NCHWc.x86",
@@ -24,6 +25,7 @@ const Strategy& StrategyFor(const Target& target) {
                              /*fused_dense_epilogue=*/true};
   static const Strategy kCUDA{"conv2d_nchw.cuda",
                               "depthwise_conv2d.cuda",
+                              nullptr,
                               "dense.cuda",
                               nullptr,
                               nullptr,
@@ -99,7 +101,8 @@ const Planner::ConvPlan& Planner::PlanConv(const Node& conv, int64_t in_block) {
   const auto& ws = g_.values[w].shape;
   const ops::Conv2dAttrs attrs = ops::ParseConv2dAttrs(conv);
   if (!attrs.Uniform() || !IsParam(w) || IsParam(x)) return plan;
-  plan.shape = {xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], attrs.strides[0], attrs.pads[0]};
+  plan.shape = {xs[0],         xs[1],      xs[2], xs[3], ws[0], ws[2], ws[3], attrs.strides[0],
+                attrs.pads[0], attrs.group};
   const topi::Conv2dShape& sh = plan.shape;
   if (attrs.group == xs[1] && ws[0] == xs[1] && ws[1] == 1) {
     plan.depthwise = true;
@@ -108,6 +111,9 @@ const Planner::ConvPlan& Planner::PlanConv(const Node& conv, int64_t in_block) {
   } else if (attrs.group == 1) {
     plan.task =
         MakeTask(strategy_.conv, {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad});
+  } else if (strategy_.group_conv) {
+    plan.task = MakeTask(strategy_.group_conv,
+                         {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad, sh.groups});
   }
   if (!plan.task) return plan;
   ChooseConvConfig(plan, conv, in_block);

@@ -23,6 +23,7 @@ namespace driver {
 struct Strategy {
   const char* conv;
   const char* depthwise;
+  const char* group_conv;  // grouped, not depthwise (null: plain compute)
   const char* dense;
   const char* batch_matmul;
   const char* winograd;       // 3x3 stride-1 convolutions' alternative to `conv`

@@ -72,33 +72,36 @@ TemplateDef DenseX86Template() {
   return d;
 }
 
+// (N,C,H,W,K,R,S,stride,pad) and, for the grouped template, the groups.
 topi::Conv2dShape ConvShapeOf(const TaskArgs& args) {
   const auto& v = args.ints;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v.size() > 9 ? v[9] : 1};
 }
 
-// Direct NCHW convolution with zero padding, accumulated in double.
+// Direct NCHW convolution (grouped when the shape says so) with zero padding, accumulated in
+// double.
 std::vector<float> Conv2dReference(const TaskArgs& args,
                                    const std::vector<std::vector<float>>& inputs) {
   topi::Conv2dShape s = ConvShapeOf(args);
   const std::vector<float>& data = inputs[0];
   const std::vector<float>& kernel = inputs[1];
-  const int64_t oh = s.oh(), ow = s.ow();
+  const int64_t oh = s.oh(), ow = s.ow(), group_c = s.group_c();
   std::vector<float> out(static_cast<size_t>(s.n * s.k * oh * ow));
   for (int64_t n = 0; n < s.n; ++n) {
     for (int64_t k = 0; k < s.k; ++k) {
+      const int64_t first = k / s.group_k() * group_c;  // the group's first input channel
       for (int64_t y = 0; y < oh; ++y) {
         for (int64_t x = 0; x < ow; ++x) {
           double sum = 0;
-          for (int64_t c = 0; c < s.c; ++c) {
+          for (int64_t c = 0; c < group_c; ++c) {
             for (int64_t r = 0; r < s.r; ++r) {
               int64_t iy = y * s.stride + r - s.pad;
               if (iy < 0 || iy >= s.h) continue;
               for (int64_t q = 0; q < s.s; ++q) {
                 int64_t ix = x * s.stride + q - s.pad;
                 if (ix < 0 || ix >= s.w) continue;
-                sum += double(data[((n * s.c + c) * s.h + iy) * s.w + ix]) *
-                       double(kernel[((k * s.c + c) * s.r + r) * s.s + q]);
+                sum += double(data[((n * s.c + first + c) * s.h + iy) * s.w + ix]) *
+                       double(kernel[((k * group_c + c) * s.r + r) * s.s + q]);
               }
             }
           }
@@ -114,11 +117,11 @@ std::vector<float> Conv2dReference(const TaskArgs& args,
 CandidateLayout Conv2dNCHWcLayout(const TaskArgs& args, const space::ConfigEntity& config) {
   const topi::Conv2dShape s = ConvShapeOf(args);
   const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(config);
-  const NCHWDims data{s.n, s.c, s.h, s.w}, weights{s.k, s.c, s.r, s.s},
+  const NCHWDims data{s.n, s.c, s.h, s.w}, weights{s.k, s.group_c(), s.r, s.s},
       out{s.n, s.k, s.oh(), s.ow()};
   CandidateLayout layout;
   layout.shapes = {{s.n, s.c / b.ic_bn, s.h, s.w, b.ic_bn},
-                   {s.k / b.oc_bn, s.c / b.ic_bn, s.r, s.s, b.ic_bn, b.oc_bn},
+                   {s.k / b.oc_bn, s.group_c() / b.ic_bn, s.r, s.s, b.ic_bn, b.oc_bn},
                    {s.n, s.k / b.oc_bn, s.oh(), s.ow(), b.oc_bn}};
   layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
     return std::vector<std::vector<float>>{ToNCHWc(inputs[0], data, b.ic_bn),
@@ -130,14 +133,16 @@ CandidateLayout Conv2dNCHWcLayout(const TaskArgs& args, const space::ConfigEntit
   return layout;
 }
 
-TemplateDef Conv2dNCHWcX86Template() {
+// The direct blocked convolution; `grouped`: its grouped form, the groups a tenth argument.
+TemplateDef Conv2dNCHWcX86Template(bool grouped) {
   TemplateDef d;
-  d.name = "conv2d_NCHWc.x86";
+  d.name = grouped ? "group_conv2d_NCHWc.x86" : "conv2d_NCHWc.x86";
   d.version = 1;
-  d.args_help = "(N,C,H,W,K,R,S,stride,pad,float32)";
-  d.validate = [](const TaskArgs& args) {
-    TESSERA_USER_CHECK(args.ints.size() == 9 && args.dtype == "float32")
-        << "conv2d_NCHWc.x86 takes (N,C,H,W,K,R,S,stride,pad,float32)";
+  d.args_help =
+      grouped ? "(N,C,H,W,K,R,S,stride,pad,G,float32)" : "(N,C,H,W,K,R,S,stride,pad,float32)";
+  d.validate = [grouped, name = d.name, help = d.args_help](const TaskArgs& args) {
+    TESSERA_USER_CHECK(args.ints.size() == (grouped ? 10u : 9u) && args.dtype == "float32")
+        << name << " takes " << help;
     topi::Conv2dNCHWcX86Space(ConvShapeOf(args));  // checks the shape
   };
   d.space = [](const TaskArgs& args, const topi::VectorUnit& vector_unit) {
@@ -333,7 +338,8 @@ const std::vector<TemplateDef>& Templates() {
   static const std::vector<TemplateDef> templates = [] {
     std::vector<TemplateDef> all = {
         DenseX86Template(),
-        Conv2dNCHWcX86Template(),
+        Conv2dNCHWcX86Template(/*grouped=*/false),
+        Conv2dNCHWcX86Template(/*grouped=*/true),
         BatchMatmulX86Template(),
         DepthwiseTemplate(
             "depthwise_conv2d.x86", /*version=*/1,

@@ -28,10 +28,13 @@ void CheckShape(const Conv2dShape& s) {
   TESSERA_USER_CHECK(s.h + 2 * s.pad >= s.r && s.w + 2 * s.pad >= s.s)
       << "conv2d: the " << s.r << "x" << s.s << " kernel does not fit the padded " << s.h << "x"
       << s.w << " input";
+  TESSERA_USER_CHECK(s.groups > 0 && s.c % s.groups == 0 && s.k % s.groups == 0)
+      << "conv2d: " << s.groups << " groups do not divide " << s.c << " input and " << s.k
+      << " output channels";
 }
 
 double Conv2dFlops(const Conv2dShape& s) {
-  return 2.0 * s.n * s.k * s.oh() * s.ow() * s.c * s.r * s.s;
+  return 2.0 * s.n * s.k * s.oh() * s.ow() * s.group_c() * s.r * s.s;
 }
 
 // Output rows whose window reaches into the zero padding: the first `top` and the last
@@ -149,13 +152,13 @@ RegisterTile FallbackTile(const Conv2dShape& s, const VectorUnit& unit, int64_t 
   std::vector<int64_t> blocks;
   for (int64_t vectors : {2, 1, 4}) {
     const int64_t oc_bn = vectors * unit.lanes;
-    if (oc_bn <= 64 && s.k % oc_bn == 0 &&
-        (vectors == 1 || s.c * s.r * s.s * oc_bn * 4 <= kWeightBlockBytes)) {
+    if (oc_bn <= 64 && s.group_k() % oc_bn == 0 &&
+        (vectors == 1 || s.group_c() * s.r * s.s * oc_bn * 4 <= kWeightBlockBytes)) {
       blocks.push_back(oc_bn);
     }
   }
-  // Channels that are no multiple of a vector: one partial vector.
-  if (blocks.empty()) blocks.push_back(LargestDivisorAtMost(s.k, unit.lanes));
+  // Channels (of a group) that are no multiple of a vector: one partial vector.
+  if (blocks.empty()) blocks.push_back(LargestDivisorAtMost(s.group_k(), unit.lanes));
   RegisterTile best;
   double best_score = -1e9;
   for (size_t preference = 0; preference < blocks.size(); ++preference) {
@@ -188,8 +191,8 @@ RegisterTile FallbackTile(const Conv2dShape& s, const VectorUnit& unit, int64_t 
 space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUnit& unit) {
   CheckShape(shape);
   space::ConfigSpace sp;
-  sp.DefineSplit("tile_ic", shape.c, {space::SplitPolicy::kFactors, 2, 64});
-  sp.DefineSplit("tile_oc", shape.k, {space::SplitPolicy::kFactors, 2, 64});
+  sp.DefineSplit("tile_ic", shape.group_c(), {space::SplitPolicy::kFactors, 2, 64});
+  sp.DefineSplit("tile_oc", shape.group_k(), {space::SplitPolicy::kFactors, 2, 64});
   sp.DefineSplit("tile_oh", shape.oh(), {space::SplitPolicy::kFactors, 2, 4});
   sp.DefineSplit("tile_ow", shape.ow(), {space::SplitPolicy::kFactors, 2, 32});
   sp.DefineKnob("unroll_kw", {0, 1});
@@ -205,7 +208,7 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   const RegisterTile tile =
       FallbackTile(shape, unit, split_borders ? shape.oh() - b.top - b.bottom : shape.oh());
   // Input blocks of one vector; a model build reads its producer's block instead when it can.
-  sp.SetFallback("tile_ic", {-1, LargestDivisorAtMost(shape.c, unit.lanes)});
+  sp.SetFallback("tile_ic", {-1, LargestDivisorAtMost(shape.group_c(), unit.lanes)});
   sp.SetFallback("tile_oc", {-1, tile.oc_bn});
   sp.SetFallback("tile_oh", {-1, tile.reg_h});
   sp.SetFallback("tile_ow", {-1, tile.reg_w});
@@ -213,7 +216,7 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   // (kernel width × tile columns) stays small enough for the instruction cache.
   if (shape.s > 1 && shape.s * tile.reg_w <= 64) sp.SetFallback("unroll_kw", {1});
   if (ImageAccumulatorsFit(shape) &&
-      shape.c * shape.r * shape.s * tile.oc_bn * 4 >= kWeightBlockBytes / 4) {
+      shape.group_c() * shape.r * shape.s * tile.oc_bn * 4 >= kWeightBlockBytes / 4) {
     sp.SetFallback("image_acc", {1});
   } else if (split_borders) {
     sp.SetFallback("border_rows", {1});
@@ -267,7 +270,8 @@ struct BlockedConv {
   te::Tensor Rows(int64_t row0, int64_t rows, int64_t kh0, int64_t kh1,
                   const std::string& name) const {
     const int64_t ow = sh.ow(), stride = sh.stride;
-    ir::IterVar icc = te::reduce_axis(I(sh.c / ic_bn), "icc");
+    const int64_t group_blocks = sh.group_c() / ic_bn;  // input blocks of one group
+    ir::IterVar icc = te::reduce_axis(I(group_blocks), "icc");
     ir::IterVar ici = te::reduce_axis(I(ic_bn), "ici");
     ir::IterVar kh = te::reduce_axis(I(kh1 - kh0), "kh");
     ir::IterVar kw = te::reduce_axis(I(sh.s), "kw");
@@ -275,7 +279,13 @@ struct BlockedConv {
         {I(sh.n), I(sh.k / oc_bn), I(rows), I(ow), I(oc_bn)},
         [&](const std::vector<Var>& i) {
           Expr y = (i[2] + I(row0)) * I(stride) + kh + I(kh0);
-          return te::sum(padded(i[0], icc, y, i[3] * I(stride) + kw, ici) *
+          // The output block's group starts at this input block (a block holds one group's
+          // channels only, so the whole vector of outputs shares each broadcast input).
+          Expr block = icc;
+          if (sh.groups > 1) {
+            block = ir::floordiv(i[1], I(sh.group_k() / oc_bn)) * I(group_blocks) + icc;
+          }
+          return te::sum(padded(i[0], block, y, i[3] * I(stride) + kw, ici) *
                              kernel(i[1], icc, kh + I(kh0), kw, ici, i[4]),
                          {icc, ici, kh, kw});
         },
@@ -364,7 +374,8 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   const int64_t reg_n = config.Split("tile_ow")[1];
   const bool unroll_kw = config.Value("unroll_kw") != 0;
   const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad;
-  TESSERA_USER_CHECK(sh.c % ic_bn == 0 && sh.k % oc_bn == 0 && oh % reg_h == 0 && ow % reg_n == 0)
+  TESSERA_USER_CHECK(sh.group_c() % ic_bn == 0 && sh.group_k() % oc_bn == 0 && oh % reg_h == 0 &&
+                     ow % reg_n == 0)
       << "conv2d_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
   const bool split_borders = config.Value("border_rows") != 0;
   TESSERA_USER_CHECK(!split_borders || CanSplitBorders(sh))
@@ -372,9 +383,9 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
 
   te::Tensor data = te::placeholder({I(sh.n), I(sh.c / ic_bn), I(sh.h), I(sh.w), I(ic_bn)},
                                     DataType::Float(32), "data");
-  te::Tensor kernel =
-      te::placeholder({I(sh.k / oc_bn), I(sh.c / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
-                      DataType::Float(32), "kernel");
+  te::Tensor kernel = te::placeholder(
+      {I(sh.k / oc_bn), I(sh.group_c() / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
+      DataType::Float(32), "kernel");
   te::Tensor padded = PaddedBlockedData(data, sh, ic_bn, input_halo);
   const bool pad_stage = pad > 0 && !input_halo;
   const BlockedConv bc{sh, ic_bn, oc_bn, data, kernel, padded};
@@ -391,17 +402,19 @@ Conv2dOperands Conv2dNCHWCompute(const Conv2dShape& sh) {
   const int64_t pad = sh.pad, stride = sh.stride;
   Conv2dOperands op;
   op.data = te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::Float(32), "data");
-  op.kernel = te::placeholder({I(sh.k), I(sh.c), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
+  op.kernel =
+      te::placeholder({I(sh.k), I(sh.group_c()), I(sh.r), I(sh.s)}, DataType::Float(32), "kernel");
   op.padded = ZeroPadRowsCols(op.data, {I(sh.n), I(sh.c), I(sh.h + 2 * pad), I(sh.w + 2 * pad)},
                               sh.h, sh.w, pad, "padded");
-  ir::IterVar rc = te::reduce_axis(I(sh.c), "rc");
+  ir::IterVar rc = te::reduce_axis(I(sh.group_c()), "rc");
   ir::IterVar ry = te::reduce_axis(I(sh.r), "ry");
   ir::IterVar rx = te::reduce_axis(I(sh.s), "rx");
   op.out = te::compute(
       {I(sh.n), I(sh.k), I(sh.oh()), I(sh.ow())},
       [&](Var n, Var k, Var y, Var x) {
+        Expr c = sh.groups > 1 ? ir::floordiv(k, I(sh.group_k())) * I(sh.group_c()) + rc : rc;
         return te::sum(
-            op.padded(n, rc, y * I(stride) + ry, x * I(stride) + rx) * op.kernel(k, rc, ry, rx),
+            op.padded(n, c, y * I(stride) + ry, x * I(stride) + rx) * op.kernel(k, rc, ry, rx),
             {rc, ry, rx});
       },
       "output");

@@ -21,15 +21,22 @@
 namespace tessera {
 namespace topi {
 
-/// A float32 convolution: input n×c×h×w, kernel k×c×r×s, equal stride and padding on both axes.
+/// A float32 convolution: input n×c×h×w, kernel k×(c / groups)×r×s, equal stride and padding on
+/// both axes. With `groups` > 1 the channels split into that many groups, output channel `o`
+/// reading only the input channels of group `o / (k / groups)` (ResNeXt, RegNet).
 struct Conv2dShape {
   int64_t n = 1, c = 0, h = 0, w = 0, k = 0, r = 0, s = 0;
   int64_t stride = 1;
   int64_t pad = 0;
+  int64_t groups = 1;  ///< channel groups; divides c and k
   /// Output height.
   int64_t oh() const { return (h + 2 * pad - r) / stride + 1; }
   /// Output width.
   int64_t ow() const { return (w + 2 * pad - s) / stride + 1; }
+  /// Input channels of one group (what each output channel reduces over).
+  int64_t group_c() const { return c / groups; }
+  /// Output channels of one group.
+  int64_t group_k() const { return k / groups; }
 };
 
 /// The channel blocks a config of `conv2d_NCHWc.x86` lays its tensors out with.
@@ -38,13 +45,14 @@ struct Conv2dBlocks {
   int64_t oc_bn = 1;  ///< output channels per block (weights and output)
 };
 
-/// The configuration space of `conv2d_NCHWc.x86`: tile_ic and tile_oc (2-way splits of the
-/// channels, inner ≤ 64), tile_oh (output rows of the register tile, ≤ 4), tile_ow (output
-/// columns of the register tile, ≤ 32), unroll_kw (0/1) and border_rows (0/1: output rows whose
-/// window reaches into the padding get stages of their own that skip the padding's kernel rows;
-/// only 0 when the shape has none). The fallback's register tile fits `unit`'s registers: output
-/// blocks of one to four vectors, as many accumulators as the registers hold, the most
-/// multiply-adds per load. Throws `UserError` for an impossible shape.
+/// The configuration space of `conv2d_NCHWc.x86` (and, for `shape.groups` > 1, of
+/// `group_conv2d_NCHWc.x86`): tile_ic and tile_oc (2-way splits of one group's input and output
+/// channels, inner ≤ 64: a block never straddles two groups), tile_oh (output rows of the register
+/// tile, ≤ 4), tile_ow (output columns of the register tile, ≤ 32), unroll_kw (0/1) and border_rows
+/// (0/1: output rows whose window reaches into the padding get stages of their own that skip the
+/// padding's kernel rows; only 0 when the shape has none). The fallback's register tile fits
+/// `unit`'s registers: output blocks of one to four vectors, as many accumulators as the registers
+/// hold, the most multiply-adds per load. Throws `UserError` for an impossible shape.
 space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUnit& unit = {});
 
 /// The channel blocks of `config`.
@@ -57,7 +65,9 @@ space::ConfigEntity Conv2dNCHWcWithInputBlock(const space::ConfigSpace& space,
                                               const space::ConfigEntity& config, int64_t ic_bn);
 
 /// The blocked convolution for `config` (a point of `Conv2dNCHWcX86Space(shape)`); args: data
-/// `NCHW[ic_bn]c`, kernel `OIHW[ic_bn]i[oc_bn]o`, the epilogue's inputs, output `NCHW[oc_bn]c`
+/// `NCHW[ic_bn]c`, kernel `OIHW[ic_bn]i[oc_bn]o` (I: one group's input channels, so a grouped
+/// convolution's output block reads the input blocks of its group and broadcasts them as the
+/// ungrouped one does), the epilogue's inputs, output `NCHW[oc_bn]c`
 /// (`epilogue` applied, when given). With `input_halo`, the data's storage holds its zero padding
 /// around it (a halo of at least `shape.pad` rows and columns, which the caller passes to
 /// `lower::LowerOptions::arg_halos`): the convolution reads it in place instead of copying the
@@ -76,7 +86,8 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t limit);
 te::Tensor PaddedBlockedData(const te::Tensor& data, const Conv2dShape& shape, int64_t ic_bn,
                              bool input_halo);
 
-/// The tensors of a convolution compute (NCHW data, OIHW or depthwise [c, 1, r, s] weights),
+/// The tensors of a convolution compute (NCHW data, OIHW weights of one group's input channels,
+/// or depthwise [c, 1, r, s] weights),
 /// shared by the x86 and CUDA templates.
 struct Conv2dOperands {
   te::Tensor data;    ///< input [n, c, h, w]

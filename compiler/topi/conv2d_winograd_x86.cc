@@ -92,8 +92,8 @@ std::vector<int64_t> TileChoices(const Conv2dShape& s) {
 }  // namespace
 
 bool WinogradApplies(const Conv2dShape& s) {
-  return s.r == 3 && s.s == 3 && s.stride == 1 && s.pad <= 2 && s.oh() > 0 && s.ow() > 0 &&
-         !TileChoices(s).empty();
+  return s.groups == 1 && s.r == 3 && s.s == 3 && s.stride == 1 && s.pad <= 2 && s.oh() > 0 &&
+         s.ow() > 0 && !TileChoices(s).empty();
 }
 
 space::ConfigSpace Conv2dWinogradX86Space(const Conv2dShape& shape, const VectorUnit& unit) {

@@ -58,6 +58,22 @@ TEST(LayoutTest, ResidualBlocksStayBlocked) {
   EXPECT_EQ(build.graph.nodes.size(), 10u);
 }
 
+// Grouped convolutions run the blocked grouped template (not a plain compute), each reading its
+// producer's blocked output; the model still matches PyTorch.
+TEST(LayoutTest, GroupedConvolutionsRunTheirTemplate) {
+  ModelBuild build = testing::CheckModel(ModelDir(), "grouped_bottleneck", 1e-4, 1e-5);
+  int grouped = 0;
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    grouped += n.function.find("group_conv2d_NCHWc") != std::string::npos;
+  }
+  EXPECT_EQ(grouped, 3);
+  int tasks = 0;
+  for (const ModelTask& t : build.tasks) {
+    tasks += t.workload_key.rfind("group_conv2d_NCHWc.x86(", 0) == 0;
+  }
+  EXPECT_EQ(tasks, 3);
+}
+
 // Padded convolutions read their zero padding in place: the blocked form of every value a padded
 // convolution reads is stored with the padding around it, written as zeros by its producer (the
 // input's pack, convolutions with fused epilogues, the max pool), and the model still matches.

@@ -71,6 +71,21 @@ TEST(TaskTest, Conv2dTaskAndItsReference) {
               HasSubstr("conv2d_NCHWc.x86 takes (N,C,H,W,K,R,S,stride,pad,float32)"));
 }
 
+// Two groups of one channel each: each output channel sees only its own input channel.
+TEST(TaskTest, GroupedConv2dReference) {
+  Task task("group_conv2d_NCHWc.x86(1,2,2,2,2,1,1,1,0,2,float32)", "llvm");
+  EXPECT_DOUBLE_EQ(task.flops(), 2.0 * 2 * 2 * 2 * 1);
+  std::vector<float> out = task.templ().reference(task.args(), {{1, 2, 3, 4, 5, 6, 7, 8}, {2, 10}});
+  EXPECT_EQ(out, (std::vector<float>{2, 4, 6, 8, 50, 60, 70, 80}));
+  // 4 groups, each 16 / 4 input channels: the flops count one group's reduction.
+  Task resnext("group_conv2d_NCHWc.x86(1,16,8,8,32,3,3,1,1,4,float32)", "llvm");
+  EXPECT_DOUBLE_EQ(resnext.flops(), 2.0 * 32 * 8 * 8 * 4 * 9);
+  EXPECT_THAT(ErrorOf("group_conv2d_NCHWc.x86(1,6,8,8,8,3,3,1,1,4,float32)"),
+              HasSubstr("conv2d: 4 groups do not divide 6 input and 8 output channels"));
+  EXPECT_THAT(ErrorOf("group_conv2d_NCHWc.x86(1,8,8,8,8,3,3,1,1,float32)"),
+              HasSubstr("group_conv2d_NCHWc.x86 takes (N,C,H,W,K,R,S,stride,pad,G,float32)"));
+}
+
 TEST(TaskTest, BatchMatmulReference) {
   Task task("batch_matmul.x86(2,1,2,2,float32)", "llvm");
   std::vector<float> c =
@@ -89,7 +104,8 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
       ErrorOf("conv9d.x86(1,2)"),
       HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
                 "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
-                "float32) batch_matmul.x86(B,M,N,K,float32) depthwise_conv2d.x86(N,C,H,W,R,S,"
+                "float32) group_conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,G,float32) "
+                "batch_matmul.x86(B,M,N,K,float32) depthwise_conv2d.x86(N,C,H,W,R,S,"
                 "stride,pad,float32) depthwise_conv2d_NCHWc.x86(N,C,H,W,R,S,stride,pad,"
                 "float32) conv2d_winograd_NCHWc.x86(N,C,H,W,K,pad,float32) "
                 "dense.cuda(M,N,K,float32) conv2d_nchw.cuda(N,C,H,W,K,R,S,"

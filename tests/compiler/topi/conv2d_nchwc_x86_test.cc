@@ -223,6 +223,50 @@ TEST(Conv2dNCHWcX86Test, DataReadInItsHaloMatchesThePaddedConvolution) {
   }
 }
 
+// Grouped: the channel splits are one group's, so no block straddles two groups, and the
+// fallback's output block is the largest vector-sized divisor of a group (ResNeXt-50's layer2:
+// 8 channels a group, half an AVX-512 vector).
+TEST(Conv2dNCHWcX86Test, GroupedSpaceSplitsOneGroup) {
+  const Conv2dShape resnext{1, 256, 28, 28, 256, 3, 3, 1, 1, 32};
+  EXPECT_EQ(resnext.group_c(), 8);
+  space::ConfigSpace s = Conv2dNCHWcX86Space(resnext);
+  EXPECT_EQ(s.knob("tile_ic").choices.size(), 4u);  // divisors of 8
+  const Conv2dBlocks b = Conv2dNCHWcBlocks(s.Fallback());
+  EXPECT_EQ(b.ic_bn, 8);
+  EXPECT_EQ(b.oc_bn, 8);
+  EXPECT_THROW(Conv2dNCHWcX86Space({1, 6, 8, 8, 8, 3, 3, 1, 1, 4}), UserError);
+}
+
+// Every schedule of the grouped template (register tiles, border rows apart, image accumulators,
+// the data read in its halo) computes the grouped convolution, on both backends; the unscheduled
+// compute itself is pinned by TaskTest.GroupedConv2dReference and the measured candidates.
+TEST(Conv2dNCHWcX86Test, GroupedConfigsMatchTheReference) {
+  for (Conv2dShape shape :
+       {Conv2dShape{1, 16, 6, 6, 16, 3, 3, 1, 1, 4}, Conv2dShape{2, 12, 7, 7, 24, 3, 3, 2, 1, 3},
+        Conv2dShape{1, 8, 5, 5, 8, 1, 1, 1, 0, 2}}) {
+    space::ConfigSpace s = Conv2dNCHWcX86Space(shape);
+    std::mt19937_64 rng(13);
+    std::vector<space::ConfigEntity> configs = {s.Fallback(), s.Get(0), s.Get(s.size() - 1)};
+    for (int i = 0; i < 3; ++i) configs.push_back(space::RandomConfig(s, rng));
+    for (const auto& config : configs) {
+      for (bool halo : {false, true}) {
+        if (halo && shape.pad == 0) continue;
+        ScheduledOp op = Conv2dNCHWcX86(shape, config, nullptr, halo);
+        testing::CheckOptions options;
+        if (halo) {
+          options.reference_args = Conv2dNCHWcX86(shape, config).args;
+          options.arg_halos = {{0, 0, shape.pad, shape.pad, 0}, {}, {}};
+        }
+        for (const testing::Backend& backend : {testing::CBackend(), testing::LLVMBackend()}) {
+          options.backend = backend;
+          EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, options), "")
+              << config.ToString() << (halo ? " (halo)" : "");
+        }
+      }
+    }
+  }
+}
+
 TEST(Conv2dNCHWcX86Test, DefaultScheduleMatchesTheReference) {
   ScheduledOp op = Conv2dDefault({1, 3, 5, 5, 2, 3, 3, 1, 1});
   EXPECT_DOUBLE_EQ(op.flops, 2.0 * 2 * 5 * 5 * 3 * 9);

@@ -187,6 +187,27 @@ TEST(TaskMeasureTest, WinogradConfigsComputeTheConvolution) {
   }
 }
 
+// Grouped candidates read their group's input blocks and the weights of one group's channels;
+// the check compares with the direct grouped reference: blocks smaller than a group or all of
+// it, one to four groups per vector of outputs never (a block stays inside its group), stride 2.
+TEST(TaskMeasureTest, GroupedConvConfigsComputeTheConvolution) {
+  for (const std::string key : {"group_conv2d_NCHWc.x86(1,16,6,6,16,3,3,1,1,4,float32)",
+                                "group_conv2d_NCHWc.x86(1,12,7,7,24,3,3,2,1,3,float32)",
+                                "group_conv2d_NCHWc.x86(2,8,5,5,8,1,1,1,0,2,float32)"}) {
+    task::Task task(key, "llvm");
+    const space::ConfigSpace& space = task.config_space();
+    std::vector<space::ConfigEntity> batch = {
+        space.Fallback(), space.Get(0), space.Get(space.size() - 1), space.Get(space.size() / 3)};
+    LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
+    std::vector<MeasureOutcome> outcomes = measurer.Measure(batch);
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      EXPECT_TRUE(outcomes[i].ok())
+          << key << " " << batch[i].ToString() << ": " << tuning::ErrorKind_Name(outcomes[i].error)
+          << " " << outcomes[i].message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tuner
 }  // namespace tessera

@@ -134,6 +134,33 @@ save("conv_grouped_asym",
      [node("Conv", ["x", "w"], ["y"], pads=[0, 2, 1, 1], group=2, dilations=[1, 2])],
      [("x", x)], [("y", ref)], [("w", w)])
 
+# A ResNeXt bottleneck (group_conv2d_NCHWc.x86): 1x1 conv, grouped 3x3 stride-2 conv of 4 groups
+# with bias and ReLU fused, 1x1 conv plus the strided 1x1 downsample; then a grouped 3x3 conv of 8
+# groups of 4 channels without bias (its epilogue apart) and a grouped 1x1 of 2 groups.
+x = rand(1, 16, 10, 10)
+w1, b1 = rand(32, 16, 1, 1) * 0.3, rand(32)
+wg, bg = rand(32, 8, 3, 3) * 0.3, rand(32)
+w3, b3 = rand(32, 32, 1, 1) * 0.3, rand(32)
+wd, bd = rand(32, 16, 1, 1) * 0.3, rand(32)
+wh = rand(32, 4, 3, 3) * 0.3
+wp = rand(16, 16, 1, 1) * 0.3
+a1 = F.relu(F.conv2d(t(x), t(w1), t(b1)))
+ag = F.relu(F.conv2d(a1, t(wg), t(bg), stride=2, padding=1, groups=4))
+s = F.relu(F.conv2d(ag, t(w3), t(b3)) + F.conv2d(t(x), t(wd), t(bd), stride=2))
+h = F.conv2d(s, t(wh), padding=1, groups=8)
+ref = F.conv2d(h, t(wp), groups=2).numpy()
+save("grouped_bottleneck",
+     [node("Conv", ["x", "w1", "b1"], ["c1"]), node("Relu", ["c1"], ["a1"]),
+      node("Conv", ["a1", "wg", "bg"], ["cg"], pads=[1, 1, 1, 1], strides=[2, 2], group=4),
+      node("Relu", ["cg"], ["ag"]), node("Conv", ["ag", "w3", "b3"], ["c3"]),
+      node("Conv", ["x", "wd", "bd"], ["cd"], strides=[2, 2]), node("Add", ["c3", "cd"], ["sum"]),
+      node("Relu", ["sum"], ["s"]),
+      node("Conv", ["s", "wh"], ["h"], pads=[1, 1, 1, 1], group=8),
+      node("Conv", ["h", "wp"], ["y"], group=2)],
+     [("x", x)], [("y", ref)],
+     [("w1", w1), ("b1", b1), ("wg", wg), ("bg", bg), ("w3", w3), ("b3", b3), ("wd", wd),
+      ("bd", bd), ("wh", wh), ("wp", wp)])
+
 # Pooling: max 3x3/2 pad 1, average with ceil mode (padding excluded), global average.
 x = rand(1, 4, 13, 13)
 mp = F.max_pool2d(t(x), 3, 2, 1)
