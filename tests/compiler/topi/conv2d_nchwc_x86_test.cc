@@ -88,6 +88,26 @@ TEST(Conv2dNCHWcX86Test, FallbackTileFitsTheVectorRegisters) {
   EXPECT_EQ(neon.Split("tile_ow"), (std::vector<int64_t>{-1, 8}));
 }
 
+// Channels that are no multiple of a vector (ShuffleNetV2's 58, 116, 232) take the block that
+// fills its vectors best, not the largest divisor up to one vector (2, 4, 8 lanes of 16), and
+// read input blocks as long as their channels allow.
+TEST(Conv2dNCHWcX86Test, FallbackOfChannelsThatAreNoMultipleOfAVector) {
+  for (int64_t channels : {58, 116, 232}) {
+    const space::ConfigEntity f =
+        Conv2dNCHWcX86Space({1, channels, 28, 28, channels, 1, 1, 1, 0}).Fallback();
+    EXPECT_EQ(Conv2dNCHWcBlocks(f).oc_bn, 58) << channels;
+    EXPECT_EQ(Conv2dNCHWcBlocks(f).ic_bn, 58) << channels;
+    // Four vectors of output channels: accumulators and weights still fit the 32 registers.
+    EXPECT_LE(4 * f.Split("tile_oh")[1] * f.Split("tile_ow")[1] + 4 + 1, 32) << channels;
+  }
+  // 24 channels: two vectors of 16 and 8 lanes as full as one of 12 in 16; the longer block.
+  EXPECT_EQ(Conv2dNCHWcBlocks(Conv2dNCHWcX86Space({1, 24, 8, 8, 24, 3, 3, 1, 1}).Fallback()).oc_bn,
+            24);
+  // A whole vector divides: unchanged.
+  EXPECT_EQ(Conv2dNCHWcBlocks(Conv2dNCHWcX86Space({1, 48, 8, 8, 48, 3, 3, 1, 1}).Fallback()).ic_bn,
+            16);
+}
+
 TEST(Conv2dNCHWcX86Test, FallbackReadsAnotherInputBlock) {
   space::ConfigSpace s = Conv2dNCHWcX86Space({1, 64, 56, 56, 64, 3, 3, 1, 1});
   space::ConfigEntity f = s.Fallback();
