@@ -1,5 +1,6 @@
-// The data-movement family: Transpose, Slice, Split, Concat, Pad and Gather. Transpose and Slice
-// join plain groups (injective); the others move elements too, but run as kernels of their own.
+// The data-movement family: Transpose, Slice, Split, Concat, Pad and Gather. Transpose, Slice and
+// Concat join plain groups (injective; Concat through its first input, so ShuffleNet's concat and
+// channel shuffle are one kernel); the others move elements too, but run as kernels of their own.
 #include "compiler/ops/movement.h"
 
 #include <algorithm>
@@ -327,7 +328,7 @@ void AddMovementOps(std::vector<OpDef>* defs) {
       Def("Transpose", Pattern::kInjective, InferTranspose, EvaluateTranspose, ComputeTranspose));
   defs->push_back(Def("Slice", Pattern::kInjective, InferSlice, EvaluateSlice, ComputeSlice));
   defs->push_back(Def("Split", Pattern::kOpaque, InferSplit, nullptr, ComputeSplit));
-  defs->push_back(Def("Concat", Pattern::kOpaque, InferConcat, EvaluateConcat, ComputeConcat));
+  defs->push_back(Def("Concat", Pattern::kInjective, InferConcat, EvaluateConcat, ComputeConcat));
   OpDef pad = Def("Pad", Pattern::kOpaque, InferPad, nullptr, ComputePad);
   pad.check = CheckPad;
   defs->push_back(pad);

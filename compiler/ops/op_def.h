@@ -24,8 +24,9 @@ enum class Pattern {
   /// Each output element from the same (broadcast) element of every input: joins the group of
   /// the producer of any input of the output's shape.
   kElementwise,
-  /// Each output element is one element of the data input (reshapes, transposes, slices): joins a
-  /// plain group (one without a template anchor) through its data input.
+  /// Each output element is one element of the data input (reshapes, transposes, slices), or of
+  /// one of the inputs (concatenations): joins a plain group (one without a template anchor)
+  /// through its data (first) input.
   kInjective,
   /// Reduces or windows its input (pooling, means, softmax, normalization): anchors a plain group
   /// that takes elementwise and injective epilogues.

@@ -42,10 +42,11 @@ const std::string& OpModelsDir() {
 
 const std::vector<std::string>& OpModelNames() {
   static const std::vector<std::string> names = {
-      "conv_bn_add_relu",    "conv_stem_strided", "depthwise_relu6",      "residual_blocks",
-      "conv_grouped_asym",   "pooling",           "flatten_gemm_softmax", "attention_block",
-      "shapes_and_indexing", "downsample_block",  "mod_arithmetic",       "ragged_attention",
-      "hard_activations",    "grouped_bottleneck"};
+      "conv_bn_add_relu",     "conv_stem_strided",  "depthwise_relu6",
+      "residual_blocks",      "conv_grouped_asym",  "pooling",
+      "flatten_gemm_softmax", "attention_block",    "shapes_and_indexing",
+      "downsample_block",     "mod_arithmetic",     "ragged_attention",
+      "hard_activations",     "grouped_bottleneck", "shuffle_units"};
   return names;
 }
 

@@ -74,6 +74,21 @@ TEST(LayoutTest, GroupedConvolutionsRunTheirTemplate) {
   EXPECT_EQ(tasks, 3);
 }
 
+// ShuffleNetV2 units: each concatenation and channel shuffle runs inside the kernel of the slice
+// that feeds it (no Concat, Reshape or Transpose kernel), and the model matches PyTorch.
+TEST(LayoutTest, ChannelShuffleRunsInTheSlicesKernel) {
+  ModelBuild build = testing::CheckModel(ModelDir(), "shuffle_units", 1e-4, 1e-5);
+  int movers = 0, slices = 0;
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    for (const char* op : {"_Concat", "_Reshape", "_Transpose"}) {
+      movers += n.function.find(op) != std::string::npos;
+    }
+    slices += n.function.find("_Slice") != std::string::npos;
+  }
+  EXPECT_EQ(movers, 0);
+  EXPECT_EQ(slices, 4);
+}
+
 // Padded convolutions read their zero padding in place: the blocked form of every value a padded
 // convolution reads is stored with the padding around it, written as zeros by its producer (the
 // input's pack, convolutions with fused epilogues, the max pool), and the model still matches.

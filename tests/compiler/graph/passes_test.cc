@@ -260,6 +260,35 @@ TEST(GraphPassesTest, FusionMovesAttentionHeadsInOneKernel) {
   EXPECT_NE(g.nodes[6].group, g.nodes[5].group);
 }
 
+// ShuffleNetV2's unit tail: the concatenation joins the slice that feeds it, and the channel
+// shuffle (Reshape, Transpose, Reshape) joins the concatenation; one kernel instead of three.
+TEST(GraphPassesTest, FusionRunsConcatAndChannelShuffleInOneKernel) {
+  Graph g;
+  int x = Input(g, "x", {1, 8, 3, 3});
+  int branch = Input(g, "branch", {1, 4, 3, 3});
+  int kept = Add(g, "Slice",
+                 {x, Const(g, "start", {1}, 0, DType::kInt64),
+                  Const(g, "end", {1}, 4, DType::kInt64), Const(g, "axis", {1}, 1, DType::kInt64)});
+  Attr axis;
+  axis.i = 1;
+  int joined = Add(g, "Concat", {kept, branch}, {{"axis", axis}});
+  joined = Add(g, "Concat", {joined, branch}, {{"axis", axis}});
+  auto shape_of = [&](const std::string& name, std::vector<double> dims) {
+    auto t = TensorData::Zeros(DType::kInt64, {static_cast<int64_t>(dims.size())});
+    for (size_t d = 0; d < dims.size(); ++d) t->Set(static_cast<int64_t>(d), dims[d]);
+    return g.AddConstant(name, t);
+  };
+  int pairs = Add(g, "Reshape", {joined, shape_of("pairs", {1, 2, 6, 3, 3})});
+  int moved = Add(g, "Transpose", {pairs}, {{"perm", Ints({0, 2, 1, 3, 4})}});
+  int shuffled = Add(g, "Reshape", {moved, shape_of("back", {1, 12, 3, 3})});
+  g.outputs = {shuffled};
+  InferShapes(g);
+  FuseOps(g);
+  for (size_t n = 1; n < g.nodes.size(); ++n) {
+    EXPECT_EQ(g.nodes[n].group, g.nodes[0].group) << g.nodes[n].op << " " << n;
+  }
+}
+
 TEST(GraphPassesTest, PipelineShowsEveryPass) {
   Graph g;
   int x = Input(g, "x", {4});

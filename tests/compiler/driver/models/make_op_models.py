@@ -161,6 +161,47 @@ save("grouped_bottleneck",
      [("w1", w1), ("b1", b1), ("wg", wg), ("bg", bg), ("w3", w3), ("b3", b3), ("wd", wd),
       ("bd", bd), ("wh", wh), ("wp", wp)])
 
+# Two ShuffleNetV2 units of 58 channels a branch (no multiple of a vector): the first half passes,
+# the second runs 1x1 conv + ReLU, depthwise 3x3, 1x1 conv + ReLU; concatenation, channel shuffle
+# (Reshape, Transpose, Reshape), the halves sliced out again for the second unit.
+x = rand(1, 116, 6, 6)
+units = [(rand(58, 58, 1, 1) * 0.2, rand(58), rand(58, 1, 3, 3) * 0.3, rand(58),
+          rand(58, 58, 1, 1) * 0.2, rand(58)) for _ in range(2)]
+
+
+def shuffle_unit(v, u):
+    kept, work = v[:, :58], v[:, 58:]
+    work = F.relu(F.conv2d(work, t(u[0]), t(u[1])))
+    work = F.conv2d(work, t(u[2]), t(u[3]), padding=1, groups=58)
+    work = F.relu(F.conv2d(work, t(u[4]), t(u[5])))
+    joined = torch.cat([kept, work], 1)
+    return joined.reshape(1, 2, 58, 6, 6).transpose(1, 2).reshape(1, 116, 6, 6)
+
+
+ref = shuffle_unit(shuffle_unit(t(x), units[0]), units[1]).numpy()
+nodes, inits, value = [], [("half", np.array([58], np.int64)), ("all", np.array([116], np.int64)),
+                              ("zero", np.array([0], np.int64)), ("one", np.array([1], np.int64)),
+                              ("pairs", np.array([1, 2, 58, 6, 6], np.int64)),
+                              ("flat", np.array([1, 116, 6, 6], np.int64))], "x"
+for i, u in enumerate(units):
+    names = [f"u{i}_{k}" for k in ("w1", "b1", "wd", "bd", "w2", "b2")]
+    inits += list(zip(names, u))
+    p = f"u{i}_"
+    nodes += [node("Slice", [value, "zero", "half", "one"], [p + "kept"]),
+              node("Slice", [value, "half", "all", "one"], [p + "work"]),
+              node("Conv", [p + "work", names[0], names[1]], [p + "c1"]),
+              node("Relu", [p + "c1"], [p + "r1"]),
+              node("Conv", [p + "r1", names[2], names[3]], [p + "dw"], pads=[1, 1, 1, 1],
+                   group=58),
+              node("Conv", [p + "dw", names[4], names[5]], [p + "c2"]),
+              node("Relu", [p + "c2"], [p + "r2"]),
+              node("Concat", [p + "kept", p + "r2"], [p + "cat"], axis=1),
+              node("Reshape", [p + "cat", "pairs"], [p + "pairs"]),
+              node("Transpose", [p + "pairs"], [p + "moved"], perm=[0, 2, 1, 3, 4]),
+              node("Reshape", [p + "moved", "flat"], [p + "out"])]
+    value = p + "out"
+save("shuffle_units", nodes, [("x", x)], [(value, ref)], inits)
+
 # Pooling: max 3x3/2 pad 1, average with ceil mode (padding excluded), global average.
 x = rand(1, 4, 13, 13)
 mp = F.max_pool2d(t(x), 3, 2, 1)
