@@ -177,12 +177,22 @@ RegisterTile FallbackTile(const Conv2dShape& s, const VectorUnit& unit, int64_t 
       blocks.push_back(oc_bn);
     }
   }
-  if (blocks.empty()) blocks.push_back(PartialVectorBlock(s, unit));
+  // Channels that are no multiple of a vector: the block filling its vectors best, or one
+  // partial vector when that leaves more accumulators (SqueezeNet's 1000 channels at 13×13:
+  // blocks of 40 left three accumulators, 3.8 ms against 1.1 for one vector of 10 lanes).
+  if (blocks.empty()) {
+    blocks.push_back(PartialVectorBlock(s, unit));
+    const int64_t one_vector = LargestDivisorAtMost(s.group_k(), unit.lanes);
+    if (one_vector != blocks[0]) blocks.push_back(one_vector);
+  }
   RegisterTile best;
   double best_score = -1e9;
   for (size_t preference = 0; preference < blocks.size(); ++preference) {
     const int64_t oc_bn = blocks[preference];
     const int64_t vectors = (oc_bn + unit.lanes - 1) / unit.lanes;
+    // The share of the accumulators' lanes that hold output channels.
+    const double lanes_used =
+        static_cast<double>(oc_bn) / static_cast<double>(vectors * unit.lanes);
     const int64_t budget = std::max<int64_t>(1, unit.registers - vectors - 1);
     const int64_t target = std::min<int64_t>(16, budget);
     for (int64_t h = 1; h <= std::min<int64_t>(4, s.oh()); ++h) {
@@ -194,7 +204,8 @@ RegisterTile FallbackTile(const Conv2dShape& s, const VectorUnit& unit, int64_t 
         // preferences.
         const double fill =
             accumulators <= target ? accumulators : target - 0.5 * (accumulators - target);
-        const double score = std::min(fill, 12.0) * 1000 - preference * 100 - h * 10 + w * 0.1;
+        const double score =
+            std::min(fill, 12.0) * lanes_used * 1000 - preference * 100 - h * 10 + w * 0.1;
         if (score > best_score) {
           best_score = score;
           best = {oc_bn, h, w};

@@ -89,8 +89,8 @@ TEST(Conv2dNCHWcX86Test, FallbackTileFitsTheVectorRegisters) {
 }
 
 // Channels that are no multiple of a vector (ShuffleNetV2's 58, 116, 232) take the block that
-// fills its vectors best, not the largest divisor up to one vector (2, 4, 8 lanes of 16), and
-// read input blocks as long as their channels allow.
+// fills its vectors best, not the largest divisor up to one vector (2, 4, 8 lanes of 16), unless
+// that leaves too few accumulators, and read input blocks as long as their channels allow.
 TEST(Conv2dNCHWcX86Test, FallbackOfChannelsThatAreNoMultipleOfAVector) {
   for (int64_t channels : {58, 116, 232}) {
     const space::ConfigEntity f =
@@ -103,6 +103,12 @@ TEST(Conv2dNCHWcX86Test, FallbackOfChannelsThatAreNoMultipleOfAVector) {
   // 24 channels: two vectors of 16 and 8 lanes as full as one of 12 in 16; the longer block.
   EXPECT_EQ(Conv2dNCHWcBlocks(Conv2dNCHWcX86Space({1, 24, 8, 8, 24, 3, 3, 1, 1}).Fallback()).oc_bn,
             24);
+  // SqueezeNet's classifier, 1000 channels at 13×13 (a prime width): blocks of 40 would leave
+  // three accumulators; one vector of 10 lanes keeps a row of 13.
+  const space::ConfigEntity classifier =
+      Conv2dNCHWcX86Space({1, 512, 13, 13, 1000, 1, 1, 1, 0}).Fallback();
+  EXPECT_EQ(Conv2dNCHWcBlocks(classifier).oc_bn, 10);
+  EXPECT_EQ(classifier.Split("tile_ow")[1], 13);
   // A whole vector divides: unchanged.
   EXPECT_EQ(Conv2dNCHWcBlocks(Conv2dNCHWcX86Space({1, 48, 8, 8, 48, 3, 3, 1, 1}).Fallback()).ic_bn,
             16);
