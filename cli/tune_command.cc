@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_tasks.h"
+#include "cli/tune_check.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
@@ -31,6 +32,7 @@ struct TuneFlags {
   bool no_transfer = false;
   std::string rpc_token_file;
   bool json = false;
+  bool no_check = false;
 };
 
 std::string Duration(double seconds) {
@@ -95,6 +97,49 @@ std::string Millis(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.4g ms", seconds * 1e3);
   return buf;
+}
+
+// The end-of-tuning check (cli/tune_check.h), where the records were measured on this machine.
+void CheckAfterTuning(const TuneFlags& flags, const records::RecordSource& log,
+                      double estimated_s) {
+  if (flags.no_check) return;
+  if (!flags.options.rpc_tracker.empty()) {
+    std::cerr << "check skipped: the records were measured on fleet devices of key '"
+              << flags.options.rpc_key
+              << "', not here; `tessera compile --db` with and without the log and `tessera run "
+                 "--rpc-tracker` compare them there\n";
+    return;
+  }
+  std::cerr << "checking: building " << flags.model
+            << " with the records and without, and running both\n";
+  TuneCheckOptions options;
+  options.model = flags.model;
+  options.input_shapes = flags.input_shapes;
+  options.target = flags.target;
+  options.log = &log;
+  options.estimated_s = estimated_s;
+  const TuneCheck check = CheckTunedModel(options);
+  if (!flags.json) {
+    PrintTuneCheck(check, std::cout);
+    return;
+  }
+  Json kernels = Json::array();
+  for (const KernelCheck& k : check.kernels) {
+    kernels.push_back({{"node", k.node},
+                       {"workload_key", k.workload_key},
+                       {"tuned_ms", k.tuned_ms},
+                       {"untuned_ms", k.untuned_ms},
+                       {"record_ms", k.record_ms}});
+  }
+  PrintJsonLine(Json{{"check",
+                      {{"threads", check.threads},
+                       {"tuned_ms", check.tuned_ms},
+                       {"untuned_ms", check.untuned_ms},
+                       {"template_ms", check.template_ms},
+                       {"estimated_ms",
+                        std::isfinite(check.estimated_ms) ? Json(check.estimated_ms) : Json()},
+                       {"kernels", kernels}}}},
+                std::cout);
 }
 
 void TuneModel(const TuneFlags& flags) {
@@ -166,6 +211,7 @@ void TuneModel(const TuneFlags& flags) {
     }
     std::cout << "\n";
   }
+  CheckAfterTuning(flags, *log, result.estimated);
 }
 
 void Tune(TuneFlags& flags) {
@@ -280,7 +326,11 @@ void AddTuneCommand(CLI::App& app) {
   tune->add_option("--rpc-key", o.rpc_key, "device key of the fleet devices to measure on");
   tune->add_option("--rpc-token-file", flags->rpc_token_file, "the fleet's shared token")
       ->check(CLI::ExistingFile);
-  tune->add_flag("--json", flags->json, "print the summary as one JSON object");
+  tune->add_flag("--json", flags->json,
+                 "print the summary as one JSON object (a model: and the check as a second)");
+  tune->add_flag("--no-check", flags->no_check,
+                 "model: skip the end-of-tuning check (the model built with and without the "
+                 "records, both run here, kernels slower than their records named)");
   tune->callback([flags] { Tune(*flags); });
 }
 

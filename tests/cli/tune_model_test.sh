@@ -33,17 +33,39 @@ check "every task has records and a best" bash -c '! grep -E "^  .*(: 0 trials|b
 check "summary line" grep -q "^tuned .*tiny.onnx \[llvm\]: 6 tasks, 12 trials measured in .*; estimated latency of the tunable part .* ms (6/6 tasks measured)" <<<"$out"
 check "progress line" grep -q "\[12/12\] task ./6 .*, estimated .* ms (6/6 tasks measured)" "$dir/progress"
 check "12 records in the log" test "$(records)" -eq 12
+# The end-of-tuning check: both builds run, the estimate set against the measured kernels.
+check "the check compares the builds" \
+  grep -qE "^check: tuned build [0-9.e+-]+ ms, untuned [0-9.e+-]+ ms \(tuned/untuned [0-9.e+-]+x\) at [0-9]+ threads?$" <<<"$out"
+check "the check sets the estimate against the kernels" \
+  grep -qE "^check: template kernels [0-9.e+-]+ ms per run in the tuned build, estimate [0-9.e+-]+ ms \(measured [+-][0-9]+%\)" <<<"$out"
+check "the check is announced" grep -q "checking: building .*tiny.onnx with the records and without" "$dir/progress"
 check "curve header" test "$(head -1 "$dir/curve.csv")" = "seconds,trials,estimated_ms,measured_tasks"
 check "curve ends at 12 trials, 6 tasks measured" grep -qE "^[0-9.]+,12,[0-9.e+-]+,6$" <(tail -1 "$dir/curve.csv")
 
 out=$($tessera tune "${common[@]}" --trials 12 --json 2>/dev/null); rc=$?
 check "second run exits 0" test $rc -eq 0
 check "second run measures nothing" grep -q '"measured":0,' <<<"$out"
+check "the check as a second JSON object" grep -q '^{"check":{.*"kernels":\[{' <<<"$out"
 check "still 12 records" test "$(records)" -eq 12
 
+# A record promising far more than the kernel does in the model (1 ns for the dense) is named.
+cp "$dir/t.db" "$dir/promise.db"
+$tessera log export --db "$dir/t.db" --task 'dense.x86(1,10,128,float32)' | head -1 |
+  /usr/bin/python3 -c 'import json, sys
+r = json.loads(sys.stdin.readline()); r["costs"] = [1e-9, 1e-9]; r["timestamp"] += 1
+print(json.dumps(r))' >"$dir/promise.jsonl"
+$tessera log import --db "$dir/promise.db" --file "$dir/promise.jsonl" >/dev/null
+out=$($tessera tune "$dir/tiny.onnx" --target llvm --db "$dir/promise.db" --batch 2 --tuner random \
+  --number 2 --repeat 2 --trials 12 2>/dev/null); rc=$?
+check "a run with a false promise exits 0" test $rc -eq 0
+check "the check names the kernel slower than its record" grep -qE \
+  "^check: slower in the model than its record: .* dense.x86\(1,10,128,float32\): [0-9.e+-]+ ms per run, record 1e-06 ms$" \
+  <<<"$out"
+
 last_time=$(tail -1 "$dir/curve.csv" | cut -d, -f1)
-out=$($tessera tune "${common[@]}" --trials 14 --curve "$dir/curve.csv" 2>/dev/null)
+out=$($tessera tune "${common[@]}" --trials 14 --curve "$dir/curve.csv" --no-check 2>/dev/null)
 check "a larger budget measures the difference" grep -q "6 tasks, 2 trials measured" <<<"$out"
+check "--no-check skips the check" bash -c '! grep -q "^check:" <<<"$1"' _ "$out"
 check "the resumed run continues the curve" \
   awk -F, -v t="$last_time" 'END {exit !($2 == 14 && $1 >= t)}' "$dir/curve.csv"
 check "one header only" test "$(grep -c seconds "$dir/curve.csv")" -eq 1
@@ -64,7 +86,7 @@ check "another thread count falls back to the default's records and says so" gre
 check "with a warning naming the target" grep -q "on 'llvm -num-threads=3': using one of 'llvm'" \
   <<<"$out"
 out=$($tessera tune "$dir/tiny.onnx" --target 'llvm -num-threads=1' --db "$dir/t.db" --batch 2 \
-  --tuner random --number 2 --repeat 2 --trials 12 2>/dev/null)
+  --tuner random --number 2 --repeat 2 --trials 12 --no-check 2>/dev/null)
 check "tuning at one thread measures anew" grep -q "6 tasks, 12 trials measured" <<<"$out"
 out=$($tessera compile "$dir/tiny.onnx" --target 'llvm -num-threads=1' --db "$dir/t.db" \
   -o "$dir/built1" 2>&1)

@@ -1,0 +1,65 @@
+/// \file
+/// The check that ends `tessera tune model.onnx`: the model built with the log's records against
+/// the same model built without any, both run on this machine, so that a tuned build slower
+/// than the untuned one, a kernel slower in the model than its record promised, or an estimate
+/// far from the measured time is said where it happens instead of found later.
+#ifndef TESSERA_CLI_TUNE_CHECK_H_
+#define TESSERA_CLI_TUNE_CHECK_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "records/record_source.h"
+
+namespace tessera {
+namespace cli {
+
+/// What `CheckTunedModel` builds and runs.
+struct TuneCheckOptions {
+  std::string model;                           ///< the .onnx file
+  std::vector<std::string> input_shapes;       ///< "NAME:1x3x224x224", as for `tessera tune`
+  std::string target;                          ///< the target tuned for
+  const records::RecordSource* log = nullptr;  ///< the tuning log (not owned)
+  double estimated_s = 0;                      ///< the tuner's estimate of the tunable part
+  int repeat = 10;                             ///< timed runs of each build (and profiled runs)
+};
+
+/// One template kernel of the model, timed in both builds.
+struct KernelCheck {
+  std::string node;          ///< the graph node the kernel computes
+  std::string workload_key;  ///< its template workload
+  double tuned_ms = 0;       ///< its time in the tuned build (fused epilogue included)
+  double untuned_ms = 0;     ///< its time in the untuned build (0: not found there)
+  double record_ms = 0;      ///< the record it runs (0: fallback, or a record adapted)
+};
+
+/// The two builds compared.
+struct TuneCheck {
+  int threads = 1;                   ///< threads both builds ran with
+  double tuned_ms = 0;               ///< median latency of the tuned build
+  double untuned_ms = 0;             ///< median latency of the untuned build
+  double template_ms = 0;            ///< the tuned build's template kernels, per run
+  double estimated_ms = 0;           ///< the tuner's estimate of them
+  std::vector<KernelCheck> kernels;  ///< every template kernel of the tuned build
+  /// Kernels slower in the model than their record by more than this factor are named.
+  static constexpr double kRecordTolerance = 1.5;
+  /// The estimate is called off when it misses the measured time by more than this share.
+  static constexpr double kEstimateTolerance = 0.2;
+};
+
+/// Builds `options.model` with and without the log's records, runs both (`repeat` timed and
+/// `repeat` profiled runs each, at the target's thread count) and matches their template
+/// kernels. Throws `UserError` as `tessera compile` and `tessera run` would.
+TuneCheck CheckTunedModel(const TuneCheckOptions& options);
+
+/// The check's report, one "check: ..." line each: the two latencies, the estimate against the
+/// measured template kernels, then every kernel slower than its record by more than
+/// `kRecordTolerance` and every kernel slower tuned than untuned (by more than 10%), and a
+/// warning when the whole tuned build is (by more than 10%).
+void PrintTuneCheck(const TuneCheck& check, std::ostream& out);
+
+}  // namespace cli
+}  // namespace tessera
+
+#endif  // TESSERA_CLI_TUNE_CHECK_H_
