@@ -1,5 +1,5 @@
 // The emitter's plain groups (tensor expressions, default schedule), blocked pooling and
-// reshapes that alias their input.
+// concatenation, and reshapes that alias their input.
 #include "compiler/driver/emitter.h"
 
 namespace tessera {
@@ -22,6 +22,55 @@ void ModelEmitter::EmitPoolBlocked(const GroupPlan& plan, const Node& node) {
   int out = NewBlockedTensor(out_value, bn, v.name + "_NCHWc");
   value_blocked_[out_value][bn] = out;
   AddKernel(node.name, node.op, DefaultSchedule(result), {in, result}, {id}, {out});
+}
+
+void ModelEmitter::EmitConcatBlocked(const GroupPlan& plan, const std::vector<const Node*>& group) {
+  const Node& node = *group[0];
+  const int out_value = group.back()->outputs[0];
+  const int64_t bn = plan.in_block;
+  std::vector<te::Tensor> ins;
+  std::vector<int> ids;
+  std::vector<int64_t> first_block;  // each input's first output block
+  int64_t blocks = 0;
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    const auto& xs = g_.values[node.inputs[k]].shape;
+    ins.push_back(te::placeholder(ShapeExprs({xs[0], xs[1] / bn, xs[2], xs[3], bn}),
+                                  ir::DataType::Float(32), "in" + std::to_string(k)));
+    ids.push_back(BlockedOf(node.inputs[k], bn));
+    first_block.push_back(blocks);
+    blocks += xs[1] / bn;
+  }
+  const Value& v = g_.values[out_value];
+  te::Tensor concat = te::compute(
+      ShapeExprs({v.shape[0], blocks, v.shape[2], v.shape[3], bn}),
+      [&](const std::vector<Var>& i) {
+        // The condition is the block's, the same for every lane: only the chosen input is
+        // read, a whole vector at a time.
+        auto read = [&](size_t k) {
+          return ins[k](i[0], i[1] - I(first_block[k]), i[2], i[3], i[4]);
+        };
+        Expr value = read(ins.size() - 1);
+        for (size_t k = ins.size() - 1; k-- > 0;) {
+          value = ir::if_then_else(i[1] < I(first_block[k + 1]), read(k), value);
+        }
+        return value;
+      },
+      node.name + "_NCHWc");
+  // The chain reads the copy through its plain indices, which simplify back to the block's.
+  auto read = [bn](const te::Tensor& t, const std::vector<Var>& i) {
+    return t(i[0], ir::floordiv(i[1], I(bn)), i[2], i[3], ir::floormod(i[1], I(bn)));
+  };
+  Args chain;
+  te::Tensor result = group.size() == 1 ? concat
+                                        : ToBlocked(GroupValue(group, concat, -1, 1, read, &chain),
+                                                    bn, v.name + "_NCHWc");
+  int out = NewBlockedTensor(out_value, bn, v.name + "_NCHWc");
+  value_blocked_[out_value][bn] = out;
+  std::vector<te::Tensor> args = ins;
+  args.insert(args.end(), chain.tensors.begin(), chain.tensors.end());
+  args.push_back(result);
+  ids.insert(ids.end(), chain.ids.begin(), chain.ids.end());
+  AddKernel(GroupName(group), node.op, DefaultSchedule(result), args, ids, {out});
 }
 
 void ModelEmitter::EmitPlain(const std::vector<const Node*>& group) {

@@ -405,6 +405,8 @@ void ModelEmitter::EmitGroup(const GroupPlan& plan, const std::vector<const Node
       return EmitBatchMatmul(plan, group);
     case KernelPath::kPoolBlocked:
       return EmitPoolBlocked(plan, anchor);
+    case KernelPath::kConcatBlocked:
+      return EmitConcatBlocked(plan, group);
     case KernelPath::kReshapeAlias:
       return EmitReshapeAlias(anchor);
     case KernelPath::kPlain:

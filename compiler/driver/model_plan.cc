@@ -10,6 +10,7 @@
 
 #include "compiler/driver/planner.h"
 #include "compiler/graph/pipeline.h"
+#include "compiler/graph/shape.h"
 #include "compiler/ops/conv.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/support/error.h"
@@ -324,12 +325,51 @@ bool Planner::PlanPoolBlocked(GroupPlan& gp, const Node& node) {
   return true;
 }
 
+// A concatenation along the channels of values all written in one block that divides each
+// one's channels runs in that layout: every output block is one input's block, so each vector
+// is one contiguous copy. Through plain views the choice between inputs ran per element, in
+// scalar code (DenseNet-121's concatenations: 19 of its 53 ms).
+// The group's elementwise chain (DenseNet's batch norm and ReLU after each concatenation) runs
+// on the copied vectors in the same kernel.
+bool Planner::PlanConcatBlocked(GroupPlan& gp, const std::vector<const Node*>& group) {
+  const Node& node = *group[0];
+  const int out = group.back()->outputs[0];
+  const Value& v = g_.values[node.outputs[0]];
+  if (node.outputs.size() != 1 || v.shape.size() != 4 || v.dtype != graph::DType::kFloat32 ||
+      graph::NormalizeAxis(node.Int("axis", 0), 4, node.name) != 1) {
+    return false;
+  }
+  // The block the inputs are written in; a plain one (a graph input) is packed to it.
+  int64_t bn = 0;
+  for (int x : node.inputs) {
+    const int64_t block = plan_.values[x].block;
+    if (block > 1 && bn > 1 && block != bn) return false;
+    if (block > 1) bn = block;
+  }
+  if (bn <= 1) return false;
+  for (int x : node.inputs) {
+    const int64_t block = plan_.values[x].block;
+    if ((block != bn && (block != 0 || IsParam(x))) || g_.values[x].shape.size() != 4 ||
+        g_.values[x].shape[1] % bn != 0) {
+      return false;
+    }
+  }
+  if (OutputBlock(out, bn) != bn) return false;
+  gp.path = KernelPath::kConcatBlocked;
+  gp.in_block = gp.out_block = bn;
+  for (int x : node.inputs) Blocked(x, bn);
+  ReadExternals(group, -1, /*anchor=*/false);
+  Write(out, bn);
+  return true;
+}
+
 void Planner::PlanPlain(GroupPlan& gp, const std::vector<const Node*>& group) {
   const Node& anchor = *group[0];
   if (group.size() == 1 && (anchor.op == "MaxPool" || anchor.op == "AveragePool") &&
       PlanPoolBlocked(gp, anchor)) {
     return;
   }
+  if (anchor.op == "Concat" && PlanConcatBlocked(gp, group)) return;
   if (group.size() == 1 && ops::IsReshape(anchor.op) && !IsParam(anchor.inputs[0])) {
     gp.path = KernelPath::kReshapeAlias;
     Plain(anchor.inputs[0]);

@@ -35,6 +35,7 @@ enum class KernelPath {
   kPlain,           ///< its tensor expressions, default schedule
   kReshapeAlias,    ///< a reshape of a computed value: a view of its buffer, no kernel
   kPoolBlocked,     ///< a pooling in its input's NCHW[bn]c layout
+  kConcatBlocked,   ///< a channel concatenation of inputs all in one NCHW[bn]c layout
   kConvX86,         ///< conv2d_NCHWc.x86 or group_conv2d_NCHWc.x86
   kWinogradX86,     ///< conv2d_winograd_NCHWc.x86
   kDepthwiseX86,    ///< depthwise_conv2d_NCHWc.x86

@@ -33,7 +33,9 @@ std::string GroupLine(const ModelPlan& plan, size_t index) {
   }
   const bool conv = gp.path == KernelPath::kConvX86 || gp.path == KernelPath::kWinogradX86 ||
                     gp.path == KernelPath::kDepthwiseX86;
-  if (conv || gp.path == KernelPath::kPoolBlocked) os << " in=" << Layout(gp.in_block);
+  if (conv || gp.path == KernelPath::kPoolBlocked || gp.path == KernelPath::kConcatBlocked) {
+    os << " in=" << Layout(gp.in_block);
+  }
   if (gp.input_halo) os << " in-halo";
   if (gp.natural > 0) os << " view=" << Layout(gp.natural);
   const graph::Node& anchor = g.nodes[gp.nodes[0]];
@@ -58,6 +60,8 @@ const char* KernelPathName(KernelPath path) {
       return "alias";
     case KernelPath::kPoolBlocked:
       return "pool-blocked";
+    case KernelPath::kConcatBlocked:
+      return "concat-blocked";
     case KernelPath::kConvX86:
       return "conv";
     case KernelPath::kWinogradX86:

@@ -46,7 +46,8 @@ const std::vector<std::string>& OpModelNames() {
       "residual_blocks",      "conv_grouped_asym",  "pooling",
       "flatten_gemm_softmax", "attention_block",    "shapes_and_indexing",
       "downsample_block",     "mod_arithmetic",     "ragged_attention",
-      "hard_activations",     "grouped_bottleneck", "shuffle_units"};
+      "hard_activations",     "grouped_bottleneck", "shuffle_units",
+      "dense_concat"};
   return names;
 }
 

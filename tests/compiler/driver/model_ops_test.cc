@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "compiler/driver/model_plan.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/infer.h"
 #include "compiler/space/config_proto.h"
@@ -87,6 +88,28 @@ TEST(LayoutTest, ChannelShuffleRunsInTheSlicesKernel) {
   }
   EXPECT_EQ(movers, 0);
   EXPECT_EQ(slices, 4);
+}
+
+// Concatenations of blocked values stay blocked and copy whole vectors: DenseNet's pattern
+// (the concatenation's batch norm and ReLU in the same kernel, the graph input packed to the
+// block); the last concatenation, a graph output, writes it plain.
+TEST(LayoutTest, ConcatenationsOfBlockedValuesStayBlocked) {
+  ModelBuild build = testing::CheckModel(ModelDir(), "dense_concat", 1e-4, 1e-5);
+  ModelBuildOptions options;
+  std::ostringstream notices;
+  options.warnings = &notices;
+  const ModelPlan plan =
+      PlanModel(frontend::ImportOnnx(ModelDir() + "/dense_concat.onnx"), options);
+  int blocked = 0;
+  for (const GroupPlan& gp : plan.groups) blocked += gp.path == KernelPath::kConcatBlocked;
+  EXPECT_EQ(blocked, 2);
+  int layout_changes = 0;
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    for (const char* pass : {"pack_NCHWc", "repack_NCHWc", "unpack_NCHWc"}) {
+      layout_changes += n.function.find(pass) != std::string::npos;
+    }
+  }
+  EXPECT_EQ(layout_changes, 2);  // the input packed for the first convolution and the concats
 }
 
 // Padded convolutions read their zero padding in place: the blocked form of every value a padded

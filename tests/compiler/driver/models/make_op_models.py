@@ -202,6 +202,27 @@ for i, u in enumerate(units):
     value = p + "out"
 save("shuffle_units", nodes, [("x", x)], [(value, ref)], inits)
 
+# DenseNet's pattern: each layer concatenates every earlier output (three inputs here), the
+# concatenation followed by batch norm (Mul, Add) and ReLU, then convolutions; a plain concat of
+# two convolutions (SqueezeNet's Fire) at the end.
+x = rand(1, 32, 6, 6)
+wa, wb = rand(16, 32, 3, 3) * 0.2, rand(16, 48, 1, 1) * 0.2
+scale, shift = rand(1, 64, 1, 1), rand(1, 64, 1, 1)
+wc, wd = rand(16, 64, 1, 1) * 0.2, rand(16, 64, 3, 3) * 0.2
+a = F.conv2d(t(x), t(wa), padding=1)
+b = F.conv2d(torch.cat([t(x), a], 1), t(wb))
+h = F.relu(torch.cat([t(x), a, b], 1) * t(scale) + t(shift))
+ref = torch.cat([F.conv2d(h, t(wc)), F.conv2d(h, t(wd), padding=1)], 1).numpy()
+save("dense_concat",
+     [node("Conv", ["x", "wa"], ["a"], pads=[1, 1, 1, 1]),
+      node("Concat", ["x", "a"], ["xa"], axis=1), node("Conv", ["xa", "wb"], ["b"]),
+      node("Concat", ["x", "a", "b"], ["xab"], axis=1), node("Mul", ["xab", "scale"], ["m"]),
+      node("Add", ["m", "shift"], ["s"]), node("Relu", ["s"], ["h"]),
+      node("Conv", ["h", "wc"], ["c"]), node("Conv", ["h", "wd"], ["d"], pads=[1, 1, 1, 1]),
+      node("Concat", ["c", "d"], ["y"], axis=1)],
+     [("x", x)], [("y", ref)],
+     [("wa", wa), ("wb", wb), ("scale", scale), ("shift", shift), ("wc", wc), ("wd", wd)])
+
 # Pooling: max 3x3/2 pad 1, average with ceil mode (padding excluded), global average.
 x = rand(1, 4, 13, 13)
 mp = F.max_pool2d(t(x), 3, 2, 1)
