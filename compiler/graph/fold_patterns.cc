@@ -87,6 +87,16 @@ class Matcher {
     return -1;
   }
 
+  // x when `n` (a Mul) is x * Sigmoid(x), the SiLU (swish) that PyTorch exports as two nodes.
+  int Silu(const Node& n) const {
+    if (n.op != "Mul" || n.inputs.size() != 2) return -1;
+    for (int k = 0; k < 2; ++k) {
+      const Node* sigmoid = Inner(n.inputs[k], "Sigmoid");
+      if (sigmoid && sigmoid->inputs[0] == n.inputs[1 - k]) return n.inputs[1 - k];
+    }
+    return -1;
+  }
+
   // Whether `n` is a ReduceMean of `x` over its trailing `axes` (keepdims); sets `axes`.
   bool TrailingMean(const Node& n, int x, int64_t* first_axis) const {
     if (n.op != "ReduceMean" || n.inputs[0] != x || n.Int("keepdims", 1) != 1) return false;
@@ -210,6 +220,10 @@ void FoldPatterns(Graph& g) {
         folded.op = "Gelu";
         folded.name = node.name + "_gelu";
         folded.inputs = {x};
+      } else if (int y = m.Silu(node); y >= 0) {
+        folded.op = "Silu";
+        folded.name = node.name + "_silu";
+        folded.inputs = {y};
       } else if (m.LayerNorm(node, &ln)) {
         folded.op = "LayerNormalization";
         folded.name = node.name + "_layer_norm";

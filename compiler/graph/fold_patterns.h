@@ -1,9 +1,10 @@
 /// \file
 /// Recognizes the decomposed forms that `torch.onnx.export` writes at opset 13 for operators ONNX
 /// only gained later, and puts the one operator back: `x * 0.5 * (1 + Erf(x / sqrt(2)))` becomes
-/// `Gelu`, and ReduceMean / Sub / Pow 2 / ReduceMean / Add eps / Sqrt / Div / Mul gamma / Add beta
-/// over trailing axes becomes `LayerNormalization`. One node then computes in one kernel (or one
-/// template epilogue) what were five to nine kernels reading the tensor again each time.
+/// `Gelu`, `x * Sigmoid(x)` becomes `Silu` (an operator of Tessera's own: ONNX has none), and
+/// ReduceMean / Sub / Pow 2 / ReduceMean / Add eps / Sqrt / Div / Mul gamma / Add beta over
+/// trailing axes becomes `LayerNormalization`. One node then computes in one kernel (or one
+/// template epilogue) what were two to nine kernels reading the tensor again each time.
 #ifndef TESSERA_COMPILER_GRAPH_FOLD_PATTERNS_H_
 #define TESSERA_COMPILER_GRAPH_FOLD_PATTERNS_H_
 
@@ -12,7 +13,7 @@
 namespace tessera {
 namespace graph {
 
-/// Rewrites every decomposed GELU and layer normalization whose intermediate values have no
+/// Rewrites every decomposed GELU, SiLU and layer normalization whose intermediate values have no
 /// other reader; the rest of the graph is left as it is.
 void FoldPatterns(Graph& g);
 

@@ -23,9 +23,9 @@ using ir::Var;
 
 const std::vector<std::string>& UnaryOps() {
   static const std::vector<std::string> ops = {
-      "Relu", "Sigmoid",  "Tanh",    "Erf",        "Sqrt",        "Exp",
-      "Log",  "Neg",      "Abs",     "Clip",       "Gelu",        "Floor",
-      "Ceil", "Identity", "Dropout", "Reciprocal", "HardSigmoid", "HardSwish"};
+      "Relu",    "Sigmoid",    "Tanh",        "Erf",       "Sqrt",  "Exp",  "Log",
+      "Neg",     "Abs",        "Clip",        "Gelu",      "Floor", "Ceil", "Identity",
+      "Dropout", "Reciprocal", "HardSigmoid", "HardSwish", "Silu"};
   return ops;
 }
 
@@ -121,6 +121,9 @@ EvaluateFn EvaluateBinary(const std::string& op) {
 Expr Unary(const std::string& op, const Node& node, const std::vector<Operand>& in, Expr x) {
   if (op == "Relu") return ir::max(x, ir::const_like(x, 0));
   if (op == "Sigmoid") return ir::sigmoid(x);
+  // x * Sigmoid(x), folded from its two nodes (EfficientNet's activation): one elementwise node
+  // joins a convolution's epilogue where the pair, x read twice, could not.
+  if (op == "Silu") return x * ir::sigmoid(x);
   if (op == "Tanh") return ir::tanh(x);
   if (op == "Erf") return ir::erf(x);
   if (op == "Sqrt") return ir::sqrt(x);

@@ -289,6 +289,26 @@ TEST(GraphPassesTest, FusionRunsConcatAndChannelShuffleInOneKernel) {
   }
 }
 
+// x * Sigmoid(x), in either order, becomes one Silu node that joins the convolution's epilogue;
+// a Sigmoid with another reader stays (EfficientNet's squeeze-and-excitation scale).
+TEST(GraphPassesTest, SiluBecomesOneNodeInTheConvolutionsEpilogue) {
+  Graph g;
+  int x = Input(g, "x", {1, 2, 4, 4});
+  int conv = Add(g, "Conv", {x, Const(g, "w", {3, 2, 1, 1}, 1)});
+  int gate = Add(g, "Sigmoid", {conv});
+  int silu = Add(g, "Mul", {gate, conv});
+  int scale = Add(g, "Sigmoid", {silu});
+  int scaled = Add(g, "Mul", {silu, scale});
+  int kept = Add(g, "Relu", {scale});
+  g.outputs = {scaled, kept};
+  InferShapes(g);
+  FoldPatterns(g);
+  EXPECT_EQ(Ops(g), (std::vector<std::string>{"Conv", "Silu", "Sigmoid", "Mul", "Relu"}));
+  EXPECT_EQ(g.nodes[1].inputs, std::vector<int>{conv});
+  FuseOps(g);
+  EXPECT_EQ(g.nodes[1].group, g.nodes[0].group);
+}
+
 TEST(GraphPassesTest, PipelineShowsEveryPass) {
   Graph g;
   int x = Input(g, "x", {4});

@@ -316,6 +316,25 @@ save("ragged_attention",
       ("shape3", c([1, 19, 48], np.int64)), ("sqrt2", c(np.sqrt(2))), ("one", c(1)),
       ("half", c(0.5))])
 
+# EfficientNet's block tail: 1x1 conv + SiLU (Sigmoid and Mul, folded into the conv's epilogue),
+# squeeze and excitation (global pool, 1x1 conv + SiLU, 1x1 conv + Sigmoid, the scale), 1x1 conv.
+x = rand(1, 16, 7, 7)
+we, wr, br = rand(24, 16, 1, 1) * 0.3, rand(6, 24, 1, 1) * 0.3, rand(6)
+wx, bx, wp = rand(24, 6, 1, 1) * 0.3, rand(24), rand(16, 24, 1, 1) * 0.3
+e = F.silu(F.conv2d(t(x), t(we)))
+s = torch.sigmoid(F.conv2d(F.silu(F.conv2d(e.mean((2, 3), keepdim=True), t(wr), t(br))), t(wx),
+                           t(bx)))
+ref = F.conv2d(e * s, t(wp)).numpy()
+save("silu_excitation",
+     [node("Conv", ["x", "we"], ["ce"]), node("Sigmoid", ["ce"], ["ge"]),
+      node("Mul", ["ce", "ge"], ["e"]), node("GlobalAveragePool", ["e"], ["p"]),
+      node("Conv", ["p", "wr", "br"], ["cr"]), node("Sigmoid", ["cr"], ["gr"]),
+      node("Mul", ["gr", "cr"], ["r"]), node("Conv", ["r", "wx", "bx"], ["cx"]),
+      node("Sigmoid", ["cx"], ["sx"]), node("Mul", ["e", "sx"], ["scaled"]),
+      node("Conv", ["scaled", "wp"], ["y"])],
+     [("x", x)], [("y", ref)],
+     [("we", we), ("wr", wr), ("br", br), ("wx", wx), ("bx", bx), ("wp", wp)])
+
 # MobileNetV3's activations: HardSigmoid with its own alpha and beta, and HardSwish (opset 14;
 # PyTorch exports hardswish at opset 13 as HardSigmoid times x), after a convolution they fuse
 # into.
