@@ -6,6 +6,7 @@
 
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
+#include "records/tuning_log.h"
 #include "tuner/cost_model/knob_features.h"
 
 namespace tessera {
@@ -21,12 +22,14 @@ double BestRepeatCost(const tuning::MeasureRecord& record) {
 }
 
 TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records,
-                               const std::string& skip_workload, int64_t width) {
+                               const std::string& skip_workload, int64_t width,
+                               int template_version) {
   // Group rows by workload: a ranking objective compares candidates of one workload only,
   // since costs of different shapes are not comparable.
   std::map<std::string, std::vector<std::pair<std::vector<float>, double>>> by_workload;
   for (const tuning::MeasureRecord& record : records) {
     if (record.workload_key() == skip_workload || !record.has_config()) continue;
+    if (template_version != 0 && records::TemplateVersionOf(record) != template_version) continue;
     std::vector<space::KnobSetting> settings;
     try {
       settings = space::ConfigSettings(record.config());
@@ -70,11 +73,11 @@ void FitWithHistory(XGBoostCostModel& model, const TrainingSet& history, const F
 }
 
 TrainingSet HistoryFromLog(const records::TuningLog& log, const std::string& workload_key,
-                           const std::string& target, int64_t width) {
+                           const std::string& target, int64_t width, int template_version) {
   records::RecordFilter filter;
   filter.template_name = records::TemplateOfWorkload(workload_key);
   filter.target = target;
-  return HistoryTrainingSet(log.List(filter), workload_key, width);
+  return HistoryTrainingSet(log.List(filter), workload_key, width, template_version);
 }
 
 std::shared_ptr<XGBoostCostModel> PretrainFromLog(const records::TuningLog& log,

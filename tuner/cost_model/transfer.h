@@ -29,9 +29,12 @@ struct TrainingSet {
 double BestRepeatCost(const tuning::MeasureRecord& record);
 
 /// Turns `records` into `CandidateFeatures` rows grouped by workload, skipping records of
-/// `skip_workload`, records whose config JSON does not parse, and rows whose width is not `width`.
+/// `skip_workload`, records whose config JSON does not parse, rows whose width is not `width`,
+/// and with a `template_version` (0: any) records of another version of the template (their
+/// knobs meant other code, even where the names and widths still match).
 TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records,
-                               const std::string& skip_workload, int64_t width);
+                               const std::string& skip_workload, int64_t width,
+                               int template_version = 0);
 
 /// Fits `model` on the task's own measured rows (`own`, `own_costs`) together with `history`
 /// (rows of other workloads, one ranking group each): one model learns what the shapes share
@@ -43,9 +46,10 @@ void FitWithHistory(XGBoostCostModel& model, const TrainingSet& history, const F
                     const std::vector<double>& own_costs, double own_share = 1.0);
 
 /// The log's records of the template of `workload_key` on exactly `target` (other workloads
-/// only), as a training set of rows `width` wide.
+/// only; with a `template_version`, of that version only), as a training set of rows `width`
+/// wide.
 TrainingSet HistoryFromLog(const records::TuningLog& log, const std::string& workload_key,
-                           const std::string& target, int64_t width);
+                           const std::string& target, int64_t width, int template_version = 0);
 
 /// A base model trained on the log's records of the template of `workload_key` on exactly
 /// `target` (other workloads only), or null when fewer than `min_records` are usable.

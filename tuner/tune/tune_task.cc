@@ -72,7 +72,8 @@ TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
     if (options.transfer && options.features == "knob") {
       int64_t width = static_cast<int64_t>(
           CandidateFeatures(task.config_space().Fallback(), task.workload_key()).size());
-      TrainingSet history = HistoryFromLog(*log, task.workload_key(), task.target(), width);
+      TrainingSet history =
+          HistoryFromLog(*log, task.workload_key(), task.target(), width, task.templ().version);
       if (history.features.rows() > 0 && history.features.rows() >= options.transfer_min_records) {
         model_based->SetTransferHistory(std::move(history));
         result.transferred = true;

@@ -74,6 +74,25 @@ TEST(TransferTest, HistoryIsGroupedByWorkloadAndSkipsTheTaskItself) {
   EXPECT_EQ(HistoryTrainingSet(log->List({}), task.WorkloadKey(), 3).features.rows(), 0);
 }
 
+// Records of another template version measured other code: with the task's version given,
+// transfer leaves them out (records without a version count as version 1).
+TEST(TransferTest, HistoryKeepsOnlyTheTemplatesVersion) {
+  auto log = records::TuningLog::Open(TempDb("versions.db"));
+  testing::SyntheticDense a{256, 256, 256}, b{512, 128, 256}, task{1024, 1024, 1024};
+  AddHistory(log.get(), a, 30, 1);  // version 1 (none written)
+  for (int i = 0; i < 20; ++i) {
+    tuning::MeasureRecord r = b.Record(b.Space().Get(i), kTarget);
+    r.set_template_version(2);
+    log->Append(r);
+  }
+  const std::vector<tuning::MeasureRecord> all = log->List({});
+  EXPECT_EQ(HistoryTrainingSet(all, task.WorkloadKey(), Width(task)).features.rows(), 50);
+  TrainingSet v2 = HistoryTrainingSet(all, task.WorkloadKey(), Width(task), 2);
+  EXPECT_EQ(v2.features.rows(), 20);
+  EXPECT_EQ(v2.workloads, std::vector<std::string>{b.WorkloadKey()});
+  EXPECT_EQ(HistoryTrainingSet(all, task.WorkloadKey(), Width(task), 1).features.rows(), 30);
+}
+
 TEST(TransferTest, PretrainingNeedsEnoughRecordsOfTheSameTemplateAndTarget) {
   auto log = records::TuningLog::Open(TempDb("few.db"));
   testing::SyntheticDense other{256, 256, 256}, task{512, 512, 512};
