@@ -97,6 +97,21 @@ class Matcher {
     return -1;
   }
 
+  // x when `n` (a Mul) is x * HardSigmoid(x) with alpha 1/6 and beta 1/2: the HardSwish that
+  // PyTorch exports at opset 13 as two nodes (HardSwish came with opset 14).
+  int HardSwish(const Node& n) const {
+    if (n.op != "Mul" || n.inputs.size() != 2) return -1;
+    for (int k = 0; k < 2; ++k) {
+      const Node* gate = Inner(n.inputs[k], "HardSigmoid");
+      if (gate && gate->inputs[0] == n.inputs[1 - k] &&
+          std::fabs(gate->Float("alpha", 0.2) - 1.0 / 6) < 1e-6 &&
+          std::fabs(gate->Float("beta", 0.5) - 0.5) < 1e-6) {
+        return n.inputs[1 - k];
+      }
+    }
+    return -1;
+  }
+
   // Whether `n` is a ReduceMean of `x` over its trailing `axes` (keepdims); sets `axes`.
   bool TrailingMean(const Node& n, int x, int64_t* first_axis) const {
     if (n.op != "ReduceMean" || n.inputs[0] != x || n.Int("keepdims", 1) != 1) return false;
@@ -224,6 +239,10 @@ void FoldPatterns(Graph& g) {
         folded.op = "Silu";
         folded.name = node.name + "_silu";
         folded.inputs = {y};
+      } else if (int z = m.HardSwish(node); z >= 0) {
+        folded.op = "HardSwish";
+        folded.name = node.name + "_hardswish";
+        folded.inputs = {z};
       } else if (m.LayerNorm(node, &ln)) {
         folded.op = "LayerNormalization";
         folded.name = node.name + "_layer_norm";

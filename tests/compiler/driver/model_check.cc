@@ -47,7 +47,7 @@ const std::vector<std::string>& OpModelNames() {
       "flatten_gemm_softmax", "attention_block",    "shapes_and_indexing",
       "downsample_block",     "mod_arithmetic",     "ragged_attention",
       "hard_activations",     "grouped_bottleneck", "shuffle_units",
-      "dense_concat",         "silu_excitation"};
+      "dense_concat",         "silu_excitation",    "hardswish_opset13"};
   return names;
 }
 

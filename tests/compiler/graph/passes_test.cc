@@ -309,6 +309,30 @@ TEST(GraphPassesTest, SiluBecomesOneNodeInTheConvolutionsEpilogue) {
   EXPECT_EQ(g.nodes[1].group, g.nodes[0].group);
 }
 
+// PyTorch's opset-13 hardswish, x * HardSigmoid(x) with alpha 1/6 and beta 1/2, becomes one
+// HardSwish node in the convolution's epilogue; another HardSigmoid (MobileNetV3's
+// squeeze-and-excitation gate, alpha 1/6 of another value) stays.
+TEST(GraphPassesTest, DecomposedHardSwishBecomesOneNode) {
+  Graph g;
+  int x = Input(g, "x", {1, 2, 4, 4});
+  int conv = Add(g, "Conv", {x, Const(g, "w", {3, 2, 1, 1}, 1)});
+  Attr sixth, half, fifth;
+  sixth.kind = half.kind = fifth.kind = Attr::kFloat;
+  sixth.f = 1.0 / 6;
+  half.f = 0.5;
+  fifth.f = 0.2;
+  int gate = Add(g, "HardSigmoid", {conv}, {{"alpha", sixth}, {"beta", half}});
+  int swish = Add(g, "Mul", {conv, gate});
+  int other = Add(g, "HardSigmoid", {swish}, {{"alpha", fifth}});
+  int kept = Add(g, "Mul", {swish, other});
+  g.outputs = {kept};
+  InferShapes(g);
+  FoldPatterns(g);
+  EXPECT_EQ(Ops(g), (std::vector<std::string>{"Conv", "HardSwish", "HardSigmoid", "Mul"}));
+  FuseOps(g);
+  EXPECT_EQ(g.nodes[1].group, g.nodes[0].group);
+}
+
 TEST(GraphPassesTest, PipelineShowsEveryPass) {
   Graph g;
   int x = Input(g, "x", {4});

@@ -348,6 +348,21 @@ save("hard_activations",
       node("HardSwish", ["m"], ["y"])],
      [("x", x)], [("y", ref.numpy())], [("w", w)], opset=14)
 
+# PyTorch's opset-13 hardswish after a convolution: x * HardSigmoid(x) with alpha 1/6, beta 1/2
+# (folded into one HardSwish in the convolution's epilogue), then a squeeze-and-excitation gate
+# HardSigmoid of another value that stays.
+x, w, wg = rand(1, 4, 6, 6), rand(8, 4, 1, 1), rand(8, 8, 1, 1) * 0.3
+h = F.hardswish(F.conv2d(t(x), t(w)))
+ref = (h * F.hardsigmoid(F.conv2d(h.mean((2, 3), keepdim=True), t(wg)))).numpy()
+save("hardswish_opset13",
+     [node("Conv", ["x", "w"], ["c"]),
+      node("HardSigmoid", ["c"], ["g"], alpha=1.0 / 6, beta=0.5),
+      node("Mul", ["c", "g"], ["h"]), node("GlobalAveragePool", ["h"], ["p"]),
+      node("Conv", ["p", "wg"], ["q"]),
+      node("HardSigmoid", ["q"], ["s"], alpha=1.0 / 6, beta=0.5),
+      node("Mul", ["h", "s"], ["y"])],
+     [("x", x)], [("y", ref)], [("w", w), ("wg", wg)])
+
 # Mod: C's fmod on floats, Python's % on integers at run time (negative divisor), and folded in a
 # shape computation (as PyTorch 2 exports attention).
 x = rand(2, 3, 4)
