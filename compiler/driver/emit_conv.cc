@@ -53,9 +53,7 @@ void ModelEmitter::EmitConv(const GroupPlan& plan, const std::vector<const Node*
     if (winograd) return topi::Conv2dWinogradX86(shape, *plan.config, epilogue, input_halo);
     return topi::Conv2dNCHWcX86(shape, *plan.config, epilogue, input_halo);
   };
-  auto read = [oc_bn](const te::Tensor& t, const std::vector<Var>& i) {
-    return t(i[0], ir::floordiv(i[1], I(oc_bn)), i[2], i[3], ir::floormod(i[1], I(oc_bn)));
-  };
+  const ReadFn read = BlockedRead(oc_bn);
   const int value = group.back()->outputs[0];
   if (plan.fused) {
     // The epilogue runs in the template's output stage, on the accumulators: one kernel.

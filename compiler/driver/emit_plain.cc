@@ -15,8 +15,7 @@ void ModelEmitter::EmitPoolBlocked(const GroupPlan& plan, const Node& node) {
   const int64_t bn = plan.in_block;
   const int id = BlockedOf(x, bn);
   const auto& xs = g_.values[x].shape;
-  te::Tensor in = te::placeholder(ShapeExprs({xs[0], xs[1] / bn, xs[2], xs[3], bn}),
-                                  ir::DataType::Float(32), "in0");
+  te::Tensor in = te::placeholder(ShapeExprs(BlockedShape(xs, bn)), ir::DataType::Float(32), "in0");
   te::Tensor result = PoolNCHWc(g_, node, in, xs);
   const Value& v = g_.values[out_value];
   int out = NewBlockedTensor(out_value, bn, v.name + "_NCHWc");
@@ -34,8 +33,8 @@ void ModelEmitter::EmitConcatBlocked(const GroupPlan& plan, const std::vector<co
   int64_t blocks = 0;
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     const auto& xs = g_.values[node.inputs[k]].shape;
-    ins.push_back(te::placeholder(ShapeExprs({xs[0], xs[1] / bn, xs[2], xs[3], bn}),
-                                  ir::DataType::Float(32), "in" + std::to_string(k)));
+    ins.push_back(te::placeholder(ShapeExprs(BlockedShape(xs, bn)), ir::DataType::Float(32),
+                                  "in" + std::to_string(k)));
     ids.push_back(BlockedOf(node.inputs[k], bn));
     first_block.push_back(blocks);
     blocks += xs[1] / bn;
@@ -57,13 +56,11 @@ void ModelEmitter::EmitConcatBlocked(const GroupPlan& plan, const std::vector<co
       },
       node.name + "_NCHWc");
   // The chain reads the copy through its plain indices, which simplify back to the block's.
-  auto read = [bn](const te::Tensor& t, const std::vector<Var>& i) {
-    return t(i[0], ir::floordiv(i[1], I(bn)), i[2], i[3], ir::floormod(i[1], I(bn)));
-  };
   Args chain;
-  te::Tensor result = group.size() == 1 ? concat
-                                        : ToBlocked(GroupValue(group, concat, -1, 1, read, &chain),
-                                                    bn, v.name + "_NCHWc");
+  te::Tensor result = group.size() == 1
+                          ? concat
+                          : ToBlocked(GroupValue(group, concat, -1, 1, BlockedRead(bn), &chain), bn,
+                                      v.name + "_NCHWc");
   int out = NewBlockedTensor(out_value, bn, v.name + "_NCHWc");
   value_blocked_[out_value][bn] = out;
   std::vector<te::Tensor> args = ins;

@@ -241,17 +241,13 @@ Operand ModelEmitter::External(int value, Args* args) {
     // inlined into its computes.
     const auto [bn, id] = *blocked->second.begin();
     const auto& s = v.shape;
-    te::Tensor t =
-        te::placeholder(ShapeExprs({s[0], s[1] / bn, s[2], s[3], bn}), ir::DataType::Float(32),
-                        "in" + std::to_string(args->tensors.size()));
+    te::Tensor t = te::placeholder(ShapeExprs(BlockedShape(s, bn)), ir::DataType::Float(32),
+                                   "in" + std::to_string(args->tensors.size()));
     args->tensors.push_back(t);
     args->ids.push_back(id);
+    const ReadFn read = BlockedRead(bn);
     te::Tensor view = te::compute(
-        ShapeExprs(s),
-        [&](const std::vector<Var>& i) {
-          return t(i[0], ir::floordiv(i[1], I(bn)), i[2], i[3], ir::floormod(i[1], I(bn)));
-        },
-        t.name() + "_view");
+        ShapeExprs(s), [&](const std::vector<Var>& i) { return read(t, i); }, t.name() + "_view");
     it = args->by_value.emplace(value, view).first;
   }
   if (it == args->by_value.end()) {
@@ -351,6 +347,12 @@ int ModelEmitter::KernelOutput(int out_value, te::Tensor* result) {
   int id = NewBlockedTensor(out_value, bn, v.name + "_NCHWc");
   value_blocked_[out_value][bn] = id;
   return id;
+}
+
+ModelEmitter::ReadFn ModelEmitter::BlockedRead(int64_t bn) {
+  return [bn](const te::Tensor& t, const std::vector<Var>& i) {
+    return t(i[0], ir::floordiv(i[1], I(bn)), i[2], i[3], ir::floormod(i[1], I(bn)));
+  };
 }
 
 std::vector<int64_t> ModelEmitter::BlockedShape(const std::vector<int64_t>& s, int64_t bn) {

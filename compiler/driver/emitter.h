@@ -85,6 +85,8 @@ class ModelEmitter {
   // output: plain, or blocked as the plan has it. Returns the output tensor.
   int KernelOutput(int out_value, te::Tensor* result);
   static std::vector<int64_t> BlockedShape(const std::vector<int64_t>& s, int64_t bn);
+  // Reads an NCHW[bn]c tensor at plain NCHW indices.
+  static ReadFn BlockedRead(int64_t bn);
   // `plain` (NCHW) written in NCHW[bn]c.
   static te::Tensor ToBlocked(const te::Tensor& plain, int64_t bn, const std::string& name);
 
