@@ -38,12 +38,8 @@ bool IsArtifactPath(const std::string& path) {
 
 void Compile(const CompileFlags& flags) {
   auto start = std::chrono::steady_clock::now();
-  frontend::OnnxImportOptions import;
-  for (const std::string& spec : flags.input_shapes) {
-    auto [name, shape] = frontend::ParseInputShape(spec);
-    import.input_shapes[name] = shape;
-  }
-  graph::Graph g = frontend::ImportOnnx(flags.model, import);
+  graph::Graph g =
+      frontend::ImportOnnx(flags.model, frontend::ImportOptionsWithShapes(flags.input_shapes));
   if (flags.print_graph) std::cout << "// imported\n" << graph::ToText(g);
   std::unique_ptr<records::RecordSource> log;
   if (const std::string tracker = fleet::TrackerLogAddress(flags.db); !tracker.empty()) {

@@ -11,16 +11,12 @@ namespace cli {
 std::vector<ModelTask> ExtractModelTasks(const std::string& model,
                                          const std::vector<std::string>& input_shapes,
                                          const std::string& target) {
-  frontend::OnnxImportOptions import;
-  for (const std::string& spec : input_shapes) {
-    auto [name, shape] = frontend::ParseInputShape(spec);
-    import.input_shapes[name] = shape;
-  }
   ModelBuildOptions build;
   build.target = target;
   std::ostringstream fallback_notices;  // without a log every task is untuned: no news
   build.warnings = &fallback_notices;
-  return ExtractTasks(frontend::ImportOnnx(model, import), build);
+  return ExtractTasks(frontend::ImportOnnx(model, frontend::ImportOptionsWithShapes(input_shapes)),
+                      build);
 }
 
 }  // namespace cli

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "common/file.h"
 #include "compiler/driver/build_model.h"
 #include "compiler/driver/model_artifact.h"
 #include "compiler/driver/model_plan.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
+#include "compiler/graph/graph.h"
 #include "deploy/run_model.h"
 #include "records/tuning_log.h"
 #include "tuner/tune/apply_history.h"
@@ -56,20 +58,15 @@ struct RunBuild {
   std::vector<runtime::NodeProfile> profile;
 };
 
-RunBuild BuildAndRun(const TuneCheckOptions& options, const ConfigSource& configs,
-                     const std::string& artifact) {
-  frontend::OnnxImportOptions import;
-  for (const std::string& spec : options.input_shapes) {
-    auto [name, shape] = frontend::ParseInputShape(spec);
-    import.input_shapes[name] = shape;
-  }
+// `graph` (the imported model) built with `configs`, saved as `artifact`, loaded and run.
+RunBuild BuildAndRun(graph::Graph graph, const TuneCheckOptions& options,
+                     const ConfigSource& configs, const std::string& artifact) {
   ModelBuildOptions build_options;
   build_options.target = options.target;
   build_options.configs = &configs;
   std::ostringstream notices;  // fallbacks were announced while tuning
   build_options.warnings = &notices;
-  ModelBuild build = EmitModel(
-      PlanModel(frontend::ImportOnnx(options.model, import), build_options), build_options);
+  ModelBuild build = EmitModel(PlanModel(std::move(graph), build_options), build_options);
   SaveModelArtifact(build, options.target, artifact);
   deploy::LoadedModel model = deploy::LoadModel(artifact);
   RunBuild run;
@@ -105,8 +102,11 @@ TuneCheck CheckTunedModel(const TuneCheckOptions& options) {
   const TempDir dir("tessera-tune-check");
   const RememberingConfigSource tuned_configs(options.log);
   const tuner::LogConfigSource untuned_configs(nullptr);
-  const RunBuild tuned = BuildAndRun(options, tuned_configs, dir.path() + "/tuned.tsr");
-  const RunBuild untuned = BuildAndRun(options, untuned_configs, dir.path() + "/untuned.tsr");
+  const graph::Graph model =
+      frontend::ImportOnnx(options.model, frontend::ImportOptionsWithShapes(options.input_shapes));
+  const RunBuild tuned = BuildAndRun(model, options, tuned_configs, dir.path() + "/tuned.tsr");
+  const RunBuild untuned =
+      BuildAndRun(model, options, untuned_configs, dir.path() + "/untuned.tsr");
   TuneCheck check;
   check.threads = tuned.threads;
   check.tuned_ms = tuned.median_ms;

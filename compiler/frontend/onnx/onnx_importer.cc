@@ -356,5 +356,14 @@ std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& 
   return {spec.substr(0, colon), shape};
 }
 
+OnnxImportOptions ImportOptionsWithShapes(const std::vector<std::string>& specs) {
+  OnnxImportOptions options;
+  for (const std::string& spec : specs) {
+    auto [name, shape] = ParseInputShape(spec);
+    options.input_shapes[name] = shape;
+  }
+  return options;
+}
+
 }  // namespace frontend
 }  // namespace tessera

@@ -35,6 +35,10 @@ graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& option
 /// Parses "NAME:1x3x224x224" into (name, shape); throws `UserError` quoting a malformed spec.
 std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& spec);
 
+/// Import options fixing the inputs' shapes from `specs` (each as `ParseInputShape` reads it,
+/// e.g. the `--input-shape` flags of the command line).
+OnnxImportOptions ImportOptionsWithShapes(const std::vector<std::string>& specs);
+
 }  // namespace frontend
 }  // namespace tessera
 

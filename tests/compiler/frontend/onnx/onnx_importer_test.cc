@@ -156,6 +156,15 @@ TEST(OnnxImporterTest, ParseInputShape) {
   EXPECT_THROW(ParseInputShape("input:1x0"), UserError);
 }
 
+TEST(OnnxImporterTest, ImportOptionsWithShapes) {
+  const OnnxImportOptions options = ImportOptionsWithShapes({"input:1x3x8x8", "mask:2x5"});
+  EXPECT_EQ(options.input_shapes.size(), 2u);
+  EXPECT_EQ(options.input_shapes.at("input"), (std::vector<int64_t>{1, 3, 8, 8}));
+  EXPECT_EQ(options.input_shapes.at("mask"), (std::vector<int64_t>{2, 5}));
+  EXPECT_TRUE(ImportOptionsWithShapes({}).input_shapes.empty());
+  EXPECT_THROW(ImportOptionsWithShapes({"input:1x3", "bad"}), UserError);
+}
+
 }  // namespace
 }  // namespace frontend
 }  // namespace tessera
