@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "compiler/graph/dce.h"
 
@@ -87,29 +88,29 @@ class Matcher {
     return -1;
   }
 
-  // x when `n` (a Mul) is x * Sigmoid(x), the SiLU (swish) that PyTorch exports as two nodes.
-  int Silu(const Node& n) const {
+  // x when `n` (a Mul) is x * G(x) for a node G of `gate_op` that `accepts` (null: any).
+  int SelfGated(const Node& n, const char* gate_op,
+                const std::function<bool(const Node&)>& accepts = nullptr) const {
     if (n.op != "Mul" || n.inputs.size() != 2) return -1;
     for (int k = 0; k < 2; ++k) {
-      const Node* sigmoid = Inner(n.inputs[k], "Sigmoid");
-      if (sigmoid && sigmoid->inputs[0] == n.inputs[1 - k]) return n.inputs[1 - k];
-    }
-    return -1;
-  }
-
-  // x when `n` (a Mul) is x * HardSigmoid(x) with alpha 1/6 and beta 1/2: the HardSwish that
-  // PyTorch exports at opset 13 as two nodes (HardSwish came with opset 14).
-  int HardSwish(const Node& n) const {
-    if (n.op != "Mul" || n.inputs.size() != 2) return -1;
-    for (int k = 0; k < 2; ++k) {
-      const Node* gate = Inner(n.inputs[k], "HardSigmoid");
-      if (gate && gate->inputs[0] == n.inputs[1 - k] &&
-          std::fabs(gate->Float("alpha", 0.2) - 1.0 / 6) < 1e-6 &&
-          std::fabs(gate->Float("beta", 0.5) - 0.5) < 1e-6) {
+      const Node* gate = Inner(n.inputs[k], gate_op);
+      if (gate && gate->inputs[0] == n.inputs[1 - k] && (!accepts || accepts(*gate))) {
         return n.inputs[1 - k];
       }
     }
     return -1;
+  }
+
+  // x when `n` is x * Sigmoid(x), the SiLU (swish) that PyTorch exports as two nodes.
+  int Silu(const Node& n) const { return SelfGated(n, "Sigmoid"); }
+
+  // x when `n` is x * HardSigmoid(x) with alpha 1/6 and beta 1/2: the HardSwish that PyTorch
+  // exports at opset 13 as two nodes (HardSwish came with opset 14).
+  int HardSwish(const Node& n) const {
+    return SelfGated(n, "HardSigmoid", [](const Node& gate) {
+      return std::fabs(gate.Float("alpha", 0.2) - 1.0 / 6) < 1e-6 &&
+             std::fabs(gate.Float("beta", 0.5) - 0.5) < 1e-6;
+    });
   }
 
   // Whether `n` is a ReduceMean of `x` over its trailing `axes` (keepdims); sets `axes`.
