@@ -138,6 +138,14 @@ struct RegisterTile {
   int64_t oc_bn = 1, reg_h = 1, reg_w = 1;
 };
 
+// Vector registers a block of `block` channels takes, and the share of their lanes it fills.
+int64_t VectorsOf(int64_t block, const VectorUnit& unit) {
+  return (block + unit.lanes - 1) / unit.lanes;
+}
+double LanesUsed(int64_t block, const VectorUnit& unit) {
+  return static_cast<double>(block) / static_cast<double>(VectorsOf(block, unit) * unit.lanes);
+}
+
 // The output block of channels (of a group) that are no multiple of a vector: the divisor up to
 // four vectors that fills its vectors best (the larger on a tie), e.g. 58 channels in blocks of
 // 58 (four AVX-512 vectors, 91% of the lanes busy) rather than 2 (12%), and the same 58 for 116
@@ -148,8 +156,7 @@ int64_t PartialVectorBlock(const Conv2dShape& s, const VectorUnit& unit) {
   for (int64_t b = 1; b <= std::min<int64_t>(s.group_k(), 4 * unit.lanes); ++b) {
     if (s.group_k() % b != 0) continue;
     if (b > unit.lanes && s.group_c() * s.r * s.s * b * 4 > kWeightBlockBytes) continue;
-    const int64_t vectors = (b + unit.lanes - 1) / unit.lanes;
-    const double fill = static_cast<double>(b) / static_cast<double>(vectors * unit.lanes);
+    const double fill = LanesUsed(b, unit);
     if (fill >= best_fill) {
       best = b;
       best_fill = fill;
@@ -189,10 +196,8 @@ RegisterTile FallbackTile(const Conv2dShape& s, const VectorUnit& unit, int64_t 
   double best_score = -1e9;
   for (size_t preference = 0; preference < blocks.size(); ++preference) {
     const int64_t oc_bn = blocks[preference];
-    const int64_t vectors = (oc_bn + unit.lanes - 1) / unit.lanes;
-    // The share of the accumulators' lanes that hold output channels.
-    const double lanes_used =
-        static_cast<double>(oc_bn) / static_cast<double>(vectors * unit.lanes);
+    const int64_t vectors = VectorsOf(oc_bn, unit);
+    const double lanes_used = LanesUsed(oc_bn, unit);  // accumulator lanes holding outputs
     const int64_t budget = std::max<int64_t>(1, unit.registers - vectors - 1);
     const int64_t target = std::min<int64_t>(16, budget);
     for (int64_t h = 1; h <= std::min<int64_t>(4, s.oh()); ++h) {
