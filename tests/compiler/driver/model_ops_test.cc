@@ -30,15 +30,22 @@ INSTANTIATE_TEST_SUITE_P(Ops, ModelOpsTest, ::testing::ValuesIn(testing::OpModel
 namespace tessera {
 namespace {
 
+// Counts the kernels whose function name contains each of `parts`.
+std::vector<int> CountKernels(const ModelBuild& build, const std::vector<std::string>& parts) {
+  std::vector<int> counts(parts.size(), 0);
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      counts[i] += n.function.find(parts[i]) != std::string::npos;
+    }
+  }
+  return counts;
+}
+
 // Layouts change only where needed: the first convolution's epilogue writes the second one's
 // blocked input, so only the model input is packed.
 TEST(LayoutTest, ConvolutionFeedsConvolutionBlocked) {
   ModelBuild build = testing::CheckModel(ModelDir(), "conv_stem_strided", 1e-4, 1e-5);
-  int packs = 0;
-  for (const runtime::ExecNode& n : build.graph.nodes) {
-    packs += n.function.find("pack_NCHWc") != std::string::npos;
-  }
-  EXPECT_EQ(packs, 1);
+  EXPECT_EQ(CountKernels(build, {"pack_NCHWc"})[0], 1);
 }
 
 // A residual chain stays blocked: values read by a convolution and a residual add, the max pool
@@ -47,15 +54,9 @@ TEST(LayoutTest, ConvolutionFeedsConvolutionBlocked) {
 // kernel's output stage.
 TEST(LayoutTest, ResidualBlocksStayBlocked) {
   ModelBuild build = testing::CheckModel(ModelDir(), "residual_blocks", 1e-4, 1e-5);
-  int transforms = 0, convolutions = 0, epilogues = 0;
-  for (const runtime::ExecNode& n : build.graph.nodes) {
-    transforms += n.function.find("pack_NCHWc") != std::string::npos;
-    convolutions += n.function.find("conv2d_NCHWc") != std::string::npos;
-    epilogues += n.function.find("epilogue") != std::string::npos;
-  }
-  EXPECT_EQ(transforms, 1);  // the input's pack; no unpack_NCHWc, repack_NCHWc
-  EXPECT_EQ(convolutions, 6);
-  EXPECT_EQ(epilogues, 0);
+  // The input's pack; no unpack_NCHWc, repack_NCHWc.
+  EXPECT_EQ(CountKernels(build, {"pack_NCHWc", "conv2d_NCHWc", "epilogue"}),
+            (std::vector<int>{1, 6, 0}));
   EXPECT_EQ(build.graph.nodes.size(), 10u);
 }
 
@@ -63,11 +64,7 @@ TEST(LayoutTest, ResidualBlocksStayBlocked) {
 // producer's blocked output; the model still matches PyTorch.
 TEST(LayoutTest, GroupedConvolutionsRunTheirTemplate) {
   ModelBuild build = testing::CheckModel(ModelDir(), "grouped_bottleneck", 1e-4, 1e-5);
-  int grouped = 0;
-  for (const runtime::ExecNode& n : build.graph.nodes) {
-    grouped += n.function.find("group_conv2d_NCHWc") != std::string::npos;
-  }
-  EXPECT_EQ(grouped, 3);
+  EXPECT_EQ(CountKernels(build, {"group_conv2d_NCHWc"})[0], 3);
   int tasks = 0;
   for (const ModelTask& t : build.tasks) {
     tasks += t.workload_key.rfind("group_conv2d_NCHWc.x86(", 0) == 0;
@@ -79,15 +76,8 @@ TEST(LayoutTest, GroupedConvolutionsRunTheirTemplate) {
 // that feeds it (no Concat, Reshape or Transpose kernel), and the model matches PyTorch.
 TEST(LayoutTest, ChannelShuffleRunsInTheSlicesKernel) {
   ModelBuild build = testing::CheckModel(ModelDir(), "shuffle_units", 1e-4, 1e-5);
-  int movers = 0, slices = 0;
-  for (const runtime::ExecNode& n : build.graph.nodes) {
-    for (const char* op : {"_Concat", "_Reshape", "_Transpose"}) {
-      movers += n.function.find(op) != std::string::npos;
-    }
-    slices += n.function.find("_Slice") != std::string::npos;
-  }
-  EXPECT_EQ(movers, 0);
-  EXPECT_EQ(slices, 4);
+  EXPECT_EQ(CountKernels(build, {"_Concat", "_Reshape", "_Transpose", "_Slice"}),
+            (std::vector<int>{0, 0, 0, 4}));
 }
 
 // Concatenations of blocked values stay blocked and copy whole vectors: DenseNet's pattern
@@ -103,13 +93,9 @@ TEST(LayoutTest, ConcatenationsOfBlockedValuesStayBlocked) {
   int blocked = 0;
   for (const GroupPlan& gp : plan.groups) blocked += gp.path == KernelPath::kConcatBlocked;
   EXPECT_EQ(blocked, 2);
-  int layout_changes = 0;
-  for (const runtime::ExecNode& n : build.graph.nodes) {
-    for (const char* pass : {"pack_NCHWc", "repack_NCHWc", "unpack_NCHWc"}) {
-      layout_changes += n.function.find(pass) != std::string::npos;
-    }
-  }
-  EXPECT_EQ(layout_changes, 2);  // the input packed for the first convolution and the concats
+  // The input packed for the first convolution and for the concatenations; nothing else.
+  EXPECT_EQ(CountKernels(build, {"pack_NCHWc", "repack_NCHWc", "unpack_NCHWc"}),
+            (std::vector<int>{2, 0, 0}));
 }
 
 // Padded convolutions read their zero padding in place: the blocked form of every value a padded
@@ -141,17 +127,6 @@ TEST(LayoutTest, PaddedConvolutionsReadTheirPaddingInPlace) {
   }
   EXPECT_GE(padded_reads, 3);
   EXPECT_EQ(depthwise_reads, 1);
-}
-
-// Counts the kernels whose function name contains each of `parts`.
-std::vector<int> CountKernels(const ModelBuild& build, const std::vector<std::string>& parts) {
-  std::vector<int> counts(parts.size(), 0);
-  for (const runtime::ExecNode& n : build.graph.nodes) {
-    for (size_t i = 0; i < parts.size(); ++i) {
-      counts[i] += n.function.find(parts[i]) != std::string::npos;
-    }
-  }
-  return counts;
 }
 
 // A record of `key` measured at `cost` seconds: the fallback's schedule with the innermost
@@ -330,11 +305,9 @@ TEST(LayoutTest, TunedConvolutionsReadTheirProducersBlock) {
   }
   ASSERT_EQ(convolutions, 4);
   ModelBuild build = BuildWithRecords("residual_blocks", records);
-  int transforms = 0, epilogues = 0, tuned = 0;
-  for (const runtime::ExecNode& n : build.graph.nodes) {
-    transforms += n.function.find("pack_NCHWc") != std::string::npos;
-    epilogues += n.function.find("epilogue") != std::string::npos;
-  }
+  const std::vector<int> kernels = CountKernels(build, {"pack_NCHWc", "epilogue"});
+  const int transforms = kernels[0], epilogues = kernels[1];
+  int tuned = 0;
   for (const ModelTask& t : build.tasks) tuned += t.tuned;
   EXPECT_EQ(tuned, convolutions);
   // None: the first convolution's one-channel blocks read the model input in place (the
