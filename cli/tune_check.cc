@@ -154,12 +154,12 @@ void PrintTuneCheck(const TuneCheck& check, std::ostream& out) {
     }
   }
   for (const KernelCheck& k : check.kernels) {
-    if (k.untuned_ms > 0 && k.tuned_ms > 1.1 * k.untuned_ms) {
+    if (k.untuned_ms > 0 && k.tuned_ms > TuneCheck::kUntunedTolerance * k.untuned_ms) {
       out << "check: slower tuned than untuned: " << k.node << " " << k.workload_key << ": "
           << Ms(k.tuned_ms) << " tuned, " << Ms(k.untuned_ms) << " untuned\n";
     }
   }
-  if (check.tuned_ms > 1.1 * check.untuned_ms) {
+  if (check.tuned_ms > TuneCheck::kUntunedTolerance * check.untuned_ms) {
     out << "warning: the tuned build runs more than 10% slower than the untuned one ("
         << Ms(check.tuned_ms) << " against " << Ms(check.untuned_ms)
         << "); `tessera compile` without --db builds the untuned one\n";

@@ -46,6 +46,8 @@ struct TuneCheck {
   static constexpr double kRecordTolerance = 1.5;
   /// The estimate is called off when it misses the measured time by more than this share.
   static constexpr double kEstimateTolerance = 0.2;
+  /// A kernel, or the whole build, slower tuned than untuned by more than this factor is named.
+  static constexpr double kUntunedTolerance = 1.1;
 };
 
 /// Builds `options.model` with and without the log's records, runs both (`repeat` timed and
@@ -55,8 +57,8 @@ TuneCheck CheckTunedModel(const TuneCheckOptions& options);
 
 /// The check's report, one "check: ..." line each: the two latencies, the estimate against the
 /// measured template kernels, then every kernel slower than its record by more than
-/// `kRecordTolerance` and every kernel slower tuned than untuned (by more than 10%), and a
-/// warning when the whole tuned build is (by more than 10%).
+/// `kRecordTolerance` and every kernel slower tuned than untuned by more than
+/// `kUntunedTolerance`, and a warning when the whole tuned build is.
 void PrintTuneCheck(const TuneCheck& check, std::ostream& out);
 
 }  // namespace cli
