@@ -43,7 +43,7 @@ void PrintRecord(const tuning::MeasureRecord& r, bool json) {
                     ? FormatCost(records::MeanCost(r))
                     : tuning::ErrorKind_Name(r.error_kind()) + ": " + r.error_message())
             << "  device " << r.device_key() << "  template v" << records::TemplateVersionOf(r)
-            << "\n";
+            << (r.in_model() ? "  measured in the model" : "") << "\n";
 }
 
 void Import(const LogFlags& flags) {

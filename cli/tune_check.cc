@@ -1,5 +1,6 @@
 #include "cli/tune_check.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -12,16 +13,19 @@
 #include "compiler/driver/model_plan.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/graph.h"
+#include "compiler/space/config_proto.h"
 #include "deploy/run_model.h"
 #include "records/tuning_log.h"
 #include "tuner/tune/apply_history.h"
+#include "tuner/tune/tune_task.h"
 
 namespace tessera {
 namespace cli {
 namespace {
 
-// The log's configs, remembering the cost of every record handed out, so that a kernel's time
-// in the model can be set against the record it runs.
+// The log's configs (none: every fallback), remembering each config handed out as the skeleton
+// of a record of it, with the cost of the record it came from, so that a kernel's time in the
+// model can be set against that record and written down as a record measured in the model.
 class RememberingConfigSource : public ConfigSource {
  public:
   explicit RememberingConfigSource(const records::RecordSource* log) : log_(log) {}
@@ -29,25 +33,39 @@ class RememberingConfigSource : public ConfigSource {
   ChosenConfig Choose(const task::Task& task, std::ostream& warnings,
                       const ConfigPreference& preference) const override {
     ChosenConfig chosen = log_.Choose(task, warnings, preference);
-    if (chosen.record) {
-      costs_[Key(task.workload_key(), chosen.config.ToString())] =
-          records::MeanCost(*chosen.record);
-    }
+    Handed& handed = handed_[Key(task.workload_key(), chosen.config.ToString())];
+    handed.record.set_workload_key(task.workload_key());
+    handed.record.set_target(task.target());
+    handed.record.set_config_index(chosen.config.index());
+    *handed.record.mutable_config() = space::ConfigToProto(chosen.config);
+    handed.record.set_template_version(task.templ().version);
+    if (chosen.record) handed.cost_s = records::MeanCost(*chosen.record);
     return chosen;
   }
 
-  // The cost of the record of `config` (seconds), 0 when none was handed out.
+  // The cost of the record of `config` (seconds), 0 when it was a fallback or not handed out.
   double CostOf(const std::string& workload_key, const std::string& config) const {
-    auto it = costs_.find(Key(workload_key, config));
-    return it == costs_.end() ? 0 : it->second;
+    auto it = handed_.find(Key(workload_key, config));
+    return it == handed_.end() ? 0 : it->second.cost_s;
+  }
+
+  // A record of `config` without costs, null when it was not handed out.
+  const tuning::MeasureRecord* SkeletonOf(const std::string& workload_key,
+                                          const std::string& config) const {
+    auto it = handed_.find(Key(workload_key, config));
+    return it == handed_.end() ? nullptr : &it->second.record;
   }
 
  private:
+  struct Handed {
+    tuning::MeasureRecord record;
+    double cost_s = 0;
+  };
   static std::string Key(const std::string& workload, const std::string& config) {
     return workload + "\n" + config;
   }
   tuner::LogConfigSource log_;
-  mutable std::map<std::string, double> costs_;
+  mutable std::map<std::string, Handed> handed_;
 };
 
 // One build, run: its template configs, latency and kernel profile.
@@ -96,17 +114,64 @@ std::string Ms(double ms) {
   return buf;
 }
 
+// Records measured in the model for every workload whose tuned kernels run slower than its
+// untuned ones by more than `kUntunedTolerance`: both configs, one cost per kernel, so that the
+// next build takes the faster (tuner/tune/apply_history.h lets them stand for the task records).
+std::vector<tuning::MeasureRecord> KeepFasterConfigs(const std::vector<KernelCheck>& kernels,
+                                                     const RememberingConfigSource& tuned,
+                                                     const RememberingConfigSource& untuned) {
+  struct Pair {
+    tuning::MeasureRecord tuned, untuned;
+    double tuned_ms = 0, untuned_ms = 0;
+  };
+  std::map<std::string, Pair> pairs;  // by workload, tuned config and untuned config
+  std::vector<std::string> order;
+  for (const KernelCheck& k : kernels) {
+    if (k.untuned_ms <= 0 || k.tuned_ms <= 0) continue;
+    if (k.workload_key == k.untuned_workload_key && k.tuned_config == k.untuned_config) continue;
+    const tuning::MeasureRecord* tuned_record = tuned.SkeletonOf(k.workload_key, k.tuned_config);
+    const tuning::MeasureRecord* untuned_record =
+        untuned.SkeletonOf(k.untuned_workload_key, k.untuned_config);
+    if (!tuned_record || !untuned_record) continue;  // a config adapted to its input blocks
+    const std::string key = k.workload_key + "\n" + k.tuned_config + "\n" + k.untuned_workload_key +
+                            "\n" + k.untuned_config;
+    auto [it, fresh] = pairs.try_emplace(key, Pair{*tuned_record, *untuned_record});
+    if (fresh) order.push_back(key);
+    it->second.tuned.add_costs(k.tuned_ms * 1e-3);
+    it->second.untuned.add_costs(k.untuned_ms * 1e-3);
+    it->second.tuned_ms += k.tuned_ms;
+    it->second.untuned_ms += k.untuned_ms;
+  }
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::vector<tuning::MeasureRecord> out;
+  for (const std::string& key : order) {
+    Pair& pair = pairs.at(key);
+    if (pair.tuned_ms <= TuneCheck::kUntunedTolerance * pair.untuned_ms) continue;
+    for (tuning::MeasureRecord* r : {&pair.tuned, &pair.untuned}) {
+      r->set_device_key("local");
+      r->set_timestamp(now);
+      r->set_tuner_version(tuner::kTunerVersion);
+      r->set_in_model(true);
+      out.push_back(*r);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 TuneCheck CheckTunedModel(const TuneCheckOptions& options) {
   const TempDir dir("tessera-tune-check");
   const RememberingConfigSource tuned_configs(options.log);
-  const tuner::LogConfigSource untuned_configs(nullptr);
+  const RememberingConfigSource untuned_configs(nullptr);
   const graph::Graph model =
       frontend::ImportOnnx(options.model, frontend::ImportOptionsWithShapes(options.input_shapes));
   const RunBuild tuned = BuildAndRun(model, options, tuned_configs, dir.path() + "/tuned.tsr");
   const RunBuild untuned =
       BuildAndRun(model, options, untuned_configs, dir.path() + "/untuned.tsr");
+  std::map<std::string, KernelConfig> untuned_config;  // by node
+  for (const KernelConfig& c : untuned.configs) untuned_config[c.node] = c;
   TuneCheck check;
   check.threads = tuned.threads;
   check.tuned_ms = tuned.median_ms;
@@ -116,13 +181,25 @@ TuneCheck CheckTunedModel(const TuneCheckOptions& options) {
     KernelCheck k;
     k.node = c.node;
     k.workload_key = c.workload_key;
+    k.tuned_config = c.config;
+    k.untuned_workload_key = untuned_config[c.node].workload_key;
+    k.untuned_config = untuned_config[c.node].config;
     k.tuned_ms = KernelMs(tuned.profile, c.node);
     k.untuned_ms = KernelMs(untuned.profile, c.node);
     if (c.source == "record") k.record_ms = tuned_configs.CostOf(c.workload_key, c.config) * 1e3;
     check.template_ms += k.tuned_ms;
     check.kernels.push_back(k);
   }
+  check.model_records = KeepFasterConfigs(check.kernels, tuned_configs, untuned_configs);
   return check;
+}
+
+double RunTunedBuild(const TuneCheckOptions& options) {
+  const TempDir dir("tessera-tune-check");
+  const tuner::LogConfigSource configs(options.log);
+  const graph::Graph model =
+      frontend::ImportOnnx(options.model, frontend::ImportOptionsWithShapes(options.input_shapes));
+  return BuildAndRun(model, options, configs, dir.path() + "/tuned.tsr").median_ms;
 }
 
 void PrintTuneCheck(const TuneCheck& check, std::ostream& out) {
@@ -159,9 +236,25 @@ void PrintTuneCheck(const TuneCheck& check, std::ostream& out) {
           << Ms(k.tuned_ms) << " tuned, " << Ms(k.untuned_ms) << " untuned\n";
     }
   }
-  if (check.tuned_ms > TuneCheck::kUntunedTolerance * check.untuned_ms) {
+  for (size_t i = 0; i + 1 < check.model_records.size(); i += 2) {
+    const tuning::MeasureRecord& tuned = check.model_records[i];
+    const tuning::MeasureRecord& untuned = check.model_records[i + 1];
+    out << "check: keeping the untuned choice over " << tuned.workload_key() << ": "
+        << Ms(records::MeanCost(tuned) * 1e3) << " tuned, " << Ms(records::MeanCost(untuned) * 1e3)
+        << " untuned (" << untuned.workload_key()
+        << ") per kernel in the model; both written to the log as measured in the model, and "
+           "builds take the faster\n";
+  }
+  double final_ms = check.tuned_ms;
+  if (check.kept_ms > 0) {
+    final_ms = check.kept_ms;
+    std::snprintf(ratio, sizeof(ratio), "%.2f", check.kept_ms / check.untuned_ms);
+    out << "check: with the kept configs the tuned build runs " << Ms(check.kept_ms)
+        << " (tuned/untuned " << ratio << "x)\n";
+  }
+  if (final_ms > TuneCheck::kUntunedTolerance * check.untuned_ms) {
     out << "warning: the tuned build runs more than 10% slower than the untuned one ("
-        << Ms(check.tuned_ms) << " against " << Ms(check.untuned_ms)
+        << Ms(final_ms) << " against " << Ms(check.untuned_ms)
         << "); `tessera compile` without --db builds the untuned one\n";
   }
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "proto/tuning.pb.h"
 #include "records/record_source.h"
 
 namespace tessera {
@@ -27,11 +28,15 @@ struct TuneCheckOptions {
 
 /// One template kernel of the model, timed in both builds.
 struct KernelCheck {
-  std::string node;          ///< the graph node the kernel computes
-  std::string workload_key;  ///< its template workload
-  double tuned_ms = 0;       ///< its time in the tuned build (fused epilogue included)
-  double untuned_ms = 0;     ///< its time in the untuned build (0: not found there)
-  double record_ms = 0;      ///< the record it runs (0: fallback, or a record adapted)
+  std::string node;                  ///< the graph node the kernel computes
+  std::string workload_key;          ///< its template workload
+  double tuned_ms = 0;               ///< its time in the tuned build (fused epilogue included)
+  double untuned_ms = 0;             ///< its time in the untuned build (0: not found there)
+  double record_ms = 0;              ///< the record it runs (0: fallback, or a record adapted)
+  std::string tuned_config;          ///< its config in the tuned build (`ConfigEntity::ToString`)
+  std::string untuned_workload_key;  ///< the untuned build's workload for the node (Winograd
+                                     ///< and direct convolutions differ)
+  std::string untuned_config;        ///< its config in the untuned build
 };
 
 /// The two builds compared.
@@ -42,6 +47,13 @@ struct TuneCheck {
   double template_ms = 0;            ///< the tuned build's template kernels, per run
   double estimated_ms = 0;           ///< the tuner's estimate of them
   std::vector<KernelCheck> kernels;  ///< every template kernel of the tuned build
+  /// For every workload whose kernels ran slower tuned than untuned by more than
+  /// `kUntunedTolerance`: its tuned and its untuned config as records measured in the model
+  /// (`MeasureRecord::in_model`, one cost per kernel), to be added to the log so that builds
+  /// take the faster of the two. Empty when no workload was.
+  std::vector<tuning::MeasureRecord> model_records;
+  /// Median latency of the tuned build once `model_records` are in the log (0: none were).
+  double kept_ms = 0;
   /// Kernels slower in the model than their record by more than this factor are named.
   static constexpr double kRecordTolerance = 1.5;
   /// The estimate is called off when it misses the measured time by more than this share.
@@ -51,14 +63,20 @@ struct TuneCheck {
 };
 
 /// Builds `options.model` with and without the log's records, runs both (`repeat` timed and
-/// `repeat` profiled runs each, at the target's thread count) and matches their template
-/// kernels. Throws `UserError` as `tessera compile` and `tessera run` would.
+/// `repeat` profiled runs each, at the target's thread count), matches their template kernels
+/// and finds the configs to keep (`TuneCheck::model_records`). Throws `UserError` as
+/// `tessera compile` and `tessera run` would.
 TuneCheck CheckTunedModel(const TuneCheckOptions& options);
+
+/// The median latency (ms) of `options.model` built with the log's records as `tessera compile
+/// --db` builds it, run `repeat` times: the build once the check's records are in the log.
+double RunTunedBuild(const TuneCheckOptions& options);
 
 /// The check's report, one "check: ..." line each: the two latencies, the estimate against the
 /// measured template kernels, then every kernel slower than its record by more than
 /// `kRecordTolerance` and every kernel slower tuned than untuned by more than
-/// `kUntunedTolerance`, and a warning when the whole tuned build is.
+/// `kUntunedTolerance`, the configs kept for the next build, and a warning when the whole tuned
+/// build is.
 void PrintTuneCheck(const TuneCheck& check, std::ostream& out);
 
 }  // namespace cli

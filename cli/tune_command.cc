@@ -100,8 +100,7 @@ std::string Millis(double seconds) {
 }
 
 // The end-of-tuning check (cli/tune_check.h), where the records were measured on this machine.
-void CheckAfterTuning(const TuneFlags& flags, const records::RecordSource& log,
-                      double estimated_s) {
+void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double estimated_s) {
   if (flags.no_check) return;
   if (!flags.options.rpc_tracker.empty()) {
     std::cerr << "check skipped: the records were measured on fleet devices of key '"
@@ -118,7 +117,11 @@ void CheckAfterTuning(const TuneFlags& flags, const records::RecordSource& log,
   options.target = flags.target;
   options.log = &log;
   options.estimated_s = estimated_s;
-  const TuneCheck check = CheckTunedModel(options);
+  TuneCheck check = CheckTunedModel(options);
+  if (!check.model_records.empty()) {
+    log.AppendBatch(check.model_records);
+    check.kept_ms = RunTunedBuild(options);
+  }
   if (!flags.json) {
     PrintTuneCheck(check, std::cout);
     return;
@@ -131,6 +134,13 @@ void CheckAfterTuning(const TuneFlags& flags, const records::RecordSource& log,
                        {"untuned_ms", k.untuned_ms},
                        {"record_ms", k.record_ms}});
   }
+  Json kept = Json::array();
+  for (size_t i = 0; i + 1 < check.model_records.size(); i += 2) {
+    kept.push_back({{"workload_key", check.model_records[i].workload_key()},
+                    {"untuned_workload_key", check.model_records[i + 1].workload_key()},
+                    {"tuned_ms", records::MeanCost(check.model_records[i]) * 1e3},
+                    {"untuned_ms", records::MeanCost(check.model_records[i + 1]) * 1e3}});
+  }
   PrintJsonLine(Json{{"check",
                       {{"threads", check.threads},
                        {"tuned_ms", check.tuned_ms},
@@ -138,7 +148,9 @@ void CheckAfterTuning(const TuneFlags& flags, const records::RecordSource& log,
                        {"template_ms", check.template_ms},
                        {"estimated_ms",
                         std::isfinite(check.estimated_ms) ? Json(check.estimated_ms) : Json()},
-                       {"kernels", kernels}}}},
+                       {"kernels", kernels},
+                       {"kept", kept},
+                       {"kept_ms", check.kept_ms > 0 ? Json(check.kept_ms) : Json()}}}},
                 std::cout);
 }
 

@@ -44,6 +44,10 @@ const std::vector<const char*> kMigrations = {
     R"sql(
     ALTER TABLE records ADD COLUMN template_version INTEGER NOT NULL DEFAULT 1;
     )sql",
+    // 4: records measured inside a model build by the end-of-tuning check.
+    R"sql(
+    ALTER TABLE records ADD COLUMN in_model INTEGER NOT NULL DEFAULT 0;
+    )sql",
 };
 
 int UserVersion(Database* db) {
@@ -62,7 +66,7 @@ bool IsEmpty(Database* db) {
 
 void MigrateSchema(Database* db) {
   const int latest = static_cast<int>(kMigrations.size());
-  static_assert(kTuningLogSchemaVersion == 3, "add a migration when bumping the version");
+  static_assert(kTuningLogSchemaVersion == 4, "add a migration when bumping the version");
   int version = UserVersion(db);
   if (version > latest) {
     throw LogError("tuning log '" + db->path() + "' has schema version " + std::to_string(version) +

@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kColumns =
     "workload_key, target, device_key, config_index, config_json, costs, error_kind, "
-    "error_message, timestamp, tuner_version, all_cost, config, template_version";
+    "error_message, timestamp, tuner_version, all_cost, config, template_version, in_model";
 
 std::string CostsToText(const tuning::MeasureRecord& r) {
   std::string text = "[";
@@ -72,6 +72,7 @@ tuning::MeasureRecord RowToRecord(const Statement& q) {
   r.set_all_cost(q.Real(10));
   if (!q.IsNull(11)) r.mutable_config()->ParseFromString(q.Text(11));
   r.set_template_version(static_cast<int32_t>(q.Int(12)));
+  r.set_in_model(q.Int(13) != 0);
   return WithConfigMessage(std::move(r));  // rows written before the config column
 }
 
@@ -140,7 +141,7 @@ const std::string& TuningLog::path() const { return db_->path(); }
 void TuningLog::Insert(const tuning::MeasureRecord& record) {
   const tuning::MeasureRecord r = WithConfigMessage(record);
   Statement q(*db_, std::string("INSERT INTO records (") + kColumns +
-                        ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                        ", template, mean_cost) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   q.Bind(1, r.workload_key()).Bind(2, r.target()).Bind(3, r.device_key());
   q.Bind(4, static_cast<int64_t>(r.config_index())).Bind(5, r.config_json());
   q.Bind(6, CostsToText(r)).Bind(7, static_cast<int64_t>(r.error_kind()));
@@ -152,12 +153,13 @@ void TuningLog::Insert(const tuning::MeasureRecord& record) {
     q.BindNull(12);
   }
   q.Bind(13, static_cast<int64_t>(TemplateVersionOf(r)));
-  q.Bind(14, TemplateOfWorkload(r.workload_key()));
+  q.Bind(14, static_cast<int64_t>(r.in_model() ? 1 : 0));
+  q.Bind(15, TemplateOfWorkload(r.workload_key()));
   double mean = MeanCost(r);
   if (std::isfinite(mean)) {
-    q.Bind(15, mean);
+    q.Bind(16, mean);
   } else {
-    q.BindNull(15);
+    q.BindNull(16);
   }
   q.Run();
 }
@@ -200,7 +202,8 @@ std::vector<tuning::MeasureRecord> TuningLog::List(const RecordFilter& filter) c
 std::set<int64_t> TuningLog::MeasuredConfigs(const std::string& workload_key,
                                              const std::string& target) const {
   Statement q(*db_,
-              "SELECT DISTINCT config_index FROM records WHERE workload_key = ? AND target = ?");
+              "SELECT DISTINCT config_index FROM records WHERE workload_key = ? AND target = ? AND "
+              "in_model = 0");
   q.Bind(1, workload_key).Bind(2, target);
   std::set<int64_t> out;
   while (q.Step()) out.insert(q.Int(0));

@@ -26,7 +26,7 @@ class Database;
 namespace records {
 
 /// Schema version this build writes; older logs are migrated on open, newer ones refused.
-constexpr int kTuningLogSchemaVersion = 3;
+constexpr int kTuningLogSchemaVersion = 4;
 
 /// The template name of a workload key: "dense.x86(1024,...)" → "dense.x86".
 std::string TemplateOfWorkload(const std::string& workload_key);
@@ -77,7 +77,8 @@ class TuningLog : public RecordSource {
   std::vector<tuning::MeasureRecord> List(const RecordFilter& filter) const override;
   /// The database file's path.
   std::string SourceName() const override { return path(); }
-  /// Config indices already measured (successfully or not) for this workload and target.
+  /// Config indices already measured as tasks (successfully or not; records measured in a
+  /// model, `MeasureRecord::in_model`, do not count) for this workload and target.
   std::set<int64_t> MeasuredConfigs(const std::string& workload_key,
                                     const std::string& target) const;
   /// One summary per (workload, target), sorted by workload then target.

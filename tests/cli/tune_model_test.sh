@@ -12,8 +12,8 @@ check() {  # check NAME CONDITION...
 /usr/bin/python3 tests/cli/make_tune_model.py "$dir/tiny" || exit 1
 common=("$dir/tiny.onnx" --target llvm --db "$dir/t.db" --batch 2 --tuner random --number 2
         --repeat 2)
-records() {  # records in the log, all workloads
-  $tessera log stats --db "$dir/t.db" | grep -o "[0-9]* records" | awk '{n += $1} END {print n}'
+records() {  # task records in the log, all workloads (the check's, measured in the model, apart)
+  $tessera log export --db "$dir/t.db" | grep -c '"in_model":false'
 }
 
 out=$($tessera tune "${common[@]}" --trials 12 --curve "$dir/curve.csv" 2>"$dir/progress"); rc=$?
@@ -61,6 +61,57 @@ check "a run with a false promise exits 0" test $rc -eq 0
 check "the check names the kernel slower than its record" grep -qE \
   "^check: slower in the model than its record: .* dense.x86\(1,10,128,float32\): [0-9.e+-]+ ms per run, record 1e-06 ms$" \
   <<<"$out"
+
+# The faster choice is kept: the slowest config measured for a convolution (the grid's first
+# configs have blocks of one or two channels, several times slower than the untuned config),
+# given a record of 1 ns, runs slower in the model than the untuned build's config, so the check
+# writes both as measured in the model and the next build takes the untuned one.
+/usr/bin/python3 - "$dir/one.onnx" <<'PY'
+import sys
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper, save
+w = numpy_helper.from_array(
+    np.random.default_rng(3).standard_normal((32, 16, 3, 3)).astype(np.float32) * 0.1, "w")
+nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2]),
+         helper.make_node("Relu", ["c"], ["y"])]
+graph = helper.make_graph(
+    nodes, "one_conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 64, 64])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 32, 32])], [w])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8),
+     sys.argv[1])
+PY
+one=("$dir/one.onnx" --target llvm --db "$dir/one.db" --tuner grid --number 2 --repeat 3
+     --trials 3)
+$tessera tune "${one[@]}" --no-check >/dev/null 2>&1
+conv='conv2d_NCHWc.x86(1,16,64,64,32,3,3,2,1,float32)'
+$tessera log export --db "$dir/one.db" --task "$conv" | /usr/bin/python3 -c 'import json, sys
+records = [json.loads(line) for line in sys.stdin if json.loads(line)["costs"]]
+r = max(records, key=lambda r: sum(r["costs"]) / len(r["costs"]))
+r["costs"] = [1e-9]; r["timestamp"] += 1
+print(json.dumps(r))' >"$dir/slow.jsonl"
+$tessera log import --db "$dir/one.db" --file "$dir/slow.jsonl" >/dev/null
+plan_config() {  # the config the build gives the convolution
+  $tessera compile "$dir/one.onnx" --target llvm "$@" -o "$dir/one.tsr" --print-plan 2>/dev/null |
+    grep -o "$conv.*\] in=.*" | grep -o "\[tile.*\]$"
+}
+untuned_config=$(plan_config)
+check "the slow config's build differs from the untuned one" \
+  test "$(plan_config --db "$dir/one.db")" != "$untuned_config"
+out=$($tessera tune "${one[@]}" 2>/dev/null); rc=$?
+check "a run keeping the faster choice exits 0" test $rc -eq 0
+echo "$out" | grep "^check:"
+check "the check keeps the untuned choice" grep -qE \
+  "^check: keeping the untuned choice over ${conv//[()]/.}: [0-9.e+-]+ ms tuned, [0-9.e+-]+ ms untuned \(${conv//[()]/.}\) per kernel in the model" \
+  <<<"$out"
+check "and times the build it leaves" \
+  grep -qE "^check: with the kept configs the tuned build runs [0-9.e+-]+ ms" <<<"$out"
+check "two records measured in the model" \
+  test "$($tessera log export --db "$dir/one.db" | grep -c '"in_model":true')" -eq 2
+check "log list marks them" test "$($tessera log list --db "$dir/one.db" | grep -c 'measured in the model$')" -eq 2
+check "the next build takes the untuned config" test "$(plan_config --db "$dir/one.db")" = "$untuned_config"
+out=$($tessera tune "${one[@]}" 2>/dev/null)
+check "a second run keeps nothing more" bash -c '! grep -q "^check: keeping" <<<"$1"' _ "$out"
+check "and measures nothing: the check's records are no trials" grep -q "1 tasks, 0 trials measured" <<<"$out"
 
 last_time=$(tail -1 "$dir/curve.csv" | cut -d, -f1)
 out=$($tessera tune "${common[@]}" --trials 14 --curve "$dir/curve.csv" --no-check 2>/dev/null)

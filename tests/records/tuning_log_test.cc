@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "records/log_error.h"
@@ -92,6 +93,7 @@ TEST(TuningLogTest, RecordsRoundTripAllFields) {
   r.set_device_key("rk3399");
   r.set_all_cost(0.75);
   r.set_template_version(3);
+  r.set_in_model(true);
   log->Append(r);
   auto back = log->List({})[0];
   EXPECT_EQ(back.SerializeAsString(), r.SerializeAsString());
@@ -118,6 +120,25 @@ TEST(TuningLogTest, ARecordWithoutATemplateVersionIsVersionOne) {
   auto copy = TuningLog::Open(TempPath("versions_copy.db"));
   copy->ImportJsonLines(lines, "versions.jsonl");
   EXPECT_EQ(copy->List({})[1].template_version(), 4);
+}
+
+// A record measured in a model survives export and import, and does not count as a measured
+// config of the task (the tuner still measures it as a task).
+TEST(TuningLogTest, RecordsMeasuredInAModelKeepTheirMark) {
+  auto log = TuningLog::Open(TempPath("in_model.db"));
+  tuning::MeasureRecord task_record = Record(kDense, kZen3, 5, {1e-3});
+  tuning::MeasureRecord model_record = Record(kDense, kZen3, 6, {2e-3});
+  model_record.set_in_model(true);
+  log->AppendBatch({task_record, model_record});
+  EXPECT_EQ(log->MeasuredConfigs(kDense, kZen3), std::set<int64_t>{5});
+  std::stringstream lines;
+  log->ExportJsonLines(lines);
+  EXPECT_NE(lines.str().find("\"in_model\":true"), std::string::npos) << lines.str();
+  auto copy = TuningLog::Open(TempPath("in_model_copy.db"));
+  copy->ImportJsonLines(lines, "in_model.jsonl");
+  ASSERT_EQ(copy->List({}).size(), 2u);
+  EXPECT_FALSE(copy->List({})[0].in_model());
+  EXPECT_TRUE(copy->List({})[1].in_model());
 }
 
 TEST(TuningLogTest, ListFiltersAndLimits) {
@@ -233,7 +254,7 @@ TEST(TuningLogTest, NewerSchemaIsRefused) {
   sqlite3_close(db);
   EXPECT_EQ(OpenError(path), "tuning log '" + path +
                                  "' has schema version 9, newer than this Tessera understands "
-                                 "(3); use a newer Tessera to read it");
+                                 "(4); use a newer Tessera to read it");
 }
 
 TEST(TuningLogTest, ForeignSqliteDatabaseIsRefused) {

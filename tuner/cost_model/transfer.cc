@@ -29,6 +29,7 @@ TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records
   std::map<std::string, std::vector<std::pair<std::vector<float>, double>>> by_workload;
   for (const tuning::MeasureRecord& record : records) {
     if (record.workload_key() == skip_workload || !record.has_config()) continue;
+    if (record.in_model()) continue;  // its cost includes the model's epilogues and caches
     if (template_version != 0 && records::TemplateVersionOf(record) != template_version) continue;
     std::vector<space::KnobSetting> settings;
     try {

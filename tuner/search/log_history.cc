@@ -17,6 +17,7 @@ LoadedHistory TrialsFromLog(const records::TuningLog& log, const std::string& wo
   filter.target = target;
   LoadedHistory out;
   for (const tuning::MeasureRecord& record : log.List(filter)) {
+    if (record.in_model()) continue;  // the end-of-tuning check's, not a trial of the search
     if (template_version != 0 && records::TemplateVersionOf(record) != template_version) {
       ++out.skipped;  // measured another version of the template
       continue;

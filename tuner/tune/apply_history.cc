@@ -1,6 +1,7 @@
 #include "tuner/tune/apply_history.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -35,6 +36,23 @@ std::string VersionList(const std::set<int>& versions) {
   return out;
 }
 
+// `records` where a config measured inside a model (`MeasureRecord::in_model`) counts by its
+// newest such record alone: the end-of-tuning check found the model runs it at that cost, which
+// its task records (hot weights, no epilogue) may have promised far below.
+std::vector<tuning::MeasureRecord> InModelFirst(std::vector<tuning::MeasureRecord> records) {
+  std::map<std::string, size_t> newest_in_model;  // serialized config -> index
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].in_model()) newest_in_model[records[i].config().SerializeAsString()] = i;
+  }
+  if (newest_in_model.empty()) return records;
+  std::vector<tuning::MeasureRecord> kept;
+  for (size_t i = 0; i < records.size(); ++i) {
+    auto it = newest_in_model.find(records[i].config().SerializeAsString());
+    if (it == newest_in_model.end() || it->second == i) kept.push_back(std::move(records[i]));
+  }
+  return kept;
+}
+
 // The best usable record of `task` for `target` in `log` (see ChooseConfig); `reason` says why
 // there is none. Records of another template version are skipped, their versions added to
 // `other_versions`.
@@ -55,6 +73,7 @@ std::optional<ChosenConfig> FromRecords(const task::Task& task, const records::R
                                  return v != version;
                                }),
                 records.end());
+  records = InModelFirst(std::move(records));
   std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
     return records::MeanCost(a) < records::MeanCost(b);
   });

@@ -28,7 +28,8 @@ std::string DefaultThreadsTarget(const std::string& target);
 /// fallback, announced on `warnings` once per (workload, target) in this process. Only records of
 /// the task's template version count (`records::TemplateVersionOf`); a fallback taken although the
 /// log has records of other versions names those in its warning and in
-/// `ChosenConfig::unused_records`.
+/// `ChosenConfig::unused_records`. A config measured inside a model by the end-of-tuning check
+/// (`MeasureRecord::in_model`) counts by its newest such record in place of its task records.
 ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* log,
                           std::ostream& warnings, const ConfigPreference& preference = {});
 

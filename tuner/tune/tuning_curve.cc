@@ -34,6 +34,7 @@ std::vector<CurvePoint> TuningCurveFromLog(const std::vector<ModelTask>& tasks,
     filter.workload_key = tasks[t].workload_key;
     filter.target = target;
     for (const tuning::MeasureRecord& r : log.List(filter)) {
+      if (r.in_model()) continue;  // the end-of-tuning check's, not the search's
       records.push_back({r.timestamp(), t, records::MeanCost(r), r.config_index()});
     }
   }

@@ -49,6 +49,35 @@ TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
   EXPECT_EQ(warnings.str(), "");
 }
 
+// A config measured in the model (the end-of-tuning check's record) counts at that cost, its
+// newest such record alone, in place of its task records; other configs keep theirs.
+TEST(ApplyHistoryTest, ARecordMeasuredInTheModelStandsForItsConfig) {
+  auto log = records::TuningLog::Open(TempPath("in_model.db"));
+  task::Task task("dense.x86(64,64,64,float32)", "llvm");
+  const auto& s = task.config_space();
+  auto in_model = [&](const space::ConfigEntity& c, double cost, double time) {
+    tuning::MeasureRecord r = Record(task, c, cost);
+    r.set_in_model(true);
+    r.set_timestamp(time);
+    return r;
+  };
+  // Config 3 promised 1.0 as a task and ran 4.0, then 3.5, in the model; config 5 ran 2.0 there.
+  log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(7), 2.5),
+                    in_model(s.Get(3), 4.0, 1), in_model(s.Get(5), 2.0, 1),
+                    in_model(s.Get(3), 3.5, 2)});
+  std::ostringstream warnings;
+  ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
+  EXPECT_EQ(chosen.config, s.Get(5));
+  ASSERT_TRUE(chosen.record.has_value());
+  EXPECT_TRUE(chosen.record->in_model());
+  // A faster task record of a config the model has not run still wins: the next check tries it.
+  log->Append(Record(task, s.Get(9), 1.5));
+  EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(9));
+  // The newest in-model record of config 3, not its older one, is what counts.
+  log->Append(in_model(s.Get(3), 1.2, 3));
+  EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(3));
+}
+
 // A preferred config (a convolution whose input block its producer writes) wins when it is
 // within the tolerance of the best record, and only then.
 TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
