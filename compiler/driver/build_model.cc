@@ -25,6 +25,7 @@ std::string ModelBuild::CoverageLine() const {
     } else {
       untuned += (untuned.empty() ? "" : ", ") + t.workload_key;
       if (!t.unused_records.empty()) untuned += " (" + t.unused_records + ")";
+      if (!t.nearest_workload.empty()) untuned += " (config of " + t.nearest_workload + ")";
     }
   }
   std::ostringstream os;

@@ -40,7 +40,8 @@ struct KernelConfig {
   std::string workload_key;  ///< the template workload
   std::string config;        ///< the config, as `space::ConfigEntity::ToString` writes it
   /// "record", "record, input blocks of N" (the record's schedule reading its producer's
-  /// block of N channels, a config nobody measured) or "fallback".
+  /// block of N channels, a config nobody measured), "nearest record" (the record of a nearby
+  /// shape, `ChosenConfig::nearest_workload`) or "fallback".
   std::string source;
 };
 

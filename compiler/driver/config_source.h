@@ -28,6 +28,9 @@ struct ChosenConfig {
   /// Why the log's records of the task were not used when the fallback was taken although the
   /// log has some (e.g. "records of template version 1, this build has 2"); empty otherwise.
   std::string unused_records;
+  /// Without a record of its own: the workload whose record gave the config (the nearest tuned
+  /// shape of the same template, `tuner::ChooseConfig`); empty for the template's fallback.
+  std::string nearest_workload;
 };
 
 /// Which configs a build would rather have, and how much slower than the best one it accepts

@@ -25,6 +25,8 @@ struct ModelTask {
   /// Why the log's records of the workload were not used (`ChosenConfig::unused_records`), for
   /// the coverage line; empty when it is tuned or the log has none.
   std::string unused_records;
+  /// Untuned, configured from this workload's record (`ChosenConfig::nearest_workload`).
+  std::string nearest_workload;
 };
 
 }  // namespace tessera

@@ -44,7 +44,10 @@ ChosenConfig ChooseTemplateConfig(const task::Task& task, const ModelBuildOption
 namespace {
 
 // Where a chosen config came from, as `KernelConfig::source` says.
-std::string SourceOf(const ChosenConfig& chosen) { return chosen.record ? "record" : "fallback"; }
+std::string SourceOf(const ChosenConfig& chosen) {
+  if (chosen.record) return "record";
+  return chosen.nearest_workload.empty() ? "fallback" : "nearest record";
+}
 
 }  // namespace
 
@@ -87,7 +90,8 @@ void Planner::CountTask(const task::Task& task, const ChosenConfig& chosen,
     return;
   }
   plan_.tasks.push_back({task.workload_key(), 1, task.flops(), chosen.record.has_value(),
-                         chosen.other_threads, alternative_to, chosen.unused_records});
+                         chosen.other_threads, alternative_to, chosen.unused_records,
+                         chosen.nearest_workload});
 }
 
 // `in_block`: the block the data is written in (0: unknown); among the tuning log's records

@@ -1,6 +1,9 @@
 #include "tuner/tune/apply_history.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -51,6 +54,91 @@ std::vector<tuning::MeasureRecord> InModelFirst(std::vector<tuning::MeasureRecor
     if (it == newest_in_model.end() || it->second == i) kept.push_back(std::move(records[i]));
   }
   return kept;
+}
+
+// The numeric arguments of a workload key ("conv2d_NCHWc.x86(1,64,56,56,...)"), and its others
+// joined, so that keys of one template compare by their numbers.
+struct WorkloadArgs {
+  std::vector<double> numbers;
+  std::string others;
+};
+
+WorkloadArgs ArgsOf(const std::string& workload_key) {
+  WorkloadArgs args;
+  const size_t open = workload_key.find('(');
+  const size_t close = workload_key.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return args;
+  std::istringstream list(workload_key.substr(open + 1, close - open - 1));
+  for (std::string arg; std::getline(list, arg, ',');) {
+    char* end = nullptr;
+    const double value = std::strtod(arg.c_str(), &end);
+    if (!arg.empty() && end && *end == '\0') {
+      args.numbers.push_back(value);
+    } else {
+      args.others += arg + ",";
+    }
+  }
+  return args;
+}
+
+// How far two shapes of one template lie apart: the sum of their numeric arguments' log ratios
+// (infinite when their other arguments or argument counts differ).
+double ShapeDistance(const WorkloadArgs& a, const WorkloadArgs& b) {
+  if (a.others != b.others || a.numbers.size() != b.numbers.size()) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double distance = 0;
+  for (size_t i = 0; i < a.numbers.size(); ++i) {
+    distance +=
+        std::fabs(std::log1p(std::fabs(a.numbers[i])) - std::log1p(std::fabs(b.numbers[i])));
+  }
+  return distance;
+}
+
+// Shapes further apart than this (the sum of their arguments' log ratios: channels and image
+// sides each about 2.5 times apart) say too little about each other's best config.
+constexpr double kNearestShapeDistance = 3.0;
+// Of the nearest shape's records, those within this factor of its best are tried in turn.
+constexpr double kNearestRecordTolerance = 1.25;
+
+// The config of the best record of the nearest tuned shape of `task`'s template on its target
+// that fits `task`'s space (tiles divide its extents), for a task without records of its own.
+std::optional<ChosenConfig> NearestConfig(const task::Task& task,
+                                          const records::RecordSource& log) {
+  records::RecordFilter filter;
+  filter.template_name = records::TemplateOfWorkload(task.workload_key());
+  filter.target = task.target();
+  filter.only_successful = true;
+  std::map<std::string, std::vector<tuning::MeasureRecord>> by_workload;
+  for (tuning::MeasureRecord& r : log.List(filter)) {
+    if (r.workload_key() == task.workload_key()) continue;
+    if (records::TemplateVersionOf(r) != task.templ().version) continue;
+    by_workload[r.workload_key()].push_back(std::move(r));
+  }
+  const WorkloadArgs own = ArgsOf(task.workload_key());
+  std::vector<std::pair<double, std::string>> nearest;
+  for (const auto& entry : by_workload) {
+    const double distance = ShapeDistance(own, ArgsOf(entry.first));
+    if (distance <= kNearestShapeDistance) nearest.emplace_back(distance, entry.first);
+  }
+  std::sort(nearest.begin(), nearest.end());
+  for (const auto& [distance, key] : nearest) {
+    std::vector<tuning::MeasureRecord> records = InModelFirst(std::move(by_workload[key]));
+    std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+      return records::MeanCost(a) < records::MeanCost(b);
+    });
+    for (const tuning::MeasureRecord& r : records) {
+      if (records::MeanCost(r) > kNearestRecordTolerance * records::MeanCost(records[0])) break;
+      try {
+        ChosenConfig chosen{space::ConfigFromProto(task.config_space(), r.config()), std::nullopt};
+        chosen.nearest_workload = key;
+        return chosen;
+      } catch (const UserError&) {
+        // Its tiles do not divide this shape's extents: the next record.
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 // The best usable record of `task` for `target` in `log` (see ChooseConfig); `reason` says why
@@ -132,6 +220,17 @@ ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* l
       reason = "no tuning record of this template version in " + log->SourceName();
     }
     reason += " (" + unused + ")";
+  }
+  if (log) {
+    if (std::optional<ChosenConfig> nearest = NearestConfig(task, *log)) {
+      nearest->unused_records = unused;
+      if (FirstConfigNotice(task.workload_key(), task.target())) {
+        warnings << "warning: " << reason << " for " << task.workload_key() << " on '"
+                 << task.target() << "': using the best config of the nearest tuned shape, "
+                 << nearest->nearest_workload << " (run `tessera tune` for it)\n";
+      }
+      return *nearest;
+    }
   }
   ChosenConfig fallback = FallbackConfig(task, warnings, reason);
   fallback.unused_records = unused;

@@ -25,7 +25,10 @@ std::string DefaultThreadsTarget(const std::string& target);
 /// The best usable record of `task` in `log` (a local log or the tracker's; null: no log), or the
 /// fastest one `preference` wants within its tolerance and slack of the best; without a record for
 /// the exact target, the same from `DefaultThreadsTarget(target)`'s records (announced); else the
-/// fallback, announced on `warnings` once per (workload, target) in this process. Only records of
+/// config of the best record of the nearest tuned shape of the same template and target that fits
+/// the task's space (`ChosenConfig::nearest_workload`; shapes compared by their workload
+/// arguments' log ratios), else the template's fallback; either announced on `warnings` once per
+/// (workload, target) in this process. Only records of
 /// the task's template version count (`records::TemplateVersionOf`); a fallback taken although the
 /// log has records of other versions names those in its warning and in
 /// `ChosenConfig::unused_records`. A config measured inside a model by the end-of-tuning check

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compiler/space/config_proto.h"
+#include "compiler/support/error.h"
 #include "records/tuning_log.h"
 
 namespace tessera {
@@ -159,6 +160,59 @@ TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
   std::ostringstream again;
   ChooseConfig(task, log.get(), again);
   EXPECT_EQ(again.str(), "");
+}
+
+// Without a record of its own, a task takes the best config of the nearest tuned shape of its
+// template and target that fits its space, announced; no shape near enough: the fallback.
+TEST(ApplyHistoryTest, WithoutARecordTheNearestTunedShapesConfigIsUsed) {
+  auto log = records::TuningLog::Open(TempPath("nearest.db"));
+  task::Task task("dense.x86(64,64,48,float32)", "llvm");
+  task::Task near("dense.x86(64,64,64,float32)", "llvm");
+  task::Task farther("dense.x86(64,128,96,float32)", "llvm");
+  task::Task far("dense.x86(1024,1024,1024,float32)", "llvm");
+  task::Task near_elsewhere("dense.x86(64,64,64,float32)", "llvm -mcpu=skylake");
+  // A config of `near` that fits `task` (its tiles divide both shapes), and a better one of
+  // `near` that does not fit: the best that fits is taken only within 1.25x of the best.
+  auto fits = [&](const space::ConfigEntity& c) {
+    try {
+      space::ConfigFromProto(task.config_space(), space::ConfigToProto(c));
+      return true;
+    } catch (const UserError&) {
+      return false;
+    }
+  };
+  const space::ConfigSpace& ns = near.config_space();
+  int64_t fitting = -1, unfitting = -1;
+  for (int64_t i = 0; i < ns.size(); ++i) {
+    if (fits(ns.Get(i))) {
+      if (fitting < 0) fitting = i;
+    } else if (unfitting < 0) {
+      unfitting = i;
+    }
+  }
+  ASSERT_GE(fitting, 0);
+  ASSERT_GE(unfitting, 0);
+  log->AppendBatch({Record(near, ns.Get(unfitting), 1.0), Record(near, ns.Get(fitting), 1.2),
+                    Record(farther, farther.config_space().Get(0), 0.1),
+                    Record(far, far.config_space().Get(0), 0.1),
+                    Record(near_elsewhere, ns.Get(unfitting), 0.1)});
+  std::ostringstream warnings;
+  ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
+  EXPECT_FALSE(chosen.record.has_value());
+  EXPECT_EQ(chosen.nearest_workload, "dense.x86(64,64,64,float32)");
+  EXPECT_EQ(space::ConfigToProto(chosen.config).SerializeAsString(),
+            space::ConfigToProto(ns.Get(fitting)).SerializeAsString());
+  EXPECT_THAT(warnings.str(),
+              HasSubstr("no tuning record in " + log->path() +
+                        " for dense.x86(64,64,48,float32) on 'llvm': using the best config of the "
+                        "nearest tuned shape, dense.x86(64,64,64,float32)"));
+  // Only the far shape tuned: the fallback.
+  auto far_only = records::TuningLog::Open(TempPath("far.db"));
+  far_only->Append(Record(far, far.config_space().Get(0), 0.1));
+  std::ostringstream ignored;
+  ChosenConfig fallback = ChooseConfig(task, far_only.get(), ignored);
+  EXPECT_TRUE(fallback.config.is_fallback());
+  EXPECT_EQ(fallback.nearest_workload, "");
 }
 
 TEST(ApplyHistoryTest, RecordsThatNoLongerFitAreSkipped) {
