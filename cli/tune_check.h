@@ -6,6 +6,7 @@
 #ifndef TESSERA_CLI_TUNE_CHECK_H_
 #define TESSERA_CLI_TUNE_CHECK_H_
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -54,6 +55,10 @@ struct TuneCheck {
   std::vector<tuning::MeasureRecord> model_records;
   /// Median latency of the tuned build once `model_records` are in the log (0: none were).
   double kept_ms = 0;
+  /// Rounds of keeping: builds made after the first with the records kept so far.
+  int keep_rounds = 0;
+  /// At most this many rounds of keeping.
+  static constexpr int kKeepRounds = 3;
   /// Kernels slower in the model than their record by more than this factor are named.
   static constexpr double kRecordTolerance = 1.5;
   /// The estimate is called off when it misses the measured time by more than this share.
@@ -62,15 +67,15 @@ struct TuneCheck {
   static constexpr double kUntunedTolerance = 1.1;
 };
 
-/// Builds `options.model` with and without the log's records, runs both (`repeat` timed and
-/// `repeat` profiled runs each, at the target's thread count), matches their template kernels
-/// and finds the configs to keep (`TuneCheck::model_records`). Throws `UserError` as
-/// `tessera compile` and `tessera run` would.
-TuneCheck CheckTunedModel(const TuneCheckOptions& options);
+/// Adds records to the tuning log the check reads.
+using KeepRecords = std::function<void(const std::vector<tuning::MeasureRecord>&)>;
 
-/// The median latency (ms) of `options.model` built with the log's records as `tessera compile
-/// --db` builds it, run `repeat` times: the build once the check's records are in the log.
-double RunTunedBuild(const TuneCheckOptions& options);
+/// Builds `options.model` with and without the log's records, runs both (`repeat` timed and
+/// `repeat` profiled runs each, at the target's thread count) and matches their template
+/// kernels. With `keep`, the configs to keep go to it (`TuneCheck::model_records`) and the
+/// tuned build is made and run again, up to `kKeepRounds` times, until a round keeps nothing.
+/// Throws `UserError` as `tessera compile` and `tessera run` would.
+TuneCheck CheckTunedModel(const TuneCheckOptions& options, const KeepRecords& keep = nullptr);
 
 /// The check's report, one "check: ..." line each: the two latencies, the estimate against the
 /// measured template kernels, then every kernel slower than its record by more than

@@ -117,11 +117,9 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
   options.target = flags.target;
   options.log = &log;
   options.estimated_s = estimated_s;
-  TuneCheck check = CheckTunedModel(options);
-  if (!check.model_records.empty()) {
-    log.AppendBatch(check.model_records);
-    check.kept_ms = RunTunedBuild(options);
-  }
+  const TuneCheck check = CheckTunedModel(
+      options,
+      [&log](const std::vector<tuning::MeasureRecord>& records) { log.AppendBatch(records); });
   if (!flags.json) {
     PrintTuneCheck(check, std::cout);
     return;
@@ -150,7 +148,8 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
                         std::isfinite(check.estimated_ms) ? Json(check.estimated_ms) : Json()},
                        {"kernels", kernels},
                        {"kept", kept},
-                       {"kept_ms", check.kept_ms > 0 ? Json(check.kept_ms) : Json()}}}},
+                       {"kept_ms", check.kept_ms > 0 ? Json(check.kept_ms) : Json()},
+                       {"keep_rounds", check.keep_rounds}}}},
                 std::cout);
 }
 

@@ -43,6 +43,9 @@ struct KernelConfig {
   /// block of N channels, a config nobody measured), "nearest record" (the record of a nearby
   /// shape, `ChosenConfig::nearest_workload`) or "fallback".
   std::string source;
+  /// The config its source handed out, before it was adapted to its producer's block: what
+  /// the source gives again for the same build (equal to `config` where not adapted).
+  std::string chosen;
 };
 
 /// Knobs of `BuildModel`.

@@ -6,11 +6,21 @@
 
 namespace tessera {
 
+namespace {
+
+std::mutex notices_mutex;
+std::set<std::pair<std::string, std::string>> notices_given;
+
+}  // namespace
+
 bool FirstConfigNotice(const std::string& workload, const std::string& target) {
-  static std::mutex mu;
-  static std::set<std::pair<std::string, std::string>> warned;
-  std::lock_guard<std::mutex> lock(mu);
-  return warned.emplace(workload, target).second;
+  std::lock_guard<std::mutex> lock(notices_mutex);
+  return notices_given.emplace(workload, target).second;
+}
+
+void ForgetConfigNotices() {
+  std::lock_guard<std::mutex> lock(notices_mutex);
+  notices_given.clear();
 }
 
 ChosenConfig FallbackConfig(const task::Task& task, std::ostream& warnings,

@@ -58,6 +58,10 @@ class ConfigSource {
 /// workload's configuration are given once per workload and target, not once per layer.
 bool FirstConfigNotice(const std::string& workload, const std::string& target);
 
+/// Makes every notice first again: a process that builds many models (the Python package) gives
+/// each build its own notices.
+void ForgetConfigNotices();
+
 /// `task`'s fallback configuration, announced on `warnings` with `reason` (why there is no
 /// record) once per (workload, target) in this process.
 ChosenConfig FallbackConfig(const task::Task& task, std::ostream& warnings,

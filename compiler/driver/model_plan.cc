@@ -212,6 +212,7 @@ bool Planner::PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& gro
   gp.task = cp.task;
   gp.config = cp.config;
   gp.source = cp.source;
+  gp.chosen = cp.chosen;
   gp.conv = cp.shape;
   gp.in_block = cp.in_block;
   gp.out_block = cp.out_block;

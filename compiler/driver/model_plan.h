@@ -56,7 +56,8 @@ struct GroupPlan {
   std::shared_ptr<const task::Task> task;     ///< the template workload (null: none)
   std::optional<space::ConfigEntity> config;  ///< its config
   std::string source;                         ///< where the config came from (`KernelConfig`)
-  topi::Conv2dShape conv;                     ///< convolutions: the shape
+  std::string chosen;      ///< the config before it was adapted (`KernelConfig::chosen`)
+  topi::Conv2dShape conv;  ///< convolutions: the shape
   /// Convolutions: the data's and the output's channel blocks; a blocked pooling: its block.
   int64_t in_block = 0, out_block = 0;
   /// The template's output stage runs the bias and the elementwise chain (one kernel).

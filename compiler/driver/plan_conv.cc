@@ -70,7 +70,9 @@ void Planner::Configure(const Node& node, GroupPlan& gp) {
 }
 
 void Planner::NoteConfig(const Node& node, const GroupPlan& gp) {
-  plan_.configs.push_back({node.name, gp.task->workload_key(), gp.config->ToString(), gp.source});
+  const std::string config = gp.config->ToString();
+  plan_.configs.push_back({node.name, gp.task->workload_key(), config, gp.source,
+                           gp.chosen.empty() ? config : gp.chosen});
 }
 
 // `chosen` as `task`'s config, counted among the model's tasks.
@@ -128,6 +130,7 @@ const Planner::ConvPlan& Planner::PlanConv(const Node& conv, int64_t in_block) {
   // record's schedule with another vector length, not measured, and still cheaper than the
   // layout pass and unfused epilogue it saves (tuned MobileNetV2: 66 -> 56 kernel calls).
   const space::ConfigSpace& space = plan.task->config_space();
+  plan.chosen = plan.config->ToString();
   if (in_block > 0) {
     const int64_t chosen_index = plan.config->index();
     plan.config = plan.depthwise

@@ -64,6 +64,7 @@ class Planner {
     int64_t in_block = 0;   // the data's channel block
     int64_t out_block = 0;  // the output's channel block
     std::string source;     // for KernelConfig::source
+    std::string chosen;     // the config before it was adapted, for KernelConfig::chosen
     bool winograd = false;  // `task` is the winograd template
   };
 

@@ -41,17 +41,42 @@ std::string VersionList(const std::set<int>& versions) {
 
 // `records` where a config measured inside a model (`MeasureRecord::in_model`) counts by its
 // newest such record alone: the end-of-tuning check found the model runs it at that cost, which
-// its task records (hot weights, no epilogue) may have promised far below.
+// its task records (hot weights, no epilogue) may have promised far below. The other task
+// records count at their cost times how much slower the model ran the configs measured both
+// ways, so that the next-best task record does not win against the kept choice by the same
+// optimism the check just corrected.
 std::vector<tuning::MeasureRecord> InModelFirst(std::vector<tuning::MeasureRecord> records) {
   std::map<std::string, size_t> newest_in_model;  // serialized config -> index
+  std::map<std::string, double> best_task_cost;   // serialized config -> its best task record
   for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].in_model()) newest_in_model[records[i].config().SerializeAsString()] = i;
+    const std::string config = records[i].config().SerializeAsString();
+    if (records[i].in_model()) {
+      newest_in_model[config] = i;
+    } else {
+      auto [it, fresh] = best_task_cost.try_emplace(config, records::MeanCost(records[i]));
+      if (!fresh) it->second = std::min(it->second, records::MeanCost(records[i]));
+    }
   }
   if (newest_in_model.empty()) return records;
+  double ratios = 0;
+  int measured_both_ways = 0;
+  for (const auto& [config, index] : newest_in_model) {
+    auto task = best_task_cost.find(config);
+    if (task == best_task_cost.end() || !(task->second > 0)) continue;
+    ratios += records::MeanCost(records[index]) / task->second;
+    ++measured_both_ways;
+  }
+  const double model_slowdown = measured_both_ways ? std::max(1.0, ratios / measured_both_ways) : 1;
   std::vector<tuning::MeasureRecord> kept;
   for (size_t i = 0; i < records.size(); ++i) {
     auto it = newest_in_model.find(records[i].config().SerializeAsString());
-    if (it == newest_in_model.end() || it->second == i) kept.push_back(std::move(records[i]));
+    if (it != newest_in_model.end() && it->second != i) continue;
+    if (!records[i].in_model()) {
+      for (int c = 0; c < records[i].costs_size(); ++c) {
+        records[i].set_costs(c, records[i].costs(c) * model_slowdown);
+      }
+    }
+    kept.push_back(std::move(records[i]));
   }
   return kept;
 }
@@ -167,9 +192,15 @@ std::optional<ChosenConfig> FromRecords(const task::Task& task, const records::R
   });
   if (records.empty()) *reason = "no tuning record in " + log.SourceName();
   std::optional<ChosenConfig> best;
+  // The slack stands for what a layout the config does not want costs around it; records
+  // measured in the model have paid that already, in the model's layouts, and the others count
+  // at their slowdown there.
+  const bool measured_in_model =
+      std::any_of(records.begin(), records.end(), [](const auto& r) { return r.in_model(); });
+  const double slack_s = measured_in_model ? 0 : preference.slack_s;
   for (const tuning::MeasureRecord& record : records) {
     if (best && records::MeanCost(record) >
-                    records::MeanCost(*best->record) * preference.tolerance + preference.slack_s) {
+                    records::MeanCost(*best->record) * preference.tolerance + slack_s) {
       break;
     }
     try {

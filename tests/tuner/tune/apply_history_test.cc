@@ -63,7 +63,9 @@ TEST(ApplyHistoryTest, ARecordMeasuredInTheModelStandsForItsConfig) {
     return r;
   };
   // Config 3 promised 1.0 as a task and ran 4.0, then 3.5, in the model; config 5 ran 2.0 there.
-  log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(7), 2.5),
+  // Config 7's task record, 1.5, counts at 3.5 times that, as config 3 ran 3.5 times slower in
+  // the model than as a task.
+  log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(7), 1.5),
                     in_model(s.Get(3), 4.0, 1), in_model(s.Get(5), 2.0, 1),
                     in_model(s.Get(3), 3.5, 2)});
   std::ostringstream warnings;
@@ -71,9 +73,20 @@ TEST(ApplyHistoryTest, ARecordMeasuredInTheModelStandsForItsConfig) {
   EXPECT_EQ(chosen.config, s.Get(5));
   ASSERT_TRUE(chosen.record.has_value());
   EXPECT_TRUE(chosen.record->in_model());
-  // A faster task record of a config the model has not run still wins: the next check tries it.
-  log->Append(Record(task, s.Get(9), 1.5));
+  // A task record of a config the model has not run still wins where it is that much faster:
+  // the next check tries it.
+  log->Append(Record(task, s.Get(9), 0.5));
   EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(9));
+  // A preferred config is taken within the tolerance of the best, but not within its slack:
+  // records measured in the model paid for their layouts there, and the others count at the
+  // model's slowdown.
+  ConfigPreference prefer_7;
+  prefer_7.wanted = [&](const space::ConfigEntity& c) { return c == s.Get(7); };
+  prefer_7.slack_s = 8.0;
+  EXPECT_EQ(ChooseConfig(task, log.get(), warnings, prefer_7).config, s.Get(9));
+  prefer_7.tolerance = 4.0;
+  EXPECT_EQ(ChooseConfig(task, log.get(), warnings, prefer_7).config, s.Get(7));
+  log->Append(in_model(s.Get(9), 1.4, 2));
   // The newest in-model record of config 3, not its older one, is what counts.
   log->Append(in_model(s.Get(3), 1.2, 3));
   EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(3));
