@@ -3,13 +3,38 @@
 #ifndef TESSERA_PYTHON_SRC_BINDINGS_H_
 #define TESSERA_PYTHON_SRC_BINDINGS_H_
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "runtime/exec_graph.h"
+#include "runtime/ndarray.h"
 
 namespace tessera {
 namespace python {
 
+// `NDArray`, `from_dlpack` and `array`: the runtime's arrays, exchanged without copies.
+void BindArrays(pybind11::module_& m);
+
 // `compile_model` and `Session`: ONNX models compiled into artifacts, artifacts run on arrays.
 void BindModels(pybind11::module_& m);
+
+// NumPy's name of a tensor type ("float32", "int64", "bool").
+std::string NumpyName(DLDataType dtype);
+
+// The runtime array over the memory of `source` (an object with `__dlpack__`, or a DLPack
+// capsule), no copy.
+runtime::NDArray FromDLPack(const pybind11::object& source);
+
+// A NumPy view of `array` (host memory) that keeps it alive, no copy.
+pybind11::array NumpyView(const runtime::NDArray& array);
+
+// Input `name` of a model as given to `run` (a NumPy array, an NDArray or a DLPack tensor),
+// over the caller's memory; a ValueError naming the input unless it is a C-contiguous host array
+// of `expected`'s dtype and shape.
+runtime::NDArray InputArray(const pybind11::handle& value, const std::string& name,
+                            const runtime::ExecTensor& expected);
 
 }  // namespace python
 }  // namespace tessera

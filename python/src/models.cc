@@ -67,37 +67,8 @@ py::dict CompileModel(const std::string& path, const std::string& target, const 
   return out;
 }
 
-// NumPy's name of a tensor type ("float32", "int64", "bool").
-std::string NumpyName(DLDataType dtype) {
-  const std::string name = runtime::DataTypeToString(dtype);
-  return name == "uint1" ? "bool" : name;
-}
-
 py::tuple Signature(const runtime::ExecTensor& t) {
   return py::make_tuple(t.name, t.shape, NumpyName(t.dtype));
-}
-
-// A tensor over `array`'s memory, no copy; `array` must outlive it.
-runtime::NDArray ViewOf(const py::array& array, DLDataType dtype) {
-  struct View {
-    DLManagedTensor tensor;
-    std::vector<int64_t> shape;
-  };
-  auto* view = new View;
-  view->shape.assign(array.shape(), array.shape() + array.ndim());
-  DLTensor& t = view->tensor.dl_tensor;
-  t.data = const_cast<void*>(array.data());
-  t.device = runtime::CPUDevice();
-  t.ndim = static_cast<int32_t>(array.ndim());
-  t.dtype = dtype;
-  t.shape = view->shape.data();
-  t.strides = nullptr;
-  t.byte_offset = 0;
-  view->tensor.manager_ctx = view;
-  view->tensor.deleter = [](DLManagedTensor* self) {
-    delete static_cast<View*>(self->manager_ctx);
-  };
-  return runtime::NDArray::FromDLPack(&view->tensor);
 }
 
 // A loaded artifact and the runs made on it.
@@ -125,72 +96,18 @@ class Session {
 
   std::string Target() const { return model_->header.target; }
 
-  // Sets every input from `feeds` (name -> array), runs, and returns the outputs of `outputs`
-  // (indices) as new arrays. The GIL is released while the model runs.
+  // Runs the model on `feeds` (name -> NumPy array, NDArray or DLPack tensor) and returns the
+  // outputs at `outputs` (indices) as new NumPy arrays.
   py::list Run(const py::dict& feeds, const std::vector<int>& outputs) {
-    runtime::GraphExecutor& exec = model_->executor;
-    std::vector<std::pair<int, runtime::NDArray>> inputs;
-    std::vector<py::array> held;  // the arrays the views read
-    for (const auto& [key, value] : feeds) {
-      const std::string name = py::str(key);
-      int index = -1;
-      for (int i = 0; i < exec.NumInputs(); ++i) {
-        if (exec.InputInfo(i).name == name) index = i;
-      }
-      if (index < 0) throw py::value_error("unknown input '" + name + "'; " + InputList());
-      const runtime::ExecTensor& info = exec.InputInfo(index);
-      if (!py::isinstance<py::array>(value)) {
-        throw py::value_error("input '" + name + "': expected a numpy array of " +
-                              NumpyName(info.dtype) + ", got " +
-                              std::string(py::str(py::type::of(value).attr("__name__"))));
-      }
-      py::array array = py::reinterpret_borrow<py::array>(value);
-      const std::string dtype = py::str(array.dtype().attr("name"));
-      if (dtype != NumpyName(info.dtype)) {
-        throw py::value_error("input '" + name + "': expected dtype " + NumpyName(info.dtype) +
-                              ", got " + dtype);
-      }
-      const std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
-      if (shape != info.shape) {
-        throw py::value_error("input '" + name + "': expected shape " + ShapeText(info.shape) +
-                              ", got " + ShapeText(shape));
-      }
-      if (!(array.flags() & py::array::c_style)) {
-        throw py::value_error("input '" + name +
-                              "': the array is not C-contiguous; pass "
-                              "numpy.ascontiguousarray(array)");
-      }
-      inputs.emplace_back(index, ViewOf(array, info.dtype));
-      held.push_back(std::move(array));
-    }
-    if (static_cast<int>(inputs.size()) != exec.NumInputs()) {
-      for (int i = 0; i < exec.NumInputs(); ++i) {
-        if (!feeds.contains(exec.InputInfo(i).name)) {
-          throw py::value_error("input '" + exec.InputInfo(i).name + "' is missing; " +
-                                InputList());
-        }
-      }
-    }
-    std::vector<py::array> results;
-    for (int o : outputs) {
-      if (o < 0 || o >= exec.NumOutputs()) throw py::index_error("no output " + std::to_string(o));
-      const runtime::ExecTensor& info = exec.OutputInfo(o);
-      results.emplace_back(py::dtype(NumpyName(info.dtype)), info.shape);
-    }
-    std::vector<std::pair<void*, size_t>> destinations;
-    for (py::array& r : results) destinations.emplace_back(r.mutable_data(), r.nbytes());
-    {
-      py::gil_scoped_release release;
-      std::lock_guard<std::mutex> lock(RunMutex());
-      deploy::UseModelThreads(model_->header, threads_);
-      for (const auto& [index, view] : inputs) exec.SetInput(index, view);
-      exec.Run();
-      for (size_t k = 0; k < outputs.size(); ++k) {
-        exec.GetOutput(outputs[k]).CopyToBytes(destinations[k].first, destinations[k].second);
-      }
-    }
     py::list out;
-    for (py::array& r : results) out.append(std::move(r));
+    for (const runtime::NDArray& r : Execute(feeds, outputs)) out.append(NumpyView(r));
+    return out;
+  }
+
+  // As `Run`, returning NDArrays (DLPack tensors).
+  py::list RunDLPack(const py::dict& feeds, const std::vector<int>& outputs) {
+    py::list out;
+    for (runtime::NDArray& r : Execute(feeds, outputs)) out.append(py::cast(std::move(r)));
     return out;
   }
 
@@ -211,6 +128,42 @@ class Session {
   }
 
  private:
+  // Sets every input from `feeds`, runs, and copies the outputs at `outputs` into new arrays.
+  // The GIL is released while the model runs.
+  std::vector<runtime::NDArray> Execute(const py::dict& feeds, const std::vector<int>& outputs) {
+    runtime::GraphExecutor& exec = model_->executor;
+    std::vector<std::pair<int, runtime::NDArray>> inputs;
+    for (const auto& [key, value] : feeds) {
+      const std::string name = py::str(key);
+      int index = -1;
+      for (int i = 0; i < exec.NumInputs(); ++i) {
+        if (exec.InputInfo(i).name == name) index = i;
+      }
+      if (index < 0) throw py::value_error("unknown input '" + name + "'; " + InputList());
+      inputs.emplace_back(index, InputArray(value, name, exec.InputInfo(index)));
+    }
+    for (int i = 0; i < exec.NumInputs(); ++i) {
+      if (!feeds.contains(exec.InputInfo(i).name)) {
+        throw py::value_error("input '" + exec.InputInfo(i).name + "' is missing; " + InputList());
+      }
+    }
+    std::vector<runtime::NDArray> results;
+    for (int o : outputs) {
+      if (o < 0 || o >= exec.NumOutputs()) throw py::index_error("no output " + std::to_string(o));
+      const runtime::ExecTensor& info = exec.OutputInfo(o);
+      results.push_back(runtime::NDArray::Empty(info.shape, info.dtype, runtime::CPUDevice()));
+    }
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(RunMutex());
+      deploy::UseModelThreads(model_->header, threads_);
+      for (const auto& [index, array] : inputs) exec.SetInput(index, array);
+      exec.Run();
+      for (size_t k = 0; k < outputs.size(); ++k) exec.GetOutput(outputs[k]).CopyTo(results[k]);
+    }
+    return results;
+  }
+
   std::string InputList() const {
     std::string list = "the model's inputs:";
     for (int i = 0; i < model_->executor.NumInputs(); ++i) {
@@ -246,6 +199,8 @@ void BindModels(py::module_& m) {
       .def_property_readonly("target", &Session::Target)
       .def("run", &Session::Run, py::arg("feeds"), py::arg("outputs"),
            "Runs the model on `feeds` (name -> array); returns the outputs at `outputs`.")
+      .def("run_dlpack", &Session::RunDLPack, py::arg("feeds"), py::arg("outputs"),
+           "As run, returning NDArrays.")
       .def("profile", &Session::Profile, py::arg("runs"),
            "(node, kernel, mean ms) of every kernel call, slowest first");
 }

@@ -29,5 +29,6 @@ PYBIND11_MODULE(_tessera, m) {
       internal_error(e.what());
     }
   });
+  tessera::python::BindArrays(m);
   tessera::python::BindModels(m);
 }

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 __all__ = ["compile", "load", "Module", "InferenceSession", "NodeArg", "UserError", "FleetError",
-           "InternalError"]
+           "InternalError", "nd", "from_dlpack"]
 
 # Run in place from the source tree: the extension module is built by Bazel into bazel-bin.
 _source_tree_build = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -34,6 +34,9 @@ try:
     from . import _tessera
 finally:
     sys.setdlopenflags(_flags)
+
+from . import nd  # noqa: E402  (after the extension module is loaded)
+from .nd import from_dlpack  # noqa: E402
 
 UserError = _tessera.UserError
 FleetError = _tessera.FleetError
@@ -161,9 +164,18 @@ class InferenceSession:
         return self._session.target
 
     def run(self, output_names, input_feed):
-        """Runs the model on `input_feed` ({input name: numpy array}, every input, C-contiguous,
-        of its dtype and shape) and returns the outputs named in `output_names` (None: all) as
-        new numpy arrays. The GIL is released while the model runs."""
+        """Runs the model on `input_feed` ({input name: array}, every input: a NumPy array, a
+        tessera.nd.NDArray or a DLPack tensor such as a PyTorch CPU tensor, C-contiguous, of its
+        dtype and shape, read in place) and returns the outputs named in `output_names` (None:
+        all) as new NumPy arrays. The GIL is released while the model runs."""
+        return self._session.run(dict(input_feed), self._output_indices(output_names))
+
+    def run_dlpack(self, output_names, input_feed):
+        """As `run`, returning the outputs as tessera.nd.NDArrays, which torch.from_dlpack and
+        numpy.from_dlpack take without a copy."""
+        return self._session.run_dlpack(dict(input_feed), self._output_indices(output_names))
+
+    def _output_indices(self, output_names):
         if output_names is None:
             indices = list(range(len(self._outputs)))
         else:
@@ -174,7 +186,7 @@ class InferenceSession:
                     raise ValueError("unknown output '%s'; the model's outputs: %s" %
                                      (name, ", ".join(names)))
                 indices.append(names.index(name))
-        return self._session.run(dict(input_feed), indices)
+        return indices
 
     def profile(self, runs=10):
         """Times every kernel call over `runs` runs on the inputs of the last `run`: a list of

@@ -115,7 +115,7 @@ def test_wrong_inputs_are_value_errors_naming_the_input(mlp):
         session.run(None, {"x": np.zeros((16, 2), np.float32)})
     with pytest.raises(ValueError, match="input 'x': the array is not C-contiguous"):
         session.run(None, {"x": np.zeros((16, 2), np.float32).T})
-    with pytest.raises(ValueError, match=r"input 'x': expected a numpy array of float32, got list"):
+    with pytest.raises(ValueError, match=r"input .x.: expected a numpy array or a DLPack tensor of float32, got list"):
         session.run(None, {"x": [[0.0] * 16] * 2})
     with pytest.raises(ValueError, match=r"unknown input 'z'; the model's inputs: x float32\(2, 16\)"):
         session.run(None, {"x": x, "z": x})
