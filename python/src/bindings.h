@@ -20,6 +20,12 @@ void BindArrays(pybind11::module_& m);
 // `compile_model` and `Session`: ONNX models compiled into artifacts, artifacts run on arrays.
 void BindModels(pybind11::module_& m);
 
+// `Log`: a tuning log (a file or a tracker's) read as `tessera log` reads it.
+void BindLogs(pybind11::module_& m);
+
+// `tune_model` and `tune_task`: `tessera tune` with a Python progress callback.
+void BindTuning(pybind11::module_& m);
+
 // NumPy's name of a tensor type ("float32", "int64", "bool").
 std::string NumpyName(DLDataType dtype);
 

@@ -18,6 +18,8 @@
 #include "compiler/driver/model_plan.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "deploy/artifact.h"
+#include "fleet/client/log_client.h"
+#include "fleet/secrets.h"
 #include "python/src/bindings.h"
 #include "records/tuning_log.h"
 #include "runtime/data_type.h"
@@ -39,7 +41,8 @@ std::mutex& RunMutex() {
 // The ONNX model at `path` compiled for `target` with the records of the tuning log `db` (empty:
 // none): the artifact's bytes, the coverage line, the build's notices and its kernel calls.
 py::dict CompileModel(const std::string& path, const std::string& target, const std::string& db,
-                      const std::vector<std::string>& input_shapes) {
+                      const std::vector<std::string>& input_shapes, const std::string& token_file,
+                      const std::string& tls_ca) {
   std::string artifact, coverage;
   std::ostringstream warnings;
   size_t kernel_calls = 0;
@@ -47,8 +50,18 @@ py::dict CompileModel(const std::string& path, const std::string& target, const 
     py::gil_scoped_release release;
     ForgetConfigNotices();
     graph::Graph g = frontend::ImportOnnx(path, frontend::ImportOptionsWithShapes(input_shapes));
-    std::unique_ptr<records::TuningLog> log;
-    if (!db.empty()) log = records::TuningLog::Open(db, /*create=*/false);
+    std::unique_ptr<records::RecordSource> log;
+    if (const std::string tracker = fleet::TrackerLogAddress(db); !tracker.empty()) {
+      fleet::TrackerOptions tracker_options;
+      tracker_options.address = tracker;
+      tracker_options.tls_ca_file = tls_ca;
+      if (!token_file.empty()) tracker_options.token = fleet::ReadTokenFile(token_file);
+      log = std::make_unique<fleet::LogClient>(tracker_options);
+    } else if (!token_file.empty() || !tls_ca.empty()) {
+      throw UserError("token_file and tls_ca go with db='tracker://HOST:PORT'");
+    } else if (!db.empty()) {
+      log = records::TuningLog::Open(db, /*create=*/false);
+    }
     const tuner::LogConfigSource configs(log.get());
     ModelBuildOptions options;
     options.target = target;
@@ -189,7 +202,7 @@ class Session {
 
 void BindModels(py::module_& m) {
   m.def("compile_model", &CompileModel, py::arg("path"), py::arg("target"), py::arg("db"),
-        py::arg("input_shapes"),
+        py::arg("input_shapes"), py::arg("token_file"), py::arg("tls_ca"),
         "Compiles the ONNX file at `path`; returns {artifact, coverage, warnings, kernel_calls}.");
   py::class_<Session>(m, "Session")
       .def(py::init<const std::string&, const std::string&, int>(), py::arg("artifact"),

@@ -6,12 +6,14 @@
 #include <exception>
 
 #include "common/error.h"
+#include "common/version.h"
 #include "python/src/bindings.h"
 
 namespace py = pybind11;
 
 PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's C++ core; use the `tessera` package.";
+  m.attr("__version__") = tessera::kTesseraVersion;
   // A bad model, target, log or input: what the user can fix. Messages are the C++ ones.
   static py::exception<tessera::UserError> user_error(m, "UserError", PyExc_Exception);
   // A device or the fleet failed: worth retrying.
@@ -31,4 +33,6 @@ PYBIND11_MODULE(_tessera, m) {
   });
   tessera::python::BindArrays(m);
   tessera::python::BindModels(m);
+  tessera::python::BindLogs(m);
+  tessera::python::BindTuning(m);
 }

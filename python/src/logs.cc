@@ -1,0 +1,134 @@
+// `Log`: a tuning log read from Python, a local SQLite file or a tracker's shared log
+// ("tracker://HOST:PORT"), as `tessera log` reads it. Records cross as the JSON objects
+// `tessera log export` writes, so that Python sees the same fields under the same names.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fleet/client/log_client.h"
+#include "fleet/secrets.h"
+#include "python/src/bindings.h"
+#include "records/tuning_log.h"
+
+namespace py = pybind11;
+
+namespace tessera {
+namespace python {
+namespace {
+
+class Log {
+ public:
+  Log(const std::string& db, const std::string& token_file, const std::string& tls_ca) {
+    if (const std::string tracker = fleet::TrackerLogAddress(db); !tracker.empty()) {
+      fleet::TrackerOptions options;
+      options.address = tracker;
+      options.tls_ca_file = tls_ca;
+      if (!token_file.empty()) options.token = fleet::ReadTokenFile(token_file);
+      tracker_ = std::make_unique<fleet::LogClient>(options);
+    } else {
+      if (!token_file.empty() || !tls_ca.empty()) {
+        throw UserError("token_file and tls_ca go with a tracker's log (tracker://HOST:PORT)");
+      }
+      file_ = records::TuningLog::Open(db, /*create=*/false);
+    }
+  }
+
+  // The best successful record per (workload, target) matching the filter, as JSON lines.
+  std::vector<std::string> Best(const records::RecordFilter& filter) const {
+    std::vector<tuning::MeasureRecord> best;
+    {
+      py::gil_scoped_release release;
+      if (tracker_) {
+        best = tracker_->Best(filter).records;
+      } else {
+        for (const records::WorkloadStats& s : file_->Stats(filter)) {
+          if (auto record = file_->Best(s.workload_key, s.target)) best.push_back(*record);
+        }
+      }
+    }
+    return Json(best);
+  }
+
+  std::vector<std::string> Records(const records::RecordFilter& filter) const {
+    std::vector<tuning::MeasureRecord> records;
+    {
+      py::gil_scoped_release release;
+      records = source().List(filter);
+    }
+    return Json(records);
+  }
+
+  // (workload, target, records, failures, best seconds or None) per (workload, target).
+  py::list Stats(const records::RecordFilter& filter) const {
+    std::vector<records::WorkloadStats> stats;
+    {
+      py::gil_scoped_release release;
+      stats = tracker_ ? tracker_->Stats(filter) : file_->Stats(filter);
+    }
+    py::list out;
+    for (const records::WorkloadStats& s : stats) {
+      py::object best =
+          std::isfinite(s.best_cost) ? py::object(py::float_(s.best_cost)) : py::none();
+      out.append(py::make_tuple(s.workload_key, s.target, s.records, s.failures, best));
+    }
+    return out;
+  }
+
+  std::string Name() const { return source().SourceName(); }
+
+ private:
+  const records::RecordSource& source() const {
+    if (tracker_) return *tracker_;
+    return *file_;
+  }
+
+  static std::vector<std::string> Json(const std::vector<tuning::MeasureRecord>& records) {
+    std::vector<std::string> lines;
+    for (const tuning::MeasureRecord& r : records) lines.push_back(records::RecordToJson(r));
+    return lines;
+  }
+
+  std::unique_ptr<records::TuningLog> file_;
+  std::unique_ptr<fleet::LogClient> tracker_;
+};
+
+records::RecordFilter Filter(const std::string& task, const std::string& target, int64_t limit) {
+  records::RecordFilter filter;
+  filter.workload_key = task;
+  filter.target = target;
+  filter.limit = limit;
+  return filter;
+}
+
+}  // namespace
+
+void BindLogs(py::module_& m) {
+  py::class_<Log>(m, "Log")
+      .def(py::init<const std::string&, const std::string&, const std::string&>(), py::arg("db"),
+           py::arg("token_file"), py::arg("tls_ca"))
+      .def(
+          "best",
+          [](const Log& log, const std::string& task, const std::string& target) {
+            return log.Best(Filter(task, target, -1));
+          },
+          py::arg("task"), py::arg("target"))
+      .def(
+          "records",
+          [](const Log& log, const std::string& task, const std::string& target, int64_t limit) {
+            return log.Records(Filter(task, target, limit));
+          },
+          py::arg("task"), py::arg("target"), py::arg("limit"))
+      .def(
+          "stats",
+          [](const Log& log, const std::string& task, const std::string& target) {
+            return log.Stats(Filter(task, target, -1));
+          },
+          py::arg("task"), py::arg("target"))
+      .def_property_readonly("name", &Log::Name);
+}
+
+}  // namespace python
+}  // namespace tessera

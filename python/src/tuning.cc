@@ -1,0 +1,209 @@
+// `tune_model` and `tune_task`: `tessera tune` from Python. Tuning runs with the GIL released;
+// after every batch (whose records are already in the log) the progress callback runs with the
+// GIL held, and a pending Ctrl-C ends the run there, every record measured so far kept.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compiler/driver/build_model.h"
+#include "compiler/frontend/onnx/onnx_importer.h"
+#include "fleet/secrets.h"
+#include "python/src/bindings.h"
+#include "records/tuning_log.h"
+#include "tuner/measure/device_arch.h"
+#include "tuner/measure/task_measure.h"
+#include "tuner/tune/tune_model.h"
+#include "tuner/tune/tune_task.h"
+
+namespace py = pybind11;
+
+namespace tessera {
+namespace python {
+namespace {
+
+// Thrown through the tuner by a progress callback that found Python's error indicator set (a
+// KeyboardInterrupt, or an exception of the callback): the run stops, the error is Python's.
+struct PythonErrorPending {};
+
+// Calls `fn` with the GIL held; a Python error it raises, or a pending signal, stops the run.
+template <typename Fn>
+void InPython(const Fn& fn) {
+  py::gil_scoped_acquire gil;
+  try {
+    fn();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    throw PythonErrorPending{};
+  }
+  if (PyErr_CheckSignals() != 0) throw PythonErrorPending{};
+}
+
+// What the tuning options say, as `tessera tune`'s flags set them.
+struct TuneArgs {
+  std::string target, db, tuner, rpc_tracker, rpc_key, token_file;
+  int64_t trials = 0;
+  int number = 0, repeat = 0;
+};
+
+tuner::TuneTaskOptions TaskOptions(const TuneArgs& args) {
+  if (args.rpc_tracker.empty() != args.rpc_key.empty()) {
+    throw UserError(
+        "tune: rpc_tracker and rpc_key go together (measure on fleet devices of that key); leave "
+        "both out to measure on this machine");
+  }
+  tuner::CheckTarget(args.target);
+  if (args.rpc_tracker.empty()) tuner::CheckRunsOnThisHost(args.target);
+  tuner::TuneTaskOptions options;
+  options.measure.build_timeout_s = 60;
+  options.measure.run_timeout_s = 30;
+  options.trials = args.trials;
+  options.tuner = args.tuner;
+  if (args.number > 0) options.run.number = args.number;
+  if (args.repeat > 0) options.run.repeat = args.repeat;
+  options.rpc_tracker = args.rpc_tracker;
+  options.rpc_key = args.rpc_key;
+  if (!args.token_file.empty()) options.rpc_token = fleet::ReadTokenFile(args.token_file);
+  return options;
+}
+
+py::object Seconds(double s) { return std::isfinite(s) ? py::object(py::float_(s)) : py::none(); }
+
+py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& input_shapes,
+                       const TuneArgs& args, const py::object& progress) {
+  tuner::TuneModelOptions options;
+  options.task = TaskOptions(args);
+  options.trials = args.trials;
+  std::vector<ModelTask> tasks;
+  tuner::TuneModelResult result;
+  {
+    py::gil_scoped_release release;
+    ModelBuildOptions build;
+    build.target = args.target;
+    std::ostringstream fallback_notices;  // without a log every task is untuned: no news
+    build.warnings = &fallback_notices;
+    tasks = ExtractTasks(
+        frontend::ImportOnnx(path, frontend::ImportOptionsWithShapes(input_shapes)), build);
+    if (tasks.empty()) throw UserError(path + ": the model has no tunable task");
+    auto log = records::TuningLog::Open(args.db);
+    try {
+      result = tuner::TuneModel(
+          tasks, args.target, log.get(), options, [&](const tuner::TuneModelProgress& p) {
+            if (progress.is_none()) return;
+            InPython([&] {
+              progress(p.trials, p.budget, p.task, tasks[p.task].workload_key, p.estimated,
+                       p.measured_tasks, static_cast<int>(tasks.size()));
+            });
+          });
+    } catch (const PythonErrorPending&) {
+      py::gil_scoped_acquire gil;
+      throw py::error_already_set();
+    }
+  }
+  py::list out_tasks;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const tuner::TunedTaskSummary& s = result.tasks[i];
+    py::dict t;
+    t["workload_key"] = tasks[i].workload_key;
+    t["weight"] = tasks[i].weight;
+    t["trials"] = s.trials;
+    t["measured"] = s.measured;
+    t["best_seconds"] = Seconds(s.best);
+    t["state"] = s.stalled ? "stalled" : s.exhausted ? "exhausted" : "";
+    out_tasks.append(t);
+  }
+  py::dict out;
+  out["tasks"] = out_tasks;
+  out["measured"] = result.measured;
+  out["estimated_seconds"] = Seconds(result.estimated);
+  out["stalled"] = result.stalled;
+  return out;
+}
+
+py::dict TuneOneTask(const std::string& workload_key, const TuneArgs& args,
+                     const py::object& progress) {
+  const tuner::TuneTaskOptions options = TaskOptions(args);
+  const task::Task task(workload_key, args.target);
+  tuner::TuneTaskResult result;
+  {
+    py::gil_scoped_release release;
+    auto log = records::TuningLog::Open(args.db);
+    try {
+      result =
+          tuner::TuneTask(task, log.get(), options, [&](const tuner::TuneProgress& p, const auto&) {
+            if (progress.is_none()) return;
+            InPython([&] {
+              progress(p.trials, p.planned, 0, workload_key, p.best_cost,
+                       p.best_cost > 0 && std::isfinite(p.best_cost) ? 1 : 0, 1);
+            });
+          });
+    } catch (const PythonErrorPending&) {
+      py::gil_scoped_acquire gil;
+      throw py::error_already_set();
+    }
+  }
+  py::dict out;
+  out["workload_key"] = workload_key;
+  out["measured"] = result.search.trials;
+  out["failures"] = result.search.failures;
+  out["resumed"] = result.resumed;
+  out["best_seconds"] = result.search.best ? Seconds(result.search.best->outcome.cost) : py::none();
+  out["best_config"] =
+      result.search.best ? py::object(py::str(result.search.best->config.ToString())) : py::none();
+  return out;
+}
+
+}  // namespace
+
+void BindTuning(py::module_& m) {
+  auto args = [](const std::string& target, const std::string& db, int64_t trials,
+                 const std::string& tuner, int number, int repeat, const std::string& rpc_tracker,
+                 const std::string& rpc_key, const std::string& token_file) {
+    TuneArgs a;
+    a.target = target;
+    a.db = db;
+    a.trials = trials;
+    a.tuner = tuner;
+    a.number = number;
+    a.repeat = repeat;
+    a.rpc_tracker = rpc_tracker;
+    a.rpc_key = rpc_key;
+    a.token_file = token_file;
+    return a;
+  };
+  m.def(
+      "tune_model",
+      [args](const std::string& path, const std::vector<std::string>& input_shapes,
+             const std::string& target, const std::string& db, int64_t trials,
+             const std::string& tuner, int number, int repeat, const std::string& rpc_tracker,
+             const std::string& rpc_key, const std::string& token_file,
+             const py::object& progress) {
+        return TuneModelFile(
+            path, input_shapes,
+            args(target, db, trials, tuner, number, repeat, rpc_tracker, rpc_key, token_file),
+            progress);
+      },
+      py::arg("path"), py::arg("input_shapes"), py::arg("target"), py::arg("db"), py::arg("trials"),
+      py::arg("tuner"), py::arg("number"), py::arg("repeat"), py::arg("rpc_tracker"),
+      py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"));
+  m.def(
+      "tune_task",
+      [args](const std::string& workload_key, const std::string& target, const std::string& db,
+             int64_t trials, const std::string& tuner, int number, int repeat,
+             const std::string& rpc_tracker, const std::string& rpc_key,
+             const std::string& token_file, const py::object& progress) {
+        return TuneOneTask(
+            workload_key,
+            args(target, db, trials, tuner, number, repeat, rpc_tracker, rpc_key, token_file),
+            progress);
+      },
+      py::arg("workload_key"), py::arg("target"), py::arg("db"), py::arg("trials"),
+      py::arg("tuner"), py::arg("number"), py::arg("repeat"), py::arg("rpc_tracker"),
+      py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"));
+}
+
+}  // namespace python
+}  // namespace tessera

@@ -1,0 +1,73 @@
+"""`tessera.tune`: the command line's `tessera tune` from Python."""
+import os
+import sys
+import tempfile
+import time
+
+from . import _tessera
+from .models import _model_file, _shape_specs
+
+
+def _looks_like_workload(model):
+    return isinstance(model, str) and "(" in model and model.endswith(")") and \
+        not os.path.exists(model)
+
+
+class _ProgressLine:
+    """The command line's progress line, rewritten in place on stderr after every batch."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.start = time.monotonic()
+        self.printed = False
+
+    def __call__(self, trials, budget, task, workload_key, estimated, measured_tasks, tasks):
+        elapsed = time.monotonic() - self.start
+        estimate = "%.4g ms" % (estimated * 1e3) if estimated and estimated < float("inf") else "-"
+        self.stream.write("\r[%d/%d] task %d/%d %s, estimated %s (%d/%d tasks measured), "
+                          "elapsed %dm%02ds   " % (trials, budget, task + 1, tasks, workload_key,
+                                                   estimate, measured_tasks, tasks,
+                                                   elapsed // 60, elapsed % 60))
+        self.stream.flush()
+        self.printed = True
+
+    def end(self):
+        if self.printed:
+            self.stream.write("\n")
+
+
+def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0, repeat=0,
+         rpc_tracker=None, rpc_key=None, token_file=None, progress=True):
+    """Tunes every tunable task of an ONNX model (a path, its bytes or an onnx.ModelProto), or
+    one task by its workload key ("dense.x86(1024,1024,1024,float32)"), for `target`, recording
+    every measurement in the SQLite log `db` (created when missing). `trials` counts, for a
+    model, over all its tasks, earlier records included: the same call after an interruption
+    continues, after a finished run it measures nothing. Measures on this machine, or on the
+    fleet devices of `rpc_key` registered with the tracker `rpc_tracker` ("HOST:PORT").
+
+    `progress`: True prints the command line's progress line on stderr; a callable is called
+    after every batch with (trials, budget, task index, workload key, estimated seconds,
+    measured tasks, tasks); False prints nothing. Ctrl-C stops after the batch in flight with
+    every record kept, raising KeyboardInterrupt. Returns a summary dict (per task: trials,
+    measured, best_seconds, state; for a model also the estimated latency of its tunable part)."""
+    line = None
+    if progress is True:
+        line = _ProgressLine(sys.stderr)
+        callback = line
+    elif callable(progress):
+        callback = progress
+    else:
+        callback = None
+    common = dict(target=target, db=os.fspath(db), trials=int(trials), tuner=tuner,
+                  number=int(number), repeat=int(repeat), rpc_tracker=rpc_tracker or "",
+                  rpc_key=rpc_key or "", token_file=os.fspath(token_file) if token_file else "",
+                  progress=callback)
+    try:
+        if _looks_like_workload(model):
+            return _tessera.tune_task(model, **common)
+        with tempfile.TemporaryDirectory(prefix="tessera-") as directory:
+            return _tessera.tune_model(_model_file(model, directory), _shape_specs(input_shapes),
+                                       **common)
+    finally:
+        if line:
+            line.end()
