@@ -23,6 +23,9 @@ void BindModels(pybind11::module_& m);
 // `Log`: a tuning log (a file or a tracker's) read as `tessera log` reads it.
 void BindLogs(pybind11::module_& m);
 
+// `fleet_status`: a tracker's fleet, as `tessera fleet status --json` prints it.
+void BindFleet(pybind11::module_& m);
+
 // `tune_model` and `tune_task`: `tessera tune` with a Python progress callback.
 void BindTuning(pybind11::module_& m);
 

@@ -34,5 +34,6 @@ PYBIND11_MODULE(_tessera, m) {
   tessera::python::BindArrays(m);
   tessera::python::BindModels(m);
   tessera::python::BindLogs(m);
+  tessera::python::BindFleet(m);
   tessera::python::BindTuning(m);
 }

@@ -1,7 +1,15 @@
-"""Shared fixtures of the `tessera` package's tests: small ONNX models made with onnx.helper."""
+"""Shared fixtures of the `tessera` package's tests: small ONNX models made with onnx.helper, and
+a local fleet (a tracker and an rpc_server on loopback, ports chosen by the OS)."""
+import os
+import re
+import subprocess
+import time
+
 import numpy as np
 import pytest
 from onnx import TensorProto, checker, helper, numpy_helper
+
+import tessera
 
 
 def make_mlp(rng, batch=2, features=16, hidden=8):
@@ -54,3 +62,35 @@ def conv_model(rng, tmp_path):
     path = tmp_path / "conv.onnx"
     path.write_bytes(make_conv(rng).SerializeToString())
     return str(path)
+
+
+TRACKER = os.path.join("tracker", "tessera-tracker")
+SERVER = os.path.join("rpc_server", "tessera-rpc-server")
+
+
+def start(args):
+    """A daemon started with `args`, and the HOST:PORT of its 'listening on' line."""
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    for line in process.stdout:
+        found = re.search(r"listening on (\S+:\d+)", line)
+        if found:
+            return process, found.group(1)
+    process.kill()
+    raise RuntimeError("%s exited before listening" % args[0])
+
+
+@pytest.fixture
+def fleet():
+    tracker, address = start([TRACKER, "--listen", "127.0.0.1:0"])
+    server, _ = start([SERVER, "--tracker", address, "--key", "py-cpu", "--listen",
+                       "127.0.0.1:0"])
+    try:
+        deadline = time.monotonic() + 20
+        while not tessera.fleet.status(address)["servers"]:
+            assert time.monotonic() < deadline, "the rpc_server did not register"
+            time.sleep(0.1)
+        yield address
+    finally:
+        for process in (server, tracker):
+            process.terminate()
+            process.wait(timeout=10)
