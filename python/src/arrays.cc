@@ -38,9 +38,10 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
-// A tensor over `array`'s memory (a C-contiguous NumPy array), no copy; the tensor holds a
-// reference to `array`. NumPy's own __dlpack__ refuses read-only arrays and (before 1.25) bool.
-runtime::NDArray ViewOfNumpy(const py::array& array) {
+}  // namespace
+
+// NumPy's own __dlpack__ refuses read-only arrays and (before 1.25) bool: a direct view instead.
+runtime::NDArray NumpyArray(const py::array& array) {
   struct View {
     DLManagedTensor tensor;
     std::vector<int64_t> shape;
@@ -65,8 +66,6 @@ runtime::NDArray ViewOfNumpy(const py::array& array) {
   };
   return runtime::NDArray::FromDLPack(&view->tensor);
 }
-
-}  // namespace
 
 std::string NumpyName(DLDataType dtype) {
   const std::string name = runtime::DataTypeToString(dtype);
@@ -134,7 +133,7 @@ runtime::NDArray InputArray(const py::handle& value, const std::string& name,
                             "': the array is not C-contiguous; pass "
                             "numpy.ascontiguousarray(array)");
     }
-    array = ViewOfNumpy(numpy);
+    array = NumpyArray(numpy);
   } else if (py::hasattr(value, "__dlpack__")) {
     array = FromDLPack(py::reinterpret_borrow<py::object>(value));
   } else {
@@ -203,7 +202,7 @@ void BindArrays(py::module_& m) {
   m.def(
       "array",
       [](const py::array& source) {
-        runtime::NDArray borrowed = ViewOfNumpy(py::array::ensure(source, py::array::c_style));
+        runtime::NDArray borrowed = NumpyArray(py::array::ensure(source, py::array::c_style));
         runtime::NDArray copy =
             runtime::NDArray::Empty(borrowed.Shape(), borrowed.DataType(), runtime::CPUDevice());
         copy.CopyFrom(borrowed);

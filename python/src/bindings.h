@@ -23,6 +23,12 @@ void BindModels(pybind11::module_& m);
 // `Log`: a tuning log (a file or a tracker's) read as `tessera log` reads it.
 void BindLogs(pybind11::module_& m);
 
+// `te`: tensor expressions, computes, reductions, schedules and their primitives.
+void BindTensorExpressions(pybind11::module_& m);
+
+// `lower`, `build`, `Module` and `load_module`: schedules compiled into callable functions.
+void BindKernels(pybind11::module_& m);
+
 // `fleet_status`: a tracker's fleet, as `tessera fleet status --json` prints it.
 void BindFleet(pybind11::module_& m);
 
@@ -35,6 +41,10 @@ std::string NumpyName(DLDataType dtype);
 // The runtime array over the memory of `source` (an object with `__dlpack__`, or a DLPack
 // capsule), no copy.
 runtime::NDArray FromDLPack(const pybind11::object& source);
+
+// A tensor over the memory of `array` (a C-contiguous NumPy array), no copy; it holds a
+// reference to `array`.
+runtime::NDArray NumpyArray(const pybind11::array& array);
 
 // A NumPy view of `array` (host memory) that keeps it alive, no copy.
 pybind11::array NumpyView(const runtime::NDArray& array);

@@ -35,5 +35,8 @@ PYBIND11_MODULE(_tessera, m) {
   tessera::python::BindModels(m);
   tessera::python::BindLogs(m);
   tessera::python::BindFleet(m);
+  py::module_ te = m.def_submodule("te", "Tensor expressions and schedules.");
+  tessera::python::BindTensorExpressions(te);
+  tessera::python::BindKernels(m);
   tessera::python::BindTuning(m);
 }

@@ -17,6 +17,7 @@ import os
 import sys
 
 __all__ = ["compile", "load", "Module", "InferenceSession", "NodeArg", "tune", "log", "fleet", "nd",
+           "te", "build", "lower", "load_module",
            "from_dlpack", "UserError", "FleetError", "InternalError", "__version__"]
 
 # Run in place from the source tree: the extension module is built by Bazel into bazel-bin.
@@ -35,12 +36,20 @@ finally:
     sys.setdlopenflags(_flags)
 
 # The submodules import the extension module loaded above.
-from . import fleet, log, nd  # noqa: E402
+from . import fleet, log, nd, te  # noqa: E402
 from .models import InferenceSession, Module, NodeArg, compile, load  # noqa: E402
 from .nd import from_dlpack  # noqa: E402
 from .tuning import tune  # noqa: E402
 
 __version__ = _tessera.__version__
+
+#: `build(schedule, args, target="llvm", name="main")`: a schedule compiled into a module whose
+#: function `name` takes one array per tensor of `args`.
+build = _tessera.build
+#: `lower(schedule, args, name="main")`: the schedule's loop IR, as text.
+lower = _tessera.lower
+#: `load_module(path)`: a module written by `Module.export_library(path)`.
+load_module = _tessera.load_module
 
 UserError = _tessera.UserError
 FleetError = _tessera.FleetError

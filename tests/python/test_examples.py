@@ -26,3 +26,9 @@ def test_a_model_tunes_through_the_fleet(fleet, conv_model, tmp_path):
     assert "1 device(s) of key py-cpu" in done.stdout
     assert "coverage: tuned" in done.stdout
     assert "ran: relu [1, 16, 12, 12], conv [1, 16, 12, 12]" in done.stdout
+
+
+def test_a_tensor_expression_is_scheduled_timed_and_called():
+    done = run_example("tensor_expression.py", "--n", "128")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tile 32 x 16:" in done.stdout and "best tile" in done.stdout
