@@ -21,7 +21,7 @@ PACKAGES=(
   # models: ONNX import, and the tests' model generators and references
   libonnx-dev python3-onnx python3-numpy python3-torch python3-torchvision
   # the Python package (python/): its extension module's headers, and its tests
-  python3-dev pybind11-dev python3-pytest
+  python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
   # TLS certificates in the fleet's tests
   openssl
   # formatting
