@@ -9,7 +9,6 @@
 
 #include "cli/commands.h"
 #include "cli/model_tasks.h"
-#include "cli/tune_check.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
@@ -17,6 +16,7 @@
 #include "fleet/secrets.h"
 #include "tuner/measure/device_arch.h"
 #include "tuner/measure/task_measure.h"
+#include "tuner/tune/tune_check.h"
 #include "tuner/tune/tune_model.h"
 #include "tuner/tune/tune_task.h"
 #include "tuner/tune/tuning_curve.h"
@@ -99,7 +99,8 @@ std::string Millis(double seconds) {
   return buf;
 }
 
-// The end-of-tuning check (cli/tune_check.h), where the records were measured on this machine.
+// The end-of-tuning check (tuner/tune/tune_check.h), where the records were measured on this
+// machine.
 void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double estimated_s) {
   if (flags.no_check) return;
   if (!flags.options.rpc_tracker.empty()) {
@@ -111,21 +112,21 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
   }
   std::cerr << "checking: building " << flags.model
             << " with the records and without, and running both\n";
-  TuneCheckOptions options;
+  tuner::TuneCheckOptions options;
   options.model = flags.model;
   options.input_shapes = flags.input_shapes;
   options.target = flags.target;
   options.log = &log;
   options.estimated_s = estimated_s;
-  const TuneCheck check = CheckTunedModel(
+  const tuner::TuneCheck check = tuner::CheckTunedModel(
       options,
       [&log](const std::vector<tuning::MeasureRecord>& records) { log.AppendBatch(records); });
   if (!flags.json) {
-    PrintTuneCheck(check, std::cout);
+    tuner::PrintTuneCheck(check, std::cout);
     return;
   }
   Json kernels = Json::array();
-  for (const KernelCheck& k : check.kernels) {
+  for (const tuner::KernelCheck& k : check.kernels) {
     kernels.push_back({{"node", k.node},
                        {"workload_key", k.workload_key},
                        {"tuned_ms", k.tuned_ms},

@@ -6,6 +6,8 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "records/tuning_log.h"
 #include "tuner/measure/device_arch.h"
 #include "tuner/measure/task_measure.h"
+#include "tuner/tune/tune_check.h"
 #include "tuner/tune/tune_model.h"
 #include "tuner/tune/tune_task.h"
 
@@ -72,13 +75,37 @@ tuner::TuneTaskOptions TaskOptions(const TuneArgs& args) {
 
 py::object Seconds(double s) { return std::isfinite(s) ? py::object(py::float_(s)) : py::none(); }
 
+// The end-of-tuning check as a dict: the two latencies, the estimate against the template
+// kernels, the configs kept, and the report `tessera tune` prints.
+py::dict CheckDict(const tuner::TuneCheck& check) {
+  py::dict out;
+  out["threads"] = check.threads;
+  out["tuned_ms"] = check.tuned_ms;
+  out["untuned_ms"] = check.untuned_ms;
+  out["template_ms"] = check.template_ms;
+  out["estimated_ms"] =
+      std::isfinite(check.estimated_ms) ? py::object(py::float_(check.estimated_ms)) : py::none();
+  py::list kept;
+  for (size_t i = 0; i + 1 < check.model_records.size(); i += 2) {
+    kept.append(py::make_tuple(check.model_records[i].workload_key(),
+                               check.model_records[i + 1].workload_key()));
+  }
+  out["kept"] = kept;
+  out["kept_ms"] = check.kept_ms > 0 ? py::object(py::float_(check.kept_ms)) : py::none();
+  std::ostringstream report;
+  tuner::PrintTuneCheck(check, report);
+  out["report"] = report.str();
+  return out;
+}
+
 py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& input_shapes,
-                       const TuneArgs& args, const py::object& progress) {
+                       const TuneArgs& args, const py::object& progress, bool check) {
   tuner::TuneModelOptions options;
   options.task = TaskOptions(args);
   options.trials = args.trials;
   std::vector<ModelTask> tasks;
   tuner::TuneModelResult result;
+  std::optional<tuner::TuneCheck> checked;
   {
     py::gil_scoped_release release;
     ModelBuildOptions build;
@@ -102,6 +129,18 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
       py::gil_scoped_acquire gil;
       throw py::error_already_set();
     }
+    // Where the records describe this machine: the build with them against the build without.
+    if (check && args.rpc_tracker.empty()) {
+      tuner::TuneCheckOptions check_options;
+      check_options.model = path;
+      check_options.input_shapes = input_shapes;
+      check_options.target = args.target;
+      check_options.log = log.get();
+      check_options.estimated_s = result.estimated;
+      checked = tuner::CheckTunedModel(
+          check_options,
+          [&log](const std::vector<tuning::MeasureRecord>& records) { log->AppendBatch(records); });
+    }
   }
   py::list out_tasks;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -120,6 +159,7 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
   out["measured"] = result.measured;
   out["estimated_seconds"] = Seconds(result.estimated);
   out["stalled"] = result.stalled;
+  out["check"] = checked ? py::object(CheckDict(*checked)) : py::none();
   return out;
 }
 
@@ -179,16 +219,16 @@ void BindTuning(py::module_& m) {
       [args](const std::string& path, const std::vector<std::string>& input_shapes,
              const std::string& target, const std::string& db, int64_t trials,
              const std::string& tuner, int number, int repeat, const std::string& rpc_tracker,
-             const std::string& rpc_key, const std::string& token_file,
-             const py::object& progress) {
+             const std::string& rpc_key, const std::string& token_file, const py::object& progress,
+             bool check) {
         return TuneModelFile(
             path, input_shapes,
             args(target, db, trials, tuner, number, repeat, rpc_tracker, rpc_key, token_file),
-            progress);
+            progress, check);
       },
       py::arg("path"), py::arg("input_shapes"), py::arg("target"), py::arg("db"), py::arg("trials"),
       py::arg("tuner"), py::arg("number"), py::arg("repeat"), py::arg("rpc_tracker"),
-      py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"));
+      py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"), py::arg("check"));
   m.def(
       "tune_task",
       [args](const std::string& workload_key, const std::string& target, const std::string& db,

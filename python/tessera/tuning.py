@@ -37,7 +37,7 @@ class _ProgressLine:
 
 
 def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0, repeat=0,
-         rpc_tracker=None, rpc_key=None, token_file=None, progress=True):
+         rpc_tracker=None, rpc_key=None, token_file=None, progress=True, check=True):
     """Tunes every tunable task of an ONNX model (a path, its bytes or an onnx.ModelProto), or
     one task by its workload key ("dense.x86(1024,1024,1024,float32)"), for `target`, recording
     every measurement in the SQLite log `db` (created when missing). `trials` counts, for a
@@ -48,8 +48,15 @@ def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0
     `progress`: True prints the command line's progress line on stderr; a callable is called
     after every batch with (trials, budget, task index, workload key, estimated seconds,
     measured tasks, tasks); False prints nothing. Ctrl-C stops after the batch in flight with
-    every record kept, raising KeyboardInterrupt. Returns a summary dict (per task: trials,
-    measured, best_seconds, state; for a model also the estimated latency of its tunable part)."""
+    every record kept, raising KeyboardInterrupt.
+
+    `check` (a model measured on this machine): ends, as `tessera tune` does, by building the
+    model with the log's records and without, running both, keeping the faster config where a
+    kernel ran slower tuned (docs/tuner.md, "The end-of-tuning check"); its figures are the
+    summary's "check" (None when skipped), its report is printed when `progress` is True.
+
+    Returns a summary dict (per task: trials, measured, best_seconds, state; for a model also the
+    estimated latency of its tunable part and the check)."""
     line = None
     if progress is True:
         line = _ProgressLine(sys.stderr)
@@ -66,8 +73,11 @@ def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0
         if _looks_like_workload(model):
             return _tessera.tune_task(model, **common)
         with tempfile.TemporaryDirectory(prefix="tessera-") as directory:
-            return _tessera.tune_model(_model_file(model, directory), _shape_specs(input_shapes),
-                                       **common)
+            summary = _tessera.tune_model(_model_file(model, directory),
+                                          _shape_specs(input_shapes), check=bool(check), **common)
     finally:
         if line:
             line.end()
+    if line and summary["check"]:
+        sys.stdout.write(summary["check"]["report"])
+    return summary

@@ -21,5 +21,6 @@ def test_a_model_is_tuned_through_the_fleet(fleet, conv_model, tmp_path):
     summary = tessera.tune(conv_model, target="llvm", db=db, trials=8, tuner="random", number=1,
                            repeat=1, rpc_tracker=fleet, rpc_key="py-cpu", progress=False)
     assert summary["measured"] == 8
+    assert summary["check"] is None  # the records describe the fleet's device, not this machine
     records = tessera.log.open(db).records()
     assert records and {r["device_key"] for r in records} == {"py-cpu"}

@@ -23,10 +23,16 @@ def test_a_model_is_tuned_into_the_log_and_a_build_uses_it(conv_model, tmp_path,
     assert CONV in keys
     assert all(t["best_seconds"] > 0 for t in summary["tasks"] if t["trials"] > 0)
     assert summary["estimated_seconds"] > 0
-    progress = capsys.readouterr().err
-    assert "[8/8] task " in progress and "tasks measured), elapsed 0m" in progress
+    captured = capsys.readouterr()
+    assert "[8/8] task " in captured.err and "tasks measured), elapsed 0m" in captured.err
+    # The end-of-tuning check, as `tessera tune` runs it: figures in the summary, report printed.
+    check = summary["check"]
+    assert check["tuned_ms"] > 0 and check["untuned_ms"] > 0 and check["template_ms"] > 0
+    assert check["report"].startswith("check: tuned build ")
+    assert captured.out == check["report"]
     # The same call again measures nothing: the budget counts the log's records.
-    assert tune_conv(conv_model, db, 8, progress=False)["measured"] == 0
+    again = tune_conv(conv_model, db, 8, progress=False, check=False)
+    assert again["measured"] == 0 and again["check"] is None
     assert capsys.readouterr().err == ""
     assert "coverage: tuned 1/1 tasks" in tessera.compile(conv_model, db=db).coverage
 

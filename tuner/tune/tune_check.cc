@@ -1,4 +1,4 @@
-#include "cli/tune_check.h"
+#include "tuner/tune/tune_check.h"
 
 #include <chrono>
 #include <cmath>
@@ -20,7 +20,7 @@
 #include "tuner/tune/tune_task.h"
 
 namespace tessera {
-namespace cli {
+namespace tuner {
 namespace {
 
 // The log's configs (none: every fallback), remembering each config handed out as the skeleton
@@ -64,7 +64,7 @@ class RememberingConfigSource : public ConfigSource {
   static std::string Key(const std::string& workload, const std::string& config) {
     return workload + "\n" + config;
   }
-  tuner::LogConfigSource log_;
+  LogConfigSource log_;
   mutable std::map<std::string, Handed> handed_;
 };
 
@@ -151,7 +151,7 @@ std::vector<tuning::MeasureRecord> KeepFasterConfigs(const std::vector<KernelChe
     for (tuning::MeasureRecord* r : {&pair.tuned, &pair.untuned}) {
       r->set_device_key("local");
       r->set_timestamp(now);
-      r->set_tuner_version(tuner::kTunerVersion);
+      r->set_tuner_version(kTunerVersion);
       r->set_in_model(true);
       out.push_back(*r);
     }
@@ -283,5 +283,5 @@ void PrintTuneCheck(const TuneCheck& check, std::ostream& out) {
   }
 }
 
-}  // namespace cli
+}  // namespace tuner
 }  // namespace tessera

@@ -3,8 +3,8 @@
 /// the same model built without any, both run on this machine, so that a tuned build slower
 /// than the untuned one, a kernel slower in the model than its record promised, or an estimate
 /// far from the measured time is said where it happens instead of found later.
-#ifndef TESSERA_CLI_TUNE_CHECK_H_
-#define TESSERA_CLI_TUNE_CHECK_H_
+#ifndef TESSERA_TUNER_TUNE_TUNE_CHECK_H_
+#define TESSERA_TUNER_TUNE_TUNE_CHECK_H_
 
 #include <functional>
 #include <ostream>
@@ -15,7 +15,7 @@
 #include "records/record_source.h"
 
 namespace tessera {
-namespace cli {
+namespace tuner {
 
 /// What `CheckTunedModel` builds and runs.
 struct TuneCheckOptions {
@@ -84,7 +84,7 @@ TuneCheck CheckTunedModel(const TuneCheckOptions& options, const KeepRecords& ke
 /// build is.
 void PrintTuneCheck(const TuneCheck& check, std::ostream& out);
 
-}  // namespace cli
+}  // namespace tuner
 }  // namespace tessera
 
-#endif  // TESSERA_CLI_TUNE_CHECK_H_
+#endif  // TESSERA_TUNER_TUNE_TUNE_CHECK_H_
