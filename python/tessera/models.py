@@ -55,13 +55,19 @@ def _shape_specs(input_shapes):
     return [str(spec) for spec in input_shapes]
 
 
-def compile(model, target="llvm", db=None, input_shapes=None, token_file=None, tls_ca=None):
+def compile(model, target="llvm", db=None, input_shapes=None, token_file=None, tls_ca=None,
+            tracker=None):
     """Compiles an ONNX model for `target` (a target string, as `tessera compile --target`),
     with the best records of the tuning log `db` where it has them: a file, or
     "tracker://HOST:PORT" for a tracker's shared log (with the fleet's `token_file` and a TLS
     tracker's `tls_ca`); None: every kernel on its fallback config. `model` is a path, the bytes
     of an ONNX file or an onnx.ModelProto; `input_shapes` fixes symbolic dimensions
-    ({"input": (1, 3, 224, 224)}). Returns a Module."""
+    ({"input": (1, 3, 224, 224)}). `tracker="HOST:PORT"` is `db="tracker://HOST:PORT"`.
+    Returns a Module."""
+    if tracker:
+        if db:
+            raise ValueError("compile: give db or tracker, not both")
+        db = "tracker://" + tracker
     with tempfile.TemporaryDirectory(prefix="tessera-") as directory:
         path = _model_file(model, directory)
         built = _tessera.compile_model(path, target, os.fspath(db) if db else "",
