@@ -2,6 +2,7 @@
 // build), or the build's model directory as a debug view (kernel library, execution graph,
 // parameters), with the tuning log's best records where it has them.
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -26,6 +27,7 @@ struct CompileFlags {
   std::string model, target, db, output;
   std::string token_file, tls_ca;  // with --db tracker://HOST:PORT
   std::vector<std::string> input_shapes;
+  double min_coverage = 0;  // percent of template FLOPs that must be tuned
   bool print_graph = false;
   bool print_configs = false;
   bool print_plan = false;
@@ -65,6 +67,17 @@ void Compile(const CompileFlags& flags) {
   const ModelPlan plan = PlanModel(std::move(g), options);
   if (flags.print_plan) std::cout << plan.ToText();
   ModelBuild build = EmitModel(plan, options);
+  if (build.TunedFlopsPercent() < flags.min_coverage) {
+    // A CI build that would ship untuned kernels stops here, writing nothing.
+    char percent[32];
+    std::snprintf(percent, sizeof(percent), "%.1f%%", build.TunedFlopsPercent());
+    std::cout << build.CoverageLine() << "\n";
+    std::cerr << "error: " << flags.model << ": " << percent
+              << " of the template FLOPs are tuned, below --min-coverage " << flags.min_coverage
+              << "; nothing written (`tessera tune " << flags.model
+              << "` with the same --target and log tunes the untuned tasks)\n";
+    throw CLI::RuntimeError(1);
+  }
   const bool artifact = IsArtifactPath(flags.output);
   if (artifact) {
     SaveModelArtifact(build, flags.target, flags.output);
@@ -108,6 +121,11 @@ void AddCompileCommand(CLI::App& app) {
                       "PEM root certificate of a TLS tracker (with --db tracker://)");
   compile->add_option("--input-shape", flags->input_shapes,
                       "static shape of an input, NAME:1x3x224x224 (repeatable)");
+  compile
+      ->add_option("--min-coverage", flags->min_coverage,
+                   "fail (exit 1, nothing written) when less than this percentage of the "
+                   "template FLOPs have tuning records, e.g. 90 in a CI build")
+      ->check(CLI::Range(0.0, 100.0));
   compile->add_flag("--print-graph", flags->print_graph, "print the graph after each pass");
   compile->add_flag("--print-plan", flags->print_plan,
                     "print the build's plan: each fused group's kernel, template workload, "
@@ -115,8 +133,8 @@ void AddCompileCommand(CLI::App& app) {
                     "tasks");
   compile->add_flag("--print-configs", flags->print_configs,
                     "print the config of every template kernel and where it came from: "
-                    "the log's record, that record reading its producer's channel block, or the "
-                    "fallback");
+                    "the log's record, that record reading its producer's channel block, the "
+                    "record of the nearest tuned shape, or the fallback");
   compile
       ->add_option("-o,--output", flags->output,
                    "output: NAME.tsr writes one deployable artifact, anything else a directory")

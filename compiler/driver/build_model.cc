@@ -9,19 +9,26 @@
 
 namespace tessera {
 
+double ModelBuild::TunedFlopsPercent() const {
+  double flops = 0, tuned_flops = 0;
+  for (const ModelTask& t : tasks) {
+    if (!t.alternative_to.empty()) continue;  // counted as the task it replaces
+    flops += t.flops * t.weight;
+    if (t.tuned) tuned_flops += t.flops * t.weight;
+  }
+  return flops > 0 ? 100.0 * tuned_flops / flops : 100.0;
+}
+
 std::string ModelBuild::CoverageLine() const {
   int tuned = 0, other_threads = 0;
-  double flops = 0, tuned_flops = 0;
   std::string untuned;
   int counted = 0;
   for (const ModelTask& t : tasks) {
     if (!t.alternative_to.empty()) continue;  // counted as the task it replaces
     ++counted;
-    flops += t.flops * t.weight;
     other_threads += t.other_threads ? 1 : 0;
     if (t.tuned) {
       ++tuned;
-      tuned_flops += t.flops * t.weight;
     } else {
       untuned += (untuned.empty() ? "" : ", ") + t.workload_key;
       if (!t.unused_records.empty()) untuned += " (" + t.unused_records + ")";
@@ -32,7 +39,7 @@ std::string ModelBuild::CoverageLine() const {
   os.setf(std::ios::fixed);
   os.precision(1);
   os << "coverage: tuned " << tuned << "/" << counted << " tasks, "
-     << (flops > 0 ? 100.0 * tuned_flops / flops : 0.0) << "% of template FLOPs";
+     << (counted > 0 ? TunedFlopsPercent() : 0.0) << "% of template FLOPs";
   if (other_threads > 0) {
     os << " (" << other_threads
        << " with records of the default thread count: none at -num-threads)";

@@ -81,6 +81,9 @@ struct ModelBuild {
   /// untuned workload whose records were not used says why, as "KEY (records of template version
   /// 1, this build has 2)").
   std::string CoverageLine() const;
+  /// The share of the template FLOPs (weighted by calls) that tuned tasks compute, in percent, as
+  /// the coverage line prints it (100 for a model without template tasks).
+  double TunedFlopsPercent() const;
   /// Writes the model directory `dir` (created if needed): the files of
   /// `runtime::ModelFiles`. Throws `UserError` when it cannot.
   void Save(const std::string& dir) const;

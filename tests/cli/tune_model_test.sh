@@ -127,6 +127,15 @@ check "and names it" grep -q "bad.csv: not a tuning curve" <<<"$err"
 
 out=$($tessera compile "$dir/tiny.onnx" --target llvm --db "$dir/t.db" -o "$dir/built" 2>&1)
 check "the build uses every task's records" grep -q "coverage: tuned 4/4 tasks, 100.0%" <<<"$out"
+# A CI build that must be tuned: --min-coverage passes with the log, fails without writing.
+$tessera compile "$dir/tiny.onnx" --target llvm --db "$dir/t.db" --min-coverage 100 \
+  -o "$dir/ci.tsr" >/dev/null 2>&1; rc=$?
+check "a covered build passes --min-coverage 100" test $rc -eq 0 -a -f "$dir/ci.tsr"
+err=$($tessera compile "$dir/tiny.onnx" --target llvm --min-coverage 50 -o "$dir/ci_untuned.tsr" \
+  2>&1 >/dev/null); rc=$?
+check "an untuned build below --min-coverage exits 1" test $rc -eq 1
+check "and writes nothing" test ! -e "$dir/ci_untuned.tsr"
+check "and says why" grep -q "tiny.onnx: 0.0% of the template FLOPs are tuned, below --min-coverage 50; nothing written" <<<"$err"
 
 # Records are matched by thread count: none at 3 threads, so the default thread count's, said.
 out=$($tessera compile "$dir/tiny.onnx" --target 'llvm -num-threads=3' --db "$dir/t.db" \
