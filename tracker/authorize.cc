@@ -19,6 +19,14 @@ AccessRefusal CheckAccess(const std::string& token, bool loopback, const std::st
   return fleet::SecretsEqual(*presented, token) ? AccessRefusal::kNone : AccessRefusal::kWrongToken;
 }
 
+AccessRefusal CheckAccess(const AccessTokens& tokens, bool loopback, const std::string* presented,
+                          Access needs) {
+  const AccessRefusal full = CheckAccess(tokens.full, loopback, presented);
+  if (full != AccessRefusal::kWrongToken || tokens.read_only.empty()) return full;
+  if (!fleet::SecretsEqual(*presented, tokens.read_only)) return AccessRefusal::kWrongToken;
+  return needs == Access::kRead ? AccessRefusal::kNone : AccessRefusal::kReadOnly;
+}
+
 std::string RefusalMessage(AccessRefusal refusal, const std::string& peer) {
   switch (refusal) {
     case AccessRefusal::kNone:
@@ -31,27 +39,51 @@ std::string RefusalMessage(AccessRefusal refusal, const std::string& peer) {
       return "missing token: this tracker requires the shared token (--token-file)";
     case AccessRefusal::kWrongToken:
       return "wrong token";
+    case AccessRefusal::kReadOnly:
+      return "the read-only token reads the shared log and the fleet status only; this call needs "
+             "the fleet's token";
   }
   return "refused";
 }
 
-grpc::Status AuthorizeCall(const grpc::ServerContextBase& context, const std::string& token) {
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find(fleet::kTokenHeader);
-  std::string presented;
-  if (it != metadata.end()) presented.assign(it->second.data(), it->second.size());
-  const AccessRefusal refusal = CheckAccess(token, IsLoopbackPeer(context.peer()),
-                                            it == metadata.end() ? nullptr : &presented);
+namespace {
+
+grpc::Status StatusOf(AccessRefusal refusal, const std::string& peer) {
   switch (refusal) {
     case AccessRefusal::kNone:
       return grpc::Status::OK;
     case AccessRefusal::kNotLoopback:
-      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                          RefusalMessage(refusal, context.peer()));
+    case AccessRefusal::kReadOnly:
+      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, RefusalMessage(refusal, peer));
     default:
-      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                          RefusalMessage(refusal, context.peer()));
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, RefusalMessage(refusal, peer));
   }
+}
+
+// The token the call carries, or null.
+const std::string* PresentedToken(const grpc::ServerContextBase& context, std::string* storage) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find(fleet::kTokenHeader);
+  if (it == metadata.end()) return nullptr;
+  storage->assign(it->second.data(), it->second.size());
+  return storage;
+}
+
+}  // namespace
+
+grpc::Status AuthorizeCall(const grpc::ServerContextBase& context, const std::string& token) {
+  std::string presented;
+  return StatusOf(
+      CheckAccess(token, IsLoopbackPeer(context.peer()), PresentedToken(context, &presented)),
+      context.peer());
+}
+
+grpc::Status AuthorizeCall(const grpc::ServerContextBase& context, const AccessTokens& tokens,
+                           Access needs) {
+  std::string presented;
+  return StatusOf(CheckAccess(tokens, IsLoopbackPeer(context.peer()),
+                              PresentedToken(context, &presented), needs),
+                  context.peer());
 }
 
 }  // namespace tracker

@@ -20,11 +20,12 @@ grpc::Status Internal(const char* rpc, const std::exception& e) {
 
 }  // namespace
 
-LogService::LogService(SharedLog* log, std::string token) : log_(*log), token_(std::move(token)) {}
+LogService::LogService(SharedLog* log, AccessTokens tokens)
+    : log_(*log), tokens_(std::move(tokens)) {}
 
 grpc::Status LogService::Best(grpc::ServerContext* context, const log::v1::BestRequest* request,
                               log::v1::BestReply* reply) {
-  if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AuthorizeCall(*context, tokens_, Access::kRead); !auth.ok()) return auth;
   try {
     const records::RecordFilter filter = fleet::FilterFromWire(request->filter());
     log_.With([&](records::TuningLog& log) {
@@ -42,7 +43,7 @@ grpc::Status LogService::Best(grpc::ServerContext* context, const log::v1::BestR
 
 grpc::Status LogService::List(grpc::ServerContext* context, const log::v1::ListRequest* request,
                               grpc::ServerWriter<log::v1::RecordChunk>* writer) {
-  if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AuthorizeCall(*context, tokens_, Access::kRead); !auth.ok()) return auth;
   std::vector<tuning::MeasureRecord> records;
   try {
     const records::RecordFilter filter = fleet::FilterFromWire(request->filter());
@@ -66,7 +67,7 @@ grpc::Status LogService::List(grpc::ServerContext* context, const log::v1::ListR
 
 grpc::Status LogService::Stats(grpc::ServerContext* context, const log::v1::StatsRequest* request,
                                log::v1::StatsReply* reply) {
-  if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AuthorizeCall(*context, tokens_, Access::kRead); !auth.ok()) return auth;
   try {
     const records::RecordFilter filter = fleet::FilterFromWire(request->filter());
     log_.With([&](records::TuningLog& log) {
@@ -83,7 +84,7 @@ grpc::Status LogService::Stats(grpc::ServerContext* context, const log::v1::Stat
 
 grpc::Status LogService::Push(grpc::ServerContext* context, const log::v1::PushRequest* request,
                               log::v1::PushReply* reply) {
-  if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AuthorizeCall(*context, tokens_, Access::kWrite); !auth.ok()) return auth;
   if (request->records_size() > fleet::kMaxPushRecords) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                         "Push: " + std::to_string(request->records_size()) +

@@ -9,6 +9,7 @@
 
 #include "fleet/log_wire.h"
 #include "proto/log_service.grpc.pb.h"
+#include "tracker/authorize.h"
 #include "tracker/shared_log.h"
 
 namespace tessera {
@@ -20,8 +21,9 @@ constexpr int kListChunkRecords = 512;
 /// The tracker's tuning-log RPCs over `log`.
 class LogService final : public log::v1::LogService::Service {
  public:
-  /// Serves `log` (which outlives the service); `token` as the tracker's (empty: loopback only).
-  LogService(SharedLog* log, std::string token);
+  /// Serves `log` (which outlives the service) to callers holding `tokens` (empty: loopback
+  /// only); the read-only token may call `Best`, `List` and `Stats`.
+  LogService(SharedLog* log, AccessTokens tokens);
 
   /// The fastest successful record per (workload, target) matching the filter.
   grpc::Status Best(grpc::ServerContext* context, const log::v1::BestRequest* request,
@@ -38,7 +40,7 @@ class LogService final : public log::v1::LogService::Service {
 
  private:
   SharedLog& log_;
-  const std::string token_;
+  const AccessTokens tokens_;
 };
 
 }  // namespace tracker

@@ -11,6 +11,7 @@
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
 #include "records/tuning_log.h"
+#include "tracker/authorize.h"
 #include "tracker/dashboard/dashboard.h"
 #include "tracker/dashboard/dashboard_json.h"
 #include "tracker/jobs/job_service.h"
@@ -23,7 +24,7 @@ namespace {
 
 struct TrackerFlags {
   std::string listen = "0.0.0.0:9190";
-  std::string state, token_file, tls_cert, tls_key;
+  std::string state, token_file, read_token_file, tls_cert, tls_key;
   std::string http;  // the dashboard's address; empty: no dashboard
   tessera::tracker::FleetSettings settings;
   int64_t job_lease_ms = 30000;
@@ -40,9 +41,23 @@ int Serve(const TrackerFlags& flags) {
   tessera::SplitHostPort("listen", flags.listen, &host, &port);
 
   std::string token;
+  tessera::tracker::AccessTokens tokens;
   if (!flags.token_file.empty()) {
     token = tessera::fleet::ReadTokenFile(flags.token_file);
+    tokens.full = token;
+    if (!flags.read_token_file.empty()) {
+      tokens.read_only = tessera::fleet::ReadTokenFile(flags.read_token_file);
+      if (tokens.read_only == token) {
+        throw ConfigError(
+            "tessera-tracker: --read-token-file holds the same token as --token-file");
+      }
+    }
   } else {
+    if (!flags.read_token_file.empty()) {
+      throw ConfigError(
+          "tessera-tracker: --read-token-file needs --token-file (without a token "
+          "the tracker serves loopback peers only)");
+    }
     std::cerr << "warning: tessera-tracker runs without --token-file: only loopback clients are "
                  "accepted"
               << std::endl;
@@ -57,10 +72,10 @@ int Serve(const TrackerFlags& flags) {
   std::unique_ptr<tessera::tracker::StateStore> store;
   if (!flags.state.empty()) store = std::make_unique<tessera::tracker::StateStore>(flags.state);
 
-  tessera::tracker::TrackerService service(settings, token, std::move(store));
+  tessera::tracker::TrackerService service(settings, tokens, std::move(store));
   tessera::tracker::SharedLog log(flags.state);
   tessera::tracker::JobService jobs(flags.state, token, &log, flags.job_lease_ms);
-  tessera::tracker::LogService log_service(&log, token);
+  tessera::tracker::LogService log_service(&log, tokens);
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(flags.listen, credentials, &selected_port);
@@ -83,7 +98,7 @@ int Serve(const TrackerFlags& flags) {
     sources.fleet = [&service] { return service.Snapshot(); };
     sources.log = &log;
     sources.jobs = [&jobs] { return tessera::tracker::JobsJson(jobs.Snapshot()); };
-    dashboard = std::make_unique<tessera::tracker::Dashboard>(sources, token);
+    dashboard = std::make_unique<tessera::tracker::Dashboard>(sources, tokens);
     const int http_port = dashboard->Start(flags.http);
     std::string http_host;
     int ignored = 0;
@@ -117,6 +132,10 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   app.add_option("--token-file", flags.token_file,
                  "shared secret of the fleet; without it only loopback peers are accepted");
+  app.add_option("--read-token-file", flags.read_token_file,
+                 "a second, read-only token (for CI builds and dashboards): it reads the shared "
+                 "log (log best/list/stats/export, compile --db tracker://) and the fleet status, "
+                 "nothing else; needs --token-file");
   app.add_option("--http", flags.http,
                  "serve the web dashboard on HOST:PORT (port 0 picks one; same token as the "
                  "RPCs)")

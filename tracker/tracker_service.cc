@@ -11,12 +11,13 @@
 namespace tessera {
 namespace tracker {
 
-TrackerService::TrackerService(FleetSettings settings, std::string token,
+TrackerService::TrackerService(FleetSettings settings, AccessTokens tokens,
                                std::unique_ptr<StateStore> store,
                                std::shared_ptr<const Clock> clock)
-    : token_(std::move(token)), clock_source_(std::move(clock)), state_(settings) {
+    : tokens_(std::move(tokens)), clock_source_(std::move(clock)), state_(settings) {
   // Without a shared token the key is private to this run and handed to (loopback) servers.
-  grant_key_ = token_.empty() ? fleet::RandomBytes(32) : fleet::GrantKeyFromToken(token_);
+  grant_key_ =
+      tokens_.full.empty() ? fleet::RandomBytes(32) : fleet::GrantKeyFromToken(tokens_.full);
   const int64_t now = Now();
   if (store) {
     store->Load(&state_);
@@ -43,8 +44,8 @@ int64_t TrackerService::Now() {
   return steady;
 }
 
-grpc::Status TrackerService::Authorize(const grpc::ServerContextBase& context) const {
-  return AuthorizeCall(context, token_);
+grpc::Status TrackerService::Authorize(const grpc::ServerContextBase& context, Access needs) const {
+  return AuthorizeCall(context, tokens_, needs);
 }
 
 // A RequestSession call waiting in the queue. It lives until gRPC is done with it; the service
@@ -172,9 +173,9 @@ bool TrackerService::AwaitClockPass(int64_t timeout_ms) {
   // The pass after the next: the next one may have read the clock before this call.
   const uint64_t wanted = clock_passes_ + 2;
   changed_.notify_all();
-  return clock_passed_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                                [&] { return stopping_ || clock_passes_ >= wanted; }) &&
-         !stopping_;
+  return clock_passed_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+    return stopping_ || clock_passes_ >= wanted;
+  }) && !stopping_;
 }
 
 grpc::Status TrackerService::Register(grpc::ServerContext* context,
@@ -192,7 +193,7 @@ grpc::Status TrackerService::Register(grpc::ServerContext* context,
     if (writer_) writer_->Add(StateChange::SaveServer(state_.servers().at(request->server_id())));
     reply->set_heartbeat_ms(state_.settings().heartbeat_ms);
     reply->set_lease_timeout_ms(state_.settings().lease_timeout_ms);
-    if (token_.empty()) reply->set_grant_key(grant_key_);
+    if (tokens_.full.empty()) reply->set_grant_key(grant_key_);
     DispatchLocked(now);
   }
   FinishReady();
@@ -318,7 +319,7 @@ RelayHooks TrackerService::relay_hooks() {
 
 grpc::Status TrackerService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
                                     v1::FleetStatus* reply) {
-  if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  if (grpc::Status auth = Authorize(*context, Access::kRead); !auth.ok()) return auth;
   *reply = Snapshot();
   return grpc::Status::OK;
 }

@@ -35,10 +35,11 @@ class TrackerService final
     : public v1::Tracker::WithCallbackMethod_RequestSession<
           v1::Tracker::WithCallbackMethod_ReleaseSession<v1::Tracker::Service>> {
  public:
-  /// A service with `settings`. `token` empty means no authentication but loopback peers only;
+  /// A service with `settings` for callers holding `tokens` (the read-only one may call `Status`
+  /// only). An empty fleet token means no authentication but loopback peers only;
   /// `store` may be null (nothing survives a restart). Starts the lease clock, which reads
   /// `clock`.
-  TrackerService(FleetSettings settings, std::string token, std::unique_ptr<StateStore> store,
+  TrackerService(FleetSettings settings, AccessTokens tokens, std::unique_ptr<StateStore> store,
                  std::shared_ptr<const Clock> clock = SystemClock());
   /// Stops the lease clock.
   ~TrackerService() override;
@@ -81,7 +82,8 @@ class TrackerService final
     std::chrono::steady_clock::time_point start;
   };
 
-  grpc::Status Authorize(const grpc::ServerContextBase& context) const;
+  grpc::Status Authorize(const grpc::ServerContextBase& context,
+                         Access needs = Access::kWrite) const;
   int64_t Now();
   void DispatchLocked(int64_t now_ms, const GrantCause* cause = nullptr);
   void Record(const std::map<std::string, RequestOutcome>& outcomes,
@@ -91,7 +93,7 @@ class TrackerService final
   void FinishReady();
   void ClockLoop();
 
-  const std::string token_;
+  const AccessTokens tokens_;
   const std::shared_ptr<const Clock> clock_source_;
   std::string grant_key_;
   std::unique_ptr<StateWriter> writer_;  ///< null without --state

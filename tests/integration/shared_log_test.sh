@@ -16,9 +16,10 @@ DAEMON_PIDS=$dir/pids
 trap daemon_stop_all EXIT
 echo "s3cret-token-of-the-test" >"$dir/token"
 echo "forged" >"$dir/forged"
+echo "r3ad-only-token-of-the-test" >"$dir/read_token"
 start_tracker() {
   daemon_start "$dir/tracker.log" "$tracker_binary" --listen 127.0.0.1:0 --state "$dir/state" \
-    --token-file "$dir/token" || exit 1
+    --token-file "$dir/token" --read-token-file "$dir/read_token" || exit 1
 }
 tracker=$(start_tracker)
 auth=(--tracker "$tracker" --token-file "$dir/token")
@@ -86,6 +87,19 @@ check "compile without records falls back" grep -q "coverage: tuned 0/1 tasks" <
 err=$($tessera compile "$model" --target llvm --db "tracker://$tracker" --token-file "$dir/forged" -o "$dir/forged-out" 2>&1); rc=$?
 check "compile through the tracker with a forged token: exit 1" test $rc -eq 1
 check "compile through the tracker with a forged token: says so" grep -q "wrong token" <<<"$err"
+
+# The read-only token (a CI build's): queries, the fleet status and builds, but no push.
+read_auth=(--tracker "$tracker" --token-file "$dir/read_token")
+out=$($tessera log stats "${read_auth[@]}")
+check "the read-only token reads the log" grep -q "^dense.x86(2,10,32,float32)  \[llvm\]  4 records, " <<<"$out"
+out=$($tessera compile "$model" --target llvm --db "tracker://$tracker" --token-file "$dir/read_token" \
+  --min-coverage 100 -o "$dir/ci.tsr" 2>&1)
+check "a CI build with the read-only token uses the records" grep -q "coverage: tuned 1/1 tasks" <<<"$out"
+$tessera fleet status "${read_auth[@]}" >/dev/null 2>&1; rc=$?
+check "the read-only token reads the fleet status" test $rc -eq 0
+err=$($tessera log push --db "$dir/local.db" "${read_auth[@]}" 2>&1); rc=$?
+check "push with the read-only token: exit 1" test $rc -eq 1
+check "push with the read-only token: says why" grep -q "the read-only token reads the shared log and the fleet status only" <<<"$err"
 
 # The shared log lives in --state: a restarted tracker serves the same records.
 daemon_stop_all

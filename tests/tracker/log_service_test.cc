@@ -50,15 +50,15 @@ const char kConv[] = "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)";
 // A LogService over a private log on 127.0.0.1 with `token`.
 class LogServiceTest : public ::testing::Test {
  protected:
-  void Start(const std::string& token) {
-    service_ = std::make_unique<LogService>(&log_, token);
+  void Start(const AccessTokens& tokens) {
+    service_ = std::make_unique<LogService>(&log_, tokens);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(service_.get());
     server_ = builder.BuildAndStart();
     ASSERT_NE(port_, 0);
   }
-  void SetUp() override { Start(""); }
+  void SetUp() override { Start(AccessTokens()); }
   void TearDown() override { server_->Shutdown(std::chrono::system_clock::now()); }
 
   std::string Address() const { return "127.0.0.1:" + std::to_string(port_); }
@@ -220,7 +220,7 @@ TEST_F(LogServiceTest, OversizedPushesAreRefusedAndNothingIsWritten) {
 
 class LogServiceTokenTest : public LogServiceTest {
  protected:
-  void SetUp() override { Start("s3cret"); }
+  void SetUp() override { Start(AccessTokens("s3cret", "r3ader")); }
 };
 
 // Every RPC of the service, through the client.
@@ -252,6 +252,26 @@ TEST_F(LogServiceTokenTest, MissingOrForgedTokenIsRefusedOnEveryRpc) {
   fleet::LogClient client = Client("s3cret");
   EXPECT_EQ(client.Push({Record(kDense, 1, 0.001, 1700000000)}).imported, 1);
   EXPECT_EQ(client.Best({}).records.size(), 1u);
+}
+
+// The read-only token (a CI build's, a dashboard's) queries the log and cannot push to it.
+TEST_F(LogServiceTokenTest, TheReadOnlyTokenQueriesButCannotPush) {
+  ASSERT_EQ(Client("s3cret").Push({Record(kDense, 1, 0.001, 1700000000)}).imported, 1);
+  fleet::LogClient reader = Client("r3ader");
+  EXPECT_EQ(reader.Best({}).records.size(), 1u);
+  EXPECT_EQ(reader.List({}).size(), 1u);
+  EXPECT_EQ(reader.Stats({}).size(), 1u);
+  try {
+    reader.Push({Record(kDense, 2, 0.002, 1700000001)});
+    ADD_FAILURE() << "a push with the read-only token was not refused";
+  } catch (const fleet::FleetError& e) {
+    EXPECT_EQ(e.code(), fleet::FleetErrorCode::kPermissionDenied);
+    EXPECT_NE(std::string(e.what()).find("the read-only token reads the shared log and the fleet "
+                                         "status only"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(Count(), 1);
 }
 
 }  // namespace

@@ -38,9 +38,9 @@ void ReplyJson(httplib::Response& response, int status, const Json& value) {
 
 }  // namespace
 
-Dashboard::Dashboard(DashboardSources sources, std::string token)
+Dashboard::Dashboard(DashboardSources sources, AccessTokens tokens)
     : sources_(std::move(sources)),
-      token_(std::move(token)),
+      tokens_(std::move(tokens)),
       server_(std::make_unique<httplib::Server>()) {
   Route();
 }
@@ -62,7 +62,7 @@ void Dashboard::Route() {
     }
     const std::string peer = PeerOf(request);
     const AccessRefusal refusal =
-        CheckAccess(token_, IsLoopbackPeer(peer), has_token ? &presented : nullptr);
+        CheckAccess(tokens_, IsLoopbackPeer(peer), has_token ? &presented : nullptr, Access::kRead);
     if (refusal == AccessRefusal::kNone) return httplib::Server::HandlerResponse::Unhandled;
     TESSERA_LOG(kWarning) << "dashboard request refused peer=" << peer << " path=" << request.path;
     ReplyJson(response, refusal == AccessRefusal::kMissingToken ? 401 : 403,

@@ -15,6 +15,7 @@
 
 #include "common/json.h"
 #include "proto/tracker.pb.h"
+#include "tracker/authorize.h"
 #include "tracker/shared_log.h"
 
 namespace httplib {
@@ -35,8 +36,9 @@ struct DashboardSources {
 /// The dashboard's HTTP server.
 class Dashboard {
  public:
-  /// A dashboard over `sources` (which outlive it), guarded by `token` (empty: loopback only).
-  Dashboard(DashboardSources sources, std::string token);
+  /// A dashboard over `sources` (which outlive it), for callers holding one of `tokens` (the
+  /// read-only one included; empty: loopback only).
+  Dashboard(DashboardSources sources, AccessTokens tokens);
   /// Stops serving.
   ~Dashboard();
   Dashboard(const Dashboard&) = delete;
@@ -53,7 +55,7 @@ class Dashboard {
   void Route();
 
   DashboardSources sources_;
-  const std::string token_;
+  const AccessTokens tokens_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::atomic<bool> finished_{false};  ///< the serving thread has left

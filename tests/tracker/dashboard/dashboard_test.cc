@@ -16,6 +16,7 @@ namespace tessera::tracker {
 namespace {
 
 const char kToken[] = "dashboard-s3cret";
+const char kReadToken[] = "dashboard-r3ader";
 
 v1::FleetStatus SomeFleet() {
   v1::FleetStatus status;
@@ -64,7 +65,7 @@ class DashboardTest : public ::testing::Test {
     DashboardSources sources;
     sources.fleet = [] { return SomeFleet(); };
     sources.log = &log_;
-    dashboard_ = std::make_unique<Dashboard>(sources, kToken);
+    dashboard_ = std::make_unique<Dashboard>(sources, AccessTokens(kToken, kReadToken));
     port_ = dashboard_->Start("127.0.0.1:0");
     ASSERT_GT(port_, 0);
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
@@ -88,6 +89,15 @@ class DashboardTest : public ::testing::Test {
   std::unique_ptr<httplib::Client> client_;
   int port_ = 0;
 };
+
+// A dashboard is for reading: the read-only token opens the page and every endpoint.
+TEST_F(DashboardTest, TheReadOnlyTokenOpensEverything) {
+  for (const std::string path : {"/", "/api/fleet", "/api/best", "/api/jobs"}) {
+    httplib::Result read = Get(path, kReadToken);
+    ASSERT_TRUE(read) << path;
+    EXPECT_EQ(read->status, 200) << path;
+  }
+}
 
 TEST_F(DashboardTest, MissingOrForgedTokenIsRefusedOnEveryEndpointAndThePage) {
   for (const std::string path : {"/", "/api/fleet", "/api/best", "/api/jobs", "/nothing"}) {
