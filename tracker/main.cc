@@ -30,6 +30,32 @@ struct TrackerFlags {
   int64_t job_lease_ms = 30000;
 };
 
+// The fleet's token and the read-only one, from their files; a tracker without a token serves
+// loopback peers only, and says so.
+tessera::tracker::AccessTokens ReadTokens(const TrackerFlags& flags) {
+  using tessera::ConfigError;
+  tessera::tracker::AccessTokens tokens;
+  if (flags.token_file.empty()) {
+    if (!flags.read_token_file.empty()) {
+      throw ConfigError(
+          "tessera-tracker: --read-token-file needs --token-file (without a token the tracker "
+          "serves loopback peers only)");
+    }
+    std::cerr << "warning: tessera-tracker runs without --token-file: only loopback clients are "
+                 "accepted"
+              << std::endl;
+    return tokens;
+  }
+  tokens.full = tessera::fleet::ReadTokenFile(flags.token_file);
+  if (!flags.read_token_file.empty()) {
+    tokens.read_only = tessera::fleet::ReadTokenFile(flags.read_token_file);
+    if (tokens.read_only == tokens.full) {
+      throw ConfigError("tessera-tracker: --read-token-file holds the same token as --token-file");
+    }
+  }
+  return tokens;
+}
+
 int Serve(const TrackerFlags& flags) {
   using tessera::ConfigError;
   const tessera::tracker::FleetSettings& settings = flags.settings;
@@ -40,28 +66,7 @@ int Serve(const TrackerFlags& flags) {
   int port = 0;
   tessera::SplitHostPort("listen", flags.listen, &host, &port);
 
-  std::string token;
-  tessera::tracker::AccessTokens tokens;
-  if (!flags.token_file.empty()) {
-    token = tessera::fleet::ReadTokenFile(flags.token_file);
-    tokens.full = token;
-    if (!flags.read_token_file.empty()) {
-      tokens.read_only = tessera::fleet::ReadTokenFile(flags.read_token_file);
-      if (tokens.read_only == token) {
-        throw ConfigError(
-            "tessera-tracker: --read-token-file holds the same token as --token-file");
-      }
-    }
-  } else {
-    if (!flags.read_token_file.empty()) {
-      throw ConfigError(
-          "tessera-tracker: --read-token-file needs --token-file (without a token "
-          "the tracker serves loopback peers only)");
-    }
-    std::cerr << "warning: tessera-tracker runs without --token-file: only loopback clients are "
-                 "accepted"
-              << std::endl;
-  }
+  const tessera::tracker::AccessTokens tokens = ReadTokens(flags);
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!flags.tls_cert.empty()) {
     grpc::SslServerCredentialsOptions tls;
@@ -74,7 +79,7 @@ int Serve(const TrackerFlags& flags) {
 
   tessera::tracker::TrackerService service(settings, tokens, std::move(store));
   tessera::tracker::SharedLog log(flags.state);
-  tessera::tracker::JobService jobs(flags.state, token, &log, flags.job_lease_ms);
+  tessera::tracker::JobService jobs(flags.state, tokens.full, &log, flags.job_lease_ms);
   tessera::tracker::LogService log_service(&log, tokens);
   grpc::ServerBuilder builder;
   int selected_port = 0;
