@@ -29,11 +29,16 @@ struct TuneCheckOptions {
 
 /// One template kernel of the model, timed in both builds.
 struct KernelCheck {
-  std::string node;                  ///< the graph node the kernel computes
-  std::string workload_key;          ///< its template workload
-  double tuned_ms = 0;               ///< its time in the tuned build (fused epilogue included)
-  double untuned_ms = 0;             ///< its time in the untuned build (0: not found there)
-  double record_ms = 0;              ///< the record it runs (0: fallback, or a record adapted)
+  std::string node;          ///< the graph node the kernel computes
+  std::string workload_key;  ///< its template workload
+  double tuned_ms = 0;       ///< its time in the tuned build (fused epilogue included)
+  double untuned_ms = 0;     ///< its time in the untuned build (0: not found there)
+  double record_ms = 0;      ///< the record it runs (0: fallback, or a record adapted)
+  /// Its share of the time per run of the kernels around it that are no template's (layout
+  /// changes, slices, concatenations, shuffles reading what it writes, whose speed its blocks
+  /// decide), in the tuned build; keeping compares kernel plus surroundings.
+  double tuned_around_ms = 0;
+  double untuned_around_ms = 0;      ///< as `tuned_around_ms`, in the untuned build
   std::string tuned_config;          ///< its config in the tuned build (`ConfigEntity::ToString`)
   std::string untuned_workload_key;  ///< the untuned build's workload for the node (Winograd
                                      ///< and direct convolutions differ)
