@@ -15,8 +15,7 @@
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/graph.h"
 #include "fleet/client/log_client.h"
-#include "fleet/secrets.h"
-#include "records/tuning_log.h"
+#include "records/record_source.h"
 #include "tuner/tune/apply_history.h"
 
 namespace tessera {
@@ -43,18 +42,12 @@ void Compile(const CompileFlags& flags) {
   graph::Graph g =
       frontend::ImportOnnx(flags.model, frontend::ImportOptionsWithShapes(flags.input_shapes));
   if (flags.print_graph) std::cout << "// imported\n" << graph::ToText(g);
-  std::unique_ptr<records::RecordSource> log;
-  if (const std::string tracker = fleet::TrackerLogAddress(flags.db); !tracker.empty()) {
-    fleet::TrackerOptions tracker_options;
-    tracker_options.address = tracker;
-    tracker_options.tls_ca_file = flags.tls_ca;
-    if (!flags.token_file.empty()) tracker_options.token = fleet::ReadTokenFile(flags.token_file);
-    log = std::make_unique<fleet::LogClient>(tracker_options);
-  } else if (!flags.token_file.empty() || !flags.tls_ca.empty()) {
+  if (fleet::TrackerLogAddress(flags.db).empty() &&
+      (!flags.token_file.empty() || !flags.tls_ca.empty())) {
     throw UserError("--token-file and --tls-ca go with --db tracker://HOST:PORT");
-  } else if (!flags.db.empty()) {
-    log = records::TuningLog::Open(flags.db, /*create=*/false);
   }
+  const std::unique_ptr<records::RecordSource> log =
+      fleet::OpenRecordSource(flags.db, flags.token_file, flags.tls_ca);
   const tuner::LogConfigSource configs(log.get());
   ModelBuildOptions options;
   options.target = flags.target;

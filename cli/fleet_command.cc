@@ -1,5 +1,5 @@
 // `tessera fleet status`: what the device fleet is doing, as a table or as JSON.
-#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/message.h>
 
 #include <iomanip>
 #include <iostream>
@@ -10,8 +10,8 @@
 #include "cli/commands.h"
 #include "common/command_line.h"
 #include "common/error.h"
+#include "common/proto_json.h"
 #include "fleet/client/tracker_client.h"
-#include "fleet/secrets.h"
 
 namespace tessera {
 namespace cli {
@@ -80,10 +80,8 @@ struct FleetFlags {
 };
 
 void Status(const FleetFlags& flags) {
-  fleet::TrackerOptions options;
-  options.address = flags.tracker;
-  if (!flags.token_file.empty()) options.token = fleet::ReadTokenFile(flags.token_file);
-  options.tls_ca_file = flags.tls_ca;
+  fleet::TrackerOptions options =
+      fleet::TrackerOptionsFor(flags.tracker, flags.token_file, flags.tls_ca);
   options.retry_window_ms = 2000;
   options.rpc_timeout_ms = 5000;
   fleet::TrackerClient client(options);
@@ -92,14 +90,7 @@ void Status(const FleetFlags& flags) {
     PrintTable(status, std::cout);
     return;
   }
-  std::string json;
-  google::protobuf::util::JsonPrintOptions print;
-  print.preserve_proto_field_names = true;
-  print.always_print_primitive_fields = true;
-  if (!google::protobuf::util::MessageToJsonString(status, &json, print).ok()) {
-    throw InternalError("cannot print the fleet status as JSON");
-  }
-  std::cout << json << "\n";
+  std::cout << ProtoToJson(status, "the fleet status") << "\n";
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // `tessera job submit|list|status|watch|cancel`: tuning jobs on the tracker. A model job's tasks
 // and trial shares are worked out here, so the tracker never sees ONNX.
-#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/message.h>
 
 #include <chrono>
 #include <cmath>
@@ -12,13 +12,14 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/model_tasks.h"
 #include "common/command_line.h"
 #include "common/error.h"
+#include "common/proto_json.h"
 #include "compiler/task/task.h"
 #include "fleet/client/job_client.h"
 #include "fleet/secrets.h"
 #include "tuner/measure/task_measure.h"
+#include "tuner/tune/model_tasks.h"
 #include "tuner/tune/trial_shares.h"
 
 namespace tessera {
@@ -66,14 +67,7 @@ std::string Millis(double seconds) {
 }
 
 void PrintJson(const google::protobuf::Message& message) {
-  std::string json;
-  google::protobuf::util::JsonPrintOptions print;
-  print.preserve_proto_field_names = true;
-  print.always_print_primitive_fields = true;
-  if (!google::protobuf::util::MessageToJsonString(message, &json, print).ok()) {
-    throw InternalError("cannot print a job as JSON");
-  }
-  std::cout << json << "\n";
+  std::cout << ProtoToJson(message, "a job") << "\n";
 }
 
 void PrintStatus(const jobs::v1::JobStatus& job, std::ostream& out) {
@@ -108,7 +102,8 @@ void Submit(const JobFlags& flags) {
   tuner::CheckTarget(flags.target);
   jobs::v1::SubmitRequest request;
   if (!flags.model.empty()) {
-    std::vector<ModelTask> tasks = ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
+    std::vector<ModelTask> tasks =
+        tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
     if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
     std::vector<int64_t> shares = tuner::TrialShares(tasks, flags.trials);
     for (size_t i = 0; i < tasks.size(); ++i) {

@@ -11,7 +11,6 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "fleet/client/log_client.h"
-#include "fleet/secrets.h"
 #include "records/record_check.h"
 #include "records/tuning_log.h"
 
@@ -61,11 +60,8 @@ void Import(const LogFlags& flags) {
 }
 
 std::unique_ptr<fleet::LogClient> TrackerLog(const LogFlags& flags) {
-  fleet::TrackerOptions options;
-  options.address = flags.tracker;
-  options.tls_ca_file = flags.tls_ca;
-  if (!flags.token_file.empty()) options.token = fleet::ReadTokenFile(flags.token_file);
-  return std::make_unique<fleet::LogClient>(options);
+  return std::make_unique<fleet::LogClient>(
+      fleet::TrackerOptionsFor(flags.tracker, flags.token_file, flags.tls_ca));
 }
 
 // Every query reads either a local file or the tracker's log, with the same output.

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/model_tasks.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
@@ -16,6 +15,7 @@
 #include "fleet/secrets.h"
 #include "tuner/measure/device_arch.h"
 #include "tuner/measure/task_measure.h"
+#include "tuner/tune/model_tasks.h"
 #include "tuner/tune/tune_check.h"
 #include "tuner/tune/tune_model.h"
 #include "tuner/tune/tune_task.h"
@@ -116,11 +116,8 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
   options.model = flags.model;
   options.input_shapes = flags.input_shapes;
   options.target = flags.target;
-  options.log = &log;
   options.estimated_s = estimated_s;
-  const tuner::TuneCheck check = tuner::CheckTunedModel(
-      options,
-      [&log](const std::vector<tuning::MeasureRecord>& records) { log.AppendBatch(records); });
+  const tuner::TuneCheck check = tuner::CheckAndKeep(options, &log);
   if (!flags.json) {
     tuner::PrintTuneCheck(check, std::cout);
     return;
@@ -134,11 +131,11 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
                        {"record_ms", k.record_ms}});
   }
   Json kept = Json::array();
-  for (size_t i = 0; i + 1 < check.model_records.size(); i += 2) {
-    kept.push_back({{"workload_key", check.model_records[i].workload_key()},
-                    {"untuned_workload_key", check.model_records[i + 1].workload_key()},
-                    {"tuned_ms", records::MeanCost(check.model_records[i]) * 1e3},
-                    {"untuned_ms", records::MeanCost(check.model_records[i + 1]) * 1e3}});
+  for (const tuner::KeptChoice& choice : check.kept) {
+    kept.push_back({{"workload_key", choice.tuned.workload_key()},
+                    {"untuned_workload_key", choice.untuned.workload_key()},
+                    {"tuned_ms", records::MeanCost(choice.tuned) * 1e3},
+                    {"untuned_ms", records::MeanCost(choice.untuned) * 1e3}});
   }
   PrintJsonLine(Json{{"check",
                       {{"threads", check.threads},
@@ -156,7 +153,8 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
 
 void TuneModel(const TuneFlags& flags) {
   tuner::CheckTarget(flags.target);
-  std::vector<ModelTask> tasks = ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
+  std::vector<ModelTask> tasks =
+      tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
   auto log = records::TuningLog::Open(flags.db);
   std::unique_ptr<tuner::CurveWriter> curve;

@@ -14,6 +14,16 @@ std::string TrackerLogAddress(const std::string& db) {
   return db.substr(scheme.size());
 }
 
+std::unique_ptr<records::RecordSource> OpenRecordSource(const std::string& db,
+                                                        const std::string& token_file,
+                                                        const std::string& tls_ca_file) {
+  if (const std::string tracker = TrackerLogAddress(db); !tracker.empty()) {
+    return std::make_unique<LogClient>(TrackerOptionsFor(tracker, token_file, tls_ca_file));
+  }
+  if (db.empty()) return nullptr;
+  return records::TuningLog::Open(db, /*create=*/false);
+}
+
 LogClient::LogClient(TrackerOptions options)
     : options_(std::move(options)),
       channel_(MakeChannel(options_.address, options_.tls_ca_file)),

@@ -23,6 +23,14 @@ constexpr const char* kTrackerLogScheme = "tracker://";
 /// The address in "tracker://HOST:PORT", or "" when `db` names a local file.
 std::string TrackerLogAddress(const std::string& db);
 
+/// The records a build reads from `db`: the tracker's log for "tracker://HOST:PORT", reached with
+/// the token in `token_file` and the TLS root `tls_ca_file`; else the tuning log file `db`, which
+/// must exist; null for an empty `db`. A token or certificate given with a file is the caller's
+/// to refuse, in its own words.
+std::unique_ptr<records::RecordSource> OpenRecordSource(const std::string& db,
+                                                        const std::string& token_file,
+                                                        const std::string& tls_ca_file);
+
 /// What `Best` returns.
 struct BestRecords {
   std::vector<tuning::MeasureRecord> records;  ///< one per (workload, target) with a success

@@ -10,6 +10,15 @@
 namespace tessera {
 namespace fleet {
 
+TrackerOptions TrackerOptionsFor(const std::string& address, const std::string& token_file,
+                                 const std::string& tls_ca_file) {
+  TrackerOptions options;
+  options.address = address;
+  options.tls_ca_file = tls_ca_file;
+  if (!token_file.empty()) options.token = ReadTokenFile(token_file);
+  return options;
+}
+
 TrackerClient::TrackerClient(TrackerOptions options)
     : options_(std::move(options)),
       channel_(MakeChannel(options_.address, options_.tls_ca_file)),

@@ -24,6 +24,12 @@ struct TrackerOptions {
   int64_t rpc_timeout_ms = 10000;   ///< deadline of each short call
 };
 
+/// Options for the tracker at `address` as the commands' flags give it: the token read from
+/// `token_file` (none when empty; `ReadTokenFile`'s errors), the TLS root certificate
+/// `tls_ca_file` (empty: plaintext), the rest at their defaults.
+TrackerOptions TrackerOptionsFor(const std::string& address, const std::string& token_file,
+                                 const std::string& tls_ca_file);
+
 /// What a client asks for.
 struct SessionOptions {
   std::string key;                   ///< device key

@@ -32,12 +32,6 @@ py::capsule ToCapsule(const runtime::NDArray& array) {
   });
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string text = "(";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + (shape.size() == 1 ? ",)" : ")");
-}
-
 }  // namespace
 
 // NumPy's own __dlpack__ refuses read-only arrays and (before 1.25) bool: a direct view instead.
@@ -65,6 +59,12 @@ runtime::NDArray NumpyArray(const py::array& array) {
     delete static_cast<View*>(self->manager_ctx);
   };
   return runtime::NDArray::FromDLPack(&view->tensor);
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
 }
 
 std::string NumpyName(DLDataType dtype) {

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <vector>
 
 #include "runtime/exec_graph.h"
 #include "runtime/ndarray.h"
@@ -34,6 +35,9 @@ void BindFleet(pybind11::module_& m);
 
 // `tune_model` and `tune_task`: `tessera tune` with a Python progress callback.
 void BindTuning(pybind11::module_& m);
+
+// A shape as Python prints a tuple: "(2, 16)", "(3,)".
+std::string ShapeText(const std::vector<int64_t>& shape);
 
 // NumPy's name of a tensor type ("float32", "int64", "bool").
 std::string NumpyName(DLDataType dtype);

@@ -1,12 +1,10 @@
 // `fleet_status`: the tracker's view of the fleet, as `tessera fleet status --json` prints it.
-#include <google/protobuf/util/json_util.h>
 #include <pybind11/pybind11.h>
 
 #include <string>
 
-#include "common/error.h"
+#include "common/proto_json.h"
 #include "fleet/client/tracker_client.h"
-#include "fleet/secrets.h"
 #include "python/src/bindings.h"
 
 namespace py = pybind11;
@@ -18,10 +16,7 @@ namespace {
 // The fleet status of the tracker at `address` as JSON text (proto field names, every field).
 std::string FleetStatusJson(const std::string& address, const std::string& token_file,
                             const std::string& tls_ca) {
-  fleet::TrackerOptions options;
-  options.address = address;
-  if (!token_file.empty()) options.token = fleet::ReadTokenFile(token_file);
-  options.tls_ca_file = tls_ca;
+  fleet::TrackerOptions options = fleet::TrackerOptionsFor(address, token_file, tls_ca);
   options.retry_window_ms = 2000;
   options.rpc_timeout_ms = 5000;
   tracker::v1::FleetStatus status;
@@ -30,14 +25,7 @@ std::string FleetStatusJson(const std::string& address, const std::string& token
     fleet::TrackerClient client(options);
     status = client.Status();
   }
-  std::string json;
-  google::protobuf::util::JsonPrintOptions print;
-  print.preserve_proto_field_names = true;
-  print.always_print_primitive_fields = true;
-  if (!google::protobuf::util::MessageToJsonString(status, &json, print).ok()) {
-    throw InternalError("cannot print the fleet status as JSON");
-  }
-  return json;
+  return ProtoToJson(status, "the fleet status");
 }
 
 }  // namespace

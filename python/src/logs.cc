@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "fleet/client/log_client.h"
-#include "fleet/secrets.h"
 #include "python/src/bindings.h"
 #include "records/tuning_log.h"
 
@@ -23,11 +22,8 @@ class Log {
  public:
   Log(const std::string& db, const std::string& token_file, const std::string& tls_ca) {
     if (const std::string tracker = fleet::TrackerLogAddress(db); !tracker.empty()) {
-      fleet::TrackerOptions options;
-      options.address = tracker;
-      options.tls_ca_file = tls_ca;
-      if (!token_file.empty()) options.token = fleet::ReadTokenFile(token_file);
-      tracker_ = std::make_unique<fleet::LogClient>(options);
+      tracker_ =
+          std::make_unique<fleet::LogClient>(fleet::TrackerOptionsFor(tracker, token_file, tls_ca));
     } else {
       if (!token_file.empty() || !tls_ca.empty()) {
         throw UserError("token_file and tls_ca go with a tracker's log (tracker://HOST:PORT)");

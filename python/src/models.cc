@@ -19,9 +19,8 @@
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "deploy/artifact.h"
 #include "fleet/client/log_client.h"
-#include "fleet/secrets.h"
 #include "python/src/bindings.h"
-#include "records/tuning_log.h"
+#include "records/record_source.h"
 #include "runtime/data_type.h"
 #include "runtime/ndarray.h"
 #include "tuner/tune/apply_history.h"
@@ -50,18 +49,11 @@ py::dict CompileModel(const std::string& path, const std::string& target, const 
     py::gil_scoped_release release;
     ForgetConfigNotices();
     graph::Graph g = frontend::ImportOnnx(path, frontend::ImportOptionsWithShapes(input_shapes));
-    std::unique_ptr<records::RecordSource> log;
-    if (const std::string tracker = fleet::TrackerLogAddress(db); !tracker.empty()) {
-      fleet::TrackerOptions tracker_options;
-      tracker_options.address = tracker;
-      tracker_options.tls_ca_file = tls_ca;
-      if (!token_file.empty()) tracker_options.token = fleet::ReadTokenFile(token_file);
-      log = std::make_unique<fleet::LogClient>(tracker_options);
-    } else if (!token_file.empty() || !tls_ca.empty()) {
+    if (fleet::TrackerLogAddress(db).empty() && (!token_file.empty() || !tls_ca.empty())) {
       throw UserError("token_file and tls_ca go with db='tracker://HOST:PORT'");
-    } else if (!db.empty()) {
-      log = records::TuningLog::Open(db, /*create=*/false);
     }
+    const std::unique_ptr<records::RecordSource> log =
+        fleet::OpenRecordSource(db, token_file, tls_ca);
     const tuner::LogConfigSource configs(log.get());
     ModelBuildOptions options;
     options.target = target;
@@ -184,14 +176,6 @@ class Session {
       list += " " + t.name + " " + NumpyName(t.dtype) + ShapeText(t.shape);
     }
     return list;
-  }
-
-  static std::string ShapeText(const std::vector<int64_t>& shape) {
-    std::string text = "(";
-    for (size_t i = 0; i < shape.size(); ++i) {
-      text += (i ? ", " : "") + std::to_string(shape[i]);
-    }
-    return text + (shape.size() == 1 ? ",)" : ")");
   }
 
   std::unique_ptr<deploy::LoadedModel> model_;

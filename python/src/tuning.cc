@@ -11,13 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "compiler/driver/build_model.h"
-#include "compiler/frontend/onnx/onnx_importer.h"
 #include "fleet/secrets.h"
 #include "python/src/bindings.h"
 #include "records/tuning_log.h"
 #include "tuner/measure/device_arch.h"
 #include "tuner/measure/task_measure.h"
+#include "tuner/tune/model_tasks.h"
 #include "tuner/tune/tune_check.h"
 #include "tuner/tune/tune_model.h"
 #include "tuner/tune/tune_task.h"
@@ -86,9 +85,8 @@ py::dict CheckDict(const tuner::TuneCheck& check) {
   out["estimated_ms"] =
       std::isfinite(check.estimated_ms) ? py::object(py::float_(check.estimated_ms)) : py::none();
   py::list kept;
-  for (size_t i = 0; i + 1 < check.model_records.size(); i += 2) {
-    kept.append(py::make_tuple(check.model_records[i].workload_key(),
-                               check.model_records[i + 1].workload_key()));
+  for (const tuner::KeptChoice& choice : check.kept) {
+    kept.append(py::make_tuple(choice.tuned.workload_key(), choice.untuned.workload_key()));
   }
   out["kept"] = kept;
   out["kept_ms"] = check.kept_ms > 0 ? py::object(py::float_(check.kept_ms)) : py::none();
@@ -108,12 +106,7 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
   std::optional<tuner::TuneCheck> checked;
   {
     py::gil_scoped_release release;
-    ModelBuildOptions build;
-    build.target = args.target;
-    std::ostringstream fallback_notices;  // without a log every task is untuned: no news
-    build.warnings = &fallback_notices;
-    tasks = ExtractTasks(
-        frontend::ImportOnnx(path, frontend::ImportOptionsWithShapes(input_shapes)), build);
+    tasks = tuner::ExtractModelTasks(path, input_shapes, args.target);
     if (tasks.empty()) throw UserError(path + ": the model has no tunable task");
     auto log = records::TuningLog::Open(args.db);
     try {
@@ -135,11 +128,8 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
       check_options.model = path;
       check_options.input_shapes = input_shapes;
       check_options.target = args.target;
-      check_options.log = log.get();
       check_options.estimated_s = result.estimated;
-      checked = tuner::CheckTunedModel(
-          check_options,
-          [&log](const std::vector<tuning::MeasureRecord>& records) { log->AppendBatch(records); });
+      checked = tuner::CheckAndKeep(check_options, log.get());
     }
   }
   py::list out_tasks;

@@ -44,8 +44,14 @@ std::string VersionList(const std::set<int>& versions) {
 // its task records (hot weights, no epilogue) may have promised far below. The other task
 // records count at their cost times how much slower the model ran the configs measured both
 // ways, so that the next-best task record does not win against the kept choice by the same
-// optimism the check just corrected.
-std::vector<tuning::MeasureRecord> InModelFirst(std::vector<tuning::MeasureRecord> records) {
+// optimism the check just corrected. Fastest first (by mean cost, ties in log order).
+std::vector<tuning::MeasureRecord> RankByModelCost(std::vector<tuning::MeasureRecord> records) {
+  auto fastest_first = [](std::vector<tuning::MeasureRecord> ranked) {
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return records::MeanCost(a) < records::MeanCost(b);
+    });
+    return ranked;
+  };
   std::map<std::string, size_t> newest_in_model;  // serialized config -> index
   std::map<std::string, double> best_task_cost;   // serialized config -> its best task record
   for (size_t i = 0; i < records.size(); ++i) {
@@ -57,7 +63,7 @@ std::vector<tuning::MeasureRecord> InModelFirst(std::vector<tuning::MeasureRecor
       if (!fresh) it->second = std::min(it->second, records::MeanCost(records[i]));
     }
   }
-  if (newest_in_model.empty()) return records;
+  if (newest_in_model.empty()) return fastest_first(std::move(records));
   double ratios = 0;
   int measured_both_ways = 0;
   for (const auto& [config, index] : newest_in_model) {
@@ -78,7 +84,7 @@ std::vector<tuning::MeasureRecord> InModelFirst(std::vector<tuning::MeasureRecor
     }
     kept.push_back(std::move(records[i]));
   }
-  return kept;
+  return fastest_first(std::move(kept));
 }
 
 // The numeric arguments of a workload key ("conv2d_NCHWc.x86(1,64,56,56,...)"), and its others
@@ -148,10 +154,7 @@ std::optional<ChosenConfig> NearestConfig(const task::Task& task,
   }
   std::sort(nearest.begin(), nearest.end());
   for (const auto& [distance, key] : nearest) {
-    std::vector<tuning::MeasureRecord> records = InModelFirst(std::move(by_workload[key]));
-    std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
-      return records::MeanCost(a) < records::MeanCost(b);
-    });
+    const std::vector<tuning::MeasureRecord> records = RankByModelCost(std::move(by_workload[key]));
     for (const tuning::MeasureRecord& r : records) {
       if (records::MeanCost(r) > kNearestRecordTolerance * records::MeanCost(records[0])) break;
       try {
@@ -186,10 +189,7 @@ std::optional<ChosenConfig> FromRecords(const task::Task& task, const records::R
                                  return v != version;
                                }),
                 records.end());
-  records = InModelFirst(std::move(records));
-  std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
-    return records::MeanCost(a) < records::MeanCost(b);
-  });
+  records = RankByModelCost(std::move(records));
   if (records.empty()) *reason = "no tuning record in " + log.SourceName();
   std::optional<ChosenConfig> best;
   // The slack stands for what a layout the config does not want costs around it; records

@@ -103,10 +103,16 @@ RunBuild BuildAndRun(graph::Graph graph, const TuneCheckOptions& options,
 
 // The time per run of the template kernel computing `node` (its fused group is named after it;
 // an epilogue kernel of its own is not the template's).
+// True when the kernel call `name` computes the template node `node`: its fused group is named
+// after it ("Conv_3" or "Conv_3+Relu"; not "Conv_30").
+bool Computes(const std::string& name, const std::string& node) {
+  return name == node || name.rfind(node + "+", 0) == 0;
+}
+
 double KernelMs(const std::vector<runtime::NodeProfile>& profile, const std::string& node) {
   double ms = 0;
   for (const runtime::NodeProfile& p : profile) {
-    const bool named = p.name == node || p.name.rfind(node + "+", 0) == 0;
+    const bool named = Computes(p.name, node);
     if (named && p.function.find("epilogue") == std::string::npos) ms += p.mean_ms;
   }
   return ms;
@@ -115,7 +121,7 @@ double KernelMs(const std::vector<runtime::NodeProfile>& profile, const std::str
 // The template node whose group exec node `name` computes ("Conv_3" for "Conv_3+Relu"), or "".
 std::string OwnerOf(const std::string& name, const std::vector<KernelConfig>& configs) {
   for (const KernelConfig& c : configs) {
-    if (name == c.node || name.rfind(c.node + "+", 0) == 0) return c.node;
+    if (Computes(name, c.node)) return c.node;
   }
   return "";
 }
@@ -168,9 +174,9 @@ std::string Ms(double ms) {
 // Records measured in the model for every workload whose tuned kernels run slower than its
 // untuned ones by more than `kUntunedTolerance`: both configs, one cost per kernel, so that the
 // next build takes the faster (tuner/tune/apply_history.h lets them stand for the task records).
-std::vector<tuning::MeasureRecord> KeepFasterConfigs(const std::vector<KernelCheck>& kernels,
-                                                     const RememberingConfigSource& tuned,
-                                                     const RememberingConfigSource& untuned) {
+std::vector<KeptChoice> KeepFasterConfigs(const std::vector<KernelCheck>& kernels,
+                                          const RememberingConfigSource& tuned,
+                                          const RememberingConfigSource& untuned) {
   struct Pair {
     tuning::MeasureRecord tuned, untuned;
     double tuned_ms = 0, untuned_ms = 0;
@@ -198,7 +204,7 @@ std::vector<tuning::MeasureRecord> KeepFasterConfigs(const std::vector<KernelChe
   }
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  std::vector<tuning::MeasureRecord> out;
+  std::vector<KeptChoice> out;
   for (const std::string& key : order) {
     Pair& pair = pairs.at(key);
     if (pair.tuned_ms <= TuneCheck::kUntunedTolerance * pair.untuned_ms) continue;
@@ -207,8 +213,8 @@ std::vector<tuning::MeasureRecord> KeepFasterConfigs(const std::vector<KernelChe
       r->set_timestamp(now);
       r->set_tuner_version(kTunerVersion);
       r->set_in_model(true);
-      out.push_back(*r);
     }
+    out.push_back({pair.tuned, pair.untuned});
   }
   return out;
 }
@@ -274,13 +280,24 @@ TuneCheck CheckTunedModel(const TuneCheckOptions& options, const KeepRecords& ke
       check.keep_rounds = round;
     }
     if (!keep || round == TuneCheck::kKeepRounds) break;
-    const std::vector<tuning::MeasureRecord> records =
-        KeepFasterConfigs(kernels, tuned_configs, untuned_configs);
-    if (records.empty()) break;
+    const std::vector<KeptChoice> kept = KeepFasterConfigs(kernels, tuned_configs, untuned_configs);
+    if (kept.empty()) break;
+    std::vector<tuning::MeasureRecord> records;
+    for (const KeptChoice& choice : kept) {
+      records.push_back(choice.tuned);
+      records.push_back(choice.untuned);
+    }
     keep(records);
-    check.model_records.insert(check.model_records.end(), records.begin(), records.end());
+    check.kept.insert(check.kept.end(), kept.begin(), kept.end());
   }
   return check;
+}
+
+TuneCheck CheckAndKeep(TuneCheckOptions options, records::TuningLog* log) {
+  options.log = log;
+  return CheckTunedModel(options, [log](const std::vector<tuning::MeasureRecord>& records) {
+    log->AppendBatch(records);
+  });
 }
 
 void PrintTuneCheck(const TuneCheck& check, std::ostream& out) {
@@ -324,9 +341,9 @@ void PrintTuneCheck(const TuneCheck& check, std::ostream& out) {
       out << "\n";
     }
   }
-  for (size_t i = 0; i + 1 < check.model_records.size(); i += 2) {
-    const tuning::MeasureRecord& tuned = check.model_records[i];
-    const tuning::MeasureRecord& untuned = check.model_records[i + 1];
+  for (const KeptChoice& choice : check.kept) {
+    const tuning::MeasureRecord& tuned = choice.tuned;
+    const tuning::MeasureRecord& untuned = choice.untuned;
     out << "check: keeping the untuned choice over " << tuned.workload_key() << ": "
         << Ms(records::MeanCost(tuned) * 1e3) << " tuned, " << Ms(records::MeanCost(untuned) * 1e3)
         << " untuned (" << untuned.workload_key()

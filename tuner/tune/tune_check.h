@@ -13,6 +13,7 @@
 
 #include "proto/tuning.pb.h"
 #include "records/record_source.h"
+#include "records/tuning_log.h"
 
 namespace tessera {
 namespace tuner {
@@ -45,6 +46,14 @@ struct KernelCheck {
   std::string untuned_config;        ///< its config in the untuned build
 };
 
+/// A choice the check kept: two records measured in the model (`MeasureRecord::in_model`, one
+/// cost per kernel, its share of the kernels around it included), of the tuned build's config
+/// and of the untuned build's (the untuned workload's, which may be another template).
+struct KeptChoice {
+  tuning::MeasureRecord tuned;    ///< the tuned config, as the model ran it
+  tuning::MeasureRecord untuned;  ///< the untuned config, as the model ran it
+};
+
 /// The two builds compared.
 struct TuneCheck {
   int threads = 1;                   ///< threads both builds ran with
@@ -54,11 +63,10 @@ struct TuneCheck {
   double estimated_ms = 0;           ///< the tuner's estimate of them
   std::vector<KernelCheck> kernels;  ///< every template kernel of the tuned build
   /// For every workload whose kernels ran slower tuned than untuned by more than
-  /// `kUntunedTolerance`: its tuned and its untuned config as records measured in the model
-  /// (`MeasureRecord::in_model`, one cost per kernel), to be added to the log so that builds
-  /// take the faster of the two. Empty when no workload was.
-  std::vector<tuning::MeasureRecord> model_records;
-  /// Median latency of the tuned build once `model_records` are in the log (0: none were).
+  /// `kUntunedTolerance`, over every round: its tuned and its untuned config as records measured
+  /// in the model, added to the log so that builds take the faster. Empty when none was.
+  std::vector<KeptChoice> kept;
+  /// Median latency of the tuned build once `kept` is in the log (0: nothing was kept).
   double kept_ms = 0;
   /// Rounds of keeping: builds made after the first with the records kept so far.
   int keep_rounds = 0;
@@ -77,10 +85,14 @@ using KeepRecords = std::function<void(const std::vector<tuning::MeasureRecord>&
 
 /// Builds `options.model` with and without the log's records, runs both (`repeat` timed and
 /// `repeat` profiled runs each, at the target's thread count) and matches their template
-/// kernels. With `keep`, the configs to keep go to it (`TuneCheck::model_records`) and the
-/// tuned build is made and run again, up to `kKeepRounds` times, until a round keeps nothing.
-/// Throws `UserError` as `tessera compile` and `tessera run` would.
+/// kernels. With `keep`, the records of the choices to keep go to it (`TuneCheck::kept`) and
+/// the tuned build is made and run again, up to `kKeepRounds` times, until a round keeps
+/// nothing. Throws `UserError` as `tessera compile` and `tessera run` would.
 TuneCheck CheckTunedModel(const TuneCheckOptions& options, const KeepRecords& keep = nullptr);
+
+/// The check that ends tuning on this machine (`tessera tune`, `tessera.tune`): `CheckTunedModel`
+/// over `log`, keeping into it; `options.log` is set to `log`.
+TuneCheck CheckAndKeep(TuneCheckOptions options, records::TuningLog* log);
 
 /// The check's report, one "check: ..." line each: the two latencies, the estimate against the
 /// measured template kernels, then every kernel slower than its record by more than

@@ -1,4 +1,4 @@
-#include "cli/model_tasks.h"
+#include "tuner/tune/model_tasks.h"
 
 #include <sstream>
 
@@ -6,7 +6,7 @@
 #include "compiler/frontend/onnx/onnx_importer.h"
 
 namespace tessera {
-namespace cli {
+namespace tuner {
 
 std::vector<ModelTask> ExtractModelTasks(const std::string& model,
                                          const std::vector<std::string>& input_shapes,
@@ -19,5 +19,5 @@ std::vector<ModelTask> ExtractModelTasks(const std::string& model,
                       build);
 }
 
-}  // namespace cli
+}  // namespace tuner
 }  // namespace tessera
