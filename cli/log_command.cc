@@ -13,6 +13,9 @@
 #include "fleet/client/log_client.h"
 #include "records/record_check.h"
 #include "records/tuning_log.h"
+#include "report/curve_svg.h"
+#include "report/html.h"
+#include "report/tuning_curve.h"
 
 namespace tessera {
 namespace cli {
@@ -23,6 +26,7 @@ struct LogFlags {
   std::string tracker, token_file, tls_ca;  // the tracker's shared log instead of --db
   records::RecordFilter filter;
   bool json = false;
+  std::string output, axis = "trials";  // `curve`
 };
 
 std::string FormatCost(double seconds) {
@@ -167,6 +171,33 @@ void Stats(const LogFlags& flags) {
   for (const auto& s : stats) PrintStats(s, flags.json);
 }
 
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The tuning curves of the records, as the output's extension asks.
+void Curve(const LogFlags& flags) {
+  const bool svg = EndsWith(flags.output, ".svg");
+  if (!svg && !EndsWith(flags.output, ".html") && !EndsWith(flags.output, ".htm")) {
+    throw UserError("-o '" + flags.output + "': a curve is written as .svg or .html");
+  }
+  std::vector<tuning::MeasureRecord> all;
+  ForEachRecord(flags, [&](const tuning::MeasureRecord& r) { all.push_back(r); });
+  const std::vector<report::TaskCurve> curves = report::TuningCurves(all);
+  if (curves.empty()) return NoRecords(flags, /*best=*/true);
+  const std::string title = "Tuning curves of " + SourceName(flags);
+  report::WriteReport(flags.output,
+                      svg ? report::CurveSvg(curves, title,
+                                             flags.axis == "seconds" ? report::CurveAxis::kSeconds
+                                                                     : report::CurveAxis::kTrials)
+                          : report::CurveHtml(curves, title));
+  size_t improved = 0;
+  for (const auto& c : curves) improved += c.improvements.empty() ? 0 : 1;
+  std::cout << "wrote " << flags.output << ": " << curves.size() << " tasks ("
+            << curves.size() - improved << " without a successful trial)\n";
+}
+
 void AddTrackerOptions(CLI::App* verb, const std::shared_ptr<LogFlags>& flags,
                        CLI::Option* tracker) {
   verb->add_option("--token-file", flags->token_file, "the fleet's shared token (with --tracker)")
@@ -221,6 +252,14 @@ void AddLogCommand(CLI::App& app) {
                             flags, true, nullptr, true);
   stats->add_flag("--json", flags->json, "one JSON object per workload and target");
   stats->callback([flags] { Stats(*flags); });
+  CLI::App* curve = AddVerb(log, "curve",
+                            "tuning curves (best latency against trials and time, per task) as "
+                            "an SVG or a self-contained HTML page",
+                            flags, true, nullptr, true);
+  curve->add_option("-o,--output", flags->output, "curve.svg or curve.html")->required();
+  curve->add_option("--x", flags->axis, "the SVG's horizontal axis")
+      ->check(CLI::IsMember({"trials", "seconds"}));
+  curve->callback([flags] { Curve(*flags); });
   AddVerb(log, "export", "records as JSON lines", flags, true,
           "write to this file (default: standard output)", true)
       ->callback([flags] { Export(*flags); });

@@ -10,6 +10,8 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "deploy/run_model.h"
+#include "report/html.h"
+#include "report/profile_report.h"
 #include "runtime/data_type.h"
 #include "runtime/graph_executor.h"
 #include "runtime/npy.h"
@@ -23,6 +25,7 @@ struct RunFlags {
   std::vector<std::string> inputs, outputs;
   int repeat = 1, threads = 0;
   bool profile = false, json = false;
+  std::string report, compare;  // --report R.html [--compare B.tsr]
   FleetDevice device;
 };
 
@@ -74,8 +77,34 @@ void RunRemotely(const RunFlags& flags) {
   PrintOutputs(run.outputs, flags.outputs);
 }
 
+// Profiles one build with the run's inputs, for the report.
+report::ProfiledModel ProfileBuild(const std::string& path, const RunFlags& flags) {
+  deploy::LoadedModel model = deploy::LoadModel(path);
+  report::ProfiledModel profiled;
+  profiled.label = path;
+  profiled.target = model.header.target;
+  profiled.threads = deploy::UseModelThreads(model.header, flags.threads);
+  deploy::SetInputs(model.executor, flags.inputs);
+  model.executor.Run();
+  profiled.mean_ms = deploy::TimeRuns(model.executor, flags.repeat).mean_ms;
+  profiled.kernels = model.executor.Profile(flags.repeat);
+  return profiled;
+}
+
+// `--report`: this model's profile, and the `--compare` build's beside it, as one HTML file.
+void WriteProfileReport(const RunFlags& flags, report::ProfiledModel first) {
+  std::vector<report::ProfiledModel> models = {std::move(first)};
+  if (!flags.compare.empty()) models.push_back(ProfileBuild(flags.compare, flags));
+  report::WriteReport(flags.report, report::ProfileReportHtml(models));
+  std::cerr << "wrote the profile report " << flags.report
+            << (flags.compare.empty() ? "" : " (against " + flags.compare + ")") << "\n";
+}
+
 void Run(const RunFlags& flags) {
   if (!flags.device.tracker.empty() || !flags.device.key.empty()) return RunRemotely(flags);
+  if (!flags.report.empty() && !flags.profile) {
+    throw UserError("tessera run: --report writes the --profile; add --profile");
+  }
   deploy::LoadedModel model = deploy::LoadModel(flags.model);
   const int threads = deploy::UseModelThreads(model.header, flags.threads);
   runtime::GraphExecutor& exec = model.executor;
@@ -86,6 +115,9 @@ void Run(const RunFlags& flags) {
   const double mean = latency.mean_ms, median = latency.median_ms, best = latency.min_ms;
   std::vector<runtime::NodeProfile> profile;
   if (flags.profile) profile = exec.Profile(flags.repeat);
+  if (!flags.report.empty()) {
+    WriteProfileReport(flags, {flags.model, model.header.target, threads, mean, profile});
+  }
   if (flags.json) {
     Json out{{"model", flags.model},
              {"repeat", flags.repeat},
@@ -96,7 +128,12 @@ void Run(const RunFlags& flags) {
              {"kernel_calls", exec.NumKernelCalls()},
              {"planned_bytes", exec.PlannedBytes()}};
     for (const auto& p : profile) {
-      out["profile"].push_back(Json{{"node", p.name}, {"kernel", p.function}, {"ms", p.mean_ms}});
+      out["profile"].push_back(Json{{"node", p.name},
+                                    {"kernel", p.function},
+                                    {"ms", p.mean_ms},
+                                    {"workload", p.workload},
+                                    {"config_source", p.source},
+                                    {"flops", p.flops}});
     }
     PrintJsonLine(out, std::cout);
     return;
@@ -114,8 +151,13 @@ void Run(const RunFlags& flags) {
     std::cout << "profile (mean per run at " << threads << (threads == 1 ? " thread" : " threads")
               << ", slowest first):\n";
     for (const auto& p : profile) {
-      std::printf("  %9.3f ms %5.1f%%  %s  [%s]\n", p.mean_ms, 100 * p.mean_ms / total,
+      std::printf("  %9.3f ms %5.1f%%  %s  [%s]", p.mean_ms, 100 * p.mean_ms / total,
                   p.name.c_str(), p.function.c_str());
+      if (!p.workload.empty()) {
+        std::printf("  %s, %s, %.1f GFLOP/s", p.workload.c_str(), p.source.c_str(),
+                    p.mean_ms > 0 ? p.flops / (p.mean_ms * 1e6) : 0.0);
+      }
+      std::printf("\n");
     }
   }
 }
@@ -138,6 +180,15 @@ void AddRunCommand(CLI::App& app) {
                   "the artifact's target, else every core)")
       ->check(Positive());
   run->add_flag("--profile", flags->profile, "time every kernel call");
+  CLI::Option* report =
+      run->add_option("--report", flags->report,
+                      "with --profile: write the profile as a self-contained HTML page (bars per "
+                      "kernel call, template, config source, GFLOP/s)");
+  run->add_option("--compare", flags->compare,
+                  "with --report: profile this other build of the model too (same inputs) and "
+                  "draw both, such as untuned against tuned")
+      ->needs(report)
+      ->check(CLI::ExistingPath);
   run->add_flag("--json", flags->json, "one JSON object");
   run->add_option("--rpc-tracker", flags->device.tracker,
                   "run the artifact on a fleet device of this tracker")

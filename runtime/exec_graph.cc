@@ -126,6 +126,13 @@ std::string ExecGraph::ToText() const {
     os << "node " << EscapeName(n.name) << " " << n.function << " " << Ids(n.inputs) << " "
        << Ids(n.outputs) << "\n";
   }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ExecNode& n = nodes[i];
+    if (n.workload.empty()) continue;
+    os << "kernel " << i << " " << EscapeName(n.workload) << " "
+       << (n.source.empty() ? "-" : EscapeName(n.source)) << " " << static_cast<int64_t>(n.flops)
+       << "\n";
+  }
   for (int i : inputs) os << "input " << i << "\n";
   for (int o : outputs) os << "output " << o << "\n";
   return os.str();
@@ -181,6 +188,13 @@ ExecGraph ExecGraph::Parse(const std::string& text, const std::string& source) {
       n.inputs = r.IdList("input id", g.tensors.size());
       n.outputs = r.IdList("output id", g.tensors.size());
       g.nodes.push_back(std::move(n));
+    } else if (kind == "kernel") {
+      ExecNode& n = g.nodes.at(
+          static_cast<size_t>(r.Int("node index", 0, static_cast<int64_t>(g.nodes.size()) - 1)));
+      n.workload = UnescapeName(r.Word("template workload"), where);
+      n.source = UnescapeName(r.Word("config source"), where);
+      if (n.source == "-") n.source.clear();
+      n.flops = static_cast<double>(r.Int("FLOPs", 0, int64_t{1} << 62));
     } else if (kind == "input" || kind == "output") {
       int id = static_cast<int>(r.Int("tensor id", 0, static_cast<int64_t>(g.tensors.size()) - 1));
       (kind == "input" ? g.inputs : g.outputs).push_back(id);

@@ -8,11 +8,13 @@
 ///     storage <id> <bytes>
 ///     tensor <id> <name> <dtype> <shape: 1x3x224x224 or scalar> param|<storage id>
 ///     node <name> <function> <input ids, comma-separated or -> <output ids>
+///     kernel <node index> <template workload> <config source> <FLOPs per call>   (version 2)
 ///     input <tensor id>
 ///     output <tensor id>
 ///
 /// Names are percent-escaped (`EscapeName`). Parameters are looked up by tensor name in
-/// the params file (`runtime/params.h`).
+/// the params file (`runtime/params.h`). A `kernel` line says what made a template kernel, for
+/// profiles and reports; the runtime does not need it, and version 1 graphs have none.
 #ifndef TESSERA_RUNTIME_EXEC_GRAPH_H_
 #define TESSERA_RUNTIME_EXEC_GRAPH_H_
 
@@ -26,7 +28,7 @@ namespace tessera {
 namespace runtime {
 
 /// Version of the format written by `ExecGraph::ToText`.
-constexpr int kExecGraphVersion = 1;
+constexpr int kExecGraphVersion = 2;
 
 /// One tensor of the execution graph.
 struct ExecTensor {
@@ -42,6 +44,11 @@ struct ExecNode {
   std::string function;      ///< kernel symbol in the library
   std::vector<int> inputs;   ///< tensor ids
   std::vector<int> outputs;  ///< tensor ids
+  /// The template workload that made the kernel ("" for a default-scheduled one).
+  std::string workload;
+  /// Where its config came from ("record", "nearest record", "fallback"; `KernelConfig::source`).
+  std::string source;
+  double flops = 0;  ///< floating-point operations per call (0: not counted)
 };
 
 /// A compiled model's execution graph.

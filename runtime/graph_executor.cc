@@ -148,6 +148,9 @@ std::vector<NodeProfile> GraphExecutor::Profile(int runs) {
   for (size_t n = 0; n < calls_.size(); ++n) {
     profile[n].name = graph_.nodes[n].name;
     profile[n].function = graph_.nodes[n].function;
+    profile[n].workload = graph_.nodes[n].workload;
+    profile[n].source = graph_.nodes[n].source;
+    profile[n].flops = graph_.nodes[n].flops;
   }
   for (int r = 0; r < runs; ++r) {
     for (size_t n = 0; n < calls_.size(); ++n) {

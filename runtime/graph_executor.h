@@ -29,6 +29,9 @@ struct NodeProfile {
   std::string name;      ///< graph node(s) it computes
   std::string function;  ///< kernel symbol
   double mean_ms = 0;    ///< mean time per run
+  std::string workload;  ///< its template workload ("" for a default-scheduled kernel)
+  std::string source;    ///< where its config came from (`ExecNode::source`)
+  double flops = 0;      ///< floating-point operations per call (0: not counted)
 };
 
 /// Runs an execution graph.

@@ -390,6 +390,26 @@ bool ModelEmitter::AddTemplateKernel(const Node& node, const topi::ScheduledOp& 
 }
 
 void ModelEmitter::EmitGroup(const GroupPlan& plan, const std::vector<const Node*>& group) {
+  const size_t first = exec_.nodes.size();
+  EmitKernels(plan, group);
+  if (!plan.task) return;
+  // The template kernel is the group's first call named after its anchor (packs are named after
+  // values, epilogues come after it); a template that fell back to the plain compute has no
+  // config left to name.
+  const std::string& anchor = group[0]->name;
+  const bool kept = std::any_of(configs_.begin(), configs_.end(),
+                                [&](const KernelConfig& c) { return c.node == anchor; });
+  for (size_t i = first; kept && i < exec_.nodes.size(); ++i) {
+    runtime::ExecNode& n = exec_.nodes[i];
+    if (n.name != anchor && n.name.rfind(anchor + "+", 0) != 0) continue;
+    n.workload = plan.task->workload_key();
+    n.source = plan.source;
+    n.flops = plan.task->flops();
+    return;
+  }
+}
+
+void ModelEmitter::EmitKernels(const GroupPlan& plan, const std::vector<const Node*>& group) {
   const Node& anchor = *group[0];
   switch (plan.path) {
     case KernelPath::kConvX86:

@@ -125,7 +125,10 @@ class ModelEmitter {
   te::Tensor GroupValue(const std::vector<const Node*>& group, const te::Tensor& base,
                         int bias_value, int channel_axis, const ReadFn& read, Args* args);
 
+  // Emits the group's kernels, then names the template kernel's workload, config source and
+  // FLOPs on its call (for profiles).
   void EmitGroup(const GroupPlan& plan, const std::vector<const Node*>& group);
+  void EmitKernels(const GroupPlan& plan, const std::vector<const Node*>& group);
 
   // emit_conv.cc.
   void EmitConv(const GroupPlan& plan, const std::vector<const Node*>& group);

@@ -78,6 +78,24 @@ TEST(ExecGraphTest, TextRoundTrip) {
   EXPECT_EQ(back.tensors[3].name, "z out");
 }
 
+TEST(ExecGraphTest, KernelLinesNameTheTemplateOfACall) {
+  ExecGraph g = AddThenTwice();
+  g.nodes[1].workload = "dense.x86(2,2,2,float32)";
+  g.nodes[1].source = "record, input blocks of 8";
+  g.nodes[1].flops = 16;
+  const std::string text = g.ToText();
+  EXPECT_THAT(text, HasSubstr("\nkernel 1 dense.x86(2%2C2%2C2%2Cfloat32) record%2C%20input%20blocks"
+                              "%20of%208 16\n"));
+  ExecGraph back = ExecGraph::Parse(text, "g.txt");
+  EXPECT_EQ(back.nodes[0].workload, "");
+  EXPECT_EQ(back.nodes[1].workload, "dense.x86(2,2,2,float32)");
+  EXPECT_EQ(back.nodes[1].source, "record, input blocks of 8");
+  EXPECT_EQ(back.nodes[1].flops, 16);
+  EXPECT_EQ(back.ToText(), text);
+  EXPECT_THAT(ErrorOf([&] { ExecGraph::Parse(text + "kernel 5 x - 1\n", "g.txt"); }),
+              HasSubstr("node index '5' is not an integer in [0, 1]"));
+}
+
 TEST(ExecGraphTest, MalformedFilesNameTheLine) {
   EXPECT_THAT(ErrorOf([] { ExecGraph::Parse("hello\n", "g.txt"); }),
               HasSubstr("g.txt: not a Tessera execution graph"));
