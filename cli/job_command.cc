@@ -110,6 +110,7 @@ void Submit(const JobFlags& flags) {
       jobs::v1::TaskSpec* spec = request.add_tasks();
       spec->set_workload_key(tasks[i].workload_key);
       spec->set_trials(shares[i]);
+      spec->set_weight(tasks[i].weight);
     }
     request.set_name(flags.model.substr(flags.model.find_last_of('/') + 1));
   } else {

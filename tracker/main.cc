@@ -26,6 +26,7 @@ struct TrackerFlags {
   std::string listen = "0.0.0.0:9190";
   std::string state, token_file, read_token_file, tls_cert, tls_key;
   std::string http;  // the dashboard's address; empty: no dashboard
+  int fleet_sample_ms = 5000;
   tessera::tracker::FleetSettings settings;
   int64_t job_lease_ms = 30000;
 };
@@ -103,6 +104,7 @@ int Serve(const TrackerFlags& flags) {
     sources.fleet = [&service] { return service.Snapshot(); };
     sources.log = &log;
     sources.jobs = [&jobs] { return tessera::tracker::JobsJson(jobs.Snapshot()); };
+    sources.fleet_sample_interval = std::chrono::milliseconds(flags.fleet_sample_ms);
     dashboard = std::make_unique<tessera::tracker::Dashboard>(sources, tokens);
     const int http_port = dashboard->Start(flags.http);
     std::string http_host;
@@ -145,6 +147,10 @@ int main(int argc, char** argv) {
                  "serve the web dashboard on HOST:PORT (port 0 picks one; same token as the "
                  "RPCs)")
       ->check(tessera::HostPort());
+  app.add_option("--fleet-sample-ms", flags.fleet_sample_ms,
+                 "how often the dashboard samples the fleet for its chart over time (the last 720 "
+                 "samples are kept)")
+      ->check(CLI::Range(100, 3600000));
   auto* cert = app.add_option("--tls-cert", flags.tls_cert, "PEM certificate: serve TLS");
   auto* key = app.add_option("--tls-key", flags.tls_key, "PEM private key of --tls-cert");
   cert->needs(key);

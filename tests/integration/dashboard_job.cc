@@ -1,7 +1,9 @@
 // Test helper of //tests/integration:dashboard_test: puts a job with progress on a live tracker,
 // as `tessera job submit` and one worker's batch would. Submits a job of two tasks (8 trials
 // each) on key KEY, leases the first batch (4 trials) as a worker and reports it (three measured
-// records and one failure); prints the job id.
+// records and one failure); prints the job id. Then a second job of user ben at a higher priority,
+// one task of weight 3 whose one batch of four brings new bests of 5, 3 and 1 ms (a 4 ms between),
+// and prints its id on a second line.
 //   dashboard_job TRACKER_ADDRESS TOKEN_FILE KEY
 #include <grpcpp/grpcpp.h>
 
@@ -83,6 +85,48 @@ int main(int argc, char** argv) {
     }
   }
   tessera::jobs::v1::ReportReply reported;
+  {
+    grpc::ClientContext c;
+    context(&c);
+    Check(stub->Report(&c, report, &reported), "Report");
+  }
+  std::cout << submitted.job_id() << "\n";
+
+  tessera::jobs::v1::SubmitRequest second = submit;
+  second.clear_tasks();
+  tessera::jobs::v1::TaskSpec* task = second.add_tasks();
+  task->set_workload_key("dense.x86(32,32,32,float32)");
+  task->set_trials(4);
+  task->set_weight(3);
+  second.set_user("ben");
+  second.set_priority(5);
+  second.set_name("one-dense.onnx");
+  {
+    grpc::ClientContext c;
+    context(&c);
+    Check(stub->Submit(&c, second, &submitted), "Submit");
+  }
+  {
+    grpc::ClientContext c;
+    context(&c);
+    Check(stub->Lease(&c, lease_request, &lease), "Lease");
+  }
+  if (!lease.has_work() || lease.lease().job_id() != submitted.job_id()) {
+    std::cerr << "Lease: not the second job's batch\n";
+    return 1;
+  }
+  report.set_lease_id(lease.lease().lease_id());
+  report.clear_records();
+  const double costs_ms[] = {5, 3, 4, 1};
+  for (int i = 0; i < lease.lease().trials(); ++i) {
+    tessera::tuning::MeasureRecord* record = report.add_records();
+    record->set_workload_key(lease.lease().workload_key());
+    record->set_target(lease.lease().target());
+    record->set_device_key(key);
+    record->set_config_index(20 + i);
+    record->set_timestamp(1700000200 + i);
+    record->add_costs(costs_ms[i % 4] * 1e-3);
+  }
   {
     grpc::ClientContext c;
     context(&c);

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
+#include "report/chart_js.h"
 #include "tracker/authorize.h"
 #include "tracker/dashboard/dashboard_json.h"
 #include "tracker/dashboard/page.h"
@@ -69,11 +70,19 @@ void Dashboard::Route() {
               {{"error", RefusalMessage(refusal, peer)}});
     return httplib::Server::HandlerResponse::Handled;
   });
-  server_->Get("/", [](const httplib::Request&, httplib::Response& response) {
-    Reply(response, 200, kDashboardPage, "text/html; charset=utf-8");
+  // Chart.js goes into the page itself, so that the page needs no second request (and token).
+  std::string page = kDashboardPage;
+  const std::string marker = "<!-- chart.js -->";
+  page.replace(page.find(marker), marker.size(),
+               std::string("<script>") + report::ChartJs() + "</script>");
+  server_->Get("/", [page](const httplib::Request&, httplib::Response& response) {
+    Reply(response, 200, page, "text/html; charset=utf-8");
   });
   server_->Get("/api/fleet", [this](const httplib::Request&, httplib::Response& response) {
     ReplyJson(response, 200, FleetJson(sources_.fleet()));
+  });
+  server_->Get("/api/fleet_history", [this](const httplib::Request&, httplib::Response& response) {
+    ReplyJson(response, 200, history_.ToJson());
   });
   server_->Get("/api/best", [this](const httplib::Request&, httplib::Response& response) {
     ReplyJson(response, 200,
@@ -134,10 +143,36 @@ int Dashboard::Start(const std::string& address) {
     server_->listen_after_bind();
     finished_ = true;
   });
+  sampler_ = std::thread([this] { SampleFleet(); });
   return port;
 }
 
+void Dashboard::SampleFleet() {
+  std::unique_lock<std::mutex> lock(sampler_mu_);
+  while (!stopping_) {
+    lock.unlock();
+    try {
+      history_.Add(std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count(),
+                   sources_.fleet());
+    } catch (const std::exception& e) {
+      TESSERA_LOG(kWarning) << "dashboard fleet sample failed error=" << e.what();
+    }
+    lock.lock();
+    sampler_cv_.wait_for(lock, sources_.fleet_sample_interval, [this] { return stopping_; });
+  }
+}
+
 void Dashboard::Stop() {
+  if (sampler_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(sampler_mu_);
+      stopping_ = true;
+    }
+    sampler_cv_.notify_all();
+    sampler_.join();
+  }
   if (!thread_.joinable()) return;
   // `stop` only takes effect once the server runs: repeat until the serving thread has left.
   while (!server_->is_running() && !finished_)

@@ -8,6 +8,8 @@
 #define TESSERA_TRACKER_DASHBOARD_DASHBOARD_H_
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +18,7 @@
 #include "common/json.h"
 #include "proto/tracker.pb.h"
 #include "tracker/authorize.h"
+#include "tracker/dashboard/fleet_history.h"
 #include "tracker/shared_log.h"
 
 namespace httplib {
@@ -31,6 +34,8 @@ struct DashboardSources {
   SharedLog* log = nullptr;                ///< best records per workload
   /// The jobs (`/api/jobs`); empty where the tracker has no job service, and the page says so.
   std::function<Json()> jobs;
+  /// How often the fleet is sampled for its chart over time (`/api/fleet_history`).
+  std::chrono::milliseconds fleet_sample_interval{5000};
 };
 
 /// The dashboard's HTTP server.
@@ -44,21 +49,27 @@ class Dashboard {
   Dashboard(const Dashboard&) = delete;
   Dashboard& operator=(const Dashboard&) = delete;
 
-  /// Serves on `address` (HOST:PORT; port 0 picks one) on background threads and returns the
-  /// port. Throws `ConfigError` naming the address when it cannot listen (a port another process
-  /// holds is refused, never shared).
+  /// Serves on `address` (HOST:PORT; port 0 picks one) on background threads, and samples the
+  /// fleet from then on, and returns the port. Throws `ConfigError` naming the address when it
+  /// cannot listen (a port another process holds is refused, never shared).
   int Start(const std::string& address);
   /// Stops serving (idempotent).
   void Stop();
 
  private:
   void Route();
+  void SampleFleet();
 
   DashboardSources sources_;
   const AccessTokens tokens_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::atomic<bool> finished_{false};  ///< the serving thread has left
+  FleetHistory history_;
+  std::thread sampler_;
+  std::mutex sampler_mu_;
+  std::condition_variable sampler_cv_;
+  bool stopping_ = false;  ///< guarded by sampler_mu_
 };
 
 }  // namespace tracker

@@ -1,8 +1,11 @@
 #include "tracker/dashboard/dashboard_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tessera {
 namespace tracker {
@@ -83,7 +86,41 @@ namespace {
 
 Json SecondsOrNull(double seconds, bool known) { return known ? Json(seconds) : Json(nullptr); }
 
+Json ImprovementsJson(const jobs::v1::TaskStatus& task) {
+  Json points = Json::array();
+  for (const jobs::v1::BestPoint& p : task.improvements()) {
+    points.push_back({p.unix_ms(), p.done(), p.best_cost()});
+  }
+  return points;
+}
+
 }  // namespace
+
+Json ModelCurveJson(const jobs::v1::JobStatus& job) {
+  std::vector<std::pair<int64_t, std::pair<int, double>>> events;  // (when, (task, best))
+  for (int t = 0; t < job.tasks_size(); ++t) {
+    for (const jobs::v1::BestPoint& p : job.tasks(t).improvements()) {
+      events.push_back({p.unix_ms(), {t, p.best_cost()}});
+    }
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<double> best(static_cast<size_t>(job.tasks_size()), 0);
+  Json curve = Json::array();
+  for (size_t i = 0; i < events.size(); ++i) {
+    best[static_cast<size_t>(events[i].second.first)] = events[i].second.second;
+    if (i + 1 < events.size() && events[i + 1].first == events[i].first) continue;
+    double total = 0;
+    bool complete = true;
+    for (int t = 0; t < job.tasks_size(); ++t) {
+      complete = complete && best[static_cast<size_t>(t)] > 0;
+      total += static_cast<double>(std::max<int64_t>(job.tasks(t).weight(), 1)) *
+               best[static_cast<size_t>(t)];
+    }
+    if (complete) curve.push_back({events[i].first, total});
+  }
+  return curve;
+}
 
 Json JobsJson(const jobs::v1::JobList& list) {
   Json jobs = Json::array();
@@ -101,7 +138,9 @@ Json JobsJson(const jobs::v1::JobList& list) {
                        {"leased", task.leased()},
                        {"best_seconds", SecondsOrNull(task.best_cost(), task.best_cost() > 0)},
                        {"eta_seconds", SecondsOrNull(task.eta_s(), task.eta_s() >= 0)},
-                       {"exhausted", task.exhausted()}});
+                       {"exhausted", task.exhausted()},
+                       {"weight", task.weight()},
+                       {"improvements", ImprovementsJson(task)}});
     }
     jobs.push_back({{"id", job.job_id()},
                     {"name", job.name()},
@@ -117,6 +156,8 @@ Json JobsJson(const jobs::v1::JobList& list) {
                     {"best_seconds", SecondsOrNull(best, best > 0)},
                     {"eta_seconds", SecondsOrNull(job.eta_s(), job.eta_s() >= 0)},
                     {"workers", job.workers()},
+                    {"submitted_unix_ms", job.submitted_unix_ms()},
+                    {"model_curve", ModelCurveJson(job)},
                     {"tasks", std::move(tasks)}});
   }
   return jobs;

@@ -29,10 +29,15 @@ Json FleetJson(const v1::FleetStatus& status);
 Json BestJson(const records::TuningLog& log);
 
 /// `[{id, name, state, user, priority, target, rpc_key, trials_total, trials_done, failed_share,
-/// best_seconds, eta_seconds, workers, tasks: [{workload_key, trials, done, failed, leased,
-/// best_seconds, eta_seconds, exhausted}]}]`: each job with its progress; unknown figures
-/// (no trial done, no success, no estimate yet) are null.
+/// best_seconds, eta_seconds, workers, submitted_unix_ms, model_curve, tasks: [{workload_key,
+/// trials, done, failed, leased, best_seconds, eta_seconds, exhausted, weight, improvements:
+/// [[unix_ms, done, best_seconds]]}]}]`: each job with its progress and tuning curves; unknown
+/// figures (no trial done, no success, no estimate yet) are null.
 Json JobsJson(const jobs::v1::JobList& jobs);
+
+/// A job's estimated model latency over time, `[[unix_ms, seconds]]`: after each report that
+/// brought a new best, the sum over tasks of weight × best, from when every task has one.
+Json ModelCurveJson(const jobs::v1::JobStatus& job);
 
 }  // namespace tracker
 }  // namespace tessera

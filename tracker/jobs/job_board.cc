@@ -95,6 +95,10 @@ std::string ValidateSubmit(const jobs::v1::SubmitRequest& request) {
       return "task " + Quoted(key) + ": trials must be 1.." + std::to_string(kMaxTrialsPerTask) +
              ", got " + std::to_string(task.trials());
     }
+    if (task.weight() < 0 || task.weight() > kMaxTrialsPerTask) {
+      return "task " + Quoted(key) + ": weight must be 0.." + std::to_string(kMaxTrialsPerTask) +
+             ", got " + std::to_string(task.weight());
+    }
   }
   if (request.target().empty() || request.target().size() > kMaxKeyLength ||
       !Printable(request.target())) {
@@ -149,6 +153,7 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
       task.trials = t.trials;
       task.exhausted = t.exhausted;
       task.started_unix_ms = t.started_unix_ms;
+      task.weight = t.weight;
       job.tasks.push_back(task);
     }
     next_seq_ = std::max(next_seq_, saved.seq + 1);
@@ -189,6 +194,11 @@ void JobBoard::AddRecord(Job& job, int task_index, int64_t config_index, double 
     ++task.failed;
   } else if (task.best == 0 || cost < task.best) {
     task.best = cost;
+    jobs::v1::BestPoint point;
+    point.set_unix_ms(unix_ms);
+    point.set_done(task.done);
+    point.set_best_cost(cost);
+    task.improvements.push_back(point);
   }
   task.last_unix_ms = std::max(task.last_unix_ms, unix_ms);
 }
@@ -225,10 +235,12 @@ std::string JobBoard::Submit(const jobs::v1::SubmitRequest& request, int64_t now
   stored.state = "queued";
   stored.submitted_unix_ms = now_unix_ms;
   for (const jobs::v1::TaskSpec& spec : request.tasks()) {
-    stored.tasks.push_back({spec.workload_key(), spec.trials(), false, 0});
+    const int64_t weight = std::max<int64_t>(spec.weight(), 1);
+    stored.tasks.push_back({spec.workload_key(), spec.trials(), false, 0, weight});
     Task task;
     task.workload_key = spec.workload_key();
     task.trials = spec.trials();
+    task.weight = weight;
     job.tasks.push_back(task);
   }
   store_->SaveJob(stored);
@@ -263,6 +275,8 @@ jobs::v1::JobStatus JobBoard::StatusOf(const Job& job, int64_t now_unix_ms) cons
     t->set_leased(task.leased);
     t->set_best_cost(task.best);
     t->set_exhausted(task.exhausted);
+    t->set_weight(task.weight);
+    for (const jobs::v1::BestPoint& point : task.improvements) *t->add_improvements() = point;
     double task_eta = 0;
     if (!task.finished() && job.active()) {
       // The task's own pace since its first lease.
@@ -489,7 +503,7 @@ ReportResult JobBoard::Report(const jobs::v1::ReportRequest& request, int64_t no
     }
   }
   result.reply.set_accepted(static_cast<int32_t>(result.accepted.size()));
-  store_->SaveReport(lease, result.accepted, result.reply, request.exhausted());
+  store_->SaveReport(lease, result.accepted, result.reply, request.exhausted(), now_unix_ms);
   reports_[lease.lease_id] = result.reply;
   for (const tuning::MeasureRecord& r : result.accepted) {
     AddRecord(job, lease.task, r.config_index(), records::MeanCost(r), now_unix_ms);

@@ -9,8 +9,8 @@
 #include <mutex>
 #include <string>
 
-#include "proto/jobs.grpc.pb.h"
 #include "common/clock.h"
+#include "proto/jobs.grpc.pb.h"
 #include "tracker/jobs/job_board.h"
 #include "tracker/jobs/job_store.h"
 #include "tracker/shared_log.h"

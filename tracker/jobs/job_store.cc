@@ -28,6 +28,11 @@ JobStore::JobStore(const std::string& dir) {
       "unix_ms INTEGER NOT NULL, logged INTEGER NOT NULL, record BLOB NOT NULL, "
       "PRIMARY KEY (job_id, task, config_index));"
       "CREATE TABLE IF NOT EXISTS job_reports (lease_id TEXT PRIMARY KEY, reply BLOB NOT NULL);");
+  // Tasks' weights came with the tuning curves on the dashboard; older stores weigh each by 1.
+  bool has_weight = false;
+  Statement columns(*db_, "PRAGMA table_info(job_tasks)");
+  while (columns.Step()) has_weight = has_weight || columns.Text(1) == "weight";
+  if (!has_weight) db_->Exec("ALTER TABLE job_tasks ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;");
 }
 
 JobStore::~JobStore() = default;
@@ -51,11 +56,12 @@ StoredJobs JobStore::Load() const {
     job.state = jobs.Text(9);
     job.submitted_unix_ms = jobs.Int(10);
     Statement tasks(*db_,
-                    "SELECT workload_key, trials, exhausted, started_unix_ms FROM job_tasks "
-                    "WHERE job_id = ? ORDER BY task");
+                    "SELECT workload_key, trials, exhausted, started_unix_ms, weight FROM "
+                    "job_tasks WHERE job_id = ? ORDER BY task");
     tasks.Bind(1, job.job_id);
     while (tasks.Step()) {
-      job.tasks.push_back({tasks.Text(0), tasks.Int(1), tasks.Int(2) != 0, tasks.Int(3)});
+      job.tasks.push_back(
+          {tasks.Text(0), tasks.Int(1), tasks.Int(2) != 0, tasks.Int(3), tasks.Int(4)});
     }
     out.jobs.push_back(std::move(job));
   }
@@ -111,12 +117,15 @@ void JobStore::SaveJob(const StoredJob& job) {
       .Bind(10, job.state)
       .Bind(11, job.submitted_unix_ms)
       .Step();
-  Statement task(*db_, "INSERT INTO job_tasks VALUES (?, ?, ?, ?, 0, 0)");
+  Statement task(*db_,
+                 "INSERT INTO job_tasks (job_id, task, workload_key, trials, exhausted, "
+                 "started_unix_ms, weight) VALUES (?, ?, ?, ?, 0, 0, ?)");
   for (size_t i = 0; i < job.tasks.size(); ++i) {
     task.Bind(1, job.job_id)
         .Bind(2, static_cast<int64_t>(i))
         .Bind(3, job.tasks[i].workload_key)
         .Bind(4, job.tasks[i].trials)
+        .Bind(5, job.tasks[i].weight)
         .Run();
   }
   transaction.Commit();
@@ -160,7 +169,7 @@ void JobStore::DeleteLease(const std::string& lease_id) {
 
 void JobStore::SaveReport(const StoredLease& lease,
                           const std::vector<tuning::MeasureRecord>& records,
-                          const jobs::v1::ReportReply& reply, bool exhausted) {
+                          const jobs::v1::ReportReply& reply, bool exhausted, int64_t unix_ms) {
   Transaction transaction(*db_);
   Statement insert(*db_, "INSERT INTO job_records VALUES (?, ?, ?, ?, ?, ?, 0, ?)");
   for (const tuning::MeasureRecord& record : records) {
@@ -174,9 +183,7 @@ void JobStore::SaveReport(const StoredLease& lease,
     } else {
       insert.BindNull(5);
     }
-    insert.Bind(6, static_cast<int64_t>(record.timestamp() * 1000))
-        .BindBlob(7, record.SerializeAsString())
-        .Run();
+    insert.Bind(6, unix_ms).BindBlob(7, record.SerializeAsString()).Run();
   }
   Statement(*db_, "INSERT INTO job_reports VALUES (?, ?)")
       .Bind(1, lease.lease_id)

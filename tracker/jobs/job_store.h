@@ -28,6 +28,7 @@ struct StoredTask {
   int64_t trials = 0;
   bool exhausted = false;
   int64_t started_unix_ms = 0;  ///< first lease (0: none yet)
+  int64_t weight = 1;           ///< kernels of the model that run it (`TaskSpec::weight`)
 };
 
 /// A job as stored.
@@ -55,8 +56,8 @@ struct StoredRecord {
   std::string job_id;
   int task = 0;
   int64_t config_index = 0;
-  double cost = 0;  ///< mean seconds; +infinity for a failed record
-  int64_t unix_ms = 0;
+  double cost = 0;               ///< mean seconds; +infinity for a failed record
+  int64_t unix_ms = 0;           ///< when the tracker received it
   bool logged = false;           ///< already in the shared tuning log
   tuning::MeasureRecord record;  ///< only while not `logged`
 };
@@ -89,10 +90,10 @@ class JobStore {
   void SaveLease(const StoredLease& lease, int64_t task_started_unix_ms);
   /// Forgets a lease (expired or cancelled).
   void DeleteLease(const std::string& lease_id);
-  /// In one transaction: the report's records (not yet logged), its reply, the end of its lease
-  /// and the task's exhaustion.
+  /// In one transaction: the report's records (not yet logged, received at `unix_ms`), its reply,
+  /// the end of its lease and the task's exhaustion.
   void SaveReport(const StoredLease& lease, const std::vector<tuning::MeasureRecord>& records,
-                  const jobs::v1::ReportReply& reply, bool exhausted);
+                  const jobs::v1::ReportReply& reply, bool exhausted, int64_t unix_ms);
   /// Marks the records of a lease's report as written to the shared log (and drops their copy).
   void MarkLogged(const std::string& lease_id);
   /// Marks every record as written to the shared log (and drops their copies).

@@ -92,7 +92,8 @@ class DashboardTest : public ::testing::Test {
 
 // A dashboard is for reading: the read-only token opens the page and every endpoint.
 TEST_F(DashboardTest, TheReadOnlyTokenOpensEverything) {
-  for (const std::string path : {"/", "/api/fleet", "/api/best", "/api/jobs"}) {
+  for (const std::string path :
+       {"/", "/api/fleet", "/api/best", "/api/jobs", "/api/fleet_history"}) {
     httplib::Result read = Get(path, kReadToken);
     ASSERT_TRUE(read) << path;
     EXPECT_EQ(read->status, 200) << path;
@@ -100,7 +101,8 @@ TEST_F(DashboardTest, TheReadOnlyTokenOpensEverything) {
 }
 
 TEST_F(DashboardTest, MissingOrForgedTokenIsRefusedOnEveryEndpointAndThePage) {
-  for (const std::string path : {"/", "/api/fleet", "/api/best", "/api/jobs", "/nothing"}) {
+  for (const std::string path :
+       {"/", "/api/fleet", "/api/best", "/api/jobs", "/api/fleet_history", "/nothing"}) {
     httplib::Result missing = Get(path, "");
     ASSERT_TRUE(missing) << path;
     EXPECT_EQ(missing->status, 401) << path;
@@ -131,6 +133,67 @@ TEST_F(DashboardTest, ThePageIsOneSelfContainedDocument) {
   EXPECT_NE(page->body.find("x-tessera-token"), std::string::npos);
   EXPECT_EQ(page->body.find("src=\"http"), std::string::npos);  // no external assets
   EXPECT_EQ(page->body.find("href=\"http"), std::string::npos);
+  EXPECT_NE(page->body.find("Chart.js v3"), std::string::npos);  // the charting library, inlined
+  EXPECT_EQ(page->body.find("<!-- chart.js -->"), std::string::npos);
+}
+
+TEST_F(DashboardTest, TheFleetIsSampledFromTheStart) {
+  Json history = GetJson("/api/fleet_history");
+  ASSERT_TRUE(history["keys"].contains("rpi4")) << history.dump();
+  const Json& sample = history["keys"]["rpi4"][0];
+  EXPECT_GT(sample[0].get<int64_t>(), 0);  // when
+  EXPECT_EQ(sample[1], 1);                 // free
+  EXPECT_EQ(sample[2], 1);                 // busy
+  EXPECT_EQ(sample[3], 1);                 // dead
+  EXPECT_EQ(history["keys"]["cpu"][0], Json::array({sample[0], 0, 0, 0}));
+}
+
+TEST(FleetHistoryTest, KeepsTheLastSamplesAndZeroesAbsentKeys) {
+  FleetHistory history(2);
+  history.Add(1, SomeFleet());
+  v1::FleetStatus later;
+  later.add_keys("cpu");
+  v1::ServerStatus* s = later.add_servers();
+  s->set_key("cpu");
+  s->set_state("busy");
+  history.Add(2, later);
+  history.Add(3, later);
+  Json json = history.ToJson();
+  EXPECT_FALSE(json["keys"].contains("rpi4"));  // its only sample is gone
+  EXPECT_EQ(json["keys"]["cpu"], Json::parse("[[2,0,1,0],[3,0,1,0]]"));
+  FleetHistory both;
+  both.Add(1, SomeFleet());
+  both.Add(2, later);
+  EXPECT_EQ(both.ToJson()["keys"]["rpi4"], Json::parse("[[1,1,1,1],[2,0,0,0]]"));
+}
+
+jobs::v1::BestPoint Best(int64_t unix_ms, int64_t done, double cost) {
+  jobs::v1::BestPoint p;
+  p.set_unix_ms(unix_ms);
+  p.set_done(done);
+  p.set_best_cost(cost);
+  return p;
+}
+
+TEST(JobsJsonTest, TheModelCurveStartsWhenEveryTaskHasABest) {
+  jobs::v1::JobStatus job;
+  jobs::v1::TaskStatus* conv = job.add_tasks();
+  conv->set_weight(3);
+  *conv->add_improvements() = Best(100, 1, 4e-3);
+  *conv->add_improvements() = Best(300, 9, 2e-3);
+  jobs::v1::TaskStatus* dense = job.add_tasks();  // weight 0: counts once
+  *dense->add_improvements() = Best(200, 2, 1e-3);
+  *dense->add_improvements() = Best(300, 5, 0.5e-3);
+  const Json curve = ModelCurveJson(job);
+  ASSERT_EQ(curve.size(), 2u) << curve.dump();
+  EXPECT_EQ(curve[0][0], 200);
+  EXPECT_DOUBLE_EQ(curve[0][1].get<double>(), 3 * 4e-3 + 1e-3);
+  EXPECT_EQ(curve[1][0], 300);  // one point for the two bests of one report
+  EXPECT_DOUBLE_EQ(curve[1][1].get<double>(), 3 * 2e-3 + 0.5e-3);
+  jobs::v1::JobList list;
+  *list.add_jobs() = job;
+  EXPECT_EQ(JobsJson(list)[0]["tasks"][1]["improvements"],
+            Json::parse("[[200,2,0.001],[300,5,0.0005]]"));
 }
 
 TEST_F(DashboardTest, FleetCountsServersPerKeyByState) {

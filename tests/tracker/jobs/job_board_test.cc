@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/file.h"
+#include "common/sqlite.h"
 
 namespace tessera {
 namespace tracker {
@@ -227,6 +228,43 @@ TEST(JobBoardTest, JobsLeasesAndRecordsSurviveARestart) {
   EXPECT_TRUE(again.UnloggedRecords().empty());
   EXPECT_EQ(again.Status(id, 0)->done(), 2);
   EXPECT_DOUBLE_EQ(again.Status(id, 0)->tasks(0).best_cost(), 5e-3);
+}
+
+// The dashboard's tuning curve: each new best with when and after how many records, and the
+// task's weight, also after a restart.
+TEST(JobBoardTest, NewBestsAndWeightsAreKeptForTheCurve) {
+  TempDir dir;
+  std::string id;
+  jobs::v1::SubmitRequest request = Job("ann", 6);
+  request.mutable_tasks(0)->set_weight(4);
+  {
+    JobStore store(dir.path());
+    JobBoard board(&store, kLeaseMs, 0);
+    id = board.Submit(request, 0);
+    ASSERT_EQ(board.Report(Report(*board.Lease("w1", 0, 0), {3, 5}), 1000).reply.accepted(), 2);
+    ASSERT_EQ(board.Report(Report(*board.Lease("w1", 0, 0), {1, 2}), 2000).reply.accepted(), 2);
+  }
+  JobStore store(dir.path());
+  JobBoard board(&store, kLeaseMs, 5000);
+  const jobs::v1::TaskStatus task = board.Status(id, 0)->tasks(0);
+  EXPECT_EQ(task.weight(), 4);
+  ASSERT_EQ(task.improvements_size(), 2);  // config 3 (4 ms) then config 1 (2 ms)
+  EXPECT_EQ(task.improvements(0).unix_ms(), 1000);
+  EXPECT_EQ(task.improvements(0).done(), 1);
+  EXPECT_DOUBLE_EQ(task.improvements(0).best_cost(), 4e-3);
+  EXPECT_EQ(task.improvements(1).unix_ms(), 2000);
+  EXPECT_EQ(task.improvements(1).done(), 3);
+  EXPECT_DOUBLE_EQ(task.improvements(1).best_cost(), 2e-3);
+  // A store from before weights weighs each task by 1.
+  {
+    Database db(dir.path() + "/jobs.db", false,
+                [](const SqliteFailure&) { FAIL() << "cannot change the store"; });
+    db.Exec("ALTER TABLE job_tasks DROP COLUMN weight;");
+  }
+  JobStore old_store(dir.path());
+  EXPECT_EQ(JobBoard(&old_store, kLeaseMs, 6000).Status(id, 0)->tasks(0).weight(), 1);
+  request.mutable_tasks(0)->set_weight(-1);
+  EXPECT_NE(ValidateSubmit(request).find("weight must be 0.."), std::string::npos);
 }
 
 TEST(JobBoardTest, AnExhaustedTaskEndsTheJobAndTheBatchesStillOut) {
