@@ -33,7 +33,7 @@ document.getElementById("title").textContent = DATA.models.length === 1
   : DATA.models[0].label + " against " + DATA.models[1].label;
 document.getElementById("summary").textContent = DATA.rows.length + " kernel calls; mean time " +
   "per run of each call, measured one call at a time" +
-  (DATA.models.length > 1 ? "; calls matched by graph node" : "");
+  (DATA.models.length > 1 ? "; calls matched by graph node and operation" : "");
 document.getElementById("models").innerHTML =
   "<tr><th>build</th><th>target</th><th>threads</th><th>latency</th><th>sum of calls</th></tr>" +
   DATA.models.map((m, i) => '<tr><td style="color:' + COLORS[i] + '">' + esc(m.label) +
@@ -72,6 +72,18 @@ struct Row {
   std::vector<const runtime::NodeProfile*> calls;
 };
 
+// What matches a call across builds: its node and its kernel's operation (the symbol without its
+// "tsr_kN_" position), then how many such calls came before it in this build.
+std::string CallKey(const runtime::NodeProfile& p, std::map<std::string, int>* seen) {
+  std::string op = p.function;
+  if (op.rfind("tsr_k", 0) == 0 && op.find('_', 5) != std::string::npos) {
+    op = op.substr(op.find('_', 5) + 1);
+  }
+  std::string key = p.name + "\n" + op;
+  const int n = (*seen)[key]++;
+  return n == 0 ? key : key + "\n" + std::to_string(n);
+}
+
 Json OrNull(const runtime::NodeProfile* p, bool gflops) {
   if (p == nullptr) return nullptr;
   if (!gflops) return p->mean_ms;
@@ -83,13 +95,14 @@ Json OrNull(const runtime::NodeProfile* p, bool gflops) {
 
 Json ProfileData(const std::vector<ProfiledModel>& models) {
   Json data{{"models", Json::array()}, {"rows", Json::array()}, {"bars", kProfileBars}};
-  std::map<std::string, size_t> by_name;
+  std::map<std::string, size_t> by_call;
   std::vector<Row> rows;
   for (size_t m = 0; m < models.size(); ++m) {
+    std::map<std::string, int> seen;
     double total = 0;
     for (const runtime::NodeProfile& p : models[m].kernels) {
       total += p.mean_ms;
-      auto [it, added] = by_name.emplace(p.name, rows.size());
+      auto [it, added] = by_call.emplace(CallKey(p, &seen), rows.size());
       if (added) rows.push_back({&p, std::vector<const runtime::NodeProfile*>(models.size())});
       rows[it->second].calls[m] = &p;
     }

@@ -11,6 +11,7 @@
 #include "fleet/client/log_client.h"
 #include "python/src/bindings.h"
 #include "records/tuning_log.h"
+#include "report/tuning_curve.h"
 
 namespace py = pybind11;
 
@@ -73,6 +74,16 @@ class Log {
     return out;
   }
 
+  // The tuning curves of the matching records (`report::CurvesJson`), as JSON text.
+  std::string Curves(const records::RecordFilter& filter) const {
+    std::vector<tuning::MeasureRecord> records;
+    {
+      py::gil_scoped_release release;
+      records = source().List(filter);
+    }
+    return report::CurvesJson(report::TuningCurves(records)).dump();
+  }
+
   std::string Name() const { return source().SourceName(); }
 
  private:
@@ -121,6 +132,12 @@ void BindLogs(py::module_& m) {
           "stats",
           [](const Log& log, const std::string& task, const std::string& target) {
             return log.Stats(Filter(task, target, -1));
+          },
+          py::arg("task"), py::arg("target"))
+      .def(
+          "curves",
+          [](const Log& log, const std::string& task, const std::string& target) {
+            return log.Curves(Filter(task, target, -1));
           },
           py::arg("task"), py::arg("target"))
       .def_property_readonly("name", &Log::Name);

@@ -127,7 +127,7 @@ class Session {
     }
     py::list out;
     for (const runtime::NodeProfile& p : profile) {
-      out.append(py::make_tuple(p.name, p.function, p.mean_ms));
+      out.append(py::make_tuple(p.name, p.function, p.mean_ms, p.workload, p.source, p.flops));
     }
     return out;
   }

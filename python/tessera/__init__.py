@@ -16,8 +16,8 @@ the messages of the command-line tools; a wrong input array is a `ValueError` na
 import os
 import sys
 
-__all__ = ["compile", "load", "Module", "InferenceSession", "NodeArg", "tune", "log", "fleet", "nd",
-           "te", "build", "lower", "load_module",
+__all__ = ["compile", "load", "Module", "InferenceSession", "NodeArg", "KernelTime", "tune", "log",
+           "fleet", "nd", "plot", "te", "build", "lower", "load_module",
            "from_dlpack", "UserError", "FleetError", "InternalError", "__version__"]
 
 # Run in place from the source tree: the extension module is built by Bazel into bazel-bin.
@@ -36,8 +36,8 @@ finally:
     sys.setdlopenflags(_flags)
 
 # The submodules import the extension module loaded above.
-from . import fleet, log, nd, te  # noqa: E402
-from .models import InferenceSession, Module, NodeArg, compile, load  # noqa: E402
+from . import fleet, log, nd, plot, te  # noqa: E402
+from .models import InferenceSession, KernelTime, Module, NodeArg, compile, load  # noqa: E402
 from .nd import from_dlpack  # noqa: E402
 from .tuning import tune  # noqa: E402
 

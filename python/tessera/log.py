@@ -47,6 +47,12 @@ class Log:
         lines = self._log.records(task, target, -1 if limit is None else int(limit))
         return [json.loads(line) for line in lines]
 
+    def curves(self, task="", target=""):
+        """The tuning curve of each (workload, target) matching `task` and `target`: dicts with
+        workload_key, target, trials, failures, span_s and improvements, a list of [trial,
+        seconds since the first trial, best ms] at each new best (`tessera log curve`)."""
+        return json.loads(self._log.curves(task, target))
+
     def stats(self, task="", target=""):
         """One WorkloadStats per (workload, target) matching `task` and `target`."""
         return [WorkloadStats(*s) for s in self._log.stats(task, target)]

@@ -1,10 +1,19 @@
 """Models: `compile`, `load`, `Module` and `InferenceSession`, the ONNX Runtime way."""
+import collections
 import os
 import tempfile
 
 from . import _tessera
 
 __all__ = ["compile", "load", "Module", "InferenceSession", "NodeArg"]
+
+
+#: One kernel call's time in `InferenceSession.profile`: its graph node(s), kernel symbol, mean
+#: milliseconds per run, template workload ("" for a default-scheduled kernel), where its config
+#: came from ("record", "nearest record", "fallback", ...) and floating-point operations per call
+#: (0 where not counted).
+KernelTime = collections.namedtuple(
+    "KernelTime", ["node", "kernel", "ms", "workload", "config_source", "flops"])
 
 
 class Module:
@@ -164,5 +173,6 @@ class InferenceSession:
 
     def profile(self, runs=10):
         """Times every kernel call over `runs` runs on the inputs of the last `run`: a list of
-        (node, kernel, mean milliseconds per run), slowest first."""
-        return self._session.profile(int(runs))
+        `KernelTime` (node, kernel, mean milliseconds per run, workload, config_source, flops),
+        slowest first."""
+        return [KernelTime(*t) for t in self._session.profile(int(runs))]

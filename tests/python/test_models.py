@@ -169,6 +169,6 @@ def test_profile_lists_every_kernel_call(conv_model, rng):
     session.run(None, {"image": rng.standard_normal((1, 8, 12, 12)).astype(np.float32)})
     profile = session.profile(runs=3)
     assert len(profile) == tessera.compile(conv_model).kernel_calls
-    node, kernel, ms = profile[0]
+    node, kernel, ms = profile[0][:3]
     assert node.startswith("Conv") and kernel and ms > 0
     assert [p[2] for p in profile] == sorted((p[2] for p in profile), reverse=True)
