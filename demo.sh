@@ -98,3 +98,15 @@ echo "tuned is $(awk "BEGIN { printf \"%.2f\", $untuned / $tuned }")x faster tha
 $bin/cli/tessera log best --db "$work/cnn.db"
 size=$(strip -o "$work/tessera-run" $bin/deploy/tessera-run && stat -c %s "$work/tessera-run")
 echo "stripped tessera-run: $size bytes"
+
+echo
+echo "== pictures: the block's tuned build against its untuned one, kernel by kernel, and the"
+echo "   tuning curves of its tasks"
+reports=${DEMO_REPORTS:-demo-reports}
+mkdir -p "$reports"
+$bin/cli/tessera run "$work/tuned.tsr" --profile --repeat 50 --report "$reports/profile.html" \
+  --compare "$work/untuned.tsr" >/dev/null
+$bin/cli/tessera log curve --db "$work/cnn.db" -o "$reports/tuning-curve.svg"
+$bin/cli/tessera log curve --db "$work/cnn.db" -o "$reports/tuning-curve.html" >/dev/null
+echo "open $(readlink -f "$reports")/profile.html (tuned against untuned, per kernel call) and"
+echo "     $(readlink -f "$reports")/tuning-curve.svg in a browser"

@@ -111,6 +111,7 @@ void Submit(const JobFlags& flags) {
       spec->set_workload_key(tasks[i].workload_key);
       spec->set_trials(shares[i]);
       spec->set_weight(tasks[i].weight);
+      spec->set_alternative_to(tasks[i].alternative_to);
     }
     request.set_name(flags.model.substr(flags.model.find_last_of('/') + 1));
   } else {

@@ -33,7 +33,7 @@ document.getElementById("title").textContent = DATA.models.length === 1
   : DATA.models[0].label + " against " + DATA.models[1].label;
 document.getElementById("summary").textContent = DATA.rows.length + " kernel calls; mean time " +
   "per run of each call, measured one call at a time" +
-  (DATA.models.length > 1 ? "; calls matched by graph node and operation" : "");
+  (DATA.models.length > 1 ? "; calls matched by graph node" : "");
 document.getElementById("models").innerHTML =
   "<tr><th>build</th><th>target</th><th>threads</th><th>latency</th><th>sum of calls</th></tr>" +
   DATA.models.map((m, i) => '<tr><td style="color:' + COLORS[i] + '">' + esc(m.label) +
@@ -72,14 +72,11 @@ struct Row {
   std::vector<const runtime::NodeProfile*> calls;
 };
 
-// What matches a call across builds: its node and its kernel's operation (the symbol without its
-// "tsr_kN_" position), then how many such calls came before it in this build.
+// What matches a call across builds: its node, whether it is the node's template kernel (the
+// template may differ, a Winograd build against a direct one), then how many such calls came
+// before it in this build.
 std::string CallKey(const runtime::NodeProfile& p, std::map<std::string, int>* seen) {
-  std::string op = p.function;
-  if (op.rfind("tsr_k", 0) == 0 && op.find('_', 5) != std::string::npos) {
-    op = op.substr(op.find('_', 5) + 1);
-  }
-  std::string key = p.name + "\n" + op;
+  const std::string key = p.name + (p.workload.empty() ? "\n" : "\ntemplate");
   const int n = (*seen)[key]++;
   return n == 0 ? key : key + "\n" + std::to_string(n);
 }

@@ -29,8 +29,8 @@ constexpr size_t kProfileBars = 30;
 
 /// The report's data: `{"models": [{label, target, threads, mean_ms, kernels_ms}], "rows":
 /// [{name, kernel, workload, ms: [per model, null where absent], gflops: [...], source: [...]}]}`,
-/// rows matched across models by node name and kernel operation, slowest (in the first model)
-/// first.
+/// rows matched across models by node name (a node's template kernel with its template kernel,
+/// whichever template each build chose), slowest (in the first model) first.
 Json ProfileData(const std::vector<ProfiledModel>& models);
 
 /// The report page for one model, or two compared (the first is the baseline).

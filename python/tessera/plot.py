@@ -62,24 +62,22 @@ def curve(db, task="", target="", x="trials", ax=None, max_tasks=12):
 
 
 def _calls(kernels):
-    """{(node, operation, n): ms}: a call matched across builds by its node and its kernel's
-    operation (the symbol without "tsr_kN_"), the n-th such call of the build."""
+    """{(node, is_template, n): ms}: a call matched across builds by its node and whether it is the
+    node's template kernel (whichever template each build chose), the n-th such call."""
     seen, calls = {}, {}
     for k in kernels:  # KernelTime or (node, kernel, ms, ...)
-        node, kernel, ms = k[0], k[1], k[2]
-        prefixed = kernel.startswith("tsr_k") and kernel.count("_") >= 2
-        operation = kernel.split("_", 2)[2] if prefixed else kernel
-        n = seen.get((node, operation), 0)
-        seen[(node, operation)] = n + 1
-        calls[(node, operation, n)] = ms
+        key = (k[0], len(k) > 3 and bool(k[3]))
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        calls[key + (n,)] = k[2]
     return calls
 
 
 def profile(kernels, label="model", compare=None, top=30, ax=None):
     """Horizontal bars of time per kernel call from `InferenceSession.profile()` (`kernels`), the
     `top` slowest named by their graph node, the rest summed into one bar; `compare` maps a
-    label to another build's profile, drawn beside each bar (calls matched by node and kernel
-    operation, as `tessera run --report` matches them)."""
+    label to another build's profile, drawn beside each bar (calls matched by node, a template
+    kernel with the other build's template kernel, as `tessera run --report` matches them)."""
     builds = [(label, kernels)] + list((compare or {}).items())
     by_call = [_calls(ks) for _, ks in builds]
     order = sorted(by_call[0], key=lambda c: -by_call[0][c])

@@ -38,20 +38,18 @@ TEST(ProfileReportTest, RowsMatchedByNodeSlowestFirstInTheFirstBuild) {
   EXPECT_EQ(data["models"][1]["label"], "untuned.tsr");
 }
 
-TEST(ProfileReportTest, CallsOfOneNodeAreKeptApartByOperationAndOrder) {
-  runtime::NodeProfile pack = Call("x", 1.0), conv = Call("x", 3.0), again = Call("x", 0.5);
-  pack.function = "tsr_k0_pack_NCHWc";
-  conv.function = "tsr_k1_conv2d_NCHWc";
-  again.function = "tsr_k4_pack_NCHWc";
-  runtime::NodeProfile other_conv = conv;
-  other_conv.function = "tsr_k2_conv2d_NCHWc";  // another position in the other build
-  other_conv.mean_ms = 2.0;
-  const Json data = ProfileData({{"a", "llvm", 1, 5, {conv, pack, again}},
-                                 {"b", "llvm", 1, 2, {other_conv}}});
-  ASSERT_EQ(data["rows"].size(), 3u);
-  EXPECT_EQ(data["rows"][0]["ms"], Json::array({3.0, 2.0}));
-  EXPECT_EQ(data["rows"][1]["ms"], Json::array({1.0, nullptr}));
-  EXPECT_EQ(data["rows"][2]["ms"], Json::array({0.5, nullptr}));
+TEST(ProfileReportTest, ANodesTemplateKernelMatchesWhicheverTemplateEachBuildChose) {
+  runtime::NodeProfile direct = Call("conv", 3.0, 8e6, "fallback");
+  direct.function = "tsr_k1_conv2d_NCHWc";
+  runtime::NodeProfile winograd = Call("conv", 2.0, 8e6, "record");
+  winograd.function = "tsr_k1_conv2d_winograd_NCHWc";
+  runtime::NodeProfile epilogue = Call("conv", 0.5), other_epilogue = Call("conv", 0.25);
+  const Json data = ProfileData({{"tuned", "llvm", 1, 3, {winograd, epilogue}},
+                                 {"untuned", "llvm", 1, 4, {other_epilogue, direct}}});
+  ASSERT_EQ(data["rows"].size(), 2u);
+  EXPECT_EQ(data["rows"][0]["ms"], Json::array({2.0, 3.0}));
+  EXPECT_EQ(data["rows"][0]["source"], Json::array({"record", "fallback"}));
+  EXPECT_EQ(data["rows"][1]["ms"], Json::array({0.5, 0.25}));
 }
 
 TEST(ProfileReportTest, PageIsSelfContained) {

@@ -105,17 +105,32 @@ Json ModelCurveJson(const jobs::v1::JobStatus& job) {
   }
   std::stable_sort(events.begin(), events.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  // A task and its alternatives are one group, weighed by the task's weight at the faster best.
+  std::map<std::string, int> index;
+  for (int t = 0; t < job.tasks_size(); ++t) index[job.tasks(t).workload_key()] = t;
+  std::vector<int> group(static_cast<size_t>(job.tasks_size()));
+  for (int t = 0; t < job.tasks_size(); ++t) {
+    const std::string& other = job.tasks(t).alternative_to();
+    auto it = other.empty() ? index.end() : index.find(other);
+    group[static_cast<size_t>(t)] = it == index.end() ? t : it->second;
+  }
   std::vector<double> best(static_cast<size_t>(job.tasks_size()), 0);
   Json curve = Json::array();
   for (size_t i = 0; i < events.size(); ++i) {
     best[static_cast<size_t>(events[i].second.first)] = events[i].second.second;
     if (i + 1 < events.size() && events[i + 1].first == events[i].first) continue;
+    std::vector<double> fastest(best.size(), 0);  // per group
+    for (size_t t = 0; t < best.size(); ++t) {
+      double& f = fastest[static_cast<size_t>(group[t])];
+      if (best[t] > 0 && (f == 0 || best[t] < f)) f = best[t];
+    }
     double total = 0;
     bool complete = true;
     for (int t = 0; t < job.tasks_size(); ++t) {
-      complete = complete && best[static_cast<size_t>(t)] > 0;
+      if (group[static_cast<size_t>(t)] != t) continue;
+      complete = complete && fastest[static_cast<size_t>(t)] > 0;
       total += static_cast<double>(std::max<int64_t>(job.tasks(t).weight(), 1)) *
-               best[static_cast<size_t>(t)];
+               fastest[static_cast<size_t>(t)];
     }
     if (complete) curve.push_back({events[i].first, total});
   }
@@ -140,6 +155,7 @@ Json JobsJson(const jobs::v1::JobList& list) {
                        {"eta_seconds", SecondsOrNull(task.eta_s(), task.eta_s() >= 0)},
                        {"exhausted", task.exhausted()},
                        {"weight", task.weight()},
+                       {"alternative_to", task.alternative_to()},
                        {"improvements", ImprovementsJson(task)}});
     }
     jobs.push_back({{"id", job.job_id()},

@@ -36,7 +36,8 @@ Json BestJson(const records::TuningLog& log);
 Json JobsJson(const jobs::v1::JobList& jobs);
 
 /// A job's estimated model latency over time, `[[unix_ms, seconds]]`: after each report that
-/// brought a new best, the sum over tasks of weight × best, from when every task has one.
+/// brought a new best, the sum over tasks of weight × best (the faster of a task and its
+/// alternatives, at the task's weight), from when every task or an alternative has one.
 Json ModelCurveJson(const jobs::v1::JobStatus& job);
 
 }  // namespace tracker

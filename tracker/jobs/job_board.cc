@@ -100,6 +100,13 @@ std::string ValidateSubmit(const jobs::v1::SubmitRequest& request) {
              ", got " + std::to_string(task.weight());
     }
   }
+  for (const jobs::v1::TaskSpec& task : request.tasks()) {
+    const std::string& other = task.alternative_to();
+    if (!other.empty() && (other == task.workload_key() || seen.count(other) == 0)) {
+      return "task " + Quoted(task.workload_key()) + ": alternative_to " + Quoted(other) +
+             " is not another task of the job";
+    }
+  }
   if (request.target().empty() || request.target().size() > kMaxKeyLength ||
       !Printable(request.target())) {
     return "target " + Quoted(request.target()) + ": must be 1.." + std::to_string(kMaxKeyLength) +
@@ -154,6 +161,7 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
       task.exhausted = t.exhausted;
       task.started_unix_ms = t.started_unix_ms;
       task.weight = t.weight;
+      task.alternative_to = t.alternative_to;
       job.tasks.push_back(task);
     }
     next_seq_ = std::max(next_seq_, saved.seq + 1);
@@ -236,11 +244,13 @@ std::string JobBoard::Submit(const jobs::v1::SubmitRequest& request, int64_t now
   stored.submitted_unix_ms = now_unix_ms;
   for (const jobs::v1::TaskSpec& spec : request.tasks()) {
     const int64_t weight = std::max<int64_t>(spec.weight(), 1);
-    stored.tasks.push_back({spec.workload_key(), spec.trials(), false, 0, weight});
+    stored.tasks.push_back(
+        {spec.workload_key(), spec.trials(), false, 0, weight, spec.alternative_to()});
     Task task;
     task.workload_key = spec.workload_key();
     task.trials = spec.trials();
     task.weight = weight;
+    task.alternative_to = spec.alternative_to();
     job.tasks.push_back(task);
   }
   store_->SaveJob(stored);
@@ -276,6 +286,7 @@ jobs::v1::JobStatus JobBoard::StatusOf(const Job& job, int64_t now_unix_ms) cons
     t->set_best_cost(task.best);
     t->set_exhausted(task.exhausted);
     t->set_weight(task.weight);
+    t->set_alternative_to(task.alternative_to);
     for (const jobs::v1::BestPoint& point : task.improvements) *t->add_improvements() = point;
     double task_eta = 0;
     if (!task.finished() && job.active()) {

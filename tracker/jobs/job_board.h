@@ -87,6 +87,7 @@ class JobBoard {
     int64_t done = 0, failed = 0, leased = 0;
     double best = 0;  ///< 0: none
     int64_t weight = 1;
+    std::string alternative_to;
     std::vector<jobs::v1::BestPoint> improvements;  ///< each new best, in order
     bool exhausted = false;
     int64_t started_unix_ms = 0, last_unix_ms = 0;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "common/error.h"
 #include "common/sqlite.h"
@@ -28,11 +29,17 @@ JobStore::JobStore(const std::string& dir) {
       "unix_ms INTEGER NOT NULL, logged INTEGER NOT NULL, record BLOB NOT NULL, "
       "PRIMARY KEY (job_id, task, config_index));"
       "CREATE TABLE IF NOT EXISTS job_reports (lease_id TEXT PRIMARY KEY, reply BLOB NOT NULL);");
-  // Tasks' weights came with the tuning curves on the dashboard; older stores weigh each by 1.
-  bool has_weight = false;
-  Statement columns(*db_, "PRAGMA table_info(job_tasks)");
-  while (columns.Step()) has_weight = has_weight || columns.Text(1) == "weight";
-  if (!has_weight) db_->Exec("ALTER TABLE job_tasks ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;");
+  // Tasks' weights and alternatives came with the tuning curves on the dashboard; older stores
+  // weigh each task by 1, with no alternatives.
+  std::set<std::string> columns;
+  Statement table(*db_, "PRAGMA table_info(job_tasks)");
+  while (table.Step()) columns.insert(table.Text(1));
+  if (columns.count("weight") == 0) {
+    db_->Exec("ALTER TABLE job_tasks ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;");
+  }
+  if (columns.count("alternative_to") == 0) {
+    db_->Exec("ALTER TABLE job_tasks ADD COLUMN alternative_to TEXT NOT NULL DEFAULT '';");
+  }
 }
 
 JobStore::~JobStore() = default;
@@ -56,12 +63,12 @@ StoredJobs JobStore::Load() const {
     job.state = jobs.Text(9);
     job.submitted_unix_ms = jobs.Int(10);
     Statement tasks(*db_,
-                    "SELECT workload_key, trials, exhausted, started_unix_ms, weight FROM "
-                    "job_tasks WHERE job_id = ? ORDER BY task");
+                    "SELECT workload_key, trials, exhausted, started_unix_ms, weight, "
+                    "alternative_to FROM job_tasks WHERE job_id = ? ORDER BY task");
     tasks.Bind(1, job.job_id);
     while (tasks.Step()) {
-      job.tasks.push_back(
-          {tasks.Text(0), tasks.Int(1), tasks.Int(2) != 0, tasks.Int(3), tasks.Int(4)});
+      job.tasks.push_back({tasks.Text(0), tasks.Int(1), tasks.Int(2) != 0, tasks.Int(3),
+                           tasks.Int(4), tasks.Text(5)});
     }
     out.jobs.push_back(std::move(job));
   }
@@ -119,13 +126,14 @@ void JobStore::SaveJob(const StoredJob& job) {
       .Step();
   Statement task(*db_,
                  "INSERT INTO job_tasks (job_id, task, workload_key, trials, exhausted, "
-                 "started_unix_ms, weight) VALUES (?, ?, ?, ?, 0, 0, ?)");
+                 "started_unix_ms, weight, alternative_to) VALUES (?, ?, ?, ?, 0, 0, ?, ?)");
   for (size_t i = 0; i < job.tasks.size(); ++i) {
     task.Bind(1, job.job_id)
         .Bind(2, static_cast<int64_t>(i))
         .Bind(3, job.tasks[i].workload_key)
         .Bind(4, job.tasks[i].trials)
         .Bind(5, job.tasks[i].weight)
+        .Bind(6, job.tasks[i].alternative_to)
         .Run();
   }
   transaction.Commit();

@@ -29,6 +29,7 @@ struct StoredTask {
   bool exhausted = false;
   int64_t started_unix_ms = 0;  ///< first lease (0: none yet)
   int64_t weight = 1;           ///< kernels of the model that run it (`TaskSpec::weight`)
+  std::string alternative_to;   ///< `TaskSpec::alternative_to`
 };
 
 /// A job as stored.

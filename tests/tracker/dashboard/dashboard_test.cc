@@ -190,6 +190,18 @@ TEST(JobsJsonTest, TheModelCurveStartsWhenEveryTaskHasABest) {
   EXPECT_DOUBLE_EQ(curve[0][1].get<double>(), 3 * 4e-3 + 1e-3);
   EXPECT_EQ(curve[1][0], 300);  // one point for the two bests of one report
   EXPECT_DOUBLE_EQ(curve[1][1].get<double>(), 3 * 2e-3 + 0.5e-3);
+  // A Winograd alternative of the first task: the faster of the two counts, at the task's weight.
+  jobs::v1::TaskStatus* winograd = job.add_tasks();
+  conv->set_workload_key("conv");
+  winograd->set_workload_key("winograd");
+  winograd->set_alternative_to("conv");
+  winograd->set_weight(3);
+  *winograd->add_improvements() = Best(250, 1, 1e-3);
+  const Json with_alternative = ModelCurveJson(job);
+  ASSERT_EQ(with_alternative.size(), 3u) << with_alternative.dump();
+  EXPECT_DOUBLE_EQ(with_alternative[1][1].get<double>(), 3 * 1e-3 + 1e-3);    // at 250
+  EXPECT_DOUBLE_EQ(with_alternative[2][1].get<double>(), 3 * 1e-3 + 0.5e-3);  // at 300
+  job.mutable_tasks()->RemoveLast();
   jobs::v1::JobList list;
   *list.add_jobs() = job;
   EXPECT_EQ(JobsJson(list)[0]["tasks"][1]["improvements"],

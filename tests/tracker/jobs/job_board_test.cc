@@ -263,6 +263,9 @@ TEST(JobBoardTest, NewBestsAndWeightsAreKeptForTheCurve) {
   }
   JobStore old_store(dir.path());
   EXPECT_EQ(JobBoard(&old_store, kLeaseMs, 6000).Status(id, 0)->tasks(0).weight(), 1);
+  request.mutable_tasks(0)->set_alternative_to("conv2d_NCHWc.x86(1,8,8,8,8,3,3,1,1,float32)");
+  EXPECT_NE(ValidateSubmit(request).find("is not another task of the job"), std::string::npos);
+  request.mutable_tasks(0)->clear_alternative_to();
   request.mutable_tasks(0)->set_weight(-1);
   EXPECT_NE(ValidateSubmit(request).find("weight must be 0.."), std::string::npos);
 }
