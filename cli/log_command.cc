@@ -5,11 +5,13 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "compiler/task/task.h"
 #include "fleet/client/log_client.h"
 #include "records/record_check.h"
 #include "records/tuning_log.h"
@@ -158,11 +160,49 @@ void NoRecords(const LogFlags& flags, bool best) {
   if (best) throw CLI::RuntimeError(1);
 }
 
-// `best` and `stats` go per workload and target; `best` without any record exits 1.
+// The version of the template of `workload_key` this build has; 0 for a template it lacks.
+int CurrentTemplateVersion(const std::string& workload_key) {
+  const std::string name = records::TemplateOfWorkload(workload_key);
+  for (const task::TemplateDef& def : task::Templates()) {
+    if (def.name == name) return def.version;
+  }
+  return 0;
+}
+
+// `best` and `stats` go per workload and target; `best` without any record exits 1. A build uses
+// records of its own template versions only, so `best` shows the best of those, and says when a
+// faster record of another version exists or no record of this version does.
 void Best(const LogFlags& flags) {
   fleet::BestRecords best = ReadBest(flags);
   if (best.workloads == 0) return NoRecords(flags, /*best=*/true);
-  for (const auto& record : best.records) PrintRecord(record, flags.json);
+  for (const auto& record : best.records) {
+    const int version = CurrentTemplateVersion(record.workload_key());
+    const int found = records::TemplateVersionOf(record);
+    if (version == 0 || found == version) {
+      PrintRecord(record, flags.json);
+      continue;
+    }
+    LogFlags one = flags;
+    one.filter.workload_key = record.workload_key();
+    one.filter.target = record.target();
+    one.filter.only_successful = true;
+    std::optional<tuning::MeasureRecord> current;
+    ForEachRecord(one, [&](const tuning::MeasureRecord& r) {
+      if (records::TemplateVersionOf(r) == version &&
+          (!current || records::MeanCost(r) < records::MeanCost(*current))) {
+        current = r;
+      }
+    });
+    PrintRecord(current ? *current : record, flags.json);
+    std::cerr << "note: " << record.workload_key() << " [" << record.target() << "]: "
+              << (current ? "a faster record of template v" + std::to_string(found) +
+                                " is not used (this build's template is v" +
+                                std::to_string(version) + ")"
+                          : "only records of template v" + std::to_string(found) +
+                                "; this build's template is v" + std::to_string(version) +
+                                " and builds do not use them")
+              << "\n";
+  }
 }
 
 void Stats(const LogFlags& flags) {

@@ -77,5 +77,20 @@ out=$($tessera log stats --db "$dir/q.db" --json)
 check "stats --json round-trips a key with quotes and backslashes" \
   test "$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["workload_key"])' <<<"$out")" = "$key"
 
+# Builds use their own template versions only, and so does `best`: dense.x86 is at version 1.
+cat > "$dir/versions.jsonl" <<'JSON'
+{"workload_key":"dense.x86(8,8,8,float32)","target":"llvm","config_index":"1","costs":[0.002],"template_version":1,"timestamp":1}
+{"workload_key":"dense.x86(8,8,8,float32)","target":"llvm","config_index":"2","costs":[0.001],"template_version":7,"timestamp":2}
+{"workload_key":"dense.x86(4,4,4,float32)","target":"llvm","config_index":"3","costs":[0.001],"template_version":7,"timestamp":3}
+JSON
+$tessera log import --db "$dir/v.db" --file "$dir/versions.jsonl" >/dev/null
+out=$($tessera log best --db "$dir/v.db" 2>"$dir/best.err")
+check "best shows this build's template version" grep -q "dense.x86(8,8,8,float32)  \[llvm\]  config 1  2.0000 ms.*template v1" <<<"$out"
+check "best says a faster record of another version is not used" \
+  grep -q "note: dense.x86(8,8,8,float32) \[llvm\]: a faster record of template v7 is not used (this build's template is v1)" "$dir/best.err"
+check "best shows a workload with only other versions" grep -q "dense.x86(4,4,4,float32)  \[llvm\]  config 3" <<<"$out"
+check "and says builds do not use them" \
+  grep -q "only records of template v7; this build's template is v1 and builds do not use them" "$dir/best.err"
+
 echo "$failures failures"
 exit $((failures > 0))
