@@ -17,6 +17,7 @@
 #include "records/tuning_log.h"
 #include "report/curve_svg.h"
 #include "report/html.h"
+#include "report/png.h"
 #include "report/tuning_curve.h"
 
 namespace tessera {
@@ -218,20 +219,23 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 // The tuning curves of the records, as the output's extension asks.
 void Curve(const LogFlags& flags) {
-  const bool svg = EndsWith(flags.output, ".svg");
-  if (!svg && !EndsWith(flags.output, ".html") && !EndsWith(flags.output, ".htm")) {
-    throw UserError("-o '" + flags.output + "': a curve is written as .svg or .html");
+  const bool svg = EndsWith(flags.output, ".svg"), png = EndsWith(flags.output, ".png");
+  if (!svg && !png && !EndsWith(flags.output, ".html") && !EndsWith(flags.output, ".htm")) {
+    throw UserError("-o '" + flags.output + "': a curve is written as .svg, .png or .html");
   }
   std::vector<tuning::MeasureRecord> all;
   ForEachRecord(flags, [&](const tuning::MeasureRecord& r) { all.push_back(r); });
   const std::vector<report::TaskCurve> curves = report::TuningCurves(all);
   if (curves.empty()) return NoRecords(flags, /*best=*/true);
   const std::string title = "Tuning curves of " + SourceName(flags);
-  report::WriteReport(flags.output,
-                      svg ? report::CurveSvg(curves, title,
-                                             flags.axis == "seconds" ? report::CurveAxis::kSeconds
-                                                                     : report::CurveAxis::kTrials)
-                          : report::CurveHtml(curves, title));
+  const report::CurveAxis axis =
+      flags.axis == "seconds" ? report::CurveAxis::kSeconds : report::CurveAxis::kTrials;
+  if (png) {
+    report::WriteSvgAsPng(report::CurveSvg(curves, title, axis), flags.output);
+  } else {
+    report::WriteReport(flags.output, svg ? report::CurveSvg(curves, title, axis)
+                                          : report::CurveHtml(curves, title));
+  }
   size_t improved = 0;
   for (const auto& c : curves) improved += c.improvements.empty() ? 0 : 1;
   std::cout << "wrote " << flags.output << ": " << curves.size() << " tasks ("
@@ -294,10 +298,10 @@ void AddLogCommand(CLI::App& app) {
   stats->callback([flags] { Stats(*flags); });
   CLI::App* curve = AddVerb(log, "curve",
                             "tuning curves (best latency against trials and time, per task) as "
-                            "an SVG or a self-contained HTML page",
+                            "an SVG, a PNG or a self-contained HTML page",
                             flags, true, nullptr, true);
-  curve->add_option("-o,--output", flags->output, "curve.svg or curve.html")->required();
-  curve->add_option("--x", flags->axis, "the SVG's horizontal axis")
+  curve->add_option("-o,--output", flags->output, "curve.svg, curve.png or curve.html")->required();
+  curve->add_option("--x", flags->axis, "the SVG's or PNG's horizontal axis")
       ->check(CLI::IsMember({"trials", "seconds"}));
   curve->callback([flags] { Curve(*flags); });
   AddVerb(log, "export", "records as JSON lines", flags, true,

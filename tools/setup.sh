@@ -10,9 +10,9 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev
   libsqlite3-dev libxgboost-dev libdlpack-dev llvm-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-  # the tracker's web dashboard and the reports' charts (Chart.js, compiled in), and the browser
-  # their tests draw them in; matplotlib for tessera.plot
-  libcpp-httplib-dev libjs-chart.js chromium python3-matplotlib
+  # the tracker's web dashboard and the reports' charts (Chart.js, compiled in; librsvg for PNG
+  # curves), and the browser their tests draw them in; matplotlib for tessera.plot
+  libcpp-httplib-dev libjs-chart.js librsvg2-dev chromium python3-matplotlib
   # cross compilation (aarch64) and its emulator for tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # the aarch64 rpc_server's arm64 libraries (Debian multiarch; see README "Add a board")

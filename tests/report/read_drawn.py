@@ -6,6 +6,8 @@
   read_drawn.py html-curve CURVE.html DOM.html EXPECTED.json   each line's points against EXPECTED
   read_drawn.py svg-curve CURVE.svg EXPECTED.json              the dots, mapped back through the
                                                                plot's scales, against EXPECTED
+  read_drawn.py png-curve CURVE.png CURVE.svg                  the PNG's pixel at each of the
+                                                               SVG's dots has the dot's colour
 
 EXPECTED: {workload_key: [[trial, best_ms], ...]} (the improvements). Prints "ok: ..." per check
 and exits 1 at the first that fails.
@@ -99,6 +101,25 @@ def svg_curve(svg_path, expected_path):
                   abs(x - trial) < 0.05 and abs(math.log10(y) - math.log10(ms)) < 1e-3)
 
 
+def png_curve(png_path, svg_path):
+    import matplotlib.image  # Debian's python3-matplotlib reads PNG without PIL
+    pixels = matplotlib.image.imread(png_path)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ET.parse(svg_path).getroot()
+    check("the PNG has the SVG's size",
+          pixels.shape[1] == round(float(root.get("width"))) and
+          pixels.shape[0] == round(float(root.get("height"))))
+    dots = root.findall(".//s:circle", ns)
+    check("the SVG has dots", len(dots) > 0)
+    for dot in dots:
+        x, y = round(float(dot.get("cx"))), round(float(dot.get("cy")))
+        want = [int(dot.get("fill")[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        got = [float(v) for v in pixels[y, x][:3]]
+        check("pixel (%d, %d) is %s" % (x, y, dot.get("fill")),
+              all(abs(g - w) < 0.02 for g, w in zip(got, want)))
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"profile": profile, "html-curve": html_curve, "svg-curve": svg_curve}[command](*args)
+    {"profile": profile, "html-curve": html_curve, "svg-curve": svg_curve,
+     "png-curve": png_curve}[command](*args)

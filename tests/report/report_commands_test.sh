@@ -56,9 +56,9 @@ check "log curve writes an SVG" grep -q "wrote $dir/curve.svg: 2 tasks (1 withou
 $tessera log curve --db "$dir/log.db" -o "$dir/curve.html" >/dev/null
 check "log curve writes a page" test -s "$dir/curve.html"
 
-err=$($tessera log curve --db "$dir/log.db" -o "$dir/curve.png" 2>&1); rc=$?
-check "a curve as .png: exit 2 with the formats" \
-  bash -c "[ $rc -eq 2 ] && grep -q \"a curve is written as .svg or .html\" <<<'$err'"
+err=$($tessera log curve --db "$dir/log.db" -o "$dir/curve.txt" 2>&1); rc=$?
+check "a curve as .txt: exit 2 with the formats" \
+  bash -c "[ $rc -eq 2 ] && grep -q 'a curve is written as .svg, .png or .html' <<<'$err'"
 err=$($tessera run "$dir/tuned.tsr" --report "$dir/x.html" 2>&1); rc=$?
 check "--report without --profile: exit 2, says so" \
   bash -c "[ $rc -eq 2 ] && grep -q 'add --profile' <<<'$err'"
@@ -71,6 +71,11 @@ check "a log without records: exit 1, says so" \
 
 /usr/bin/python3 "$read_drawn" svg-curve "$dir/curve.svg" "$dir/expected.json"
 check "the SVG's dots read back as the bests" test $? -eq 0
+$tessera log curve --db "$dir/log.db" -o "$dir/curve.png" >/dev/null
+check "log curve renders a PNG" test $? -eq 0
+/usr/bin/python3 "$read_drawn" png-curve "$dir/curve.png" "$dir/curve.svg"
+check "the PNG is the SVG drawn: each dot in its line's colour" test $? -eq 0
+cp "$dir/curve.png" "$outputs/curve_png.png"
 
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$browser" ]; then
