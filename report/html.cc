@@ -80,14 +80,18 @@ std::string EscapeHtml(const std::string& text) {
   return out;
 }
 
+std::string ChartScriptElements() {
+  return "<script>" + ScriptSafe(ChartJs()) + "</script>\n<script>" + kDrawnScript + "</script>\n";
+}
+
 std::string ChartPage(const std::string& title, const std::string& style, const std::string& body,
                       const Json& data, const std::string& script) {
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   page += "<title>" + EscapeHtml(title) + "</title>\n<style>" + kBaseStyle + style + "</style>\n";
-  page += "<script>" + ScriptSafe(ChartJs()) + "</script>\n</head>\n<body>\n" + body + "\n";
+  page += ChartScriptElements() + "</head>\n<body>\n" + body + "\n";
   page += "<script>\n\"use strict\";\nconst DATA = " +
-          ScriptSafe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + ";\n" +
-          kDrawnScript + script + "\n</script>\n</body>\n</html>\n";
+          ScriptSafe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + ";\n" + script +
+          "\n</script>\n</body>\n</html>\n";
   return page;
 }
 

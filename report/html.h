@@ -17,6 +17,10 @@ namespace report {
 /// `text` with the characters HTML gives meaning to replaced by entities.
 std::string EscapeHtml(const std::string& text);
 
+/// The `<script>` elements that define `Chart` (Chart.js) and `reportDrawn(chart, id)`, with
+/// animations off, for any page that draws charts (the reports below, the tracker's dashboard).
+std::string ChartScriptElements();
+
 /// A whole page: `title`, the page's own `style` rules and `body` (HTML), then Chart.js, `data`
 /// as the script constant `DATA`, and `script` (JavaScript that draws from `DATA`; it must not
 /// hold "</script").

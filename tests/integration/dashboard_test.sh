@@ -6,7 +6,7 @@
 # (one free server) and the jobs' tuning curves (each new best, and the model's estimate). A
 # screenshot goes to the test's outputs. The endpoints of the live tracker refuse a missing (401) or forged (403) token.
 set -uo pipefail
-tessera=$1 tracker_binary=$2 server_binary=$3 helper=$4 job_helper=$5
+tessera=$1 tracker_binary=$2 server_binary=$3 helper=$4 job_helper=$5 chromium=$6
 dir=$(mktemp -d "${TEST_TMPDIR:-/tmp}/dashboard-test.XXXXXX")
 outputs=${TEST_UNDECLARED_OUTPUTS_DIR:-$dir}
 failures=0
@@ -63,19 +63,8 @@ for path in / /api/fleet /api/best /api/jobs /api/fleet_history; do
 done
 check "page URL token: 403 forged, 200 right" grep -qx "/?token= 403 200" "$dir/http.txt"
 
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-  echo "SKIP: the browser part: chromium is absent (Debian package chromium; tools/setup.sh installs it)"
-  echo "$failures failed"
-  [ "$failures" -eq 0 ]
-  exit
-fi
-# Root in a container: Chromium's own sandbox needs user namespaces it may not have.
-chrome() {
-  HOME=$dir/home timeout 60 "$browser" --headless --no-sandbox --disable-gpu \
-    --disable-dev-shm-usage --no-first-run --user-data-dir="$dir/profile" \
-    --window-size=1280,1000 --virtual-time-budget=6000 "$@" 2>>"$dir/chromium.log"
-}
+. "$chromium"
+chromium_or_skip
 sleep 0.5  # a few fleet samples with the server registered
 chrome --dump-dom "$url/?token=$token" >"$dir/dom.html"
 check "chromium rendered the page" grep -q "<h1>Tessera tracker</h1>" "$dir/dom.html"

@@ -77,18 +77,9 @@ check "log curve renders a PNG" test $? -eq 0
 check "the PNG is the SVG drawn: each dot in its line's colour" test $? -eq 0
 cp "$dir/curve.png" "$outputs/curve_png.png"
 
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-  echo "SKIP: the browser part: chromium is absent (Debian package chromium; tools/setup.sh installs it)"
-  echo "$failures failed"
-  [ "$failures" -eq 0 ]
-  exit
-fi
-chrome() {
-  HOME=$dir/home timeout 60 "$browser" --headless --no-sandbox --disable-gpu \
-    --disable-dev-shm-usage --no-first-run --user-data-dir="$dir/profile" \
-    --window-size=1200,1000 --virtual-time-budget=3000 "$@" 2>>"$dir/chromium.log"
-}
+. tests/testing/chromium.sh
+chromium_or_skip
+CHROME_WINDOW=1200,1000 CHROME_BUDGET_MS=3000
 chrome --dump-dom "file://$dir/profile.html" >"$dir/profile.dom.html"
 /usr/bin/python3 "$read_drawn" profile "$dir/profile.html" "$dir/profile.dom.html"
 check "the profile's bars read back as its times" test $? -eq 0

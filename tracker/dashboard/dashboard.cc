@@ -8,7 +8,7 @@
 #include "common/log.h"
 #include "fleet/secrets.h"
 #include "fleet/server/listen.h"
-#include "report/chart_js.h"
+#include "report/html.h"
 #include "tracker/authorize.h"
 #include "tracker/dashboard/dashboard_json.h"
 #include "tracker/dashboard/page.h"
@@ -73,8 +73,7 @@ void Dashboard::Route() {
   // Chart.js goes into the page itself, so that the page needs no second request (and token).
   std::string page = kDashboardPage;
   const std::string marker = "<!-- chart.js -->";
-  page.replace(page.find(marker), marker.size(),
-               std::string("<script>") + report::ChartJs() + "</script>");
+  page.replace(page.find(marker), marker.size(), report::ChartScriptElements());
   server_->Get("/", [page](const httplib::Request&, httplib::Response& response) {
     Reply(response, 200, page, "text/html; charset=utf-8");
   });
