@@ -48,7 +48,9 @@ py::dict CompileModel(const std::string& path, const std::string& target, const 
   {
     py::gil_scoped_release release;
     ForgetConfigNotices();
-    graph::Graph g = frontend::ImportOnnx(path, frontend::ImportOptionsWithShapes(input_shapes));
+    frontend::OnnxImportOptions import = frontend::ImportOptionsWithShapes(input_shapes);
+    import.notes = &warnings;  // a symbolic batch built as 1 is said in Module.warnings
+    graph::Graph g = frontend::ImportOnnx(path, import);
     if (fleet::TrackerLogAddress(db).empty() && (!token_file.empty() || !tls_ca.empty())) {
       throw UserError("token_file and tls_ca go with db='tracker://HOST:PORT'");
     }

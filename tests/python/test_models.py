@@ -91,15 +91,22 @@ def test_compile_uses_the_tuning_log(conv_model, tmp_path):
     assert "fallback configuration" in untuned.warnings
 
 
-def test_input_shapes_fix_a_symbolic_dimension(tmp_path, rng):
+def relu_model(shape):
     graph = onnx.helper.make_graph(
         [onnx.helper.make_node("Relu", ["x"], ["y"])], "relu",
-        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", 4])],
-        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", 4])])
-    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)],
-                                   ir_version=8)
-    with pytest.raises(tessera.UserError, match="batch"):
-        tessera.compile(model)
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, shape)],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, shape)])
+    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)],
+                                  ir_version=8)
+
+
+def test_input_shapes_fix_a_symbolic_dimension(tmp_path, rng):
+    model = relu_model(["batch", 4])
+    built = tessera.compile(model)  # a symbolic batch: built as 1, and said
+    assert "symbolic batch dimension 'batch': building batch 1" in built.warnings
+    assert tessera.InferenceSession(built).get_inputs()[0].shape == [1, 4]
+    with pytest.raises(tessera.UserError, match="symbolic dimension 'seq' at position 1"):
+        tessera.compile(relu_model(["batch", "seq"]))
     session = tessera.InferenceSession(tessera.compile(model, input_shapes={"x": (3, 4)}))
     assert session.get_inputs()[0].shape == [3, 4]
     x = rng.standard_normal((3, 4)).astype(np.float32)

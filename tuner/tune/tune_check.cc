@@ -256,8 +256,10 @@ std::vector<KernelCheck> MatchKernels(const RunBuild& tuned, const RunBuild& unt
 
 TuneCheck CheckTunedModel(const TuneCheckOptions& options, const KeepRecords& keep) {
   const TempDir dir("tessera-tune-check");
-  const graph::Graph model =
-      frontend::ImportOnnx(options.model, frontend::ImportOptionsWithShapes(options.input_shapes));
+  frontend::OnnxImportOptions import = frontend::ImportOptionsWithShapes(options.input_shapes);
+  std::ostringstream said_before;  // the tuning run's import said the notes already
+  import.notes = &said_before;
+  const graph::Graph model = frontend::ImportOnnx(options.model, import);
   const RememberingConfigSource untuned_configs(nullptr);
   const RunBuild untuned =
       BuildAndRun(model, options, untuned_configs, dir.path() + "/untuned.tsr");

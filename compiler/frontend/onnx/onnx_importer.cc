@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <fstream>
+#include <iostream>
+#include <set>
 #include <sstream>
 
 #include "common/file.h"
@@ -207,6 +209,33 @@ void OverrideInputShapes(onnx::ModelProto& m, const OnnxImportOptions& options,
   }
 }
 
+// A symbolic first dimension of an input is the batch of a model exported with dynamic axes: it
+// is built as 1 (other symbolic dimensions stay errors, in BuildGraph).
+void FixSymbolicBatch(onnx::ModelProto& m, const OnnxImportOptions& options,
+                      const std::string& path) {
+  std::set<std::string> initializers;
+  for (const auto& t : m.graph().initializer()) initializers.insert(t.name());
+  for (auto& input : *m.mutable_graph()->mutable_input()) {
+    const auto& type = input.type().tensor_type();
+    if (initializers.count(input.name()) != 0 || !type.has_shape() ||
+        type.shape().dim_size() == 0 || type.shape().dim(0).has_dim_value()) {
+      continue;  // no shape is the checker's to report
+    }
+    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    const std::string symbol =
+        shape->dim(0).has_dim_param() ? " '" + shape->dim(0).dim_param() + "'" : "";
+    shape->mutable_dim(0)->set_dim_value(1);
+    std::string example = input.name() + ":1";
+    for (int d = 1; d < shape->dim_size(); ++d) {
+      example += "x" + (shape->dim(d).has_dim_value() ? std::to_string(shape->dim(d).dim_value())
+                                                      : std::string("N"));
+    }
+    (options.notes ? *options.notes : std::cerr)
+        << "note: " << path << ": input '" << input.name() << "' has a symbolic batch dimension"
+        << symbol << ": building batch 1 (--input-shape " << example << " with another batch)\n";
+  }
+}
+
 // Every node the graph compiler cannot take, reported together before anything is compiled.
 void CheckSupported(const onnx::GraphProto& g, int opset, const std::string& path) {
   std::ostringstream report;
@@ -250,13 +279,21 @@ graph::Graph BuildGraph(const onnx::ModelProto& m, const std::string& path) {
     v.name = input.name();
     const auto& type = input.type().tensor_type();
     v.dtype = DTypeOf(type.elem_type(), path + ": input '" + input.name() + "'");
+    std::string example;  // the shape with each symbolic dimension named, for the message
+    for (int d = 0; d < type.shape().dim_size(); ++d) {
+      const auto& dim = type.shape().dim(d);
+      example += (d ? "x" : "") + (dim.has_dim_value() ? std::to_string(dim.dim_value())
+                                                       : "<" + dim.dim_param() + ">");
+      if (!dim.has_dim_value() && !dim.has_dim_param())
+        example.replace(example.size() - 2, 2, "<?>");
+    }
     for (int d = 0; d < type.shape().dim_size(); ++d) {
       const auto& dim = type.shape().dim(d);
       TESSERA_USER_CHECK(dim.has_dim_value() && dim.dim_value() > 0)
           << path << ": input '" << input.name() << "' has a symbolic dimension "
           << (dim.has_dim_param() ? "'" + dim.dim_param() + "' " : "") << "at position " << d
-          << "; give its shape with --input-shape " << input.name() << ":1x3x224x224 (for "
-          << "example)";
+          << "; give its shape with --input-shape " << input.name() << ":" << example
+          << ", a number for each <...>";
       v.shape.push_back(dim.dim_value());
     }
     ids[v.name] = g.AddValue(v);
@@ -315,6 +352,7 @@ graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& option
   CheckOpsets(model, path);
   for (auto& t : *model.mutable_graph()->mutable_initializer()) LoadExternalData(&t, path);
   OverrideInputShapes(model, options, path);
+  FixSymbolicBatch(model, options, path);
   InferMissingOutputTypes(model, path);
   RunChecker(model, path);
   int opset = DefaultOpset(model);

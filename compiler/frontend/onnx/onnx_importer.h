@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <ostream>
+
 #include "compiler/graph/graph.h"
 
 namespace tessera {
@@ -24,12 +26,16 @@ constexpr int kOnnxOpset = 13;
 struct OnnxImportOptions {
   /// Static shapes for inputs (replacing the model's, e.g. symbolic batch dimensions).
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  /// Where the importer's notes go (an input's symbolic batch built as 1); null: std::cerr.
+  std::ostream* notes = nullptr;
 };
 
-/// Reads the model at `path`. Throws `UserError` naming the file (and the node or tensor) for a
-/// missing, truncated or corrupt file, an opset newer than the importer knows, a model that fails
-/// the checker or shape inference, a
-/// missing external data file, an input without a static shape, or unsupported operators.
+/// Reads the model at `path`. An input whose first dimension is symbolic (the batch of a model
+/// exported with dynamic axes) and not fixed by `input_shapes` is built with batch 1, and a note
+/// says so. Throws `UserError` naming the file (and the node or tensor) for a missing, truncated or
+/// corrupt file, an opset newer than the importer knows, a model that fails the checker or shape
+/// inference, a missing external data file, an input with another symbolic dimension (naming it
+/// and `--input-shape`), or unsupported operators.
 graph::Graph ImportOnnx(const std::string& path, const OnnxImportOptions& options = {});
 
 /// Parses "NAME:1x3x224x224" into (name, shape); throws `UserError` quoting a malformed spec.

@@ -64,6 +64,11 @@ sym = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", ["N"
             [vi("y", ["N", 3])])
 save(sym, "symbolic")
 
+# A symbolic dimension that is not the batch (needs --input-shape).
+sym_inner = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", ["N", "M"])],
+                  [vi("y", ["N", "M"])])
+save(sym_inner, "symbolic_inner")
+
 # Weights in an external data file next to the model; an older opset (converted to 13).
 w = np.arange(6, dtype=np.float32).reshape(2, 3)
 ext = model([helper.make_node("Add", ["x", "w"], ["y"], name="add_w")], [vi("x", [2, 3])],

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <sstream>
 
 #include "compiler/frontend/onnx/model_checks.h"
 #include "compiler/graph/infer.h"
@@ -120,9 +121,23 @@ TEST(OnnxImporterTest, ReportsEveryUnsupportedNodeAtOnce) {
   EXPECT_THAT(msg, HasSubstr("TopK (node 'topk', opset 13)"));
 }
 
-TEST(OnnxImporterTest, SymbolicDimensionNeedsAnInputShape) {
-  EXPECT_THAT(ImportError("symbolic"), AllOf(HasSubstr("input 'x' has a symbolic dimension 'N'"),
-                                             HasSubstr("--input-shape")));
+TEST(OnnxImporterTest, ASymbolicBatchIsBuiltAsOneAndSaysSo) {
+  std::ostringstream notes;
+  OnnxImportOptions quiet;
+  quiet.notes = &notes;
+  graph::Graph g = ImportOnnx(Dir() + "/symbolic.onnx", quiet);
+  EXPECT_EQ(g.values[g.inputs[0]].shape, (std::vector<int64_t>{1, 3}));
+  EXPECT_THAT(notes.str(), HasSubstr("symbolic.onnx: input 'x' has a symbolic batch dimension 'N': "
+                                     "building batch 1 (--input-shape x:1x3 with another batch)"));
+}
+
+TEST(OnnxImporterTest, AnotherSymbolicDimensionNeedsAnInputShape) {
+  std::ostringstream notes;
+  OnnxImportOptions quiet;
+  quiet.notes = &notes;
+  EXPECT_THAT(ImportError("symbolic_inner", quiet),
+              AllOf(HasSubstr("input 'x' has a symbolic dimension 'M' at position 1"),
+                    HasSubstr("--input-shape x:1x<M>, a number for each <...>")));
   OnnxImportOptions options;
   options.input_shapes["x"] = {4, 3};
   graph::Graph g = ImportOnnx(Dir() + "/symbolic.onnx", options);
