@@ -10,13 +10,13 @@
 #include "cli/commands.h"
 #include "common/command_line.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/json.h"
 #include "compiler/task/task.h"
 #include "fleet/client/log_client.h"
 #include "records/record_check.h"
 #include "records/tuning_log.h"
 #include "report/curve_svg.h"
-#include "report/html.h"
 #include "report/png.h"
 #include "report/tuning_curve.h"
 
@@ -233,8 +233,8 @@ void Curve(const LogFlags& flags) {
   if (png) {
     report::WriteSvgAsPng(report::CurveSvg(curves, title, axis), flags.output);
   } else {
-    report::WriteReport(flags.output, svg ? report::CurveSvg(curves, title, axis)
-                                          : report::CurveHtml(curves, title));
+    WriteFile(flags.output,
+              svg ? report::CurveSvg(curves, title, axis) : report::CurveHtml(curves, title), "-o");
   }
   size_t improved = 0;
   for (const auto& c : curves) improved += c.improvements.empty() ? 0 : 1;

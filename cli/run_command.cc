@@ -8,9 +8,9 @@
 #include "cli/remote_run.h"
 #include "common/command_line.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/json.h"
 #include "deploy/run_model.h"
-#include "report/html.h"
 #include "report/profile_report.h"
 #include "runtime/data_type.h"
 #include "runtime/graph_executor.h"
@@ -95,7 +95,7 @@ report::ProfiledModel ProfileBuild(const std::string& path, const RunFlags& flag
 void WriteProfileReport(const RunFlags& flags, report::ProfiledModel first) {
   std::vector<report::ProfiledModel> models = {std::move(first)};
   if (!flags.compare.empty()) models.push_back(ProfileBuild(flags.compare, flags));
-  report::WriteReport(flags.report, report::ProfileReportHtml(models));
+  WriteFile(flags.report, report::ProfileReportHtml(models), "--report");
   std::cerr << "wrote the profile report " << flags.report
             << (flags.compare.empty() ? "" : " (against " + flags.compare + ")") << "\n";
 }

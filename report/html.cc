@@ -1,8 +1,5 @@
 #include "report/html.h"
 
-#include <fstream>
-
-#include "common/error.h"
 #include "report/chart_js.h"
 
 namespace tessera {
@@ -93,13 +90,6 @@ std::string ChartPage(const std::string& title, const std::string& style, const 
           ScriptSafe(data.dump(-1, ' ', false, Json::error_handler_t::replace)) + ";\n" + script +
           "\n</script>\n</body>\n</html>\n";
   return page;
-}
-
-void WriteReport(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  out.close();
-  if (!out) throw UserError("cannot write the report '" + path + "'");
 }
 
 }  // namespace report

@@ -27,9 +27,6 @@ std::string ChartScriptElements();
 std::string ChartPage(const std::string& title, const std::string& style, const std::string& body,
                       const Json& data, const std::string& script);
 
-/// Writes `contents` to `path`, throwing `UserError` naming the path when it cannot.
-void WriteReport(const std::string& path, const std::string& contents);
-
 }  // namespace report
 }  // namespace tessera
 
