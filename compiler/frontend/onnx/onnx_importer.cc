@@ -209,6 +209,19 @@ void OverrideInputShapes(onnx::ModelProto& m, const OnnxImportOptions& options,
   }
 }
 
+// An input's shape as --input-shape takes it, each symbolic dimension named (`1x<seq>`, `<?>`
+// when unnamed): the shape a message asks for.
+std::string ShapeSpec(const onnx::TensorShapeProto& shape) {
+  std::string spec;
+  for (int d = 0; d < shape.dim_size(); ++d) {
+    const auto& dim = shape.dim(d);
+    spec += d ? "x" : "";
+    spec += dim.has_dim_value() ? std::to_string(dim.dim_value())
+                                : "<" + (dim.has_dim_param() ? dim.dim_param() : "?") + ">";
+  }
+  return spec;
+}
+
 // A symbolic first dimension of an input is the batch of a model exported with dynamic axes: it
 // is built as 1 (other symbolic dimensions stay errors, in BuildGraph).
 void FixSymbolicBatch(onnx::ModelProto& m, const OnnxImportOptions& options,
@@ -225,14 +238,10 @@ void FixSymbolicBatch(onnx::ModelProto& m, const OnnxImportOptions& options,
     const std::string symbol =
         shape->dim(0).has_dim_param() ? " '" + shape->dim(0).dim_param() + "'" : "";
     shape->mutable_dim(0)->set_dim_value(1);
-    std::string example = input.name() + ":1";
-    for (int d = 1; d < shape->dim_size(); ++d) {
-      example += "x" + (shape->dim(d).has_dim_value() ? std::to_string(shape->dim(d).dim_value())
-                                                      : std::string("N"));
-    }
     (options.notes ? *options.notes : std::cerr)
         << "note: " << path << ": input '" << input.name() << "' has a symbolic batch dimension"
-        << symbol << ": building batch 1 (--input-shape " << example << " with another batch)\n";
+        << symbol << ": building batch 1 (--input-shape " << input.name() << ":"
+        << ShapeSpec(*shape) << " with another batch)\n";
   }
 }
 
@@ -279,21 +288,13 @@ graph::Graph BuildGraph(const onnx::ModelProto& m, const std::string& path) {
     v.name = input.name();
     const auto& type = input.type().tensor_type();
     v.dtype = DTypeOf(type.elem_type(), path + ": input '" + input.name() + "'");
-    std::string example;  // the shape with each symbolic dimension named, for the message
-    for (int d = 0; d < type.shape().dim_size(); ++d) {
-      const auto& dim = type.shape().dim(d);
-      example += (d ? "x" : "") + (dim.has_dim_value() ? std::to_string(dim.dim_value())
-                                                       : "<" + dim.dim_param() + ">");
-      if (!dim.has_dim_value() && !dim.has_dim_param())
-        example.replace(example.size() - 2, 2, "<?>");
-    }
     for (int d = 0; d < type.shape().dim_size(); ++d) {
       const auto& dim = type.shape().dim(d);
       TESSERA_USER_CHECK(dim.has_dim_value() && dim.dim_value() > 0)
           << path << ": input '" << input.name() << "' has a symbolic dimension "
           << (dim.has_dim_param() ? "'" + dim.dim_param() + "' " : "") << "at position " << d
-          << "; give its shape with --input-shape " << input.name() << ":" << example
-          << ", a number for each <...>";
+          << "; give its shape with --input-shape " << input.name() << ":"
+          << ShapeSpec(type.shape()) << ", a number for each <...>";
       v.shape.push_back(dim.dim_value());
     }
     ids[v.name] = g.AddValue(v);

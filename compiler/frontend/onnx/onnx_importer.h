@@ -9,10 +9,9 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
-
-#include <ostream>
 
 #include "compiler/graph/graph.h"
 
