@@ -160,8 +160,6 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
       task.trials = t.trials;
       task.exhausted = t.exhausted;
       task.started_unix_ms = t.started_unix_ms;
-      task.weight = t.weight;
-      task.alternative_to = t.alternative_to;
       job.tasks.push_back(task);
     }
     next_seq_ = std::max(next_seq_, saved.seq + 1);
@@ -243,14 +241,11 @@ std::string JobBoard::Submit(const jobs::v1::SubmitRequest& request, int64_t now
   stored.state = "queued";
   stored.submitted_unix_ms = now_unix_ms;
   for (const jobs::v1::TaskSpec& spec : request.tasks()) {
-    const int64_t weight = std::max<int64_t>(spec.weight(), 1);
-    stored.tasks.push_back(
-        {spec.workload_key(), spec.trials(), false, 0, weight, spec.alternative_to()});
+    stored.tasks.push_back({spec.workload_key(), spec.trials(), false, 0,
+                            std::max<int64_t>(spec.weight(), 1), spec.alternative_to()});
     Task task;
     task.workload_key = spec.workload_key();
     task.trials = spec.trials();
-    task.weight = weight;
-    task.alternative_to = spec.alternative_to();
     job.tasks.push_back(task);
   }
   store_->SaveJob(stored);
@@ -276,7 +271,8 @@ jobs::v1::JobStatus JobBoard::StatusOf(const Job& job, int64_t now_unix_ms) cons
   int64_t trials = 0, done = 0;
   double eta = 0;
   bool eta_known = true;
-  for (const Task& task : job.tasks) {
+  for (size_t i = 0; i < job.tasks.size(); ++i) {
+    const Task& task = job.tasks[i];
     jobs::v1::TaskStatus* t = out.add_tasks();
     t->set_workload_key(task.workload_key);
     t->set_trials(task.trials);
@@ -285,8 +281,8 @@ jobs::v1::JobStatus JobBoard::StatusOf(const Job& job, int64_t now_unix_ms) cons
     t->set_leased(task.leased);
     t->set_best_cost(task.best);
     t->set_exhausted(task.exhausted);
-    t->set_weight(task.weight);
-    t->set_alternative_to(task.alternative_to);
+    t->set_weight(s.tasks[i].weight);
+    t->set_alternative_to(s.tasks[i].alternative_to);
     for (const jobs::v1::BestPoint& point : task.improvements) *t->add_improvements() = point;
     double task_eta = 0;
     if (!task.finished() && job.active()) {

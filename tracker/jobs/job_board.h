@@ -85,9 +85,7 @@ class JobBoard {
     std::string workload_key;
     int64_t trials = 0;
     int64_t done = 0, failed = 0, leased = 0;
-    double best = 0;  ///< 0: none
-    int64_t weight = 1;
-    std::string alternative_to;
+    double best = 0;                                ///< 0: none
     std::vector<jobs::v1::BestPoint> improvements;  ///< each new best, in order
     bool exhausted = false;
     int64_t started_unix_ms = 0, last_unix_ms = 0;
