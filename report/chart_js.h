@@ -8,7 +8,7 @@ namespace tessera {
 namespace report {
 
 /// The minified Chart.js bundle (a UMD script defining `Chart`).
-const char* ChartJs();
+extern const char kChartJs[];
 
 }  // namespace report
 }  // namespace tessera

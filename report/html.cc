@@ -78,7 +78,7 @@ std::string EscapeHtml(const std::string& text) {
 }
 
 std::string ChartScriptElements() {
-  return "<script>" + ScriptSafe(ChartJs()) + "</script>\n<script>" + kDrawnScript + "</script>\n";
+  return "<script>" + ScriptSafe(kChartJs) + "</script>\n<script>" + kDrawnScript + "</script>\n";
 }
 
 std::string ChartPage(const std::string& title, const std::string& style, const std::string& body,

@@ -25,3 +25,22 @@ def tessera_cc_test(name, copts = [], deps = [], size = "small", **kwargs):
         size = size,
         **kwargs
     )
+
+def embedded_text(name, src, header, symbol, namespaces):
+    """Generates NAME.cc defining `extern const char SYMBOL[]` (declared in `header`, inside
+    `namespaces`) as the text of `src`, a raw string literal; fails when the text holds the
+    literal's delimiter."""
+    native.genrule(
+        name = name,
+        srcs = [src],
+        outs = [name + ".cc"],
+        cmd = ("if grep -q ')tsr_embed\"' $<; then echo '$< holds )tsr_embed\"' >&2; exit 1; fi; " +
+               "(echo '#include \"%s\"'; echo '%s'; " +
+               "echo 'extern const char %s[] = R\"tsr_embed('; cat $<; echo ')tsr_embed\";'; " +
+               "echo '%s') > $@") % (
+            header,
+            " ".join(["namespace %s {" % n for n in namespaces]),
+            symbol,
+            " ".join(["}" for n in namespaces]),
+        ),
+    )
