@@ -12,16 +12,13 @@ script_maker=tests/docs/getting_started_script.py
 BIN=$PWD
 QEMU=$PWD/tools/qemu_aarch64.sh
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/getting-started.XXXXXX")
-failures=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
+. tests/testing/checks.sh
 server=$BIN/rpc_server/aarch64/tessera-rpc-server-static
 if [ ! -x /usr/bin/qemu-aarch64 ] || [ ! -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] ||
    head -c 4 "$server" | grep -q SKIP; then
-  echo "SKIP: the emulated board needs qemu-user, the aarch64 C library and the arm64 build"
-  exit 0
+  skip "the page on an emulated board" \
+    "it needs qemu-user, the aarch64 C library and the arm64 build (tools/setup.sh installs them)"
+  checks_done
 fi
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 TRACKER_PORT=$(free_port) BOARD_PORT=$(free_port)
@@ -59,30 +56,27 @@ sys.exit(0 if y.shape == (1, 1000) and np.isfinite(y).all() else 1)" ;;
 }
 
 step() {  # step NAME COMMAND: one command of the page
-  local name=$1 command=$2 rc out
+  local name=$1 command=$2 rc
   echo "+ $command"
+  : >step.out
   if [[ "$command" == *" &" ]]; then
     eval "$command"
     rc=$?
   else
     eval "$command" >step.out 2>&1  # in this shell: the page's `export PATH` holds for the rest
     rc=$?
-    out=$(cat step.out)
     tail -5 step.out
   fi
-  if [ $rc -eq 0 ]; then
-    echo "ok: $name"
-  elif [[ "$command" == *--min-coverage* ]] && [ $rc -eq 1 ] &&
-       grep -q "below --min-coverage" <<<"$out"; then
-    echo "ok: $name (exit 1: the log covers less than --min-coverage, as the page says it may)"
-  else
-    echo "FAIL: $name (exit $rc)"
-    failures=$((failures + 1))
+  if [[ "$command" == *--min-coverage* ]] && [ $rc -eq 1 ] &&
+     grep -q "below --min-coverage" step.out; then
+    echo "(exit 1: the log covers less than --min-coverage, as the page says it may)"
+    rc=0
   fi
+  [ $rc -eq 0 ] || echo "(exit $rc)"
+  check "$name" test $rc -eq 0
   after_step "$name"
 }
 
 /usr/bin/python3 "$BIN/$script_maker" "$BIN/$page" >steps.sh || exit 1
 . ./steps.sh
-echo "$failures failed"
-[ "$failures" -eq 0 ]
+checks_done

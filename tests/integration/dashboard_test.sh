@@ -6,14 +6,10 @@
 # (one free server) and the jobs' tuning curves (each new best, and the model's estimate). A
 # screenshot goes to the test's outputs. The endpoints of the live tracker refuse a missing (401) or forged (403) token.
 set -uo pipefail
-tessera=$1 tracker_binary=$2 server_binary=$3 helper=$4 job_helper=$5 chromium=$6
+tessera=$1 tracker_binary=$2 server_binary=$3 helper=$4 job_helper=$5
 dir=$(mktemp -d "${TEST_TMPDIR:-/tmp}/dashboard-test.XXXXXX")
 outputs=${TEST_UNDECLARED_OUTPUTS_DIR:-$dir}
-failures=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
+. tests/testing/checks.sh
 . "$helper"
 DAEMON_PIDS=$dir/pids
 trap daemon_stop_all EXIT
@@ -63,7 +59,7 @@ for path in / /api/fleet /api/best /api/jobs /api/fleet_history; do
 done
 check "page URL token: 403 forged, 200 right" grep -qx "/?token= 403 200" "$dir/http.txt"
 
-. "$chromium"
+. tests/testing/chromium.sh
 chromium_or_skip
 sleep 0.5  # a few fleet samples with the server registered
 chrome --dump-dom "$url/?token=$token" >"$dir/dom.html"
@@ -115,5 +111,4 @@ check "the screenshot is a PNG" grep -q "PNG" <(head -c 8 "$outputs/dashboard.pn
 if [ "$failures" -ne 0 ]; then
   echo "--- DOM"; cat "$dir/dom.html"; echo "--- chromium"; tail -20 "$dir/chromium.log"
 fi
-echo "$failures failed"
-[ "$failures" -eq 0 ]
+checks_done

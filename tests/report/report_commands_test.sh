@@ -10,11 +10,7 @@ tessera=cli/tessera
 read_drawn=tests/report/read_drawn.py
 dir=$(mktemp -d "${TEST_TMPDIR:-/tmp}/report-test.XXXXXX")
 outputs=${TEST_UNDECLARED_OUTPUTS_DIR:-$dir}
-failures=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
+. tests/testing/checks.sh
 
 /usr/bin/python3 tests/compiler/driver/models/make_op_models.py "$dir" >/dev/null || exit 1
 m="$dir/flatten_gemm_softmax"
@@ -93,5 +89,4 @@ for shot in profile.html curve.html curve.svg; do
   check "screenshot of $shot" grep -q PNG <(head -c 8 "$outputs/${shot/./_}.png")
 done
 if [ "$failures" -ne 0 ]; then tail -20 "$dir/chromium.log"; fi
-echo "$failures failed"
-[ "$failures" -eq 0 ]
+checks_done

@@ -1,6 +1,7 @@
-# Headless Chromium for the shell tests that draw pages (the dashboard, the reports). Sourced once
-# `dir` (the test's scratch directory) and `failures` are set:
-#   chromium_or_skip         ends the test here, reporting the checks so far, without chromium
+# Headless Chromium for the shell tests that draw pages (the dashboard, the reports). Sourced after
+# tests/testing/checks.sh, once `dir` (the test's scratch directory) is set:
+#   chromium_or_skip         without chromium: records the browser part as skipped and ends the
+#                            test with the checks so far
 #   chrome ARGS...           runs it headless (--dump-dom URL, --screenshot=FILE URL, ...);
 #                            CHROME_WINDOW (1280,1000) and CHROME_BUDGET_MS (6000) size a run
 # shellcheck shell=bash
@@ -8,9 +9,8 @@ browser=$(command -v chromium || command -v chromium-browser || true)
 
 chromium_or_skip() {
   [ -n "$browser" ] && return
-  echo "SKIP: the browser part: chromium is absent (Debian package chromium; tools/setup.sh installs it)"
-  echo "$failures failed"
-  exit $((failures > 0))
+  skip "the browser part" "chromium is absent (Debian package chromium; tools/setup.sh installs it)"
+  checks_done
 }
 
 # Root in a container: Chromium's own sandbox needs user namespaces it may not have.
