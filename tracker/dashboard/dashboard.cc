@@ -142,24 +142,29 @@ int Dashboard::Start(const std::string& address) {
     server_->listen_after_bind();
     finished_ = true;
   });
+  SampleFleetOnce();  // the history has its first sample as soon as the dashboard serves
   sampler_ = std::thread([this] { SampleFleet(); });
   return port;
 }
 
+void Dashboard::SampleFleetOnce() {
+  try {
+    history_.Add(std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count(),
+                 sources_.fleet());
+  } catch (const std::exception& e) {
+    TESSERA_LOG(kWarning) << "dashboard fleet sample failed error=" << e.what();
+  }
+}
+
 void Dashboard::SampleFleet() {
   std::unique_lock<std::mutex> lock(sampler_mu_);
-  while (!stopping_) {
+  while (
+      !sampler_cv_.wait_for(lock, sources_.fleet_sample_interval, [this] { return stopping_; })) {
     lock.unlock();
-    try {
-      history_.Add(std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count(),
-                   sources_.fleet());
-    } catch (const std::exception& e) {
-      TESSERA_LOG(kWarning) << "dashboard fleet sample failed error=" << e.what();
-    }
+    SampleFleetOnce();
     lock.lock();
-    sampler_cv_.wait_for(lock, sources_.fleet_sample_interval, [this] { return stopping_; });
   }
 }
 

@@ -49,15 +49,17 @@ class Dashboard {
   Dashboard(const Dashboard&) = delete;
   Dashboard& operator=(const Dashboard&) = delete;
 
-  /// Serves on `address` (HOST:PORT; port 0 picks one) on background threads, and samples the
-  /// fleet from then on, and returns the port. Throws `ConfigError` naming the address when it
-  /// cannot listen (a port another process holds is refused, never shared).
+  /// Serves on `address` (HOST:PORT; port 0 picks one) on background threads, takes the fleet's
+  /// first sample before it returns the port and samples it every interval from then on. Throws
+  /// `ConfigError` naming the address when it cannot listen (a port another process holds is
+  /// refused, never shared).
   int Start(const std::string& address);
   /// Stops serving (idempotent).
   void Stop();
 
  private:
   void Route();
+  void SampleFleetOnce();
   void SampleFleet();
 
   DashboardSources sources_;
