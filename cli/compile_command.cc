@@ -1,10 +1,12 @@
 // `tessera compile`: an ONNX model in, the one-file artifact out (made by compiler/driver from the
 // build), or the build's model directory as a debug view (kernel library, execution graph,
 // parameters), with the tuning log's best records where it has them.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "common/command_line.h"
@@ -14,8 +16,11 @@
 #include "compiler/driver/model_plan.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/graph.h"
+#include "compiler/graph/pipeline.h"
+#include "deploy/artifact.h"
 #include "fleet/client/log_client.h"
 #include "records/record_source.h"
+#include "runtime/error.h"
 #include "tuner/tune/apply_history.h"
 
 namespace tessera {
@@ -26,6 +31,8 @@ struct CompileFlags {
   std::string model, target, db, output;
   std::string token_file, tls_ca;  // with --db tracker://HOST:PORT
   std::vector<std::string> input_shapes;
+  std::vector<int64_t> batch;  // batch buckets
+  std::string batch_dim;
   double min_coverage = 0;  // percent of template FLOPs that must be tuned
   bool print_graph = false;
   bool print_configs = false;
@@ -37,15 +44,126 @@ bool IsArtifactPath(const std::string& path) {
   return path.size() > 4 && path.compare(path.size() - 4, 4, ".tsr") == 0;
 }
 
+// The import options of `flags`, building a symbolic batch with `batch` (0: as 1, with a note).
+frontend::OnnxImportOptions ImportOptions(const CompileFlags& flags, int64_t batch) {
+  frontend::OnnxImportOptions options = frontend::ImportOptionsWithShapes(flags.input_shapes);
+  options.batch = batch;
+  options.batch_dim = flags.batch_dim;
+  return options;
+}
+
+// The shapes of `graph`'s inputs and outputs, as built with `batch`.
+ShapesAtBatch ShapesOf(const runtime::ExecGraph& graph, int64_t batch) {
+  ShapesAtBatch shapes;
+  shapes.batch = batch;
+  for (int id : graph.inputs) {
+    shapes.inputs.push_back(graph.tensors[static_cast<size_t>(id)].shape);
+    shapes.input_names.push_back(graph.tensors[static_cast<size_t>(id)].name);
+  }
+  for (int id : graph.outputs) {
+    shapes.outputs.push_back(graph.tensors[static_cast<size_t>(id)].shape);
+    shapes.output_names.push_back(graph.tensors[static_cast<size_t>(id)].name);
+  }
+  return shapes;
+}
+
+// The shapes of the model's inputs and outputs at `batch` (shapes computed by the model fold
+// away in the graph passes), without building it.
+ShapesAtBatch ProbeShapes(const CompileFlags& flags, int64_t batch) {
+  graph::Graph g = frontend::ImportOnnx(flags.model, ImportOptions(flags, batch));
+  graph::OptimizeGraph(g);
+  ShapesAtBatch shapes;
+  shapes.batch = batch;
+  for (int id : g.inputs) {
+    shapes.inputs.push_back(g.values[static_cast<size_t>(id)].shape);
+    shapes.input_names.push_back(g.values[static_cast<size_t>(id)].name);
+  }
+  for (int id : g.outputs) {
+    shapes.outputs.push_back(g.values[static_cast<size_t>(id)].shape);
+    shapes.output_names.push_back(g.values[static_cast<size_t>(id)].name);
+  }
+  return shapes;
+}
+
+// A CI build that would ship untuned kernels stops before writing anything.
+void CheckCoverage(const CompileFlags& flags, const ModelBuild& build, const std::string& bucket) {
+  if (build.TunedFlopsPercent() >= flags.min_coverage) return;
+  char percent[32];
+  std::snprintf(percent, sizeof(percent), "%.1f%%", build.TunedFlopsPercent());
+  std::cout << build.CoverageLine() << "\n";
+  std::cerr << "error: " << flags.model << bucket << ": " << percent
+            << " of the template FLOPs are tuned, below --min-coverage " << flags.min_coverage
+            << "; nothing written (`tessera tune " << flags.model
+            << "` with the same --target and log tunes the untuned tasks)\n";
+  throw CLI::RuntimeError(1);
+}
+
+void PrintConfigs(const ModelBuild& build) {
+  for (const KernelConfig& c : build.configs) {
+    std::cout << c.node << "  " << c.workload_key << "  " << c.config << "  (" << c.source << ")\n";
+  }
+}
+
+std::string Summary(const ModelBuild& build) {
+  int64_t param_bytes = 0;
+  for (const auto& [name, array] : build.params) param_bytes += array.NumBytes();
+  std::ostringstream os;
+  os << build.graph.nodes.size() << " kernel calls, " << param_bytes / 1e6 << " MB of parameters, "
+     << build.planned_bytes / 1e6 << " MB of activations planned (" << build.unplanned_bytes / 1e6
+     << " MB without reuse)";
+  return os.str();
+}
+
+// One artifact holding a build per batch bucket.
+void CompileBuckets(const CompileFlags& flags, const ModelBuildOptions& options,
+                    std::chrono::steady_clock::time_point start) {
+  TESSERA_USER_CHECK(IsArtifactPath(flags.output))
+      << "--batch writes one artifact of every bucket: -o NAME.tsr (a model directory holds one "
+      << "batch size)";
+  std::vector<int64_t> buckets = flags.batch;
+  std::sort(buckets.begin(), buckets.end());
+  buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
+  std::vector<ModelBuild> builds;
+  std::vector<ShapesAtBatch> shapes;
+  for (int64_t batch : buckets) {
+    graph::Graph g = frontend::ImportOnnx(flags.model, ImportOptions(flags, batch));
+    builds.push_back(EmitModel(PlanModel(std::move(g), options), options));
+    shapes.push_back(ShapesOf(builds.back().graph, batch));
+    const std::string bucket = " (batch " + std::to_string(batch) + ")";
+    CheckCoverage(flags, builds.back(), bucket);
+    std::cout << "batch " << batch << ": " << Summary(builds.back()) << "\n"
+              << "batch " << batch << ": " << builds.back().CoverageLine() << "\n";
+    if (flags.print_configs) PrintConfigs(builds.back());
+  }
+  if (buckets.size() == 1) {
+    // The batch dimensions show where a second batch size changes the shapes.
+    const int64_t probe = buckets[0] + 1;
+    shapes.push_back(ProbeShapes(flags, probe));
+  }
+  std::vector<BucketBuild> parts;
+  for (size_t b = 0; b < buckets.size(); ++b) parts.push_back({buckets[b], &builds[b]});
+  const deploy::Artifact artifact = MakeBatchedArtifact(parts, FindBatchAxes(shapes), flags.target);
+  try {
+    deploy::SaveArtifact(artifact, flags.output);
+  } catch (const runtime::Error& e) {
+    throw UserError(e.what());
+  }
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  std::string list;
+  for (int64_t b : buckets) list += (list.empty() ? "" : ",") + std::to_string(b);
+  std::cout << "compiled " << flags.model << " for '" << flags.target << "' into " << flags.output
+            << " in " << took.count() << " s: batch buckets " << list << ", "
+            << artifact.params.size() / 1e6 << " MB of parameters stored once\n";
+}
+
 void Compile(const CompileFlags& flags) {
   auto start = std::chrono::steady_clock::now();
-  graph::Graph g =
-      frontend::ImportOnnx(flags.model, frontend::ImportOptionsWithShapes(flags.input_shapes));
-  if (flags.print_graph) std::cout << "// imported\n" << graph::ToText(g);
   if (fleet::TrackerLogAddress(flags.db).empty() &&
       (!flags.token_file.empty() || !flags.tls_ca.empty())) {
     throw UserError("--token-file and --tls-ca go with --db tracker://HOST:PORT");
   }
+  TESSERA_USER_CHECK(flags.batch_dim.empty() || !flags.batch.empty())
+      << "--batch-dim names the dimension --batch sets: give --batch too";
   const std::unique_ptr<records::RecordSource> log =
       fleet::OpenRecordSource(flags.db, flags.token_file, flags.tls_ca);
   const tuner::LogConfigSource configs(log.get());
@@ -57,41 +175,27 @@ void Compile(const CompileFlags& flags) {
       std::cout << "// after " << pass << "\n" << graph::ToText(g);
     };
   }
+  if (!flags.batch.empty()) {
+    TESSERA_USER_CHECK(!flags.print_plan) << "--print-plan prints one build: leave out --batch";
+    CompileBuckets(flags, options, start);
+    return;
+  }
+  graph::Graph g = frontend::ImportOnnx(flags.model, ImportOptions(flags, 0));
+  if (flags.print_graph) std::cout << "// imported\n" << graph::ToText(g);
   const ModelPlan plan = PlanModel(std::move(g), options);
   if (flags.print_plan) std::cout << plan.ToText();
   ModelBuild build = EmitModel(plan, options);
-  if (build.TunedFlopsPercent() < flags.min_coverage) {
-    // A CI build that would ship untuned kernels stops here, writing nothing.
-    char percent[32];
-    std::snprintf(percent, sizeof(percent), "%.1f%%", build.TunedFlopsPercent());
-    std::cout << build.CoverageLine() << "\n";
-    std::cerr << "error: " << flags.model << ": " << percent
-              << " of the template FLOPs are tuned, below --min-coverage " << flags.min_coverage
-              << "; nothing written (`tessera tune " << flags.model
-              << "` with the same --target and log tunes the untuned tasks)\n";
-    throw CLI::RuntimeError(1);
-  }
-  const bool artifact = IsArtifactPath(flags.output);
-  if (artifact) {
+  CheckCoverage(flags, build, "");
+  if (IsArtifactPath(flags.output)) {
     SaveModelArtifact(build, flags.target, flags.output);
   } else {
     build.Save(flags.output);
   }
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  int64_t param_bytes = 0;
-  for (const auto& [name, array] : build.params) param_bytes += array.NumBytes();
   std::cout << "compiled " << flags.model << " for '" << flags.target << "' into " << flags.output
-            << " in " << took.count() << " s: " << build.graph.nodes.size() << " kernel calls, "
-            << param_bytes / 1e6 << " MB of parameters, " << build.planned_bytes / 1e6
-            << " MB of activations planned (" << build.unplanned_bytes / 1e6
-            << " MB without reuse)\n"
+            << " in " << took.count() << " s: " << Summary(build) << "\n"
             << build.CoverageLine() << "\n";
-  if (flags.print_configs) {
-    for (const KernelConfig& c : build.configs) {
-      std::cout << c.node << "  " << c.workload_key << "  " << c.config << "  (" << c.source
-                << ")\n";
-    }
-  }
+  if (flags.print_configs) PrintConfigs(build);
 }
 
 }  // namespace
@@ -114,6 +218,16 @@ void AddCompileCommand(CLI::App& app) {
                       "PEM root certificate of a TLS tracker (with --db tracker://)");
   compile->add_option("--input-shape", flags->input_shapes,
                       "static shape of an input, NAME:1x3x224x224 (repeatable)");
+  compile
+      ->add_option("--batch", flags->batch,
+                   "batch buckets of a model with a symbolic batch, e.g. 1,4,16: one artifact "
+                   "holds a build of each and runs any batch (the smallest bucket that holds it, "
+                   "else chunks of the largest)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  compile->add_option("--batch-dim", flags->batch_dim,
+                      "the name of the symbolic dimension that is the batch (default: the "
+                      "inputs' symbolic first dimension)");
   compile
       ->add_option("--min-coverage", flags->min_coverage,
                    "fail (exit 1, nothing written) when less than this percentage of the "

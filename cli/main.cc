@@ -10,9 +10,11 @@
 int main(int argc, char** argv) {
   CLI::App app{"Tessera: an auto-tuning tensor compiler with a distributed device fleet.",
                "tessera"};
-  tessera::AddVersionFlag(
-      app, "writes artifact format " + std::to_string(tessera::deploy::kArtifactFormatVersion) +
-               ", tuning log schema " + std::to_string(tessera::records::kTuningLogSchemaVersion));
+  tessera::AddVersionFlag(app, "writes artifact format " +
+                                   std::to_string(tessera::deploy::kFixedShapeFormatVersion) +
+                                   ", " + std::to_string(tessera::deploy::kArtifactFormatVersion) +
+                                   " with batch buckets, tuning log schema " +
+                                   std::to_string(tessera::records::kTuningLogSchemaVersion));
   app.require_subcommand(1);
   tessera::cli::AddTuneCommand(app);
   tessera::cli::AddTasksCommand(app);

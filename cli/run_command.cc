@@ -24,6 +24,7 @@ struct RunFlags {
   std::string model;
   std::vector<std::string> inputs, outputs;
   int repeat = 1, threads = 0;
+  int64_t batch = 0;  // random inputs' batch, for a model of batch buckets
   bool profile = false, json = false;
   std::string report, compare;  // --report R.html [--compare B.tsr]
   FleetDevice device;
@@ -80,14 +81,15 @@ void RunRemotely(const RunFlags& flags) {
 // Profiles one build with the run's inputs, for the report.
 report::ProfiledModel ProfileBuild(const std::string& path, const RunFlags& flags) {
   deploy::LoadedModel model = deploy::LoadModel(path);
+  deploy::BatchRun run(model);
   report::ProfiledModel profiled;
   profiled.label = path;
   profiled.target = model.header.target;
   profiled.threads = deploy::UseModelThreads(model.header, flags.threads);
-  deploy::SetInputs(model.executor, flags.inputs);
-  model.executor.Run();
-  profiled.mean_ms = deploy::TimeRuns(model.executor, flags.repeat).mean_ms;
-  profiled.kernels = model.executor.Profile(flags.repeat);
+  deploy::SetInputs(run, flags.inputs, flags.batch);
+  run.Run();
+  profiled.mean_ms = deploy::TimeRuns(run, flags.repeat).mean_ms;
+  profiled.kernels = run.executor().Profile(flags.repeat);
   return profiled;
 }
 
@@ -107,12 +109,18 @@ void Run(const RunFlags& flags) {
   }
   deploy::LoadedModel model = deploy::LoadModel(flags.model);
   const int threads = deploy::UseModelThreads(model.header, flags.threads);
-  runtime::GraphExecutor& exec = model.executor;
-  deploy::SetInputs(exec, flags.inputs);
-  exec.Run();  // warm-up, and the outputs
-  deploy::SaveOutputs(exec, flags.outputs);
-  const deploy::Latency latency = deploy::TimeRuns(exec, flags.repeat);
+  deploy::BatchRun run(model);
+  if (flags.batch > 0 && !run.batched()) {
+    throw UserError(flags.model + ": --batch " + std::to_string(flags.batch) +
+                    ", but the model has fixed shapes (compile it with --batch)");
+  }
+  deploy::SetInputs(run, flags.inputs, flags.batch);
+  run.Run();  // warm-up, and the outputs
+  deploy::SaveOutputs(run, flags.outputs);
+  const deploy::Latency latency = deploy::TimeRuns(run, flags.repeat);
   const double mean = latency.mean_ms, median = latency.median_ms, best = latency.min_ms;
+  // A batch of buckets profiles the bucket that runs its first rows.
+  runtime::GraphExecutor& exec = run.executor();
   std::vector<runtime::NodeProfile> profile;
   if (flags.profile) profile = exec.Profile(flags.repeat);
   if (!flags.report.empty()) {
@@ -127,6 +135,11 @@ void Run(const RunFlags& flags) {
              {"min_ms", best},
              {"kernel_calls", exec.NumKernelCalls()},
              {"planned_bytes", exec.PlannedBytes()}};
+    if (run.batched()) {
+      out["batch"] = run.batch();
+      out["bucket"] = run.BucketFor(run.batch());
+      out["bucket_runs"] = run.Runs();
+    }
     for (const auto& p : profile) {
       out["profile"].push_back(Json{{"node", p.name},
                                     {"kernel", p.function},
@@ -140,15 +153,15 @@ void Run(const RunFlags& flags) {
   }
   std::cout << flags.model << ": " << exec.NumKernelCalls() << " kernel calls, "
             << exec.PlannedBytes() / 1e6 << " MB of activations, " << threads
-            << (threads == 1 ? " thread" : " threads") << "; latency over " << flags.repeat
-            << " runs: mean " << mean << " ms, median " << median << " ms, min " << best << " ms\n";
-  std::vector<runtime::ExecTensor> outputs;
-  for (int i = 0; i < exec.NumOutputs(); ++i) outputs.push_back(exec.OutputInfo(i));
-  PrintOutputs(outputs, flags.outputs);
+            << (threads == 1 ? " thread" : " threads") << deploy::BatchText(run)
+            << "; latency over " << flags.repeat << " runs: mean " << mean << " ms, median "
+            << median << " ms, min " << best << " ms\n";
+  PrintOutputs(run.OutputsAt(run.batch()), flags.outputs);
   if (!profile.empty()) {
     double total = 0;
     for (const auto& p : profile) total += p.mean_ms;
     std::cout << "profile (mean per run at " << threads << (threads == 1 ? " thread" : " threads")
+              << (run.batched() ? ", bucket " + std::to_string(run.BucketFor(run.batch())) : "")
               << ", slowest first):\n";
     for (const auto& p : profile) {
       std::printf("  %9.3f ms %5.1f%%  %s  [%s]", p.mean_ms, 100 * p.mean_ms / total,
@@ -178,6 +191,10 @@ void AddRunCommand(CLI::App& app) {
   run->add_option("--threads", flags->threads,
                   "threads to run with (default: TESSERA_NUM_THREADS, else the -num-threads of "
                   "the artifact's target, else every core)")
+      ->check(Positive());
+  run->add_option("--batch", flags->batch,
+                  "batch of the random inputs of a model compiled with --batch buckets "
+                  "(default: the batch of the --input files, else the smallest bucket)")
       ->check(Positive());
   run->add_flag("--profile", flags->profile, "time every kernel call");
   CLI::Option* report =

@@ -92,27 +92,57 @@ std::vector<TensorSignature> TensorSignatures(const runtime::ExecGraph& graph,
 
 namespace {
 
+// `header`'s signatures at batch `batch` (those of a model of fixed shapes as they are).
+std::vector<TensorSignature> AtBatch(std::vector<TensorSignature> list, int64_t batch) {
+  for (TensorSignature& t : list) {
+    if (t.batch_axis >= 0) t.shape[static_cast<size_t>(t.batch_axis)] = batch;
+    t.batch_axis = -1;
+  }
+  return list;
+}
+
+// The executor of one bucket's graph and kernels (`batch` 0: a model of fixed shapes).
+runtime::GraphExecutor LoadBucket(const ArtifactHeader& header, std::string_view kernels_bytes,
+                                  std::string_view graph_text,
+                                  const std::map<std::string, runtime::NDArray>& params,
+                                  int64_t batch, const std::string& source) {
+  const std::string where = batch > 0 ? " (batch " + std::to_string(batch) + ")" : "";
+  runtime::ExecGraph graph =
+      runtime::ExecGraph::Parse(std::string(graph_text), source + " (graph" + where + ")");
+  if (!SameSignatures(TensorSignatures(graph, graph.inputs), AtBatch(header.inputs, batch)) ||
+      !SameSignatures(TensorSignatures(graph, graph.outputs), AtBatch(header.outputs, batch))) {
+    throw runtime::Error(source +
+                         ": corrupt artifact: the header's inputs or outputs differ from " +
+                         "the graph's" + where);
+  }
+  if (header.kernel_format == kCUDAKernels) {
+    runtime::Module kernels =
+        runtime::ParseCUDAModule(kernels_bytes, source + " (kernels" + where + ")");
+    CheckCUDADevice(header, source);
+    return runtime::GraphExecutor(std::move(graph), params, kernels, DLDevice{kDLCUDA, 0});
+  }
+  runtime::Module kernels = header.kernel_format == kCSourceKernels
+                                ? CompileKernelSource(kernels_bytes, source)
+                                : LoadKernelLibrary(kernels_bytes, source);
+  return runtime::GraphExecutor(std::move(graph), params, kernels);
+}
+
 LoadedModel LoadArtifactView(std::string_view bytes, const std::string& source,
                              const HostInfo& host) {
   ArtifactView a = ParseArtifactView(bytes, source);
   CheckRunsOn(a.header, host, source);
-  runtime::ExecGraph graph = runtime::ExecGraph::Parse(std::string(a.graph), source + " (graph)");
-  if (!SameSignatures(TensorSignatures(graph, graph.inputs), a.header.inputs) ||
-      !SameSignatures(TensorSignatures(graph, graph.outputs), a.header.outputs)) {
-    throw runtime::Error(
-        source + ": corrupt artifact: the header's inputs or outputs differ from the graph's");
-  }
   auto params = runtime::LoadParams(a.params, source + " (params)");
-  if (a.header.kernel_format == kCUDAKernels) {
-    runtime::Module kernels = runtime::ParseCUDAModule(a.kernels, source + " (kernels)");
-    CheckCUDADevice(a.header, source);
-    return LoadedModel{
-        a.header, runtime::GraphExecutor(std::move(graph), params, kernels, DLDevice{kDLCUDA, 0})};
+  const std::vector<int64_t>& buckets = a.header.batch_buckets;
+  LoadedModel model{
+      a.header,
+      LoadBucket(a.header, a.kernels, a.graph, params, buckets.empty() ? 0 : buckets[0], source),
+      {}};
+  for (size_t b = 0; b < a.other_buckets.size(); ++b) {
+    model.other_buckets.push_back(LoadBucket(a.header, a.other_buckets[b].kernels,
+                                             a.other_buckets[b].graph, params, buckets[b + 1],
+                                             source));
   }
-  runtime::Module kernels = a.header.kernel_format == kCSourceKernels
-                                ? CompileKernelSource(a.kernels, source)
-                                : LoadKernelLibrary(a.kernels, source);
-  return LoadedModel{a.header, runtime::GraphExecutor(std::move(graph), params, kernels)};
+  return model;
 }
 
 // A read-only private mapping of a whole regular file; empty when the file is not one.

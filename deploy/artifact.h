@@ -19,8 +19,11 @@
 namespace tessera {
 namespace deploy {
 
-/// Version of the artifact format this code writes and the newest it reads.
-constexpr uint32_t kArtifactFormatVersion = 2;
+/// Version of the artifact format this code writes for a model of several batch sizes, and the
+/// newest it reads (a model of fixed shapes is written as version 2, which older runtimes read).
+constexpr uint32_t kArtifactFormatVersion = 3;
+/// The format version of an artifact without batch buckets.
+constexpr uint32_t kFixedShapeFormatVersion = 2;
 /// The magic bytes every artifact starts with.
 constexpr const char kArtifactMagic[8] = {'T', 'E', 'S', 'S', 'E', 'R', 'A', 'M'};
 
@@ -40,19 +43,32 @@ constexpr const char* kAnyArch = "any";
 struct TensorSignature {
   std::string name;            ///< tensor name in the model
   DLDataType dtype{};          ///< element type
-  std::vector<int64_t> shape;  ///< dimensions
+  std::vector<int64_t> shape;  ///< dimensions; -1 at `batch_axis`
+  /// The dimension that is the batch, in an artifact of batch buckets (`N` in the header's
+  /// shape); -1: none (a model of fixed shapes).
+  int batch_axis = -1;
 };
 
 /// What an artifact says about itself and what it needs from the machine that runs it.
 struct ArtifactHeader {
-  uint32_t format_version = kArtifactFormatVersion;   ///< layout version of the file
-  std::string tessera_version = kTesseraVersion;      ///< release that wrote it
-  std::string target;                                 ///< target string it was compiled for
-  std::string arch;                                   ///< "x86_64", "aarch64", ..., or "any"
-  std::string kernel_format = kSharedLibraryKernels;  ///< what the kernels section holds
-  std::vector<std::string> cpu_features;              ///< CPU features the kernels use (LLVM names)
-  std::vector<TensorSignature> inputs;                ///< model inputs, in order
-  std::vector<TensorSignature> outputs;               ///< model outputs, in order
+  uint32_t format_version = kFixedShapeFormatVersion;  ///< layout version of the file
+  std::string tessera_version = kTesseraVersion;       ///< release that wrote it
+  std::string target;                                  ///< target string it was compiled for
+  std::string arch;                                    ///< "x86_64", "aarch64", ..., or "any"
+  std::string kernel_format = kSharedLibraryKernels;   ///< what the kernels section holds
+  std::vector<std::string> cpu_features;  ///< CPU features the kernels use (LLVM names)
+  std::vector<TensorSignature> inputs;    ///< model inputs, in order
+  std::vector<TensorSignature> outputs;   ///< model outputs, in order
+  /// The batch sizes the artifact holds a build of, ascending (`tessera compile --batch`); empty
+  /// for a model of fixed shapes. Any batch runs: the smallest bucket that holds it, padded, or
+  /// chunks of the largest (`deploy/batch_run.h`).
+  std::vector<int64_t> batch_buckets;
+};
+
+/// The kernels and execution graph of one batch bucket.
+struct ArtifactBucket {
+  std::string kernels;  ///< as `Artifact::kernels`
+  std::string graph;    ///< as `Artifact::graph`
 };
 
 /// An artifact's contents, in memory.
@@ -60,7 +76,10 @@ struct Artifact {
   ArtifactHeader header;  ///< the header
   std::string kernels;    ///< the kernel shared library's bytes, C source or CUDA (`kernel_format`)
   std::string graph;      ///< `runtime::ExecGraph` text
-  std::string params;     ///< `runtime::SaveParams` bytes
+  std::string params;     ///< `runtime::SaveParams` bytes (of every bucket)
+  /// The buckets after the first (`header.batch_buckets[1...]`); `kernels` and `graph` are the
+  /// first's.
+  std::vector<ArtifactBucket> other_buckets;
 };
 
 /// The machine an artifact is checked against.
@@ -82,7 +101,8 @@ std::vector<std::string> CheckableCPUFeatures(const std::string& arch);
 /// FNV-1a 64 for version 1, XXH64 (seed 0) from version 2 on.
 uint64_t ArtifactChecksum(uint32_t format_version, const char* data, size_t n);
 
-/// Serializes `artifact` in its header's format version (the checksum is computed here).
+/// Serializes `artifact` in its header's format version (the checksum is computed here); batch
+/// buckets need version 3.
 std::string SerializeArtifact(const Artifact& artifact);
 /// Parses and checks the file format: magic, format version, size, checksum, header and section
 /// bounds. Throws `runtime::Error` naming `source` and saying what is wrong (truncated, corrupt,
@@ -97,7 +117,7 @@ std::string ReadArtifactFile(const std::string& path);
 void SaveArtifact(const Artifact& artifact, const std::string& path);
 
 /// The signatures of the tensors `ids` of `graph` (its inputs or outputs), in order: what an
-/// artifact's header says of them.
+/// artifact's header says of them (without batch axes).
 std::vector<TensorSignature> TensorSignatures(const runtime::ExecGraph& graph,
                                               const std::vector<int>& ids);
 
@@ -114,7 +134,9 @@ int UseModelThreads(const ArtifactHeader& header, int requested = 0);
 /// A loaded artifact: its header and an executor ready to run.
 struct LoadedModel {
   ArtifactHeader header;            ///< what the file says about itself
-  runtime::GraphExecutor executor;  ///< the model, prepared
+  runtime::GraphExecutor executor;  ///< the model, prepared (the first batch bucket's)
+  /// The executors of `header.batch_buckets[1...]`, in order.
+  std::vector<runtime::GraphExecutor> other_buckets;
 };
 
 /// Parses `bytes`, checks it runs on `host`, loads the kernel library from memory (a memfd, else

@@ -1,5 +1,6 @@
 // The artifact's bytes: a fixed prefix (magic, format version, header size, file size, checksum),
-// the header as line-based text, then three length-prefixed sections (kernels, graph, params).
+// the header as line-based text, then three length-prefixed sections (kernels, graph, params),
+// and from version 3 two more (kernels, graph) for each batch bucket after the first.
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -100,10 +101,20 @@ T Get(std::string_view in, size_t at) {
   return value;
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  if (shape.empty()) return "scalar";
+// The batch axis is "N": "Nx3x224x224".
+std::string ShapeText(const TensorSignature& t) {
+  if (t.shape.empty()) return "scalar";
   std::string out;
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "x" : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    out += i ? "x" : "";
+    out += static_cast<int>(i) == t.batch_axis ? "N" : std::to_string(t.shape[i]);
+  }
+  return out;
+}
+
+std::string BucketList(const std::vector<int64_t>& buckets) {
+  std::string out;
+  for (size_t i = 0; i < buckets.size(); ++i) out += (i ? "," : "") + std::to_string(buckets[i]);
   return out;
 }
 
@@ -121,10 +132,11 @@ std::string HeaderText(const ArtifactHeader& h) {
       << "arch " << h.arch << "\n"
       << "cpu-features " << Join(h.cpu_features) << "\n";
   if (h.kernel_format != kSharedLibraryKernels) out << "kernels " << h.kernel_format << "\n";
+  if (!h.batch_buckets.empty()) out << "batch-buckets " << BucketList(h.batch_buckets) << "\n";
   for (const auto* list : {&h.inputs, &h.outputs}) {
     for (const TensorSignature& t : *list) {
       out << (list == &h.inputs ? "input " : "output ") << runtime::DataTypeToString(t.dtype) << " "
-          << ShapeText(t.shape) << " " << runtime::EscapeName(t.name) << "\n";
+          << ShapeText(t) << " " << runtime::EscapeName(t.name) << "\n";
     }
   }
   return out.str();
@@ -158,14 +170,25 @@ class HeaderParser {
         h.kernel_format = value;
       } else if (key == "cpu-features") {
         if (value != "-") h.cpu_features = Split(value, ',');
+      } else if (key == "batch-buckets" && version >= 3) {
+        h.batch_buckets = Buckets(value);
       } else if (key == "input" || key == "output") {
-        (key == "input" ? h.inputs : h.outputs).push_back(Signature(value));
+        (key == "input" ? h.inputs : h.outputs).push_back(Signature(value, version));
       } else {
         Check(false, "unknown key '" + key + "'");
       }
     }
     line_no_ = 0;
     Check(seen_target && seen_arch, "the header lacks the target or the architecture");
+    for (const auto* list : {&h.inputs, &h.outputs}) {
+      for (const TensorSignature& t : *list) {
+        Check(
+            (t.batch_axis >= 0) == !h.batch_buckets.empty(),
+            "'" + t.name + "' " +
+                (h.batch_buckets.empty() ? "has a batch dimension N but there are no batch buckets"
+                                         : "has no batch dimension N in a model of batch buckets"));
+      }
+    }
     return h;
   }
 
@@ -185,7 +208,22 @@ class HeaderParser {
     return parts;
   }
 
-  TensorSignature Signature(const std::string& value) {
+  std::vector<int64_t> Buckets(const std::string& value) {
+    std::vector<int64_t> buckets;
+    for (const std::string& item : Split(value, ',')) {
+      char* end = nullptr;
+      errno = 0;
+      const long long b = std::strtoll(item.c_str(), &end, 10);
+      Check(!item.empty() && *end == '\0' && errno == 0 && b > 0 &&
+                (buckets.empty() || b > buckets.back()),
+            "bad batch buckets '" + value + "' (ascending positive sizes)");
+      buckets.push_back(b);
+    }
+    Check(!buckets.empty(), "no batch buckets");
+    return buckets;
+  }
+
+  TensorSignature Signature(const std::string& value, uint32_t version) {
     std::vector<std::string> parts = Split(value, ' ');
     Check(parts.size() >= 3, "expected 'DTYPE SHAPE NAME'");
     TensorSignature t;
@@ -196,6 +234,12 @@ class HeaderParser {
     }
     if (parts[1] != "scalar") {
       for (const std::string& dim : Split(parts[1], 'x')) {
+        if (dim == "N" && version >= 3) {
+          Check(t.batch_axis < 0, "two batch dimensions in '" + parts[1] + "'");
+          t.batch_axis = static_cast<int>(t.shape.size());
+          t.shape.push_back(-1);
+          continue;
+        }
         char* end = nullptr;
         errno = 0;
         long long d = std::strtoll(dim.c_str(), &end, 10);
@@ -218,9 +262,22 @@ uint64_t ArtifactChecksum(uint32_t format_version, const char* data, size_t n) {
 }
 
 std::string SerializeArtifact(const Artifact& a) {
+  const size_t buckets = a.header.batch_buckets.size();
+  if ((buckets > 0 && a.header.format_version < 3) ||
+      a.other_buckets.size() != (buckets > 0 ? buckets - 1 : 0)) {
+    throw runtime::Error("internal error: an artifact of format " +
+                         std::to_string(a.header.format_version) + " with " +
+                         std::to_string(buckets) + " batch buckets and " +
+                         std::to_string(a.other_buckets.size()) + " more bucket sections");
+  }
   std::string body = HeaderText(a.header);
   const uint32_t header_bytes = static_cast<uint32_t>(body.size());
-  for (const std::string* section : {&a.kernels, &a.graph, &a.params}) {
+  std::vector<const std::string*> sections = {&a.kernels, &a.graph, &a.params};
+  for (const ArtifactBucket& bucket : a.other_buckets) {
+    sections.push_back(&bucket.kernels);
+    sections.push_back(&bucket.graph);
+  }
+  for (const std::string* section : sections) {
     Put<uint64_t>(&body, section->size());
     body += *section;
   }
@@ -263,15 +320,21 @@ ArtifactView ParseArtifactView(std::string_view bytes, const std::string& source
   a.header =
       HeaderParser(source).Parse(std::string(bytes.substr(kPrefixBytes, header_bytes)), version);
   size_t at = kPrefixBytes + header_bytes;
-  for (auto [section, name] :
-       {std::make_pair(&a.kernels, "kernels"), std::make_pair(&a.graph, "graph"),
-        std::make_pair(&a.params, "params")}) {
-    if (bytes.size() - at < 8) fail(std::string("corrupt artifact: no ") + name + " section");
+  std::vector<std::pair<std::string_view*, std::string>> sections = {
+      {&a.kernels, "kernels"}, {&a.graph, "graph"}, {&a.params, "params"}};
+  if (!a.header.batch_buckets.empty()) {
+    a.other_buckets.resize(a.header.batch_buckets.size() - 1);
+    for (size_t b = 0; b < a.other_buckets.size(); ++b) {
+      const std::string bucket = " (batch " + std::to_string(a.header.batch_buckets[b + 1]) + ")";
+      sections.emplace_back(&a.other_buckets[b].kernels, "kernels" + bucket);
+      sections.emplace_back(&a.other_buckets[b].graph, "graph" + bucket);
+    }
+  }
+  for (auto& [section, name] : sections) {
+    if (bytes.size() - at < 8) fail("corrupt artifact: no " + name + " section");
     const uint64_t n = Get<uint64_t>(bytes, at);
     at += 8;
-    if (n > bytes.size() - at) {
-      fail(std::string("corrupt artifact: the ") + name + " section runs past the end");
-    }
+    if (n > bytes.size() - at) fail("corrupt artifact: the " + name + " section runs past the end");
     *section = bytes.substr(at, static_cast<size_t>(n));
     at += n;
   }
@@ -283,8 +346,15 @@ ArtifactView ParseArtifactView(std::string_view bytes, const std::string& source
 
 Artifact ParseArtifact(const std::string& bytes, const std::string& source) {
   ArtifactView view = ParseArtifactView(bytes, source);
-  return Artifact{std::move(view.header), std::string(view.kernels), std::string(view.graph),
-                  std::string(view.params)};
+  Artifact a{std::move(view.header),
+             std::string(view.kernels),
+             std::string(view.graph),
+             std::string(view.params),
+             {}};
+  for (const ArtifactView::Bucket& b : view.other_buckets) {
+    a.other_buckets.push_back({std::string(b.kernels), std::string(b.graph)});
+  }
+  return a;
 }
 
 }  // namespace deploy

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "deploy/artifact.h"
 
@@ -14,6 +15,10 @@ namespace deploy {
 struct ArtifactView {
   ArtifactHeader header;
   std::string_view kernels, graph, params;  // into the parsed bytes
+  struct Bucket {
+    std::string_view kernels, graph;
+  };
+  std::vector<Bucket> other_buckets;
 };
 
 // `ParseArtifact` without copying the sections; the same checks and messages.

@@ -54,8 +54,11 @@ LoadedModel LoadModel(const std::string& path) {
   return LoadArtifact(path);
 }
 
-std::vector<runtime::NDArray> InputArrays(const std::vector<runtime::ExecTensor>& inputs,
-                                          const std::vector<std::string>& specs) {
+namespace {
+
+// The arrays the specs ("NAME=file.npy") name, by input index (undefined where none is given).
+std::vector<runtime::NDArray> ReadInputFiles(const std::vector<runtime::ExecTensor>& inputs,
+                                             const std::vector<std::string>& specs) {
   std::vector<runtime::NDArray> arrays(inputs.size());
   for (const std::string& spec : specs) {
     size_t eq = spec.find('=');
@@ -71,21 +74,37 @@ std::vector<runtime::NDArray> InputArrays(const std::vector<runtime::ExecTensor>
     if (index == inputs.size()) {
       throw runtime::Error("the model has no input '" + name + "' (inputs:" + names + ")");
     }
-    runtime::NDArray value = runtime::LoadNpy(spec.substr(eq + 1));
+    arrays[index] = runtime::LoadNpy(spec.substr(eq + 1));
+  }
+  return arrays;
+}
+
+// Checks the arrays given against `inputs` and fills the others with random data.
+std::vector<runtime::NDArray> CompleteInputs(const std::vector<runtime::ExecTensor>& inputs,
+                                             std::vector<runtime::NDArray> arrays) {
+  for (size_t index = 0; index < inputs.size(); ++index) {
+    const runtime::NDArray& value = arrays[index];
     const runtime::ExecTensor& info = inputs[index];
-    if (value.Shape() != info.shape || runtime::operator!=(value.DataType(), info.dtype)) {
+    if (value.defined() &&
+        (value.Shape() != info.shape || runtime::operator!=(value.DataType(), info.dtype))) {
       throw runtime::Error(
           "input '" + info.name + "' expects " + runtime::DataTypeToString(info.dtype) +
           runtime::ShapeToString(info.shape) + ", got " +
           runtime::DataTypeToString(value.DataType()) + runtime::ShapeToString(value.Shape()));
     }
-    arrays[index] = value;
   }
   std::mt19937 rng(13);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!arrays[i].defined()) arrays[i] = RandomInput(inputs[i], rng);
   }
   return arrays;
+}
+
+}  // namespace
+
+std::vector<runtime::NDArray> InputArrays(const std::vector<runtime::ExecTensor>& inputs,
+                                          const std::vector<std::string>& specs) {
+  return CompleteInputs(inputs, ReadInputFiles(inputs, specs));
 }
 
 void SetInputs(runtime::GraphExecutor& exec, const std::vector<std::string>& specs) {
@@ -95,26 +114,57 @@ void SetInputs(runtime::GraphExecutor& exec, const std::vector<std::string>& spe
   for (int i = 0; i < exec.NumInputs(); ++i) exec.SetInput(i, arrays[static_cast<size_t>(i)]);
 }
 
-void SaveOutputs(const runtime::GraphExecutor& exec, const std::vector<std::string>& files) {
-  if (files.size() > static_cast<size_t>(exec.NumOutputs())) {
-    throw runtime::Error("the model has " + std::to_string(exec.NumOutputs()) + " outputs but " +
+void SetInputs(BatchRun& run, const std::vector<std::string>& specs, int64_t batch) {
+  if (!run.batched()) {
+    run.SetInputs(InputArrays(run.InputsAt(0), specs));
+    return;
+  }
+  std::vector<runtime::NDArray> arrays = ReadInputFiles(run.InputsAt(1), specs);
+  int64_t n = 0;
+  for (size_t i = 0; i < arrays.size() && n == 0; ++i) {
+    const int axis = run.batch_axes()[i];
+    if (arrays[i].defined() && arrays[i].NDim() > axis) n = arrays[i].Shape()[axis];
+  }
+  if (n == 0) n = batch > 0 ? batch : run.buckets().front();
+  if (batch > 0 && n != batch) {
+    throw runtime::Error("--batch " + std::to_string(batch) + ", but the input files have batch " +
+                         std::to_string(n));
+  }
+  // What the files give is checked by the run, which names the dimension that may vary.
+  const std::vector<runtime::ExecTensor> inputs = run.InputsAt(n);
+  std::vector<runtime::NDArray> random =
+      CompleteInputs(inputs, std::vector<runtime::NDArray>(inputs.size()));
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    if (!arrays[i].defined()) arrays[i] = random[i];
+  }
+  run.SetInputs(arrays);
+}
+
+void SaveOutputs(const BatchRun& run, const std::vector<std::string>& files) {
+  if (files.size() > static_cast<size_t>(run.NumOutputs())) {
+    throw runtime::Error("the model has " + std::to_string(run.NumOutputs()) + " outputs but " +
                          std::to_string(files.size()) + " --output files were given");
   }
   for (size_t i = 0; i < files.size(); ++i) {
-    runtime::SaveNpy(files[i], exec.GetOutput(static_cast<int>(i)));
+    runtime::SaveNpy(files[i], run.GetOutput(static_cast<int>(i)));
   }
 }
 
-Latency TimeRuns(runtime::GraphExecutor& exec, int repeat) {
+template <typename Runner>
+Latency TimeRunsOf(Runner& runner, int repeat) {
   std::vector<double> ms;
   for (int r = 0; r < std::max(1, repeat); ++r) {
     auto start = std::chrono::steady_clock::now();
-    exec.Run();
+    runner.Run();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
   }
   return Summarize(std::move(ms));
 }
+
+Latency TimeRuns(runtime::GraphExecutor& exec, int repeat) { return TimeRunsOf(exec, repeat); }
+
+Latency TimeRuns(BatchRun& run, int repeat) { return TimeRunsOf(run, repeat); }
 
 Latency Summarize(std::vector<double> ms) {
   Latency l;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "deploy/artifact.h"
+#include "deploy/batch_run.h"
 #include "runtime/graph_executor.h"
 
 namespace tessera {
@@ -31,9 +32,15 @@ std::vector<runtime::NDArray> InputArrays(const std::vector<runtime::ExecTensor>
 /// a malformed spec, an unknown input or a file of the wrong shape or dtype.
 void SetInputs(runtime::GraphExecutor& exec, const std::vector<std::string>& specs);
 
-/// Writes output `i` to `files[i]` (.npy); throws `runtime::Error` when there are more files than
-/// outputs or one cannot be written.
-void SaveOutputs(const runtime::GraphExecutor& exec, const std::vector<std::string>& files);
+/// Sets the inputs of `run` as `SetInputs` above. A model of batch buckets takes them at the batch
+/// the files give (every file the same), else at `batch`, else at its smallest bucket; throws
+/// `runtime::Error` when the files' batch is not `batch` (when given) or an input's other
+/// dimensions are wrong.
+void SetInputs(BatchRun& run, const std::vector<std::string>& specs, int64_t batch = 0);
+
+/// Writes output `i` of `run`'s last run to `files[i]` (.npy); throws `runtime::Error` when
+/// there are more files than outputs or one cannot be written.
+void SaveOutputs(const BatchRun& run, const std::vector<std::string>& files);
 
 /// Latency of whole-model runs, in milliseconds.
 struct Latency {
@@ -47,6 +54,8 @@ Latency Summarize(std::vector<double> ms);
 
 /// Runs the model `repeat` times (at least once), timing each run.
 Latency TimeRuns(runtime::GraphExecutor& exec, int repeat);
+/// Runs `run` `repeat` times (at least once), timing each run (of every chunk of its batch).
+Latency TimeRuns(BatchRun& run, int repeat);
 
 }  // namespace deploy
 }  // namespace tessera

@@ -6,6 +6,7 @@
 
 #include "common/command_line.h"
 #include "deploy/artifact.h"
+#include "deploy/batch_run.h"
 #include "deploy/run_model.h"
 #include "runtime/data_type.h"
 
@@ -16,6 +17,7 @@ struct Flags {
   std::vector<std::string> inputs, outputs;
   int repeat = 1;
   int threads = 0;
+  int64_t batch = 0;
 };
 
 int Run(const Flags& flags) {
@@ -25,22 +27,27 @@ int Run(const Flags& flags) {
   const double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const int threads = deploy::UseModelThreads(model.header, flags.threads);
-  runtime::GraphExecutor& exec = model.executor;
-  deploy::SetInputs(exec, flags.inputs);
+  deploy::BatchRun run(model);
+  if (flags.batch > 0 && !run.batched()) {
+    throw runtime::Error(flags.model + ": --batch " + std::to_string(flags.batch) +
+                         ", but the model has fixed shapes (compile it with --batch)");
+  }
+  deploy::SetInputs(run, flags.inputs, flags.batch);
   start = std::chrono::steady_clock::now();
-  exec.Run();  // the first run: page faults, thread pool start-up
+  run.Run();  // the first run: page faults, thread pool start-up
   const double first_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  deploy::SaveOutputs(exec, flags.outputs);
-  const deploy::Latency latency = deploy::TimeRuns(exec, flags.repeat);
+  deploy::SaveOutputs(run, flags.outputs);
+  const deploy::Latency latency = deploy::TimeRuns(run, flags.repeat);
   std::printf(
-      "%s: target '%s', %zu kernel calls, %d %s; load %.2f ms, first run %.2f ms; latency over "
+      "%s: target '%s', %zu kernel calls, %d %s%s; load %.2f ms, first run %.2f ms; latency over "
       "%d runs: mean %.3f ms, median %.3f ms, min %.3f ms\n",
-      flags.model.c_str(), model.header.target.c_str(), exec.NumKernelCalls(), threads,
-      threads == 1 ? "thread" : "threads", load_ms, first_ms, flags.repeat, latency.mean_ms,
-      latency.median_ms, latency.min_ms);
-  for (int i = 0; i < exec.NumOutputs(); ++i) {
-    const runtime::ExecTensor& info = exec.OutputInfo(i);
+      flags.model.c_str(), model.header.target.c_str(), run.executor().NumKernelCalls(), threads,
+      threads == 1 ? "thread" : "threads", deploy::BatchText(run).c_str(), load_ms, first_ms,
+      flags.repeat, latency.mean_ms, latency.median_ms, latency.min_ms);
+  const std::vector<runtime::ExecTensor> outputs = run.OutputsAt(run.batch());
+  for (int i = 0; i < run.NumOutputs(); ++i) {
+    const runtime::ExecTensor& info = outputs[static_cast<size_t>(i)];
     std::printf("output '%s': %s%s%s\n", info.name.c_str(),
                 runtime::DataTypeToString(info.dtype).c_str(),
                 runtime::ShapeToString(info.shape).c_str(),
@@ -66,6 +73,10 @@ int main(int argc, char** argv) {
   app.add_option("--threads", flags.threads,
                  "threads to run with (default: TESSERA_NUM_THREADS, else the -num-threads of the "
                  "artifact's target, else every core)")
+      ->check(tessera::Positive());
+  app.add_option("--batch", flags.batch,
+                 "batch of the random inputs of a model compiled with --batch buckets (default: "
+                 "the batch of the --input files, else the smallest bucket)")
       ->check(tessera::Positive());
   return tessera::RunCommandLine(app, argc, argv, std::cout, std::cerr,
                                  [&flags] { return Run(flags); });

@@ -13,7 +13,7 @@ expect_version() {  # expect_version PROGRAM PATTERN
   check "$(basename "$1") --version says '$2'" grep -qx -- "$2" <<<"$out"
 }
 expect_version cli/tessera \
-  "tessera $version (writes artifact format [0-9]*, tuning log schema [0-9]*)"
+  "tessera $version (writes artifact format [0-9]*, [0-9]* with batch buckets, tuning log schema [0-9]*)"
 expect_version tracker/tessera-tracker "tessera-tracker $version (keeps tuning log schema [0-9]*)"
 expect_version rpc_server/tessera-rpc-server \
   "tessera-rpc-server $version (runs artifact formats 1 to [0-9]*)"

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "deploy/batch_run.h"
 #include "deploy/model_c_api.h"
 #include "runtime/cuda_module.h"
 #include "runtime/data_type.h"
@@ -190,9 +191,102 @@ TEST(ArtifactTest, RefusesTruncatedCorruptAndForeignFiles) {
 
 TEST(ArtifactTest, RefusesNewerFormat) {
   std::string bytes = SerializeArtifact(AddBias());
-  bytes[8] = 3;  // the format version, outside the checksum so that it is read first
-  EXPECT_THAT(LoadError(bytes), HasSubstr("m.tsr: artifact format version 3 is newer than this "
-                                          "runtime (it reads up to version 2)"));
+  bytes[8] = 4;  // the format version, outside the checksum so that it is read first
+  EXPECT_THAT(LoadError(bytes), HasSubstr("m.tsr: artifact format version 4 is newer than this "
+                                          "runtime (it reads up to version 3)"));
+}
+
+// y = x + b with x of shape [B], built at batches 2 and 4: each bucket has its own graph and bias
+// (10, 20, 10, 20, ...); the kernels are the same library.
+Artifact AddBiasBuckets() {
+  Artifact a;
+  a.header.target = "c";
+  a.header.arch = HostArch();
+  a.header.format_version = kArtifactFormatVersion;
+  a.header.batch_buckets = {2, 4};
+  a.header.inputs = {{"x", kF32, {-1}, 0}};
+  a.header.outputs = {{"y", kF32, {-1}, 0}};
+  std::map<std::string, runtime::NDArray> params;
+  for (int64_t batch : {2, 4}) {
+    const std::string bias = "b" + std::to_string(batch);
+    runtime::ExecGraph g;
+    g.storage_bytes = {batch * 4, batch * 4};
+    g.tensors = {{"x", kF32, {batch}, 0}, {bias, kF32, {batch}, -1}, {"y", kF32, {batch}, 1}};
+    g.nodes = {{"add", "vector_add", {0, 1}, {2}}};
+    g.inputs = {0};
+    g.outputs = {2};
+    std::vector<float> b;
+    for (int64_t r = 0; r < batch; ++r) b.push_back(r % 2 ? 20 : 10);
+    params[bias] = Floats(b);
+    const std::string kernels = ReadArtifactFile(testing::KernelLibraryPath());
+    if (batch == 2) {
+      a.kernels = kernels, a.graph = g.ToText();
+    } else {
+      a.other_buckets.push_back({kernels, g.ToText()});
+    }
+  }
+  a.params = runtime::SaveParams(params);
+  return a;
+}
+
+runtime::NDArray Rows(int64_t n) {
+  runtime::NDArray x = runtime::NDArray::Empty({n}, kF32, runtime::CPUDevice());
+  for (int64_t i = 0; i < n; ++i) x.Data<float>()[i] = static_cast<float>(i);
+  return x;
+}
+
+TEST(ArtifactTest, BatchBucketsRunAnyBatch) {
+  const std::string bytes = SerializeArtifact(AddBiasBuckets());
+  EXPECT_EQ(bytes[8], 3);
+  EXPECT_THAT(bytes, HasSubstr("\nbatch-buckets 2,4\ninput float32 N x\noutput float32 N y\n"));
+  Artifact back = ParseArtifact(bytes, "m.tsr");
+  EXPECT_EQ(back.header.batch_buckets, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(back.header.inputs[0].batch_axis, 0);
+  EXPECT_EQ(back.header.inputs[0].shape, (std::vector<int64_t>{-1}));
+  ASSERT_EQ(back.other_buckets.size(), 1u);
+  EXPECT_EQ(SerializeArtifact(back), bytes);
+  LoadedModel m = LoadArtifactBytes(bytes, "m.tsr");
+  BatchRun run(m);
+  ASSERT_TRUE(run.batched());
+  // 1 pads bucket 2; 3 pads bucket 4; 4 fills it; 7 runs 4 rows, then 3 on bucket 4; 9 runs
+  // 4, 4, then 1 row on bucket 2.
+  for (int64_t n : {1, 3, 4, 7, 9}) {
+    run.SetInputs({Rows(n)});
+    run.Run();
+    runtime::NDArray y = run.GetOutput(0);
+    ASSERT_EQ(y.Shape(), (std::vector<int64_t>{n})) << n;
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_EQ(y.Data<float>()[i], static_cast<float>(i + (i % 2 ? 20 : 10))) << n << " " << i;
+    }
+  }
+  EXPECT_EQ(BatchText(run), ", batch 9 in 3 runs of bucket 4 (the last on bucket 2)");
+  EXPECT_EQ(run.BucketFor(3), 4);
+  EXPECT_EQ(run.OutputsAt(5)[0].shape, (std::vector<int64_t>{5}));
+  runtime::NDArray wrong = runtime::NDArray::Empty({3, 3}, kF32, runtime::CPUDevice());
+  try {
+    run.SetInputs({wrong});
+    FAIL() << "a wrong shape was taken";
+  } catch (const runtime::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "input 'x' expects float32[1] with any batch in dimension 0, got float32[3, 3]");
+  }
+}
+
+TEST(ArtifactTest, BatchBucketsNeedABatchDimensionEverywhere) {
+  Artifact a = AddBiasBuckets();
+  a.header.outputs[0] = {"y", kF32, {4}};
+  EXPECT_THAT(LoadError(SerializeArtifact(a)),
+              HasSubstr("corrupt artifact header: 'y' has no batch dimension N in a model of "
+                        "batch buckets"));
+  a = AddBiasBuckets();
+  a.other_buckets.clear();
+  EXPECT_THROW(SerializeArtifact(a), runtime::Error);  // a bucket without its sections
+  a = AddBiasBuckets();
+  a.header.format_version = 2;
+  EXPECT_THROW(SerializeArtifact(a), runtime::Error);  // buckets need format 3
+  std::string bytes = SerializeArtifact(AddBiasBuckets());
+  bytes.resize(bytes.size() - 10);  // the last bucket's graph cut short
+  EXPECT_THAT(LoadError(bytes), HasSubstr("truncated artifact"));
 }
 
 TEST(ArtifactTest, RefusesOtherArchitecture) {

@@ -222,27 +222,50 @@ std::string ShapeSpec(const onnx::TensorShapeProto& shape) {
   return spec;
 }
 
-// A symbolic first dimension of an input is the batch of a model exported with dynamic axes: it
-// is built as 1 (other symbolic dimensions stay errors, in BuildGraph).
+// Whether dimension `d` of `shape` is the batch: the dimension named `batch_dim` wherever it
+// stands, or without a name given, a symbolic first dimension.
+bool IsBatchDim(const onnx::TensorShapeProto& shape, int d, const std::string& batch_dim) {
+  const auto& dim = shape.dim(d);
+  if (dim.has_dim_value()) return false;
+  return batch_dim.empty() ? d == 0 : dim.has_dim_param() && dim.dim_param() == batch_dim;
+}
+
+// The batch dimension of every input is built with `options.batch`, or as 1 with a note (other
+// symbolic dimensions stay errors, in BuildGraph).
 void FixSymbolicBatch(onnx::ModelProto& m, const OnnxImportOptions& options,
                       const std::string& path) {
   std::set<std::string> initializers;
   for (const auto& t : m.graph().initializer()) initializers.insert(t.name());
+  const int64_t batch = options.batch > 0 ? options.batch : 1;
+  int found = 0;
   for (auto& input : *m.mutable_graph()->mutable_input()) {
     const auto& type = input.type().tensor_type();
-    if (initializers.count(input.name()) != 0 || !type.has_shape() ||
-        type.shape().dim_size() == 0 || type.shape().dim(0).has_dim_value()) {
+    if (initializers.count(input.name()) != 0 || !type.has_shape()) {
       continue;  // no shape is the checker's to report
     }
     auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
-    const std::string symbol =
-        shape->dim(0).has_dim_param() ? " '" + shape->dim(0).dim_param() + "'" : "";
-    shape->mutable_dim(0)->set_dim_value(1);
-    (options.notes ? *options.notes : std::cerr)
-        << "note: " << path << ": input '" << input.name() << "' has a symbolic batch dimension"
-        << symbol << ": building batch 1 (--input-shape " << input.name() << ":"
-        << ShapeSpec(*shape) << " with another batch)\n";
+    std::string symbol;
+    bool fixed = false;
+    for (int d = 0; d < shape->dim_size(); ++d) {
+      if (!IsBatchDim(*shape, d, options.batch_dim)) continue;
+      if (shape->dim(d).has_dim_param()) symbol = " '" + shape->dim(d).dim_param() + "'";
+      shape->mutable_dim(d)->set_dim_value(batch);
+      fixed = true;
+      ++found;
+    }
+    if (fixed && options.batch <= 0) {
+      (options.notes ? *options.notes : std::cerr)
+          << "note: " << path << ": input '" << input.name() << "' has a symbolic batch dimension"
+          << symbol << ": building batch 1 (--batch 1,4,16 builds several, --input-shape "
+          << input.name() << ":" << ShapeSpec(*shape) << " another)\n";
+    }
   }
+  TESSERA_USER_CHECK(found > 0 || options.batch <= 0)
+      << path << ": --batch: no input has "
+      << (options.batch_dim.empty() ? std::string("a symbolic first dimension")
+                                    : "a dimension named '" + options.batch_dim + "'")
+      << " to build with batch " << options.batch
+      << (options.batch_dim.empty() ? " (--batch-dim NAME names the batch's symbol)" : "");
 }
 
 // Every node the graph compiler cannot take, reported together before anything is compiled.

@@ -7,10 +7,12 @@
 #include <string>
 #include <utility>
 
+#include "common/error.h"
 #include "common/file.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "deploy/artifact.h"
 #include "runtime/npy.h"
+#include "runtime/params.h"
 #include "tests/compiler/driver/model_check.h"
 
 namespace tessera {
@@ -80,6 +82,69 @@ TEST(ModelArtifactTest, CKernelsShipAsSource) {
   EXPECT_EQ(artifact.header.arch, deploy::kAnyArch);
   EXPECT_TRUE(artifact.header.cpu_features.empty());
   EXPECT_EQ(artifact.kernels, build.kernels.GetSource("c"));
+}
+
+ShapesAtBatch Shapes(int64_t batch, std::vector<std::vector<int64_t>> inputs,
+                     std::vector<std::vector<int64_t>> outputs) {
+  ShapesAtBatch s;
+  s.batch = batch;
+  s.inputs = std::move(inputs);
+  s.outputs = std::move(outputs);
+  s.input_names = {"x"};
+  s.output_names = {"y"};
+  return s;
+}
+
+std::string BatchAxesError(const std::vector<ShapesAtBatch>& shapes) {
+  try {
+    FindBatchAxes(shapes);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(BatchAxesTest, TheDimensionThatIsTheBatch) {
+  // The encoder's [seq, batch, width] layout: the batch in the middle; batch 1 and 3 against a
+  // channel count of 3 tell which is which.
+  BatchAxes axes =
+      FindBatchAxes({Shapes(1, {{16, 1, 3}}, {{1, 1000}}), Shapes(3, {{16, 3, 3}}, {{3, 1000}})});
+  EXPECT_EQ(axes.inputs, (std::vector<int>{1}));
+  EXPECT_EQ(axes.outputs, (std::vector<int>{0}));
+  EXPECT_EQ(BatchAxesError({Shapes(1, {{1, 3}}, {{16, 8}}), Shapes(4, {{4, 3}}, {{64, 8}})}),
+            "output 'y' changes dimension 0 with the batch but not as the batch (shapes at batch "
+            "1: 16x8, 4: 64x8): only a dimension that is the batch can vary");
+  EXPECT_EQ(BatchAxesError({Shapes(1, {{1, 3}}, {{8}}), Shapes(4, {{4, 3}}, {{8}})}),
+            "output 'y' has no batch dimension (shapes at batch 1: 8, 4: 8): a model of batch "
+            "buckets needs one in every input and output");
+}
+
+// A parameter that differs between buckets (a folded shape, say) is stored per bucket; the others
+// once.
+TEST(BatchAxesTest, ParametersAreStoredOnceUnlessTheyDiffer) {
+  const ModelBuild build = BuildOpModel();
+  ModelBuild other = BuildOpModel();
+  ASSERT_FALSE(other.params.empty());
+  const std::string changed = other.params.begin()->first;
+  runtime::NDArray copy =
+      runtime::NDArray::Empty(other.params.begin()->second.Shape(),
+                              other.params.begin()->second.DataType(), runtime::CPUDevice());
+  copy.CopyFrom(other.params.begin()->second);
+  copy.Data<char>()[0] ^= 1;
+  other.params[changed] = copy;
+  BatchAxes axes;
+  axes.inputs.assign(build.graph.inputs.size(), 0);
+  axes.outputs.assign(build.graph.outputs.size(), 0);
+  const deploy::Artifact artifact = MakeBatchedArtifact({{1, &build}, {2, &other}}, axes, "llvm");
+  EXPECT_EQ(artifact.header.format_version, deploy::kArtifactFormatVersion);
+  EXPECT_EQ(artifact.header.batch_buckets, (std::vector<int64_t>{1, 2}));
+  ASSERT_EQ(artifact.other_buckets.size(), 1u);
+  const auto params = runtime::LoadParams(artifact.params, "params");
+  EXPECT_EQ(params.size(), build.params.size() + 1);
+  EXPECT_EQ(params.count(changed + "@batch2"), 1u);
+  EXPECT_NE(artifact.other_buckets[0].graph.find(runtime::EscapeName(changed + "@batch2")),
+            std::string::npos);
+  EXPECT_EQ(artifact.graph.find("@batch"), std::string::npos);
 }
 
 }  // namespace

@@ -128,7 +128,33 @@ TEST(OnnxImporterTest, ASymbolicBatchIsBuiltAsOneAndSaysSo) {
   graph::Graph g = ImportOnnx(Dir() + "/symbolic.onnx", quiet);
   EXPECT_EQ(g.values[g.inputs[0]].shape, (std::vector<int64_t>{1, 3}));
   EXPECT_THAT(notes.str(), HasSubstr("symbolic.onnx: input 'x' has a symbolic batch dimension 'N': "
-                                     "building batch 1 (--input-shape x:1x3 with another batch)"));
+                                     "building batch 1 (--batch 1,4,16 builds several, "
+                                     "--input-shape x:1x3 another)"));
+}
+
+TEST(OnnxImporterTest, ABatchBucketBuildsTheSymbolicBatch) {
+  std::ostringstream notes;
+  OnnxImportOptions options;
+  options.notes = &notes;
+  options.batch = 4;
+  graph::Graph g = ImportOnnx(Dir() + "/symbolic.onnx", options);
+  EXPECT_EQ(g.values[g.inputs[0]].shape, (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(notes.str(), "");  // asked for, so nothing to say
+  options.batch_dim = "N";
+  g = ImportOnnx(Dir() + "/symbolic.onnx", options);
+  EXPECT_EQ(g.values[g.inputs[0]].shape, (std::vector<int64_t>{4, 3}));
+  // The batch named elsewhere: the symbolic first dimension is then no batch.
+  options.batch_dim = "M";
+  EXPECT_THAT(ImportError("symbolic_inner", options),
+              HasSubstr("input 'x' has a symbolic dimension 'N' at position 0"));
+  options.batch_dim = "Q";
+  EXPECT_THAT(ImportError("symbolic", options),
+              HasSubstr("symbolic.onnx: --batch: no input has a dimension named 'Q' to build with "
+                        "batch 4"));
+  options.batch_dim = "";
+  EXPECT_THAT(ImportError("external", options),
+              HasSubstr("external.onnx: --batch: no input has a symbolic first dimension to build "
+                        "with batch 4 (--batch-dim NAME names the batch's symbol)"));
 }
 
 TEST(OnnxImporterTest, AnotherSymbolicDimensionNeedsAnInputShape) {
