@@ -1,16 +1,46 @@
-// The model C API over `deploy::LoadArtifact` and `runtime::GraphExecutor`: exceptions become
-// -1 and the thread's last error.
+// The model C API over `deploy::LoadArtifact` and `deploy::BatchRun`: exceptions become -1 and
+// the thread's last error.
 #include "deploy/model_c_api.h"
 
 #include <exception>
 #include <string>
 
+#include <vector>
+
 #include "deploy/artifact.h"
+#include "deploy/batch_run.h"
 #include "runtime/data_type.h"
 #include "runtime/error.h"
 
 struct TesseraModel {
+  explicit TesseraModel(tessera::deploy::LoadedModel model)
+      : loaded(std::move(model)), run(loaded) {
+    SetBatch(run.batched() ? run.buckets().front() : 0);
+  }
+  // The batch the next inputs, run and outputs have (a model of batch buckets).
+  void SetBatch(int64_t n) {
+    inputs = run.InputsAt(n);
+    outputs = run.OutputsAt(n);
+    staged.clear();
+    if (!run.batched()) return;
+    for (const tessera::runtime::ExecTensor& t : inputs) {
+      staged.push_back(
+          tessera::runtime::NDArray::Empty(t.shape, t.dtype, tessera::runtime::CPUDevice()));
+    }
+  }
+  int InputIndex(const std::string& name) const {
+    std::string names;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].name == name) return static_cast<int>(i);
+      names += " '" + inputs[i].name + "'";
+    }
+    throw tessera::runtime::Error("the model has no input '" + name + "' (inputs:" + names + ")");
+  }
+
   tessera::deploy::LoadedModel loaded;
+  tessera::deploy::BatchRun run;
+  std::vector<tessera::runtime::ExecTensor> inputs, outputs;  // at the batch set
+  std::vector<tessera::runtime::NDArray> staged;  // a model of batch buckets: its inputs
 };
 
 namespace {
@@ -51,21 +81,44 @@ int TesseraModelLoad(const char* path, TesseraModelHandle* out) {
     if (path == nullptr || out == nullptr) {
       throw tessera::runtime::Error("TesseraModelLoad: null argument");
     }
-    *out = new TesseraModel{tessera::deploy::LoadArtifact(path)};
+    *out = new TesseraModel(tessera::deploy::LoadArtifact(path));
+  });
+}
+
+int TesseraModelBatchBuckets(TesseraModelHandle model, int* count, const int64_t** buckets) {
+  return Guard([&] {
+    CheckModel(model, "TesseraModelBatchBuckets");
+    if (count) *count = static_cast<int>(model->run.buckets().size());
+    if (buckets) *buckets = model->run.buckets().data();
+  });
+}
+
+int TesseraModelSetBatch(TesseraModelHandle model, int64_t batch) {
+  return Guard([&] {
+    CheckModel(model, "TesseraModelSetBatch");
+    if (!model->run.batched()) {
+      throw tessera::runtime::Error(
+          "TesseraModelSetBatch: the model has fixed shapes (compile it with --batch)");
+    }
+    if (batch < 1) {
+      throw tessera::runtime::Error("TesseraModelSetBatch: batch " + std::to_string(batch) +
+                                    " is not positive");
+    }
+    model->SetBatch(batch);
   });
 }
 
 int TesseraModelNumInputs(TesseraModelHandle model, int* out) {
   return Guard([&] {
     CheckModel(model, "TesseraModelNumInputs");
-    *out = model->loaded.executor.NumInputs();
+    *out = model->run.NumInputs();
   });
 }
 
 int TesseraModelNumOutputs(TesseraModelHandle model, int* out) {
   return Guard([&] {
     CheckModel(model, "TesseraModelNumOutputs");
-    *out = model->loaded.executor.NumOutputs();
+    *out = model->run.NumOutputs();
   });
 }
 
@@ -73,7 +126,7 @@ int TesseraModelInputInfo(TesseraModelHandle model, int index, const char** name
                           const int64_t** shape, size_t* nbytes) {
   return Guard([&] {
     CheckModel(model, "TesseraModelInputInfo");
-    Info(model->loaded.executor.InputInfo(index), name, ndim, shape, nbytes);
+    Info(model->inputs.at(static_cast<size_t>(index)), name, ndim, shape, nbytes);
   });
 }
 
@@ -81,7 +134,7 @@ int TesseraModelOutputInfo(TesseraModelHandle model, int index, const char** nam
                            const int64_t** shape, size_t* nbytes) {
   return Guard([&] {
     CheckModel(model, "TesseraModelOutputInfo");
-    Info(model->loaded.executor.OutputInfo(index), name, ndim, shape, nbytes);
+    Info(model->outputs.at(static_cast<size_t>(index)), name, ndim, shape, nbytes);
   });
 }
 
@@ -92,12 +145,17 @@ int TesseraModelSetInput(TesseraModelHandle model, const char* name, const void*
     if (name == nullptr || data == nullptr) {
       throw tessera::runtime::Error("TesseraModelSetInput: null argument");
     }
+    const int index = model->InputIndex(name);
+    if (model->run.batched()) {
+      model->staged[static_cast<size_t>(index)].CopyFromBytes(data, nbytes);
+      return;
+    }
     tessera::runtime::GraphExecutor& exec = model->loaded.executor;
-    const tessera::runtime::ExecTensor& info = exec.InputInfo(exec.InputIndex(name));
+    const tessera::runtime::ExecTensor& info = exec.InputInfo(index);
     tessera::runtime::NDArray value =
         tessera::runtime::NDArray::Empty(info.shape, info.dtype, tessera::runtime::CPUDevice());
     value.CopyFromBytes(data, nbytes);
-    exec.SetInput(name, value);
+    exec.SetInput(index, value);
   });
 }
 
@@ -106,7 +164,8 @@ int TesseraModelRun(TesseraModelHandle model) {
     CheckModel(model, "TesseraModelRun");
     // The pool is the process's: each run sizes it for its own model.
     tessera::deploy::UseModelThreads(model->loaded.header);
-    model->loaded.executor.Run();
+    if (model->run.batched()) model->run.SetInputs(model->staged);
+    model->run.Run();
   });
 }
 
@@ -114,7 +173,7 @@ int TesseraModelGetOutput(TesseraModelHandle model, int index, void* data, size_
   return Guard([&] {
     CheckModel(model, "TesseraModelGetOutput");
     if (data == nullptr) throw tessera::runtime::Error("TesseraModelGetOutput: null data");
-    model->loaded.executor.GetOutput(index).CopyToBytes(data, nbytes);
+    model->run.GetOutput(index).CopyToBytes(data, nbytes);
   });
 }
 

@@ -12,6 +12,7 @@
 ///   TesseraModelGetOutput(model, 0, scores, sizeof(scores));
 ///   TesseraModelFree(model);
 /// \endcode
+/// A model compiled with batch buckets takes any batch: `TesseraModelSetBatch(model, 9)` first.
 /// deploy/examples/run_model.c is a complete program (built and run by //tests/deploy).
 #ifndef TESSERA_DEPLOY_MODEL_C_API_H_
 #define TESSERA_DEPLOY_MODEL_C_API_H_
@@ -30,6 +31,13 @@ typedef struct TesseraModel* TesseraModelHandle;
 
 /// Loads the artifact at `path`, checking its format, architecture and CPU features.
 int TesseraModelLoad(const char* path, TesseraModelHandle* out);
+/// The batch buckets of a model compiled with `--batch` (`*count` of them, ascending, valid until
+/// the model is freed); a model of fixed shapes has none (`*count` 0). Either pointer may be NULL.
+int TesseraModelBatchBuckets(TesseraModelHandle model, int* count, const int64_t** buckets);
+/// Sets the batch of a model compiled with `--batch` (any positive batch; initially its smallest
+/// bucket): the inputs' and outputs' shapes and sizes that the info functions report, `SetInput`
+/// takes and `GetOutput` gives are at this batch from now on. Fails for a model of fixed shapes.
+int TesseraModelSetBatch(TesseraModelHandle model, int64_t batch);
 /// Number of inputs (`*out`).
 int TesseraModelNumInputs(TesseraModelHandle model, int* out);
 /// Number of outputs (`*out`).

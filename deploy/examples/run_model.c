@@ -1,6 +1,7 @@
 /* Embedding a Tessera model in a C program: load an artifact, fill every input with a fixed
  * pattern (element i of every float32 input = sin(0.1 * i)), run, and print every output value,
- * one per line. Usage: run_model_example model.tsr */
+ * one per line. Usage: run_model_example model.tsr [BATCH] (BATCH: for a model compiled with
+ * batch buckets, the batch to run). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +16,12 @@ static int Fail(const char* what) {
 int main(int argc, char** argv) {
   TesseraModelHandle model;
   int inputs, outputs, i;
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s model.tsr\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: %s model.tsr [BATCH]\n", argv[0]);
     return 2;
   }
   if (TesseraModelLoad(argv[1], &model) != 0) return Fail("load");
+  if (argc == 3 && TesseraModelSetBatch(model, atoll(argv[2])) != 0) return Fail("batch");
   if (TesseraModelNumInputs(model, &inputs) != 0) return Fail("inputs");
   if (TesseraModelNumOutputs(model, &outputs) != 0) return Fail("outputs");
   for (i = 0; i < inputs; ++i) {

@@ -6,6 +6,7 @@
 set -uo pipefail
 tessera=cli/tessera
 runner=deploy/tessera-run
+example=deploy/run_model_example
 dir="${TEST_TMPDIR:-$(mktemp -d)}"
 . tests/testing/checks.sh
 target='llvm -mcpu=native'
@@ -50,6 +51,22 @@ out=$($tessera run "$dir/transformer.tsr" --batch 5 --json)
 check "random inputs at --batch 5 run on bucket 16" \
   grep -q '"batch":5,"bucket":16,"bucket_runs":1' <<<"$out"
 
+# The C API at batch 3: the example fills element k of the input with sin(0.1 k) and prints the
+# outputs; tessera-run given the same input agrees.
+out=$($example "$dir/transformer.tsr" 3)
+check "the C API runs batch 3 (TesseraModelSetBatch)" test $? -eq 0
+/usr/bin/python3 -c "
+import numpy as np
+np.save('$dir/sin3.npy', np.sin(0.1 * np.arange(3 * 16 * 64)).astype(np.float32).reshape(3, 16, 64))"
+$runner "$dir/transformer.tsr" --input "input=$dir/sin3.npy" --output "$dir/sin3.out.npy" >/dev/null
+check "... and gives tessera-run's output" /usr/bin/python3 -c "
+import numpy as np, sys
+c = np.array([float(v) for v in sys.argv[1].split()], np.float32)
+r = np.load('$dir/sin3.out.npy').ravel()
+sys.exit(0 if c.shape == r.shape and np.allclose(c, r, rtol=1e-6, atol=1e-6) else 1)" "$out"
+out=$($example "$dir/transformer.tsr" 0 2>&1)
+check "the C API refuses batch 0" grep -q "TesseraModelSetBatch: batch 0 is not positive" <<<"$out"
+
 # One bucket, one artifact of fixed shapes: the parameters are stored once, so the artifact grows
 # by the kernels and graphs of the buckets it adds, not by another copy of the weights.
 $tessera compile "$dir/resnet18.onnx" --target "$target" -o "$dir/one.tsr" >/dev/null 2>&1
@@ -71,6 +88,9 @@ check "an input of the wrong non-batch shape fails" test $? -ne 0
 check "... naming the input and the dimension that may vary" grep -q \
   "input 'input' expects float32\[1, 3, 224, 224\] with any batch in dimension 0, got float32\[2, 3, 200, 224\]" \
   <<<"$out"
+out=$($example "$dir/one.tsr" 4 2>&1)
+check "the C API refuses a batch for a model of fixed shapes" \
+  grep -q "the model has fixed shapes (compile it with --batch)" <<<"$out"
 out=$($runner "$dir/one.tsr" --batch 4 2>&1)
 check "--batch on a model of fixed shapes fails" test $? -ne 0
 check "... saying so" grep -q "the model has fixed shapes (compile it with --batch)" <<<"$out"
