@@ -219,7 +219,7 @@ void AddCompileCommand(CLI::App& app) {
   compile->add_option("--input-shape", flags->input_shapes,
                       "static shape of an input, NAME:1x3x224x224 (repeatable)");
   compile
-      ->add_option("--batch", flags->batch,
+      ->add_option("--batch,--batch-buckets", flags->batch,
                    "batch buckets of a model with a symbolic batch, e.g. 1,4,16: one artifact "
                    "holds a build of each and runs any batch (the smallest bucket that holds it, "
                    "else chunks of the largest)")

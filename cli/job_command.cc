@@ -32,6 +32,7 @@ struct JobFlags {
   // submit
   std::string model, target, rpc_key, tuner = "xgb", user;
   std::vector<std::string> tasks, input_shapes;
+  tuner::BatchBuckets buckets;  // --batch-buckets, --batch-weights, --batch-dim
   int64_t trials = 0;
   int priority = 0;
   int batch = 8;
@@ -99,11 +100,18 @@ void Submit(const JobFlags& flags) {
   if (!flags.input_shapes.empty() && flags.model.empty()) {
     throw UserError("tessera job submit: --input-shape applies to a model, not to --task");
   }
+  if ((!flags.buckets.sizes.empty() || !flags.buckets.weights.empty() ||
+       !flags.buckets.dim.empty()) &&
+      flags.model.empty()) {
+    throw UserError(
+        "tessera job submit: --batch-buckets, --batch-weights and --batch-dim apply to a model, "
+        "not to --task");
+  }
   tuner::CheckTarget(flags.target);
   jobs::v1::SubmitRequest request;
   if (!flags.model.empty()) {
     std::vector<ModelTask> tasks =
-        tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
+        tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target, flags.buckets);
     if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
     std::vector<int64_t> shares = tuner::TrialShares(tasks, flags.trials);
     for (size_t i = 0; i < tasks.size(); ++i) {
@@ -210,6 +218,18 @@ void AddJobCommand(CLI::App& app) {
   submit->add_option("--task", flags->tasks, "workload key of a task to tune (repeatable)");
   submit->add_option("--input-shape", flags->input_shapes,
                      "model: static shape of an input, NAME:1x3x224x224 (repeatable)");
+  submit
+      ->add_option("--batch-buckets", flags->buckets.sizes,
+                   "model: tune the builds of these batch sizes of a model with a symbolic "
+                   "batch, e.g. 1,4,16 (as `tessera compile --batch`)")
+      ->delimiter(',');
+  submit
+      ->add_option("--batch-weights", flags->buckets.weights,
+                   "model: how often each bucket runs, relatively (default: equally)")
+      ->delimiter(',');
+  submit->add_option("--batch-dim", flags->buckets.dim,
+                     "model: the symbolic dimension that is the batch (default: the inputs' "
+                     "first)");
   submit
       ->add_option("--target", flags->target,
                    "target string, e.g. 'llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72'")

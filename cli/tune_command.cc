@@ -28,6 +28,7 @@ namespace {
 struct TuneFlags {
   std::string model, task, target, db, curve;
   std::vector<std::string> input_shapes;
+  tuner::BatchBuckets buckets;  // --batch-buckets, --batch-weights, --batch-dim
   tuner::TuneTaskOptions options;
   bool no_transfer = false;
   std::string rpc_token_file;
@@ -99,24 +100,20 @@ std::string Millis(double seconds) {
   return buf;
 }
 
-// The end-of-tuning check (tuner/tune/tune_check.h), where the records were measured on this
-// machine.
-void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double estimated_s) {
-  if (flags.no_check) return;
-  if (!flags.options.rpc_tracker.empty()) {
-    std::cerr << "check skipped: the records were measured on fleet devices of key '"
-              << flags.options.rpc_key
-              << "', not here; `tessera compile --db` with and without the log and `tessera run "
-                 "--rpc-tracker` compare them there\n";
-    return;
-  }
-  std::cerr << "checking: building " << flags.model
+// One build's end-of-tuning check (tuner/tune/tune_check.h).
+void CheckBuild(const TuneFlags& flags, records::TuningLog& log, double estimated_s,
+                int64_t batch) {
+  const std::string at = batch > 0 ? " at batch " + std::to_string(batch) : "";
+  std::cerr << "checking: building " << flags.model << at
             << " with the records and without, and running both\n";
   tuner::TuneCheckOptions options;
   options.model = flags.model;
   options.input_shapes = flags.input_shapes;
   options.target = flags.target;
-  options.estimated_s = estimated_s;
+  options.batch = batch;
+  options.batch_dim = flags.buckets.dim;
+  // The estimate sums every bucket's tasks: it is one build's only without buckets.
+  options.estimated_s = batch > 0 ? 0 : estimated_s;
   const tuner::TuneCheck check = tuner::CheckAndKeep(options, &log);
   if (!flags.json) {
     tuner::PrintTuneCheck(check, std::cout);
@@ -138,7 +135,8 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
                     {"untuned_ms", records::MeanCost(choice.untuned) * 1e3}});
   }
   PrintJsonLine(Json{{"check",
-                      {{"threads", check.threads},
+                      {{"batch", batch > 0 ? Json(batch) : Json()},
+                       {"threads", check.threads},
                        {"tuned_ms", check.tuned_ms},
                        {"untuned_ms", check.untuned_ms},
                        {"template_ms", check.template_ms},
@@ -151,10 +149,29 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
                 std::cout);
 }
 
+// The end-of-tuning check (tuner/tune/tune_check.h), where the records were measured on this
+// machine.
+void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double estimated_s) {
+  if (flags.no_check) return;
+  if (!flags.options.rpc_tracker.empty()) {
+    std::cerr << "check skipped: the records were measured on fleet devices of key '"
+              << flags.options.rpc_key
+              << "', not here; `tessera compile --db` with and without the log and `tessera run "
+                 "--rpc-tracker` compare them there\n";
+    return;
+  }
+  // A model of batch buckets is checked at each bucket: each is a build of its own.
+  std::vector<int64_t> batches = flags.buckets.sizes;
+  if (batches.empty()) batches = {0};
+  for (int64_t batch : batches) {
+    CheckBuild(flags, log, estimated_s, batch);
+  }
+}
+
 void TuneModel(const TuneFlags& flags) {
   tuner::CheckTarget(flags.target);
   std::vector<ModelTask> tasks =
-      tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target);
+      tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target, flags.buckets);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
   auto log = records::TuningLog::Open(flags.db);
   std::unique_ptr<tuner::CurveWriter> curve;
@@ -234,6 +251,14 @@ void Tune(TuneFlags& flags) {
   if (!flags.input_shapes.empty() && flags.model.empty()) {
     throw UserError("tessera tune: --input-shape applies to a model, not to --task");
   }
+  if ((!flags.buckets.sizes.empty() || !flags.buckets.weights.empty() ||
+       !flags.buckets.dim.empty()) &&
+      flags.model.empty()) {
+    throw UserError(
+        "tessera tune: --batch-buckets, --batch-weights and --batch-dim apply to a model, not to "
+        "--task");
+  }
+  if (!flags.model.empty()) flags.buckets = tuner::CheckedBatchBuckets(flags.buckets);
   if (!flags.curve.empty() && flags.model.empty()) {
     throw UserError("tessera tune: --curve applies to a model, not to --task");
   }
@@ -296,6 +321,16 @@ void AddTuneCommand(CLI::App& app) {
                    "workload key of one task, e.g. 'dense.x86(1024,1024,1024,float32)'");
   tune->add_option("--input-shape", flags->input_shapes,
                    "model: static shape of an input, NAME:1x3x224x224 (repeatable)");
+  tune->add_option("--batch-buckets", flags->buckets.sizes,
+                   "model: tune the builds of these batch sizes of a model with a symbolic batch "
+                   "(`tessera compile --batch` with the same list builds them), e.g. 1,4,16; "
+                   "trials go where they cut the weighted latency of all buckets most")
+      ->delimiter(',');
+  tune->add_option("--batch-weights", flags->buckets.weights,
+                   "model: how often each bucket runs, relatively, e.g. 4,2,1 (default: equally)")
+      ->delimiter(',');
+  tune->add_option("--batch-dim", flags->buckets.dim,
+                   "model: the symbolic dimension that is the batch (default: the inputs' first)");
   tune->add_option("--curve", flags->curve,
                    "model: append the tuning-time curve to this CSV file after every batch "
                    "(seconds,trials,estimated_ms,measured_tasks; a resumed run continues it)");

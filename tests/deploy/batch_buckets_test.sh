@@ -80,6 +80,31 @@ three=$(stat -c %s "$dir/resnet18.tsr")
 check "three buckets add less than a tenth of the weights ($one -> $three bytes)" \
   test $((three - one)) -lt $((one / 10))
 
+# Tuning buckets: one run tunes every bucket's tasks (a task's weight: its kernels in a bucket
+# times the bucket's weight), checks each bucket's build, and the compile takes the records.
+out=$($tessera tune "$dir/transformer.onnx" --target "$target" --db "$dir/t.db" \
+  --batch-buckets 4,1 --batch-weights 1,3 --trials 24 --tuner random --number 1 --repeat 1 \
+  --min-repeat-ms 0 2>&1)
+check "tune --batch-buckets 1,4 succeeds" test $? -eq 0
+check "... tuning both buckets' tasks, weighted" \
+  bash -c "grep -q 'dense.x86(16,128,64,float32) x6' <<<\"\$1\" &&
+           grep -q 'dense.x86(64,128,64,float32) x2' <<<\"\$1\"" _ "$out"
+check "... and checking each bucket's build" \
+  bash -c "grep -q 'building .* at batch 1 with the records' <<<\"\$1\" &&
+           grep -q 'building .* at batch 4 with the records' <<<\"\$1\"" _ "$out"
+out=$($tessera compile "$dir/transformer.onnx" --target "$target" --db "$dir/t.db" \
+  --batch-buckets 1,4 -o "$dir/tuned.tsr" 2>&1)
+check "compile --db takes the records of every bucket" \
+  bash -c "grep -q '^batch 1: coverage: tuned [1-9]' <<<\"\$1\" &&
+           grep -q '^batch 4: coverage: tuned [1-9]' <<<\"\$1\"" _ "$out"
+out=$($tessera tune --task 'dense.x86(16,16,16,float32)' --target "$target" --db "$dir/t.db" \
+  --batch-buckets 1,4 2>&1)
+check "tune --task with --batch-buckets fails, saying why" \
+  grep -q -- "--batch-buckets, --batch-weights and --batch-dim apply to a model" <<<"$out"
+out=$($tessera tune "$dir/transformer.onnx" --target "$target" --db "$dir/t.db" \
+  --batch-buckets 1,4 --batch-weights 1 2>&1)
+check "a weight per bucket is needed" grep -q "gives 1 weights for 2 batch buckets" <<<"$out"
+
 # Refusals.
 /usr/bin/python3 -c "
 import numpy as np; np.save('$dir/wrong.npy', np.zeros((2, 3, 200, 224), np.float32))"

@@ -1,22 +1,71 @@
 #include "tuner/tune/model_tasks.h"
 
+#include <algorithm>
+#include <map>
 #include <sstream>
+#include <utility>
 
+#include "common/error.h"
 #include "compiler/driver/build_model.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 
 namespace tessera {
 namespace tuner {
 
+BatchBuckets CheckedBatchBuckets(BatchBuckets buckets) {
+  TESSERA_USER_CHECK(buckets.weights.empty() || buckets.weights.size() == buckets.sizes.size())
+      << "--batch-weights gives " << buckets.weights.size() << " weights for "
+      << buckets.sizes.size() << " batch buckets: one per bucket, in the same order";
+  TESSERA_USER_CHECK(buckets.dim.empty() || !buckets.sizes.empty())
+      << "--batch-dim names the dimension --batch-buckets sets: give --batch-buckets too";
+  std::vector<std::pair<int64_t, int>> pairs;
+  for (size_t i = 0; i < buckets.sizes.size(); ++i) {
+    const int weight = buckets.weights.empty() ? 1 : buckets.weights[i];
+    TESSERA_USER_CHECK(buckets.sizes[i] > 0)
+        << "batch bucket " << buckets.sizes[i] << " is not a positive batch size";
+    TESSERA_USER_CHECK(weight > 0) << "batch weight " << weight << " is not positive";
+    pairs.emplace_back(buckets.sizes[i], weight);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  buckets.sizes.clear();
+  buckets.weights.clear();
+  for (const auto& [size, weight] : pairs) {
+    if (!buckets.sizes.empty() && buckets.sizes.back() == size) {
+      buckets.weights.back() += weight;
+      continue;
+    }
+    buckets.sizes.push_back(size);
+    buckets.weights.push_back(weight);
+  }
+  return buckets;
+}
+
 std::vector<ModelTask> ExtractModelTasks(const std::string& model,
                                          const std::vector<std::string>& input_shapes,
-                                         const std::string& target) {
+                                         const std::string& target, const BatchBuckets& buckets) {
   ModelBuildOptions build;
   build.target = target;
   std::ostringstream fallback_notices;  // without a log every task is untuned: no news
   build.warnings = &fallback_notices;
-  return ExtractTasks(frontend::ImportOnnx(model, frontend::ImportOptionsWithShapes(input_shapes)),
-                      build);
+  frontend::OnnxImportOptions import = frontend::ImportOptionsWithShapes(input_shapes);
+  if (buckets.sizes.empty()) return ExtractTasks(frontend::ImportOnnx(model, import), build);
+  const BatchBuckets checked = CheckedBatchBuckets(buckets);
+  import.batch_dim = checked.dim;
+  std::vector<ModelTask> tasks;
+  std::map<std::string, size_t> index;
+  for (size_t b = 0; b < checked.sizes.size(); ++b) {
+    import.batch = checked.sizes[b];
+    for (ModelTask& task : ExtractTasks(frontend::ImportOnnx(model, import), build)) {
+      task.weight *= checked.weights[b];
+      auto [it, added] = index.emplace(task.workload_key, tasks.size());
+      if (added) {
+        tasks.push_back(std::move(task));
+      } else {
+        tasks[it->second].weight += task.weight;
+      }
+    }
+  }
+  return tasks;
 }
 
 }  // namespace tuner

@@ -4,6 +4,7 @@
 #ifndef TESSERA_TUNER_TUNE_MODEL_TASKS_H_
 #define TESSERA_TUNER_TUNE_MODEL_TASKS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,25 @@
 namespace tessera {
 namespace tuner {
 
-/// The tasks of `model` for `target`, with `input_shapes` ("NAME:1x3x224x224") fixing inputs.
+/// The batch sizes a model of symbolic batch is built and tuned for (`--batch-buckets`).
+struct BatchBuckets {
+  std::vector<int64_t> sizes;  ///< the buckets; empty: the model as imported (batch 1)
+  /// Each bucket's weight (how often it runs, relatively); empty: all 1.
+  std::vector<int> weights;
+  std::string dim;  ///< the symbolic dimension that is the batch (empty: the first)
+};
+
+/// Checks `buckets` (positive sizes, as many positive weights as sizes when given) and returns
+/// them with the sizes ascending, duplicates dropped. Throws `UserError` saying what is wrong.
+BatchBuckets CheckedBatchBuckets(BatchBuckets buckets);
+
+/// The tasks of `model` for `target`, with `input_shapes` ("NAME:1x3x224x224") fixing inputs;
+/// with `buckets`, the tasks of every bucket's build, a task's weight its kernel count in each
+/// bucket times the bucket's weight (summed where buckets share a workload).
 std::vector<ModelTask> ExtractModelTasks(const std::string& model,
                                          const std::vector<std::string>& input_shapes,
-                                         const std::string& target);
+                                         const std::string& target,
+                                         const BatchBuckets& buckets = {});
 
 }  // namespace tuner
 }  // namespace tessera

@@ -257,6 +257,8 @@ std::vector<KernelCheck> MatchKernels(const RunBuild& tuned, const RunBuild& unt
 TuneCheck CheckTunedModel(const TuneCheckOptions& options, const KeepRecords& keep) {
   const TempDir dir("tessera-tune-check");
   frontend::OnnxImportOptions import = frontend::ImportOptionsWithShapes(options.input_shapes);
+  import.batch = options.batch;
+  import.batch_dim = options.batch_dim;
   std::ostringstream said_before;  // the tuning run's import said the notes already
   import.notes = &said_before;
   const graph::Graph model = frontend::ImportOnnx(options.model, import);

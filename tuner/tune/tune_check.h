@@ -20,9 +20,11 @@ namespace tuner {
 
 /// What `CheckTunedModel` builds and runs.
 struct TuneCheckOptions {
-  std::string model;                           ///< the .onnx file
-  std::vector<std::string> input_shapes;       ///< "NAME:1x3x224x224", as for `tessera tune`
-  std::string target;                          ///< the target tuned for
+  std::string model;                      ///< the .onnx file
+  std::vector<std::string> input_shapes;  ///< "NAME:1x3x224x224", as for `tessera tune`
+  int64_t batch = 0;                      ///< the batch bucket to build (0: the model as imported)
+  std::string batch_dim;  ///< the symbolic dimension that is the batch (empty: the first)
+  std::string target;     ///< the target tuned for
   const records::RecordSource* log = nullptr;  ///< the tuning log (not owned)
   double estimated_s = 0;                      ///< the tuner's estimate of the tunable part
   int repeat = 10;                             ///< timed runs of each build (and profiled runs)
