@@ -1,7 +1,6 @@
 // `tessera compile`: an ONNX model in, the one-file artifact out (made by compiler/driver from the
 // build), or the build's model directory as a debug view (kernel library, execution graph,
 // parameters), with the tuning log's best records where it has them.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -11,12 +10,12 @@
 #include "cli/commands.h"
 #include "common/command_line.h"
 #include "common/error.h"
+#include "compiler/driver/bucket_build.h"
 #include "compiler/driver/build_model.h"
 #include "compiler/driver/model_artifact.h"
 #include "compiler/driver/model_plan.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
 #include "compiler/graph/graph.h"
-#include "compiler/graph/pipeline.h"
 #include "deploy/artifact.h"
 #include "fleet/client/log_client.h"
 #include "records/record_source.h"
@@ -50,39 +49,6 @@ frontend::OnnxImportOptions ImportOptions(const CompileFlags& flags, int64_t bat
   options.batch = batch;
   options.batch_dim = flags.batch_dim;
   return options;
-}
-
-// The shapes of `graph`'s inputs and outputs, as built with `batch`.
-ShapesAtBatch ShapesOf(const runtime::ExecGraph& graph, int64_t batch) {
-  ShapesAtBatch shapes;
-  shapes.batch = batch;
-  for (int id : graph.inputs) {
-    shapes.inputs.push_back(graph.tensors[static_cast<size_t>(id)].shape);
-    shapes.input_names.push_back(graph.tensors[static_cast<size_t>(id)].name);
-  }
-  for (int id : graph.outputs) {
-    shapes.outputs.push_back(graph.tensors[static_cast<size_t>(id)].shape);
-    shapes.output_names.push_back(graph.tensors[static_cast<size_t>(id)].name);
-  }
-  return shapes;
-}
-
-// The shapes of the model's inputs and outputs at `batch` (shapes computed by the model fold
-// away in the graph passes), without building it.
-ShapesAtBatch ProbeShapes(const CompileFlags& flags, int64_t batch) {
-  graph::Graph g = frontend::ImportOnnx(flags.model, ImportOptions(flags, batch));
-  graph::OptimizeGraph(g);
-  ShapesAtBatch shapes;
-  shapes.batch = batch;
-  for (int id : g.inputs) {
-    shapes.inputs.push_back(g.values[static_cast<size_t>(id)].shape);
-    shapes.input_names.push_back(g.values[static_cast<size_t>(id)].name);
-  }
-  for (int id : g.outputs) {
-    shapes.outputs.push_back(g.values[static_cast<size_t>(id)].shape);
-    shapes.output_names.push_back(g.values[static_cast<size_t>(id)].name);
-  }
-  return shapes;
 }
 
 // A CI build that would ship untuned kernels stops before writing anything.
@@ -120,29 +86,15 @@ void CompileBuckets(const CompileFlags& flags, const ModelBuildOptions& options,
   TESSERA_USER_CHECK(IsArtifactPath(flags.output))
       << "--batch writes one artifact of every bucket: -o NAME.tsr (a model directory holds one "
       << "batch size)";
-  std::vector<int64_t> buckets = flags.batch;
-  std::sort(buckets.begin(), buckets.end());
-  buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
-  std::vector<ModelBuild> builds;
-  std::vector<ShapesAtBatch> shapes;
-  for (int64_t batch : buckets) {
-    graph::Graph g = frontend::ImportOnnx(flags.model, ImportOptions(flags, batch));
-    builds.push_back(EmitModel(PlanModel(std::move(g), options), options));
-    shapes.push_back(ShapesOf(builds.back().graph, batch));
-    const std::string bucket = " (batch " + std::to_string(batch) + ")";
-    CheckCoverage(flags, builds.back(), bucket);
-    std::cout << "batch " << batch << ": " << Summary(builds.back()) << "\n"
-              << "batch " << batch << ": " << builds.back().CoverageLine() << "\n";
-    if (flags.print_configs) PrintConfigs(builds.back());
-  }
-  if (buckets.size() == 1) {
-    // The batch dimensions show where a second batch size changes the shapes.
-    const int64_t probe = buckets[0] + 1;
-    shapes.push_back(ProbeShapes(flags, probe));
-  }
-  std::vector<BucketBuild> parts;
-  for (size_t b = 0; b < buckets.size(); ++b) parts.push_back({buckets[b], &builds[b]});
-  const deploy::Artifact artifact = MakeBatchedArtifact(parts, FindBatchAxes(shapes), flags.target);
+  const BucketedBuild buckets =
+      BuildBuckets(flags.model, ImportOptions(flags, 0), flags.batch, options,
+                   [&](int64_t batch, const ModelBuild& build) {
+                     CheckCoverage(flags, build, " (batch " + std::to_string(batch) + ")");
+                     std::cout << "batch " << batch << ": " << Summary(build) << "\n"
+                               << "batch " << batch << ": " << build.CoverageLine() << "\n";
+                     if (flags.print_configs) PrintConfigs(build);
+                   });
+  const deploy::Artifact artifact = buckets.MakeArtifact(flags.target);
   try {
     deploy::SaveArtifact(artifact, flags.output);
   } catch (const runtime::Error& e) {
@@ -150,7 +102,7 @@ void CompileBuckets(const CompileFlags& flags, const ModelBuildOptions& options,
   }
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   std::string list;
-  for (int64_t b : buckets) list += (list.empty() ? "" : ",") + std::to_string(b);
+  for (int64_t b : buckets.batches) list += (list.empty() ? "" : ",") + std::to_string(b);
   std::cout << "compiled " << flags.model << " for '" << flags.target << "' into " << flags.output
             << " in " << took.count() << " s: batch buckets " << list << ", "
             << artifact.params.size() / 1e6 << " MB of parameters stored once\n";

@@ -65,14 +65,16 @@ def _shape_specs(input_shapes):
 
 
 def compile(model, target="llvm", db=None, input_shapes=None, token_file=None, tls_ca=None,
-            tracker=None):
+            tracker=None, batch=None, batch_dim=None):
     """Compiles an ONNX model for `target` (a target string, as `tessera compile --target`),
     with the best records of the tuning log `db` where it has them: a file, or
     "tracker://HOST:PORT" for a tracker's shared log (with the fleet's `token_file` and a TLS
     tracker's `tls_ca`); None: every kernel on its fallback config. `model` is a path, the bytes
     of an ONNX file or an onnx.ModelProto; `input_shapes` fixes symbolic dimensions
     ({"input": (1, 3, 224, 224)}). `tracker="HOST:PORT"` is `db="tracker://HOST:PORT"`.
-    Returns a Module."""
+    `batch=[1, 4, 16]` builds a model with a symbolic batch once per batch bucket into one
+    artifact whose sessions run any batch (`tessera compile --batch`; `batch_dim` names the
+    symbolic dimension that is the batch, default the inputs' first). Returns a Module."""
     if tracker:
         if db:
             raise ValueError("compile: give db or tracker, not both")
@@ -82,7 +84,9 @@ def compile(model, target="llvm", db=None, input_shapes=None, token_file=None, t
         built = _tessera.compile_model(path, target, os.fspath(db) if db else "",
                                        _shape_specs(input_shapes),
                                        os.fspath(token_file) if token_file else "",
-                                       os.fspath(tls_ca) if tls_ca else "")
+                                       os.fspath(tls_ca) if tls_ca else "",
+                                       [int(b) for b in batch] if batch else [],
+                                       batch_dim or "")
     return Module(built["artifact"], built["coverage"], built["warnings"], built["kernel_calls"])
 
 
@@ -145,6 +149,12 @@ class InferenceSession:
     def target(self):
         """The target string the artifact was compiled for."""
         return self._session.target
+
+    @property
+    def batch_buckets(self):
+        """The batch sizes of a model compiled with batch buckets (its inputs' and outputs'
+        batch dimension is "N" in their shapes, and `run` takes any batch); [] otherwise."""
+        return list(self._session.batch_buckets)
 
     def run(self, output_names, input_feed):
         """Runs the model on `input_feed` ({input name: array}, every input: a NumPy array, a

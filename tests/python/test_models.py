@@ -113,6 +113,25 @@ def test_input_shapes_fix_a_symbolic_dimension(tmp_path, rng):
     np.testing.assert_array_equal(session.run(None, {"x": x})[0], np.maximum(x, 0))
 
 
+def test_batch_buckets_run_any_batch(rng):
+    model = relu_model(["batch", 4])
+    built = tessera.compile(model, batch=[4, 1])
+    assert "batch 1: coverage" in built.coverage and "batch 4: coverage" in built.coverage
+    assert built.warnings == ""  # the batch was asked for: no note
+    session = tessera.InferenceSession(built)
+    assert session.batch_buckets == [1, 4]
+    assert session.get_inputs()[0].shape == ["N", 4]
+    assert session.get_outputs()[0].shape == ["N", 4]
+    for n in (1, 3, 4, 9):  # a bucket, padded, full, chunks of the largest
+        x = rng.standard_normal((n, 4)).astype(np.float32)
+        np.testing.assert_array_equal(session.run(None, {"x": x})[0], np.maximum(x, 0))
+    with pytest.raises(ValueError, match=r"input 'x': expected shape \(2, 4\), got \(2, 5\)"):
+        session.run(None, {"x": np.zeros((2, 5), np.float32)})
+    assert tessera.InferenceSession(tessera.compile(model)).batch_buckets == []
+    with pytest.raises(tessera.UserError, match="no input has a dimension named 'seq'"):
+        tessera.compile(model, batch=[2], batch_dim="seq")
+
+
 def test_wrong_inputs_are_value_errors_naming_the_input(mlp):
     session = tessera.InferenceSession(mlp[0])
     x = np.zeros((2, 16), np.float32)
