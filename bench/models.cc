@@ -12,6 +12,7 @@
 // default, or all passive), and before each timed run a pause (--settle-ms, so the previous side's
 // idle threads have stopped spinning and every side starts from idle pools, as a service between
 // requests does) and one untimed warm-up run. The ratios are Tessera's statistic over the peer's.
+// `--batch 1,4,16` measures throughput at those batches instead (RunBatches).
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,9 +32,12 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/json.h"
+#include "compiler/driver/bucket_build.h"
 #include "compiler/driver/build_model.h"
 #include "compiler/driver/target.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
+#include "deploy/artifact.h"
+#include "deploy/batch_run.h"
 #include "deploy/run_model.h"
 #include "records/tuning_log.h"
 #include "runtime/graph_executor.h"
@@ -52,6 +56,7 @@ struct Flags {
   std::string idle = "default";  // "default" (each side's own) or "passive" (all block at once)
   int settle_ms = 200;
   bool json = false;
+  std::vector<int64_t> batch;  // --batch 1,4,16: throughput at each batch, from batch buckets
 };
 
 // `--models zoo`: the encoder and torchvision's classification models that export at opset 13
@@ -169,6 +174,85 @@ bool OrtInstalled() {
   return access("bench/.ort/node_modules/onnxruntime-node/package.json", R_OK) == 0;
 }
 
+// `--batch 1,4,16`: each model exported with a symbolic batch, compiled by Tessera into one
+// artifact of those buckets, run at each batch against ONNX Runtime on the same file, alternating
+// run by run; throughput in images (sequences) per second, and Tessera's over ONNX Runtime's.
+int RunBatches(const Flags& flags, const std::string& dir, const records::TuningLog* log) {
+  if (!OrtInstalled()) throw UserError("--batch measures against ONNX Runtime: install it first");
+  if (!flags.json) {
+    std::printf("%-13s %3s %5s %10s %8s %11s %9s %7s\n", "model", "thr", "batch", "tessera_ms",
+                "ort_ms", "tessera_i/s", "ort_i/s", "x_ort");
+  }
+  for (int threads : flags.threads) {
+    runtime::SetNumThreads(threads);
+    std::vector<std::string> torch_argv = {"/usr/bin/python3", "bench/models_torch.py", dir,
+                                           std::to_string(threads), "--dynamic-batch"};
+    torch_argv.insert(torch_argv.end(), flags.models.begin(), flags.models.end());
+    Peer exporter(torch_argv, {});
+    std::vector<std::string> models;
+    for (const std::string& model : flags.models) {
+      if (FileExists(dir + "/" + model + ".onnx")) models.push_back(model);
+    }
+    std::vector<std::string> argv = {"node", "bench/models_ort.js", dir, std::to_string(threads),
+                                     flags.idle};
+    argv.insert(argv.end(), models.begin(), models.end());
+    Peer onnxruntime(argv, {});
+    for (const std::string& model : models) {
+      ModelBuildOptions options;
+      options.target = flags.target + " -num-threads=" + std::to_string(threads);
+      const tuner::LogConfigSource configs(log);
+      options.configs = &configs;
+      std::ostringstream warnings;
+      options.warnings = &warnings;
+      const auto start = std::chrono::steady_clock::now();
+      const BucketedBuild buckets =
+          BuildBuckets(dir + "/" + model + ".onnx", {}, flags.batch, options);
+      const double compile_s = Seconds(start);
+      deploy::LoadedModel loaded = deploy::LoadArtifactBytes(
+          deploy::SerializeArtifact(buckets.MakeArtifact(options.target)), model);
+      deploy::BatchRun run(loaded);
+      for (int64_t batch : buckets.batches) {
+        deploy::SetInputs(run, {}, batch);
+        std::vector<double> tessera_ms, ort_ms;
+        for (int round = 0; round < flags.repeat; ++round) {
+          for (int k = 0; k < 2; ++k) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(flags.settle_ms));
+            if ((round + k) % 2 == 0) {
+              run.Run();  // the warm-up run
+              const auto at = std::chrono::steady_clock::now();
+              run.Run();
+              tessera_ms.push_back(Seconds(at) * 1e3);
+            } else {
+              const Timing t = onnxruntime.Ask(model + " 1 1 " + std::to_string(batch));
+              ort_ms.insert(ort_ms.end(), t.ms.begin(), t.ms.end());
+            }
+          }
+        }
+        const double t = Statistic(tessera_ms, flags.stat), o = Statistic(ort_ms, flags.stat);
+        const double t_rate = batch * 1e3 / t, o_rate = o > 0 ? batch * 1e3 / o : 0;
+        if (flags.json) {
+          PrintJsonLine(Json{{"model", model},
+                             {"threads", threads},
+                             {"batch", batch},
+                             {"compile_s", compile_s},
+                             {"tessera_ms", t},
+                             {"ort_ms", o > 0 ? Json(o) : Json()},
+                             {"tessera_per_s", t_rate},
+                             {"ort_per_s", o > 0 ? Json(o_rate) : Json()},
+                             {"throughput_vs_ort", o > 0 ? Json(t_rate / o_rate) : Json()}},
+                        std::cout);
+        } else {
+          std::printf("%-13s %3d %5lld %10.2f %8.2f %11.1f %9.1f %7.2f\n", model.c_str(), threads,
+                      static_cast<long long>(batch), t, o, t_rate, o_rate,
+                      o > 0 ? t_rate / o_rate : 0.0);
+        }
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
+
 int Run(const Flags& flags) {
   // The ONNX files and compiled models (600 MB for the four models at two thread counts) go
   // when the run ends, however it ends.
@@ -176,6 +260,11 @@ int Run(const Flags& flags) {
   const std::string& dir = temp.path();
   std::unique_ptr<records::TuningLog> log;
   if (!flags.db.empty()) log = records::TuningLog::Open(flags.db, /*create=*/false);
+  if (Target(flags.target).num_threads() != 0) {
+    throw UserError("--target '" + flags.target +
+                    "': leave -num-threads out, --threads adds it for each thread count");
+  }
+  if (!flags.batch.empty()) return RunBatches(flags, dir, log.get());
   const bool ort = OrtInstalled();
   if (!ort) {
     std::cerr << "ONNX Runtime not installed (npm install --ignore-scripts --prefix bench/.ort "
@@ -185,10 +274,6 @@ int Run(const Flags& flags) {
   std::map<std::string, std::unique_ptr<runtime::GraphExecutor>> builds;
   std::map<std::string, double> compile_s;
   std::map<std::string, std::string> coverage;
-  if (Target(flags.target).num_threads() != 0) {
-    throw UserError("--target '" + flags.target +
-                    "': leave -num-threads out, --threads adds it for each thread count");
-  }
   const bool passive = flags.idle == "passive";
   if (passive) setenv("TESSERA_WAIT_POLICY", "passive", 1);  // read when the pool is recreated
   if (!flags.json) {
@@ -377,6 +462,12 @@ int main(int argc, char** argv) {
                  "pause before each side's warm-up and timed run, so every side starts idle")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", flags.json, "one JSON line per model and thread count");
+  app.add_option("--batch", flags.batch,
+                 "batch buckets, e.g. 1,4,16: throughput at each against ONNX Runtime on the same "
+                 "file exported with a symbolic batch, one artifact of those buckets (x_ort: "
+                 "Tessera's images/s over ONNX Runtime's, larger is better)")
+      ->delimiter(',')
+      ->check(tessera::Positive());
   // `bazel run` starts in the runfiles; the peers' scripts and bench/.ort are in the workspace.
   if (const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
     if (chdir(workspace) != 0) std::cerr << "cannot enter " << workspace << "\n";

@@ -8,7 +8,10 @@ the COUNT batch-1 fp32 latencies in milliseconds, and "cpu_ms", the CPU time the
 over them (all its threads), so the caller can interleave its runs
 with Tessera's run by run and check that no side used more cores than the others.
 
-Usage: models_torch.py OUT THREADS NAME...
+Usage: models_torch.py OUT THREADS [--dynamic-batch] NAME...
+  --dynamic-batch: export with a symbolic batch (dynamic_axes, as users export for serving) to
+  NAME.onnx, print "ready" and answer nothing (//bench:models --batch measures ONNX Runtime and
+  Tessera on those files).
 """
 import json
 import inspect
@@ -47,8 +50,10 @@ def build(name):
     return getattr(torchvision.models, name)(weights=None).eval(), torch.randn(1, 3, 224, 224)
 
 
+dynamic_batch = len(sys.argv) > 3 and sys.argv[3] == "--dynamic-batch"
+names = sys.argv[4:] if dynamic_batch else sys.argv[3:]
 fns, inputs = {}, {}
-for name in sys.argv[3:]:
+for name in names:
     try:
         model, x = build(name)
     except AttributeError:
@@ -60,14 +65,18 @@ for name in sys.argv[3:]:
         # Exported with gradients enabled: under no_grad PyTorch runs its fused encoder kernel,
         # which ONNX cannot express (its own runs below do use it).
         try:
+            axes = ({"dynamic_axes": {"input": {0: "batch"}, "output": {0: "batch"}}}
+                    if dynamic_batch else {})
             torch.onnx.export(model, (x,), onnx_file, opset_version=13, input_names=["input"],
-                              output_names=["output"], **TORCHSCRIPT_EXPORTER)
+                              output_names=["output"], **axes, **TORCHSCRIPT_EXPORTER)
         except Exception as e:  # noqa: BLE001 (any exporter failure leaves the model out)
             if os.path.exists(onnx_file):
                 os.remove(onnx_file)
             print(f"models_torch.py: {name}: not exported at opset 13, left out: {e}",
                   file=sys.stderr, flush=True)
             continue
+    if dynamic_batch:
+        continue
     with torch.no_grad():
         frozen = torch.jit.freeze(torch.jit.trace(model, x).eval())
         for fn in (model, frozen):
