@@ -100,9 +100,7 @@ void Submit(const JobFlags& flags) {
   if (!flags.input_shapes.empty() && flags.model.empty()) {
     throw UserError("tessera job submit: --input-shape applies to a model, not to --task");
   }
-  if ((!flags.buckets.sizes.empty() || !flags.buckets.weights.empty() ||
-       !flags.buckets.dim.empty()) &&
-      flags.model.empty()) {
+  if (flags.buckets.given() && flags.model.empty()) {
     throw UserError(
         "tessera job submit: --batch-buckets, --batch-weights and --batch-dim apply to a model, "
         "not to --task");

@@ -70,19 +70,21 @@ std::vector<int> BatchRun::batch_axes() const {
 }
 
 std::vector<runtime::ExecTensor> BatchRun::InputsAt(int64_t n) const {
-  std::vector<runtime::ExecTensor> out;
-  for (int i = 0; i < NumInputs(); ++i) {
-    out.push_back(batched() ? AtBatch(model_.header.inputs[static_cast<size_t>(i)], n)
-                            : model_.executor.InputInfo(i));
-  }
-  return out;
+  return At(n, model_.header.inputs, NumInputs(),
+            [&](int i) { return model_.executor.InputInfo(i); });
 }
 
 std::vector<runtime::ExecTensor> BatchRun::OutputsAt(int64_t n) const {
+  return At(n, model_.header.outputs, NumOutputs(),
+            [&](int i) { return model_.executor.OutputInfo(i); });
+}
+
+template <typename InfoOf>
+std::vector<runtime::ExecTensor> BatchRun::At(int64_t n, const std::vector<TensorSignature>& list,
+                                              int count, InfoOf info) const {
   std::vector<runtime::ExecTensor> out;
-  for (int i = 0; i < NumOutputs(); ++i) {
-    out.push_back(batched() ? AtBatch(model_.header.outputs[static_cast<size_t>(i)], n)
-                            : model_.executor.OutputInfo(i));
+  for (int i = 0; i < count; ++i) {
+    out.push_back(batched() ? AtBatch(list[static_cast<size_t>(i)], n) : info(i));
   }
   return out;
 }

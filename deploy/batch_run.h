@@ -61,6 +61,10 @@ class BatchRun {
 
  private:
   runtime::GraphExecutor& BucketExecutor(int64_t bucket);
+  // `list` at batch `n` for a model of batch buckets, else the executor's `info(i)` each.
+  template <typename InfoOf>
+  std::vector<runtime::ExecTensor> At(int64_t n, const std::vector<TensorSignature>& list,
+                                      int count, InfoOf info) const;
 
   LoadedModel& model_;
   std::vector<int64_t> buckets_;

@@ -12,18 +12,27 @@
 namespace tessera {
 namespace {
 
-ShapesAtBatch ShapesOf(const runtime::ExecGraph& graph, int64_t batch) {
+// The shapes of the tensors `inputs` and `outputs` at `batch`; `tensor(id)` gives a tensor's name
+// and shape.
+template <typename TensorOf>
+ShapesAtBatch Collect(int64_t batch, const std::vector<int>& inputs,
+                      const std::vector<int>& outputs, TensorOf tensor) {
   ShapesAtBatch shapes;
   shapes.batch = batch;
-  for (int id : graph.inputs) {
-    shapes.inputs.push_back(graph.tensors[static_cast<size_t>(id)].shape);
-    shapes.input_names.push_back(graph.tensors[static_cast<size_t>(id)].name);
+  for (int id : inputs) {
+    shapes.inputs.push_back(tensor(id).shape);
+    shapes.input_names.push_back(tensor(id).name);
   }
-  for (int id : graph.outputs) {
-    shapes.outputs.push_back(graph.tensors[static_cast<size_t>(id)].shape);
-    shapes.output_names.push_back(graph.tensors[static_cast<size_t>(id)].name);
+  for (int id : outputs) {
+    shapes.outputs.push_back(tensor(id).shape);
+    shapes.output_names.push_back(tensor(id).name);
   }
   return shapes;
+}
+
+ShapesAtBatch ShapesOf(const runtime::ExecGraph& graph, int64_t batch) {
+  return Collect(batch, graph.inputs, graph.outputs,
+                 [&](int id) -> const runtime::ExecTensor& { return graph.tensors.at(id); });
 }
 
 // The shapes at `import.batch` without building: shapes the model computes fold away in the
@@ -31,17 +40,8 @@ ShapesAtBatch ShapesOf(const runtime::ExecGraph& graph, int64_t batch) {
 ShapesAtBatch ProbeShapes(const std::string& path, const frontend::OnnxImportOptions& import) {
   graph::Graph g = frontend::ImportOnnx(path, import);
   graph::OptimizeGraph(g);
-  ShapesAtBatch shapes;
-  shapes.batch = import.batch;
-  for (int id : g.inputs) {
-    shapes.inputs.push_back(g.values[static_cast<size_t>(id)].shape);
-    shapes.input_names.push_back(g.values[static_cast<size_t>(id)].name);
-  }
-  for (int id : g.outputs) {
-    shapes.outputs.push_back(g.values[static_cast<size_t>(id)].shape);
-    shapes.output_names.push_back(g.values[static_cast<size_t>(id)].name);
-  }
-  return shapes;
+  return Collect(import.batch, g.inputs, g.outputs,
+                 [&](int id) -> const graph::Value& { return g.values.at(id); });
 }
 
 }  // namespace

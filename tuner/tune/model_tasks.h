@@ -19,6 +19,8 @@ struct BatchBuckets {
   /// Each bucket's weight (how often it runs, relatively); empty: all 1.
   std::vector<int> weights;
   std::string dim;  ///< the symbolic dimension that is the batch (empty: the first)
+  /// Whether any of the three was given (they apply to a model, not to one task).
+  bool given() const { return !sizes.empty() || !weights.empty() || !dim.empty(); }
 };
 
 /// Checks `buckets` (positive sizes, as many positive weights as sizes when given) and returns
