@@ -92,13 +92,11 @@ std::vector<TensorSignature> TensorSignatures(const runtime::ExecGraph& graph,
 
 namespace {
 
-// `header`'s signatures at batch `batch` (those of a model of fixed shapes as they are).
-std::vector<TensorSignature> AtBatch(std::vector<TensorSignature> list, int64_t batch) {
-  for (TensorSignature& t : list) {
-    if (t.batch_axis >= 0) t.shape[static_cast<size_t>(t.batch_axis)] = batch;
-    t.batch_axis = -1;
-  }
-  return list;
+// `list` at batch `batch` (the signatures of a model of fixed shapes as they are).
+std::vector<TensorSignature> AtBatch(const std::vector<TensorSignature>& list, int64_t batch) {
+  std::vector<TensorSignature> out;
+  for (const TensorSignature& t : list) out.push_back(t.AtBatch(batch));
+  return out;
 }
 
 // The executor of one bucket's graph and kernels (`batch` 0: a model of fixed shapes).

@@ -47,6 +47,15 @@ struct TensorSignature {
   /// The dimension that is the batch, in an artifact of batch buckets (`N` in the header's
   /// shape); -1: none (a model of fixed shapes).
   int batch_axis = -1;
+
+  /// This tensor at batch `batch`: its batch dimension set to `batch` and no batch axis left (a
+  /// signature without a batch dimension as it is).
+  TensorSignature AtBatch(int64_t batch) const {
+    TensorSignature t = *this;
+    if (t.batch_axis >= 0) t.shape[static_cast<size_t>(t.batch_axis)] = batch;
+    t.batch_axis = -1;
+    return t;
+  }
 };
 
 /// What an artifact says about itself and what it needs from the machine that runs it.

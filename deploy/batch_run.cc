@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "runtime/data_type.h"
 #include "runtime/error.h"
@@ -13,11 +14,11 @@ namespace deploy {
 namespace {
 
 runtime::ExecTensor AtBatch(const TensorSignature& t, int64_t n) {
+  TensorSignature at = t.AtBatch(n);
   runtime::ExecTensor out;
-  out.name = t.name;
-  out.dtype = t.dtype;
-  out.shape = t.shape;
-  if (t.batch_axis >= 0) out.shape[static_cast<size_t>(t.batch_axis)] = n;
+  out.name = std::move(at.name);
+  out.dtype = at.dtype;
+  out.shape = std::move(at.shape);
   return out;
 }
 
@@ -96,9 +97,12 @@ int64_t BatchRun::BucketFor(int64_t n) const {
   return buckets_.empty() ? 0 : buckets_.back();
 }
 
-runtime::GraphExecutor& BatchRun::BucketExecutor(int64_t bucket) {
-  const size_t index =
-      static_cast<size_t>(std::find(buckets_.begin(), buckets_.end(), bucket) - buckets_.begin());
+size_t BatchRun::BucketIndex(int64_t bucket) const {
+  return static_cast<size_t>(std::find(buckets_.begin(), buckets_.end(), bucket) -
+                             buckets_.begin());
+}
+
+runtime::GraphExecutor& BatchRun::BucketExecutor(size_t index) {
   return index == 0 ? model_.executor : model_.other_buckets.at(index - 1);
 }
 
@@ -158,17 +162,16 @@ void BatchRun::Run() {
   for (int64_t start = 0; start < batch_; start += buckets_.back()) {
     const int64_t rows = std::min(buckets_.back(), batch_ - start);
     const int64_t bucket = BucketFor(rows);
-    runtime::GraphExecutor& exec = BucketExecutor(bucket);
-    std::vector<runtime::NDArray>& staged = padded_[static_cast<size_t>(
-        std::find(buckets_.begin(), buckets_.end(), bucket) - buckets_.begin())];
+    const size_t index = BucketIndex(bucket);
+    runtime::GraphExecutor& exec = BucketExecutor(index);
+    std::vector<runtime::NDArray>& staged = padded_[index];
     for (size_t i = 0; i < inputs_.size(); ++i) {
       const TensorSignature& t = model_.header.inputs[i];
       if (staged.size() <= i) {
         const runtime::ExecTensor at = AtBatch(t, bucket);
         staged.push_back(runtime::NDArray::Empty(at.shape, at.dtype, runtime::CPUDevice()));
-        // Padding rows stay zero: finite values in every operator, whatever the model.
-        std::memset(staged.back().Data<char>(), 0, staged.back().NumBytes());
       }
+      // Padding rows are zero: finite values in every operator, whatever the model.
       if (rows < bucket) std::memset(staged[i].Data<char>(), 0, staged[i].NumBytes());
       CopyRows(inputs_[i], start, staged[i], 0, rows, t.batch_axis);
       exec.SetInput(static_cast<int>(i), staged[i]);
@@ -189,7 +192,8 @@ runtime::NDArray BatchRun::GetOutput(int i) const {
 
 runtime::GraphExecutor& BatchRun::executor() {
   if (!batched()) return model_.executor;
-  return BucketExecutor(BucketFor(std::max<int64_t>(1, std::min(batch_, buckets_.back()))));
+  return BucketExecutor(
+      BucketIndex(BucketFor(std::max<int64_t>(1, std::min(batch_, buckets_.back())))));
 }
 
 std::string BatchText(const BatchRun& run) {

@@ -60,7 +60,9 @@ class BatchRun {
   runtime::GraphExecutor& executor();
 
  private:
-  runtime::GraphExecutor& BucketExecutor(int64_t bucket);
+  // The index of `bucket` in `buckets_`, and the executor of the bucket at `index`.
+  size_t BucketIndex(int64_t bucket) const;
+  runtime::GraphExecutor& BucketExecutor(size_t index);
   // `list` at batch `n` for a model of batch buckets, else the executor's `info(i)` each.
   template <typename InfoOf>
   std::vector<runtime::ExecTensor> At(int64_t n, const std::vector<TensorSignature>& list,

@@ -4,7 +4,6 @@
 
 #include <exception>
 #include <string>
-
 #include <vector>
 
 #include "deploy/artifact.h"
@@ -28,15 +27,6 @@ struct TesseraModel {
           tessera::runtime::NDArray::Empty(t.shape, t.dtype, tessera::runtime::CPUDevice()));
     }
   }
-  int InputIndex(const std::string& name) const {
-    std::string names;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i].name == name) return static_cast<int>(i);
-      names += " '" + inputs[i].name + "'";
-    }
-    throw tessera::runtime::Error("the model has no input '" + name + "' (inputs:" + names + ")");
-  }
-
   tessera::deploy::LoadedModel loaded;
   tessera::deploy::BatchRun run;
   std::vector<tessera::runtime::ExecTensor> inputs, outputs;  // at the batch set
@@ -145,7 +135,8 @@ int TesseraModelSetInput(TesseraModelHandle model, const char* name, const void*
     if (name == nullptr || data == nullptr) {
       throw tessera::runtime::Error("TesseraModelSetInput: null argument");
     }
-    const int index = model->InputIndex(name);
+    // Every bucket has the same inputs, in the same order.
+    const int index = model->loaded.executor.InputIndex(name);
     if (model->run.batched()) {
       model->staged[static_cast<size_t>(index)].CopyFromBytes(data, nbytes);
       return;

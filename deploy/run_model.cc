@@ -120,9 +120,10 @@ void SetInputs(BatchRun& run, const std::vector<std::string>& specs, int64_t bat
     return;
   }
   std::vector<runtime::NDArray> arrays = ReadInputFiles(run.InputsAt(1), specs);
+  const std::vector<int> axes = run.batch_axes();
   int64_t n = 0;
   for (size_t i = 0; i < arrays.size() && n == 0; ++i) {
-    const int axis = run.batch_axes()[i];
+    const int axis = axes[i];
     if (arrays[i].defined() && arrays[i].NDim() > axis) n = arrays[i].Shape()[axis];
   }
   if (n == 0) n = batch > 0 ? batch : run.buckets().front();

@@ -221,11 +221,11 @@ class Session {
   std::string InputList() const {
     std::string list = "the model's inputs:";
     const std::vector<runtime::ExecTensor> inputs = run_->InputsAt(1);
+    const std::vector<int> axes = run_->batch_axes();
     for (size_t i = 0; i < inputs.size(); ++i) {
       const runtime::ExecTensor& t = inputs[i];
       std::string shape = ShapeText(t.shape);
-      if (run_->batched())
-        shape += " (any batch in dimension " + std::to_string(run_->batch_axes()[i]) + ")";
+      if (run_->batched()) shape += " (any batch in dimension " + std::to_string(axes[i]) + ")";
       list += " " + t.name + " " + NumpyName(t.dtype) + shape;
     }
     return list;
