@@ -1,12 +1,17 @@
 /// \file
-/// The tuning log: every measurement of every tuning run, kept in SQLite (WAL mode, schema
-/// versioned with migrations). Builds read the best record per (workload, target); the tuner
-/// reads history by template for transfer learning and skips configurations already measured.
-/// Several processes may append at once without losing rows.
+/// The tuning log: every measurement of every tuning run. Builds read the best record per
+/// (workload, target); the tuner reads history by template for transfer learning and skips
+/// configurations already measured. Several processes may append at once without losing rows.
+///
+/// Two stores, one schema (versioned, migrated in `records/schema.cc`): a SQLite file (the
+/// default, WAL mode, for one machine) and a PostgreSQL database (`postgresql://user@host/db`,
+/// for a lab or a company: many writers and readers, replicated by the server). `TuningLog::Open`
+/// picks the store from the location.
 #ifndef TESSERA_RECORDS_TUNING_LOG_H_
 #define TESSERA_RECORDS_TUNING_LOG_H_
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <memory>
 #include <optional>
@@ -20,8 +25,6 @@
 #include "records/record_source.h"
 
 namespace tessera {
-
-class Database;
 
 namespace records {
 
@@ -57,34 +60,41 @@ struct ImportResult {
   int64_t duplicates = 0;  ///< identical records already present, skipped
 };
 
-/// An open tuning log. Not copyable; thread-compatible (one instance per thread).
+/// An open tuning log, in either store. Not copyable; thread-compatible (one instance per thread).
 class TuningLog : public RecordSource {
  public:
-  /// Opens the log at `path`, creating it unless `create` is false. Throws `LogError` when the
-  /// file is missing (and not created), corrupt, not a tuning log, or of a newer schema.
-  static std::unique_ptr<TuningLog> Open(const std::string& path, bool create = true);
-  ~TuningLog() override;
+  /// Opens the log at `location`, creating it unless `create` is false: a SQLite file path, or a
+  /// PostgreSQL URI (`postgresql://` or `postgres://`; the database must exist, the log's tables
+  /// are created in it). Throws `LogError` when the log is missing (and not created), corrupt, not
+  /// a tuning log, of a newer schema, the server cannot be reached, or the URI holds a password.
+  static std::unique_ptr<TuningLog> Open(const std::string& location, bool create = true);
+  ~TuningLog() override = default;
+  TuningLog(const TuningLog&) = delete;
+  TuningLog& operator=(const TuningLog&) = delete;
 
   /// Appends one measurement.
   void Append(const tuning::MeasureRecord& record);
   /// Appends measurements in one transaction (all or none).
-  void AppendBatch(const std::vector<tuning::MeasureRecord>& records);
+  virtual void AppendBatch(const std::vector<tuning::MeasureRecord>& records) = 0;
 
   /// The successful record with the lowest mean cost for exactly this workload and target.
-  std::optional<tuning::MeasureRecord> Best(const std::string& workload_key,
-                                            const std::string& target) const;
-  /// Records matching `filter`, in insertion order.
-  std::vector<tuning::MeasureRecord> List(const RecordFilter& filter) const override;
-  /// The database file's path.
+  virtual std::optional<tuning::MeasureRecord> Best(const std::string& workload_key,
+                                                    const std::string& target) const = 0;
+  /// Hands every record matching `filter` (its limit ignored) to `each`, in insertion order, a
+  /// batch of at most `batch` records at a time, so that a large log never sits in memory whole.
+  virtual void Scan(
+      const RecordFilter& filter, int64_t batch,
+      const std::function<void(std::vector<tuning::MeasureRecord>&&)>& each) const = 0;
+  /// The log's location.
   std::string SourceName() const override { return path(); }
   /// Config indices already measured as tasks (successfully or not; records measured in a
   /// model, `MeasureRecord::in_model`, do not count) for this workload and target.
-  std::set<int64_t> MeasuredConfigs(const std::string& workload_key,
-                                    const std::string& target) const;
+  virtual std::set<int64_t> MeasuredConfigs(const std::string& workload_key,
+                                            const std::string& target) const = 0;
   /// One summary per (workload, target), sorted by workload then target.
-  std::vector<WorkloadStats> Stats(const RecordFilter& filter = {}) const;
+  virtual std::vector<WorkloadStats> Stats(const RecordFilter& filter = {}) const = 0;
   /// Total number of records.
-  int64_t Count() const;
+  virtual int64_t Count() const = 0;
 
   /// Writes the records matching `filter` as JSON lines (one record per line).
   int64_t ExportJsonLines(std::ostream& out, const RecordFilter& filter = {}) const;
@@ -92,17 +102,21 @@ class TuningLog : public RecordSource {
   /// Throws `LogError` naming `source` and the line number on a malformed line, importing nothing.
   ImportResult ImportJsonLines(std::istream& in, const std::string& source);
   /// Appends the records not already present (same workload, target, device, config, time and
-  /// costs) in one transaction, and counts both kinds.
-  ImportResult ImportRecords(const std::vector<tuning::MeasureRecord>& records);
+  /// costs) in one transaction, and counts both kinds. Imports into one log run one at a time.
+  virtual ImportResult ImportRecords(const std::vector<tuning::MeasureRecord>& records) = 0;
 
-  /// Path of the database file.
-  const std::string& path() const;
+  /// Where the log lives: the SQLite file's path or the PostgreSQL URI.
+  virtual const std::string& path() const = 0;
 
- private:
-  explicit TuningLog(std::unique_ptr<Database> db);
-  void Insert(const tuning::MeasureRecord& record);
-  std::unique_ptr<Database> db_;
+ protected:
+  /// For the stores.
+  TuningLog() = default;
 };
+
+/// Copies every record of `from` into `to` that `to` does not hold yet (`ImportRecords`), in
+/// batches of `batch` records so that a large log never sits in memory whole; records that `from`
+/// gains meanwhile may or may not be copied. Returns the totals.
+ImportResult CopyRecords(const TuningLog& from, TuningLog& to, int64_t batch = 10000);
 
 }  // namespace records
 }  // namespace tessera

@@ -8,7 +8,7 @@ PACKAGES=(
   g++ gcc make python3 pkg-config binutils file
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev
-  libsqlite3-dev libxgboost-dev libdlpack-dev llvm-14-dev
+  libsqlite3-dev libpq-dev libxgboost-dev libdlpack-dev llvm-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   # the tracker's web dashboard and the reports' charts (Chart.js, compiled in; librsvg for PNG
   # curves), and the browser their tests draw them in; matplotlib for tessera.plot
@@ -23,6 +23,8 @@ PACKAGES=(
   libonnx-dev python3-onnx python3-numpy python3-torch python3-torchvision
   # the Python package (python/): its extension module's headers, and its tests
   python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
+  # the PostgreSQL store: a real server in its tests and in the fleet benchmark
+  postgresql
   # TLS certificates in the fleet's tests
   openssl
   # formatting

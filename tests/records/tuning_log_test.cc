@@ -5,13 +5,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
+#include "common/postgres.h"
 #include "records/log_error.h"
+#include "tests/testing/postgres_server.h"
 
 namespace tessera {
 namespace records {
@@ -50,6 +55,21 @@ tuning::MeasureRecord Record(const std::string& workload, const std::string& tar
   return r;
 }
 
+// Each TEST_P runs on both stores: a SQLite file, and a database on a real PostgreSQL server
+// started for this test binary (skipped where the server binaries are missing).
+class TuningLogTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (GetParam() == "postgresql" && !testing::PostgresAvailable(&why_not))
+      GTEST_SKIP() << why_not;
+  }
+  // A new, empty log's location; `name` tells SQLite files apart.
+  std::string Location(const std::string& name) {
+    return GetParam() == "postgresql" ? testing::NewPostgresDatabase() : TempPath(name);
+  }
+};
+
 std::string OpenError(const std::string& path, bool create = true) {
   try {
     TuningLog::Open(path, create);
@@ -59,8 +79,8 @@ std::string OpenError(const std::string& path, bool create = true) {
   return "no error";
 }
 
-TEST(TuningLogTest, BestIsPerWorkloadAndExactTarget) {
-  auto log = TuningLog::Open(TempPath("best.db"));
+TEST_P(TuningLogTest, BestIsPerWorkloadAndExactTarget) {
+  auto log = TuningLog::Open(Location("best.db"));
   log->AppendBatch({Record(kDense, kZen3, 1, {3e-3, 3e-3}), Record(kDense, kZen3, 2, {1e-3}),
                     Record(kDense, kZen3, 3, {}, tuning::TIMEOUT),
                     Record(kDense, kSkylake, 4, {0.5e-3}),
@@ -74,8 +94,8 @@ TEST(TuningLogTest, BestIsPerWorkloadAndExactTarget) {
   EXPECT_FALSE(log->Best(kDense, "llvm").has_value());
 }
 
-TEST(TuningLogTest, FailuresAreKeptButNeverBest) {
-  auto log = TuningLog::Open(TempPath("failures.db"));
+TEST_P(TuningLogTest, FailuresAreKeptButNeverBest) {
+  auto log = TuningLog::Open(Location("failures.db"));
   log->Append(Record(kDense, kZen3, 1, {}, tuning::COMPILE_ERROR));
   log->Append(Record(kDense, kZen3, 2, {}, tuning::WRONG_ANSWER));
   EXPECT_EQ(log->Count(), 2);
@@ -87,8 +107,8 @@ TEST(TuningLogTest, FailuresAreKeptButNeverBest) {
   EXPECT_EQ(log->List({})[1].error_kind(), tuning::WRONG_ANSWER);
 }
 
-TEST(TuningLogTest, RecordsRoundTripAllFields) {
-  auto log = TuningLog::Open(TempPath("fields.db"));
+TEST_P(TuningLogTest, RecordsRoundTripAllFields) {
+  auto log = TuningLog::Open(Location("fields.db"));
   tuning::MeasureRecord r = Record(kDense, kZen3, 42, {1.25e-3, 1.5e-3});
   r.set_device_key("rk3399");
   r.set_all_cost(0.75);
@@ -102,11 +122,11 @@ TEST(TuningLogTest, RecordsRoundTripAllFields) {
 
 // A record without a template version was written before versions: it counts as version 1, and
 // is stored and read back as version 1; the version survives export and import.
-TEST(TuningLogTest, ARecordWithoutATemplateVersionIsVersionOne) {
+TEST_P(TuningLogTest, ARecordWithoutATemplateVersionIsVersionOne) {
   tuning::MeasureRecord r = Record(kDense, kZen3, 5, {1e-3});
   EXPECT_EQ(r.template_version(), 0);
   EXPECT_EQ(TemplateVersionOf(r), 1);
-  auto log = TuningLog::Open(TempPath("versions.db"));
+  auto log = TuningLog::Open(Location("versions.db"));
   tuning::MeasureRecord newer = Record(kDense, kZen3, 6, {2e-3});
   newer.set_template_version(4);
   log->AppendBatch({r, newer});
@@ -117,15 +137,15 @@ TEST(TuningLogTest, ARecordWithoutATemplateVersionIsVersionOne) {
   std::stringstream lines;
   log->ExportJsonLines(lines);
   EXPECT_NE(lines.str().find("\"template_version\":4"), std::string::npos) << lines.str();
-  auto copy = TuningLog::Open(TempPath("versions_copy.db"));
+  auto copy = TuningLog::Open(Location("versions_copy.db"));
   copy->ImportJsonLines(lines, "versions.jsonl");
   EXPECT_EQ(copy->List({})[1].template_version(), 4);
 }
 
 // A record measured in a model survives export and import, and does not count as a measured
 // config of the task (the tuner still measures it as a task).
-TEST(TuningLogTest, RecordsMeasuredInAModelKeepTheirMark) {
-  auto log = TuningLog::Open(TempPath("in_model.db"));
+TEST_P(TuningLogTest, RecordsMeasuredInAModelKeepTheirMark) {
+  auto log = TuningLog::Open(Location("in_model.db"));
   tuning::MeasureRecord task_record = Record(kDense, kZen3, 5, {1e-3});
   tuning::MeasureRecord model_record = Record(kDense, kZen3, 6, {2e-3});
   model_record.set_in_model(true);
@@ -134,15 +154,15 @@ TEST(TuningLogTest, RecordsMeasuredInAModelKeepTheirMark) {
   std::stringstream lines;
   log->ExportJsonLines(lines);
   EXPECT_NE(lines.str().find("\"in_model\":true"), std::string::npos) << lines.str();
-  auto copy = TuningLog::Open(TempPath("in_model_copy.db"));
+  auto copy = TuningLog::Open(Location("in_model_copy.db"));
   copy->ImportJsonLines(lines, "in_model.jsonl");
   ASSERT_EQ(copy->List({}).size(), 2u);
   EXPECT_FALSE(copy->List({})[0].in_model());
   EXPECT_TRUE(copy->List({})[1].in_model());
 }
 
-TEST(TuningLogTest, ListFiltersAndLimits) {
-  auto log = TuningLog::Open(TempPath("list.db"));
+TEST_P(TuningLogTest, ListFiltersAndLimits) {
+  auto log = TuningLog::Open(Location("list.db"));
   for (int i = 0; i < 10; ++i) log->Append(Record(kDense, i % 2 ? kZen3 : kSkylake, i, {1e-3}));
   log->Append(Record("conv2d_NCHWc.x86(1,64,56,56)", kZen3, 99, {2e-3}));
   RecordFilter by_target;
@@ -160,20 +180,20 @@ TEST(TuningLogTest, ListFiltersAndLimits) {
   EXPECT_EQ(TemplateOfWorkload("conv2d_NCHWc.x86(1,64,56,56)"), "conv2d_NCHWc.x86");
 }
 
-TEST(TuningLogTest, PersistsAcrossReopen) {
-  std::string path = TempPath("reopen.db");
+TEST_P(TuningLogTest, PersistsAcrossReopen) {
+  std::string path = Location("reopen.db");
   TuningLog::Open(path)->Append(Record(kDense, kZen3, 7, {1e-3}));
   EXPECT_EQ(TuningLog::Open(path, /*create=*/false)->Best(kDense, kZen3)->config_index(), 7);
 }
 
-TEST(TuningLogTest, JsonLinesExportImportRoundTrip) {
-  auto a = TuningLog::Open(TempPath("export.db"));
+TEST_P(TuningLogTest, JsonLinesExportImportRoundTrip) {
+  auto a = TuningLog::Open(Location("export.db"));
   a->AppendBatch({Record(kDense, kZen3, 1, {1e-3}), Record(kDense, kZen3, 2, {}, tuning::TIMEOUT)});
   std::stringstream lines;
   EXPECT_EQ(a->ExportJsonLines(lines), 2);
   EXPECT_NE(lines.str().find("\"workload_key\":\"dense.x86(64,64,64,float32)\""), std::string::npos)
       << lines.str();
-  auto b = TuningLog::Open(TempPath("import.db"));
+  auto b = TuningLog::Open(Location("import.db"));
   std::stringstream in(lines.str());
   ImportResult result = b->ImportJsonLines(in, "records.jsonl");
   EXPECT_EQ(result.imported, 2);
@@ -186,10 +206,10 @@ TEST(TuningLogTest, JsonLinesExportImportRoundTrip) {
   EXPECT_EQ(b->Count(), 2);
 }
 
-TEST(TuningLogTest, MalformedJsonLineNamesTheLineAndImportsNothing) {
-  auto log = TuningLog::Open(TempPath("bad_import.db"));
+TEST_P(TuningLogTest, MalformedJsonLineNamesTheLineAndImportsNothing) {
+  auto log = TuningLog::Open(Location("bad_import.db"));
   std::stringstream good;
-  auto other = TuningLog::Open(TempPath("bad_import_src.db"));
+  auto other = TuningLog::Open(Location("bad_import_src.db"));
   other->Append(Record(kDense, kZen3, 1, {1e-3}));
   other->ExportJsonLines(good);
   std::stringstream in(good.str() + "\n{\"workload_key\": 12, oops\n");
@@ -212,7 +232,7 @@ TEST(TuningLogTest, MalformedJsonLineNamesTheLineAndImportsNothing) {
   }
 }
 
-TEST(TuningLogTest, CorruptFileIsAClearError) {
+TEST(SqliteLogTest, CorruptFileIsAClearError) {
   std::string path = TempPath("corrupt.db");
   std::ofstream(path) << "this is not a database, just some text that is long enough to matter"
                       << std::string(5000, 'x');
@@ -222,7 +242,7 @@ TEST(TuningLogTest, CorruptFileIsAClearError) {
       << OpenError(path);
 }
 
-TEST(TuningLogTest, DamagedDatabaseIsAClearError) {
+TEST(SqliteLogTest, DamagedDatabaseIsAClearError) {
   std::string path = TempPath("damaged.db");
   {
     auto log = TuningLog::Open(path);
@@ -245,7 +265,7 @@ TEST(TuningLogTest, DamagedDatabaseIsAClearError) {
   EXPECT_NE(msg.find("tuning log '" + path + "'"), std::string::npos) << msg;
 }
 
-TEST(TuningLogTest, NewerSchemaIsRefused) {
+TEST(SqliteLogTest, NewerSchemaIsRefused) {
   std::string path = TempPath("newer.db");
   TuningLog::Open(path);
   sqlite3* db = nullptr;
@@ -257,7 +277,7 @@ TEST(TuningLogTest, NewerSchemaIsRefused) {
                                  "(4); use a newer Tessera to read it");
 }
 
-TEST(TuningLogTest, ForeignSqliteDatabaseIsRefused) {
+TEST(SqliteLogTest, ForeignSqliteDatabaseIsRefused) {
   std::string path = TempPath("foreign.db");
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -266,14 +286,14 @@ TEST(TuningLogTest, ForeignSqliteDatabaseIsRefused) {
   EXPECT_EQ(OpenError(path), "'" + path + "' is a SQLite database but not a Tessera tuning log");
 }
 
-TEST(TuningLogTest, MissingFileWithoutCreate) {
+TEST(SqliteLogTest, MissingFileWithoutCreate) {
   std::string path = TempPath("missing.db");
   EXPECT_EQ(OpenError(path, /*create=*/false),
             "cannot open tuning log '" + path + "': unable to open database file");
 }
 
-TEST(TuningLogTest, ConcurrentWritersLoseNoRows) {
-  std::string path = TempPath("concurrent.db");
+TEST_P(TuningLogTest, ConcurrentWritersLoseNoRows) {
+  std::string path = Location("concurrent.db");
   TuningLog::Open(path);
   const int kWriters = 4, kRows = 100;
   std::vector<pid_t> children;
@@ -299,6 +319,160 @@ TEST(TuningLogTest, ConcurrentWritersLoseNoRows) {
   EXPECT_EQ(log->Count(), kWriters * kRows);
   EXPECT_EQ(log->MeasuredConfigs(kDense, kZen3).size(), static_cast<size_t>(kWriters * kRows));
 }
+
+// Scan hands out every matching record once, in insertion order, in batches of the size asked.
+TEST_P(TuningLogTest, ScanVisitsEveryRecordOnceInBatches) {
+  auto log = TuningLog::Open(Location("scan.db"));
+  std::vector<tuning::MeasureRecord> records;
+  for (int i = 0; i < 25; ++i)
+    records.push_back(Record(kDense, i % 5 ? kZen3 : kSkylake, i, {1e-3}));
+  log->AppendBatch(records);
+  std::vector<size_t> sizes;
+  std::vector<int64_t> configs;
+  RecordFilter zen3;
+  zen3.target = kZen3;
+  log->Scan(zen3, 7, [&](std::vector<tuning::MeasureRecord>&& batch) {
+    sizes.push_back(batch.size());
+    for (const auto& r : batch) configs.push_back(r.config_index());
+  });
+  EXPECT_EQ(sizes, (std::vector<size_t>{7, 7, 6}));
+  ASSERT_EQ(configs.size(), 20u);
+  EXPECT_TRUE(std::is_sorted(configs.begin(), configs.end()));
+  std::stringstream all;
+  EXPECT_EQ(log->ExportJsonLines(all), 25);
+}
+
+// Values at the edges survive the store: a config whose serialized bytes hold NULs, text that
+// is not ASCII or holds quotes and placeholders, a cost of zero, a tiny cost, an infinite time.
+TEST_P(TuningLogTest, OddValuesRoundTrip) {
+  auto log = TuningLog::Open(Location("odd.db"));
+  tuning::MeasureRecord r = Record(kDense, kZen3, 1, {0.0, 2.5e-300});
+  r.mutable_config()->mutable_knobs(0)->set_name("tïlé ?");
+  r.mutable_config()->mutable_knobs(0)->add_ints(0);
+  r.set_error_message("ünïcødé 'quoted' ? $1 \"and\" \\ back");
+  r.set_device_key("board?with?marks");
+  r.set_template_version(2);
+  tuning::MeasureRecord late = Record(kDense, kZen3, 2, {1e-3});
+  late.set_timestamp(std::numeric_limits<double>::infinity());
+  log->AppendBatch({r, late});
+  std::vector<tuning::MeasureRecord> back = log->List({});
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].SerializeAsString(), r.SerializeAsString());
+  EXPECT_TRUE(std::isinf(back[1].timestamp()));
+  EXPECT_EQ(log->Best(kDense, kZen3)->config_index(), 1);
+}
+
+// `tessera log copy`: records move between stores in both directions without loss, and a
+// second copy adds nothing.
+TEST_P(TuningLogTest, CopyBetweenStoresLosesAndDuplicatesNothing) {
+  auto from = TuningLog::Open(Location("copy_from.db"));
+  std::vector<tuning::MeasureRecord> records;
+  for (int i = 0; i < 60; ++i) {
+    records.push_back(Record(i % 3 ? kDense : "conv2d_NCHWc.x86(1,64,56,56)", kZen3, i,
+                             i % 7 ? std::vector<double>{1e-3 * i} : std::vector<double>{},
+                             i % 7 ? tuning::OK : tuning::RUNTIME_ERROR));
+  }
+  from->AppendBatch(records);
+  for (const std::string& other :
+       {TempPath("copy_to.db"),
+        GetParam() == "postgresql" ? testing::NewPostgresDatabase() : TempPath("copy_to2.db")}) {
+    auto to = TuningLog::Open(other);
+    to->Append(records[5]);  // already there: not copied again
+    ImportResult first = CopyRecords(*from, *to, /*batch=*/16);
+    EXPECT_EQ(first.imported, 59);
+    EXPECT_EQ(first.duplicates, 1);
+    ImportResult again = CopyRecords(*from, *to, 16);
+    EXPECT_EQ(again.imported, 0);
+    EXPECT_EQ(again.duplicates, 60);
+    EXPECT_EQ(to->Count(), 60);
+    EXPECT_EQ(to->Best(kDense, kZen3)->SerializeAsString(),
+              from->Best(kDense, kZen3)->SerializeAsString());
+    // And back: the source gains nothing.
+    EXPECT_EQ(CopyRecords(*to, *from).imported, 0);
+  }
+}
+
+class PostgresLogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
+  }
+  static void Exec(const std::string& uri, const std::string& sql) {
+    PostgresConnection db(
+        uri, [](const PostgresFailure& f) { throw std::runtime_error(f.what + ": " + f.detail); });
+    db.Exec(sql);
+  }
+};
+
+TEST_F(PostgresLogTest, APasswordInTheLocationIsRefused) {
+  EXPECT_EQ(OpenError("postgresql://tessera:secret@localhost/logs"),
+            "cannot open tuning log 'postgresql://…': the location holds a password; give it in "
+            "PGPASSWORD or a pgpass file (PGPASSFILE, default ~/.pgpass) instead");
+}
+
+TEST_F(PostgresLogTest, AServerThatIsNotThereIsAClearError) {
+  const std::string uri = "postgresql:///logs?host=/nonexistent-socket-dir&user=tessera";
+  const std::string msg = OpenError(uri);
+  EXPECT_EQ(msg.rfind("cannot open tuning log '" + uri + "': ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("/nonexistent-socket-dir"), std::string::npos) << msg;
+}
+
+TEST_F(PostgresLogTest, AnEmptyDatabaseWithoutCreate) {
+  const std::string uri = testing::NewPostgresDatabase();
+  EXPECT_EQ(OpenError(uri, /*create=*/false),
+            "'" + uri +
+                "' holds no Tessera tuning log yet (tessera tune or tessera log import "
+                "creates one)");
+  TuningLog::Open(uri);
+  EXPECT_EQ(OpenError(uri, /*create=*/false), "no error");
+}
+
+TEST_F(PostgresLogTest, NewerSchemaIsRefused) {
+  const std::string uri = testing::NewPostgresDatabase();
+  TuningLog::Open(uri);
+  Exec(uri, "UPDATE tessera_log SET value = '9' WHERE key = 'schema_version'");
+  EXPECT_EQ(OpenError(uri), "tuning log '" + uri +
+                                "' has schema version 9, newer than this Tessera understands "
+                                "(4); use a newer Tessera to read it");
+}
+
+TEST_F(PostgresLogTest, ForeignRecordsTableIsRefused) {
+  const std::string uri = testing::NewPostgresDatabase();
+  Exec(uri, "CREATE TABLE records (x INTEGER)");
+  EXPECT_EQ(OpenError(uri), "'" + uri +
+                                "' has a 'records' table that is not a Tessera tuning log's; use "
+                                "another database");
+}
+
+// Opening at once from many processes: one creates the tables, the others wait and use them.
+TEST_F(PostgresLogTest, ConcurrentFirstOpensCreateTheSchemaOnce) {
+  const std::string uri = testing::NewPostgresDatabase();
+  std::vector<pid_t> children;
+  for (int w = 0; w < 6; ++w) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      try {
+        TuningLog::Open(uri)->Append(Record(kDense, kZen3, w, {1e-3}));
+        _exit(0);
+      } catch (...) {
+        _exit(1);
+      }
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(TuningLog::Open(uri)->Count(), 6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, TuningLogTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace records

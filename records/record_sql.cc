@@ -1,0 +1,150 @@
+#include "records/record_sql.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+#include "records/tuning_log.h"
+
+namespace tessera {
+namespace records {
+
+const char* const kRecordColumns =
+    "workload_key, target, device_key, config_index, config_json, costs, error_kind, "
+    "error_message, timestamp, tuner_version, all_cost, config, template_version, in_model";
+
+namespace {
+
+SqlValue Int(int64_t v) {
+  SqlValue s;
+  s.kind = SqlValue::kInt;
+  s.integer = v;
+  return s;
+}
+
+SqlValue Real(double v) {
+  SqlValue s;
+  s.kind = SqlValue::kReal;
+  s.real = v;
+  return s;
+}
+
+SqlValue Text(std::string v, SqlValue::Kind kind = SqlValue::kText) {
+  SqlValue s;
+  s.kind = kind;
+  s.text = std::move(v);
+  return s;
+}
+
+}  // namespace
+
+std::string CostsToText(const tuning::MeasureRecord& r) {
+  std::string text = "[";
+  char buf[32];
+  for (int i = 0; i < r.costs_size(); ++i) {
+    std::snprintf(buf, sizeof(buf), "%.17g", r.costs(i));
+    if (i) text += ",";
+    text += buf;
+  }
+  return text + "]";
+}
+
+namespace internal {
+void CostsFromText(const std::string& text, tuning::MeasureRecord* r) {
+  nlohmann::json costs = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!costs.is_array()) return;
+  for (const nlohmann::json& cost : costs) {
+    if (cost.is_number()) r->add_costs(cost.get<double>());
+  }
+}
+}  // namespace internal
+
+std::string InsertSql(int rows) {
+  std::string sql =
+      std::string("INSERT INTO records (") + kRecordColumns + ", template, mean_cost) VALUES ";
+  for (int i = 0; i < rows; ++i)
+    sql += i ? ",(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  return sql;
+}
+
+std::vector<SqlValue> InsertValues(const tuning::MeasureRecord& record) {
+  const tuning::MeasureRecord r = WithConfigMessage(record);
+  const double mean = MeanCost(r);
+  return {
+      Text(r.workload_key()),
+      Text(r.target()),
+      Text(r.device_key()),
+      Int(r.config_index()),
+      Text(r.config_json()),
+      Text(CostsToText(r)),
+      Int(r.error_kind()),
+      Text(r.error_message()),
+      Real(r.timestamp()),
+      Text(r.tuner_version()),
+      Real(r.all_cost()),
+      r.has_config() ? Text(r.config().SerializeAsString(), SqlValue::kBytes) : SqlValue(),
+      Int(TemplateVersionOf(r)),
+      Int(r.in_model() ? 1 : 0),
+      Text(TemplateOfWorkload(r.workload_key())),
+      std::isfinite(mean) ? Real(mean) : SqlValue(),
+  };
+}
+
+std::string BestSql() {
+  return std::string("SELECT ") + kRecordColumns +
+         " FROM records WHERE workload_key = ? AND target = ? AND mean_cost IS NOT NULL"
+         " ORDER BY mean_cost ASC, id ASC LIMIT 1";
+}
+
+std::string MeasuredConfigsSql() {
+  return "SELECT DISTINCT config_index FROM records WHERE workload_key = ? AND target = ? AND "
+         "in_model = 0";
+}
+
+std::string IdentitiesSql() {
+  return "SELECT device_key, config_index, timestamp, costs FROM records"
+         " WHERE workload_key = ? AND target = ?";
+}
+
+std::string CountSql() { return "SELECT count(*) FROM records"; }
+
+Where BuildWhere(const RecordFilter& f) {
+  Where w;
+  auto add = [&](const std::string& cond, const std::string& value) {
+    w.sql += w.sql.empty() ? " WHERE " : " AND ";
+    w.sql += cond;
+    w.values.push_back(value);
+  };
+  if (!f.workload_key.empty()) add("workload_key = ?", f.workload_key);
+  if (!f.template_name.empty()) add("template = ?", f.template_name);
+  if (!f.target.empty()) add("target = ?", f.target);
+  if (f.only_successful) {
+    w.sql += w.sql.empty() ? " WHERE " : " AND ";
+    w.sql += "mean_cost IS NOT NULL";
+  }
+  return w;
+}
+
+std::string ListSql(const Where& w, int64_t limit) {
+  const std::string from = std::string(" FROM records") + w.sql;
+  if (limit < 0) return std::string("SELECT ") + kRecordColumns + from + " ORDER BY id ASC";
+  return std::string("SELECT ") + kRecordColumns + " FROM (SELECT id, " + kRecordColumns + from +
+         " ORDER BY id DESC LIMIT " + std::to_string(limit) + ") AS newest ORDER BY id ASC";
+}
+
+std::string ScanSql(const Where& w, int64_t batch) {
+  return std::string("SELECT ") + kRecordColumns + ", id FROM records" + w.sql +
+         (w.sql.empty() ? " WHERE " : " AND ") + "id > ? ORDER BY id ASC LIMIT " +
+         std::to_string(batch);
+}
+
+std::string StatsSql(const Where& w) {
+  // count(*) - count(mean_cost) counts the failures in both dialects.
+  return "SELECT workload_key, target, count(*), count(*) - count(mean_cost), min(mean_cost)"
+         " FROM records" +
+         w.sql + " GROUP BY workload_key, target ORDER BY workload_key, target";
+}
+
+}  // namespace records
+}  // namespace tessera

@@ -1,0 +1,23 @@
+/// \file
+/// A real PostgreSQL server for a test binary (tests/testing/postgres.sh: Debian's binaries, a
+/// fresh cluster under /tmp, a Unix socket only), started once and stopped when the binary ends.
+#ifndef TESSERA_TESTS_TESTING_POSTGRES_SERVER_H_
+#define TESSERA_TESTS_TESTING_POSTGRES_SERVER_H_
+
+#include <string>
+
+namespace tessera {
+namespace testing {
+
+/// The server of this test binary, started on first use. Returns false and says why in
+/// `why_not` when it cannot run here (no server binaries): the caller skips. Throws
+/// `std::runtime_error` when the binaries are there but the server does not start: that fails.
+bool PostgresAvailable(std::string* why_not);
+
+/// The URI of a new, empty database on the server (which must be available).
+std::string NewPostgresDatabase();
+
+}  // namespace testing
+}  // namespace tessera
+
+#endif  // TESSERA_TESTS_TESTING_POSTGRES_SERVER_H_
