@@ -162,8 +162,9 @@ void AddCompileCommand(CLI::App& app) {
   compile->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
       ->required();
   compile->add_option("--db", flags->db,
-                      "tuning log whose best records to use: a file, or tracker://HOST:PORT for "
-                      "the tracker's shared log");
+                      "tuning log whose best records to use: a SQLite file, "
+                      "postgresql://USER@HOST/DB, or tracker://HOST:PORT for the tracker's "
+                      "shared log");
   compile->add_option("--token-file", flags->token_file,
                       "the fleet's shared token (with --db tracker://)");
   compile->add_option("--tls-ca", flags->tls_ca,

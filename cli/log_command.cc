@@ -1,4 +1,5 @@
 // `tessera log`: query and move tuning logs (best records, listings, statistics, JSON lines).
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -24,8 +25,14 @@ namespace tessera {
 namespace cli {
 namespace {
 
+// Where a tuning log can live, for the flags' help.
+constexpr const char* kLogStoreHelp =
+    "tuning log: a SQLite file or postgresql://USER@HOST/DB (password from PGPASSWORD or "
+    "~/.pgpass)";
+
 struct LogFlags {
   std::string db, file;
+  std::string from, to;                     // `copy`
   std::string tracker, token_file, tls_ca;  // the tracker's shared log instead of --db
   records::RecordFilter filter;
   bool json = false;
@@ -119,6 +126,35 @@ void Export(const LogFlags& flags) {
 
 void List(const LogFlags& flags) {
   ForEachRecord(flags, [&](const tuning::MeasureRecord& r) { PrintRecord(r, flags.json); });
+}
+
+// Batch by batch, so that a million-record log never sits in memory whole; progress on stderr.
+void Copy(const LogFlags& flags) {
+  TESSERA_USER_CHECK(flags.from != flags.to)
+      << "--from and --to are the same log ('" << flags.from << "')";
+  const auto from = records::TuningLog::Open(flags.from, /*create=*/false);
+  const auto to = records::TuningLog::Open(flags.to, /*create=*/true);
+  const int64_t total = from->Count();
+  records::ImportResult copied;
+  const auto start = std::chrono::steady_clock::now();
+  auto last_report = start;
+  from->Scan({}, 10000, [&](std::vector<tuning::MeasureRecord>&& batch) {
+    const records::ImportResult part = to->ImportRecords(batch);
+    copied.imported += part.imported;
+    copied.duplicates += part.duplicates;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_report > std::chrono::seconds(2)) {
+      std::cerr << "copy: " << copied.imported + copied.duplicates << " of " << total
+                << " records read\n";
+      last_report = now;
+    }
+  });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char took[32];
+  std::snprintf(took, sizeof(took), "%.1f", seconds);
+  std::cout << "copied " << copied.imported << " records from " << flags.from << " to " << flags.to
+            << " (" << copied.duplicates << " already present) in " << took << " s\n";
 }
 
 // Every record is checked before the first is sent, so a bad log pushes nothing.
@@ -258,7 +294,7 @@ CLI::App* AddVerb(CLI::App* log, const std::string& name, const std::string& hel
   CLI::App* verb = log->add_subcommand(name, help);
   if (query) {
     CLI::Option_group* source = verb->add_option_group("source", "where the records are");
-    source->add_option("--db", flags->db, "SQLite tuning log");
+    source->add_option("--db", flags->db, kLogStoreHelp);
     CLI::Option* tracker =
         source
             ->add_option("--tracker", flags->tracker, "the shared log of the tracker at HOST:PORT")
@@ -266,7 +302,7 @@ CLI::App* AddVerb(CLI::App* log, const std::string& name, const std::string& hel
     source->require_option(1);
     AddTrackerOptions(verb, flags, tracker);
   } else {
-    verb->add_option("--db", flags->db, "SQLite tuning log")->required();
+    verb->add_option("--db", flags->db, kLogStoreHelp)->required();
   }
   if (filters) {
     verb->add_option("--task", flags->filter.workload_key, "only this workload key");
@@ -310,6 +346,15 @@ void AddLogCommand(CLI::App& app) {
   AddVerb(log, "import", "JSON lines into the log (duplicates skipped; a bad line imports nothing)",
           flags, false, "read this file (default: standard input)", false)
       ->callback([flags] { Import(*flags); });
+  CLI::App* copy = log->add_subcommand(
+      "copy",
+      "copy every record of one log into another, e.g. a SQLite file into PostgreSQL (duplicates "
+      "skipped: copying twice adds nothing)");
+  copy->add_option("--from", flags->from, std::string("source ") + kLogStoreHelp)->required();
+  copy->add_option("--to", flags->to,
+                   std::string("destination ") + kLogStoreHelp + " (created when missing)")
+      ->required();
+  copy->callback([flags] { Copy(*flags); });
   CLI::App* push = AddVerb(log, "push",
                            "upload a local log's records to the tracker's shared log (duplicates "
                            "skipped; a bad record pushes nothing)",

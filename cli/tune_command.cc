@@ -334,7 +334,10 @@ void AddTuneCommand(CLI::App& app) {
                    "(seconds,trials,estimated_ms,measured_tasks; a resumed run continues it)");
   tune->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
       ->required();
-  tune->add_option("--db", flags->db, "SQLite tuning log (created when missing)")->required();
+  tune->add_option("--db", flags->db,
+                   "tuning log (created when missing): a SQLite file or postgresql://USER@HOST/DB "
+                   "(password from PGPASSWORD or ~/.pgpass)")
+      ->required();
   tune->add_option("--trials", o.trials,
                    "measurements to make (model: in all, the log's earlier records included)")
       ->check(Positive());

@@ -25,7 +25,8 @@ namespace {
 struct TrackerFlags {
   std::string listen = "0.0.0.0:9190";
   std::string state, token_file, read_token_file, tls_cert, tls_key;
-  std::string http;  // the dashboard's address; empty: no dashboard
+  std::string http;    // the dashboard's address; empty: no dashboard
+  std::string log_db;  // the shared log's store; empty: STATE/tuning.db
   int fleet_sample_ms = 5000;
   tessera::tracker::FleetSettings settings;
   int64_t job_lease_ms = 30000;
@@ -79,7 +80,7 @@ int Serve(const TrackerFlags& flags) {
   if (!flags.state.empty()) store = std::make_unique<tessera::tracker::StateStore>(flags.state);
 
   tessera::tracker::TrackerService service(settings, tokens, std::move(store));
-  tessera::tracker::SharedLog log(flags.state);
+  tessera::tracker::SharedLog log(flags.state, flags.log_db);
   tessera::tracker::JobService jobs(flags.state, tokens.full, &log, flags.job_lease_ms);
   tessera::tracker::LogService log_service(&log, tokens);
   grpc::ServerBuilder builder;
@@ -137,6 +138,11 @@ int main(int argc, char** argv) {
                  "directory of the state kept across restarts (SQLite DIR/tracker.db); "
                  "without it the state lives in memory only")
       ->type_name("DIR");
+  app.add_option("--log-db", flags.log_db,
+                 "where the shared tuning log lives: a SQLite file or postgresql://USER@HOST/DB "
+                 "(password from PGPASSWORD or ~/.pgpass), which several trackers may share; "
+                 "default DIR/tuning.db of --state")
+      ->type_name("LOCATION");
   app.add_option("--token-file", flags.token_file,
                  "shared secret of the fleet; without it only loopback peers are accepted");
   app.add_option("--read-token-file", flags.read_token_file,

@@ -2,7 +2,11 @@
 
 namespace tessera::tracker {
 
-SharedLog::SharedLog(const std::string& state_dir) {
+SharedLog::SharedLog(const std::string& state_dir, const std::string& location) {
+  if (!location.empty()) {
+    log_ = records::TuningLog::Open(location);
+    return;
+  }
   std::string dir = state_dir;
   if (dir.empty()) {
     scratch_ = std::make_unique<TempDir>("tessera-tracker-log");

@@ -1,7 +1,7 @@
 /// \file
 /// The team's tuning log, kept by the tracker: the records that tuner workers report and that
-/// users push, served to `tessera log … --tracker` and `tessera compile --db tracker://…`. Same
-/// SQLite schema as `records/`; the tracker stores and serves records, it never builds.
+/// users push, served to `tessera log … --tracker` and `tessera compile --db tracker://…`. A
+/// `records::TuningLog` in either store; the tracker stores and serves records, it never builds.
 #ifndef TESSERA_TRACKER_SHARED_LOG_H_
 #define TESSERA_TRACKER_SHARED_LOG_H_
 
@@ -19,9 +19,10 @@ namespace tessera::tracker {
 /// gRPC handlers run on many threads: every use goes through `With`, under one lock.
 class SharedLog {
  public:
-  /// Opens `STATE_DIR/tuning.db`; with an empty `state_dir`, a log in a private temporary
+  /// Opens `location` (a SQLite file or a PostgreSQL URI, which several trackers may share) or,
+  /// when it is empty, `STATE_DIR/tuning.db`; with both empty, a log in a private temporary
   /// directory that lives as long as this object (the tracker's in-memory mode).
-  explicit SharedLog(const std::string& state_dir);
+  explicit SharedLog(const std::string& state_dir, const std::string& location = "");
   SharedLog(const SharedLog&) = delete;
   SharedLog& operator=(const SharedLog&) = delete;
 
@@ -32,7 +33,7 @@ class SharedLog {
     return std::forward<Use>(use)(*log_);
   }
 
-  /// Path of the database file.
+  /// Where the log lives: a file's path or a PostgreSQL URI.
   const std::string& path() const { return log_->path(); }
 
  private:
