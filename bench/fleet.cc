@@ -7,6 +7,8 @@
 //                                      [--servers 20] [--grants-per-client 10] [--hold-ms 2]
 //                                      [--client-model async|threads] [--mib 256]
 //                                      [--rounds 3] [--log-records 100000] [--log-queries 2000]
+//   bazel run -c opt //bench:fleet -- --mode log --db postgresql://USER@HOST/DB [--log-records
+//                                      1000000] [--writers 16] [--readers 64]   (the store alone)
 //   bazel run -c opt //bench:fleet -- --mode jobs [--job-trials 48] [--job-servers 4]
 //                                      [--job-task 'dense.x86(64,64,64,float32)']
 #include <unistd.h>
@@ -22,8 +24,10 @@
 #include <vector>
 
 #include "bench/fleet_grants.h"
+#include "bench/log_store.h"
 #include "bench/stats.h"
 #include "common/command_line.h"
+#include "common/error.h"
 #include "common/file.h"
 #include "fleet/client/job_client.h"
 #include "fleet/client/log_client.h"
@@ -265,6 +269,18 @@ int main(int argc, char** argv) {
       ->check(tessera::Positive());
   app.add_option("--log-queries", log_queries, "best-record queries timed")
       ->check(tessera::Positive());
+  tessera::bench::StoreLoadOptions store;
+  app.add_option("--db", store.db,
+                 "with --mode log: load this empty tuning log (a SQLite file or "
+                 "postgresql://USER@HOST/DB) directly with --writers and --readers instead of "
+                 "timing the tracker's shared log");
+  app.add_option("--writers", store.writers, "with --db: threads appending records")
+      ->check(tessera::Positive());
+  app.add_option("--readers", store.readers, "with --db: threads querying best records")
+      ->check(tessera::NonNegative());
+  app.add_option("--read-interval-ms", store.read_interval_ms,
+                 "with --db: each reader's pause between queries")
+      ->check(tessera::NonNegative());
   JobBench job_bench;
   app.add_option("--job-trials", job_bench.trials, "trials of the job")->check(tessera::Positive());
   app.add_option("--job-servers", job_bench.servers, "device servers of the job fleet")
@@ -275,6 +291,12 @@ int main(int argc, char** argv) {
     if (mode == "all" || mode == "copy") {
       Throughput(mib, rounds, false);
       Throughput(mib, rounds, true);
+    }
+    if (!store.db.empty()) {
+      TESSERA_USER_CHECK(mode == "log") << "--db goes with --mode log";
+      store.records = log_records;
+      tessera::bench::StoreLoad(store);
+      return 0;
     }
     if (mode == "all" || mode == "log") LogBestLatency(log_records, log_queries);
     if (mode == "jobs") JobThroughput(job_bench);

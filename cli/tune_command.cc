@@ -296,6 +296,10 @@ void Tune(TuneFlags& flags) {
 
 }  // namespace
 
+constexpr const char* kDbHelp =
+    "tuning log (created when missing): a SQLite file or postgresql://USER@HOST/DB (password from "
+    "PGPASSWORD or ~/.pgpass)";
+
 void AddTuneCommand(CLI::App& app) {
   auto flags = std::make_shared<TuneFlags>();
   tuner::TuneTaskOptions& o = flags->options;
@@ -334,10 +338,7 @@ void AddTuneCommand(CLI::App& app) {
                    "(seconds,trials,estimated_ms,measured_tasks; a resumed run continues it)");
   tune->add_option("--target", flags->target, "target string, e.g. 'llvm -mcpu=native'")
       ->required();
-  tune->add_option("--db", flags->db,
-                   "tuning log (created when missing): a SQLite file or postgresql://USER@HOST/DB "
-                   "(password from PGPASSWORD or ~/.pgpass)")
-      ->required();
+  tune->add_option("--db", flags->db, kDbHelp)->required();
   tune->add_option("--trials", o.trials,
                    "measurements to make (model: in all, the log's earlier records included)")
       ->check(Positive());

@@ -158,13 +158,28 @@ void PostgresConnection::Fail(const std::string& what, pg_result* result) const 
     if (primary) failure.detail = primary;
     PQclear(result);
   }
-  if (PQstatus(conn_) == CONNECTION_BAD)
+  // An error the server did not send (no SQLSTATE) is the connection's: libpq may still call it
+  // open, so the next call connects again rather than fail the same way.
+  if (failure.sqlstate.empty()) broken_ = true;
+  if (PQstatus(conn_) == CONNECTION_BAD) {
     failure.detail += " (the connection to the server is lost)";
+  }
   on_error_(failure);
   throw InternalError("the PostgreSQL error handler of '" + uri_ + "' returned");
 }
 
+void PostgresConnection::Reconnect() {
+  if (PQstatus(conn_) == CONNECTION_OK && !broken_) return;
+  broken_ = false;
+  // The server restarted or the network dropped since the last call: that call failed and said
+  // so; this one starts over on a new session (whose prepared statements are gone).
+  PQreset(conn_);
+  prepared_.clear();
+  if (PQstatus(conn_) != CONNECTION_OK) Fail("reconnecting", nullptr);
+}
+
 void PostgresConnection::Exec(const std::string& sql) {
+  Reconnect();
   pg_result* result = PQexec(conn_, sql.c_str());
   const ExecStatusType status = PQresultStatus(result);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -175,6 +190,7 @@ void PostgresConnection::Exec(const std::string& sql) {
 
 PostgresRows PostgresConnection::Query(const std::string& sql,
                                        const std::vector<PostgresParam>& params) {
+  Reconnect();
   std::vector<const char*> values;
   std::vector<int> lengths;
   std::vector<int> formats;
@@ -183,9 +199,20 @@ PostgresRows PostgresConnection::Query(const std::string& sql,
     lengths.push_back(p.value ? static_cast<int>(p.value->size()) : 0);
     formats.push_back(p.binary ? 1 : 0);
   }
+  auto statement = prepared_.find(sql);
+  if (statement == prepared_.end()) {
+    const std::string name = "tessera_" + std::to_string(prepared_.size() + 1);
+    pg_result* prepared = PQprepare(conn_, name.c_str(), NumberedPlaceholders(sql).c_str(),
+                                    static_cast<int>(params.size()), nullptr);
+    if (PQresultStatus(prepared) != PGRES_COMMAND_OK) {
+      Fail("preparing '" + sql.substr(0, 40) + "...'", prepared);
+    }
+    PQclear(prepared);
+    statement = prepared_.emplace(sql, name).first;
+  }
   pg_result* result =
-      PQexecParams(conn_, NumberedPlaceholders(sql).c_str(), static_cast<int>(params.size()),
-                   nullptr, values.data(), lengths.data(), formats.data(), /*resultFormat=*/0);
+      PQexecPrepared(conn_, statement->second.c_str(), static_cast<int>(params.size()),
+                     values.data(), lengths.data(), formats.data(), /*resultFormat=*/0);
   const ExecStatusType status = PQresultStatus(result);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
     Fail("running '" + sql.substr(0, 40) + "...'", result);

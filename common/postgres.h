@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -107,6 +108,8 @@ class PostgresRow {
 };
 
 /// An open connection to a PostgreSQL server. Not thread-safe: one per thread or under a lock.
+/// A call on a connection that broke (the server restarted, the network dropped) connects again
+/// first; the call that found it broken failed with the server's message.
 class PostgresConnection {
  public:
   /// Connects to `uri` (which must not hold a password); failures, now and later, go to
@@ -119,15 +122,19 @@ class PostgresConnection {
 
   /// Runs one or more statements without parameters or results.
   void Exec(const std::string& sql);
-  /// Runs one statement with `?` placeholders bound to `params`, in order.
+  /// Runs one statement with `?` placeholders bound to `params`, in order. Each distinct `sql` is
+  /// prepared once per connection and reused (a tuner's batch insert is parsed and planned once).
   PostgresRows Query(const std::string& sql, const std::vector<PostgresParam>& params = {});
   /// The URI it was opened with.
   const std::string& uri() const { return uri_; }
 
  private:
   [[noreturn]] void Fail(const std::string& what, pg_result* result) const;
+  void Reconnect();
   pg_conn* conn_ = nullptr;
   std::string uri_;
+  std::map<std::string, std::string> prepared_;  // sql → statement name
+  mutable bool broken_ = false;                  // the last call failed on the connection
   PostgresErrorHandler on_error_;
 };
 

@@ -70,7 +70,9 @@ const std::vector<const char*> kPostgresMigrations = {
       tuner_version TEXT NOT NULL,
       all_cost DOUBLE PRECISION NOT NULL
     );
-    CREATE INDEX records_by_workload ON records (workload_key, target, mean_cost);
+    -- id closes the index (SQLite's indexes end in the rowid by themselves): the best record
+    -- of a workload is the index's first entry, read without touching the workload's others.
+    CREATE INDEX records_by_workload ON records (workload_key, target, mean_cost, id);
     CREATE INDEX records_by_template ON records (template, target);
     CREATE TABLE tessera_log (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     INSERT INTO tessera_log VALUES ('format', 'tessera tuning log'), ('schema_version', '0');

@@ -1,4 +1,5 @@
-// `Log`: a tuning log read from Python, a local SQLite file or a tracker's shared log
+// `Log`: a tuning log read from Python, a local SQLite file, a PostgreSQL database or a tracker's
+// shared log
 // ("tracker://HOST:PORT"), as `tessera log` reads it. Records cross as the JSON objects
 // `tessera log export` writes, so that Python sees the same fields under the same names.
 #include <pybind11/pybind11.h>

@@ -1,6 +1,7 @@
 """Tuning logs from Python: what a build script asks of the records.
 
-    log = tessera.log.open("tuning.db")          # or "tracker://host:9190" (token_file=...)
+    log = tessera.log.open("tuning.db")          # or "tracker://host:9190" (token_file=...),
+                                                 # or "postgresql://user@host/db" (PGPASSWORD)
     best = log.best("dense.x86(1024,1024,1024,float32)", "llvm -mcpu=native")
     print(best["costs"], best["config"])
     for s in log.stats():
@@ -22,7 +23,8 @@ WorkloadStats = collections.namedtuple(
 
 
 class Log:
-    """A tuning log: a SQLite file or a tracker's shared log. Use `open`."""
+    """A tuning log: a SQLite file, a PostgreSQL database or a tracker's shared log. Use
+    `open`."""
 
     def __init__(self, db, token_file=None, tls_ca=None):
         self._log = _tessera.Log(os.fspath(db), os.fspath(token_file) if token_file else "",
@@ -30,7 +32,7 @@ class Log:
 
     @property
     def name(self):
-        """The file's path, or "tracker://HOST:PORT"."""
+        """The file's path, the postgresql:// URI, or "tracker://HOST:PORT"."""
         return self._log.name
 
     def best(self, task, target=""):

@@ -40,10 +40,11 @@ def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0
          rpc_tracker=None, rpc_key=None, token_file=None, progress=True, check=True):
     """Tunes every tunable task of an ONNX model (a path, its bytes or an onnx.ModelProto), or
     one task by its workload key ("dense.x86(1024,1024,1024,float32)"), for `target`, recording
-    every measurement in the SQLite log `db` (created when missing). `trials` counts, for a
-    model, over all its tasks, earlier records included: the same call after an interruption
-    continues, after a finished run it measures nothing. Measures on this machine, or on the
-    fleet devices of `rpc_key` registered with the tracker `rpc_tracker` ("HOST:PORT").
+    every measurement in the log `db`, a SQLite file or a postgresql:// URI (created when
+    missing). `trials` counts, for a model, over all its tasks, earlier records included: the
+    same call after an interruption continues, after a finished run it measures nothing.
+    Measures on this machine, or on the fleet devices of `rpc_key` registered with the tracker
+    `rpc_tracker` ("HOST:PORT").
 
     `progress`: True prints the command line's progress line on stderr; a callable is called
     after every batch with (trials, budget, task index, workload key, estimated seconds,

@@ -445,6 +445,23 @@ TEST_F(PostgresLogTest, ForeignRecordsTableIsRefused) {
                                 "another database");
 }
 
+// A log outlives a server restart: the call that finds the connection broken fails and says so;
+// the next one connects again and nothing written before is lost.
+TEST_F(PostgresLogTest, ALogReconnectsAfterTheServerRestarts) {
+  const std::string uri = testing::NewPostgresDatabase();
+  auto log = TuningLog::Open(uri);
+  log->Append(Record(kDense, kZen3, 1, {1e-3}));
+  testing::RestartPostgres();
+  try {
+    log->Append(Record(kDense, kZen3, 2, {1e-3}));
+  } catch (const LogError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("tuning log '" + uri + "': ", 0), 0u) << e.what();
+  }
+  log->Append(Record(kDense, kZen3, 3, {1e-3}));
+  std::set<int64_t> configs = log->MeasuredConfigs(kDense, kZen3);
+  EXPECT_TRUE(configs.count(1) && configs.count(3)) << configs.size();
+}
+
 // Opening at once from many processes: one creates the tables, the others wait and use them.
 TEST_F(PostgresLogTest, ConcurrentFirstOpensCreateTheSchemaOnce) {
   const std::string uri = testing::NewPostgresDatabase();

@@ -6,10 +6,12 @@
 #   postgres.sh start          prints the server's directory ROOT (exit 77: no server binaries)
 #   postgres.sh uri ROOT DB    prints the URI of database DB on it
 #   postgres.sh createdb ROOT DB
+#   postgres.sh restart ROOT   stops it at once (as a crash would) and starts it again
 #   postgres.sh stop ROOT      stops it at once and removes ROOT
 #
 # initdb refuses to run as root, so as root the server runs as the "postgres" user that Debian's
-# package creates. PG_DURABLE=1 keeps fsync on (benchmarks); tests run without it.
+# package creates. PG_DURABLE=1 keeps fsync on (benchmarks); tests run without it. PG_SERVER_OPTS
+# adds server settings ("-c shared_buffers=1GB").
 set -euo pipefail
 
 bin_dir() {
@@ -46,7 +48,7 @@ case "${1:-}" in
     FSYNC="-F"
     if [ "${PG_DURABLE:-0}" = 1 ]; then FSYNC=""; fi
     if ! as_owner "$BIN/pg_ctl" -D "$ROOT/data" -w -t 60 -l "$ROOT/server.log" \
-        -o "-k $ROOT -c listen_addresses= -c max_connections=300 $FSYNC" start >/dev/null; then
+        -o "-k $ROOT -c listen_addresses= -c max_connections=300 $FSYNC ${PG_SERVER_OPTS:-}" start >/dev/null; then
       echo "postgres.sh: the server did not start:" >&2; cat "$ROOT/server.log" >&2; rm -rf "$ROOT"; exit 1
     fi
     echo "$ROOT"
@@ -58,6 +60,10 @@ case "${1:-}" in
     BIN=$(bin_dir)
     "$BIN/createdb" -h "$2" -U tessera "$3"
     ;;
+  restart)  # as after a crash: connections break, the data stays
+    BIN=$(bin_dir)
+    as_owner "$BIN/pg_ctl" -D "$2/data" -m immediate -w restart -l "$2/server.log" >/dev/null
+    ;;
   stop)
     BIN=$(bin_dir) || exit 0
     if [ -d "$2/data" ]; then
@@ -66,7 +72,7 @@ case "${1:-}" in
     case "$2" in /tmp/tessera-pg.*) rm -rf "$2" ;; esac
     ;;
   *)
-    echo "usage: postgres.sh start | uri ROOT DB | createdb ROOT DB | stop ROOT" >&2
+    echo "usage: postgres.sh start | uri ROOT DB | createdb ROOT DB | restart ROOT | stop ROOT" >&2
     exit 2
     ;;
 esac

@@ -63,5 +63,12 @@ std::string NewPostgresDatabase() {
   return "postgresql:///" + name + "?host=" + server.root + "&user=tessera";
 }
 
+void RestartPostgres() {
+  std::lock_guard<std::mutex> lock(mutex);
+  Server& server = TheServer();
+  ProgramResult restarted = RunProgram({"bash", kScript, "restart", server.root});
+  if (!restarted.ok()) throw std::runtime_error("restarting PostgreSQL: " + restarted.output);
+}
+
 }  // namespace testing
 }  // namespace tessera

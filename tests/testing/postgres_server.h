@@ -17,6 +17,9 @@ bool PostgresAvailable(std::string* why_not);
 /// The URI of a new, empty database on the server (which must be available).
 std::string NewPostgresDatabase();
 
+/// Stops the server at once, as a crash would, and starts it again: connections break, data stays.
+void RestartPostgres();
+
 }  // namespace testing
 }  // namespace tessera
 

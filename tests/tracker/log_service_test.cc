@@ -15,6 +15,7 @@
 #include "fleet/client/fleet_error.h"
 #include "fleet/client/log_client.h"
 #include "fleet/log_wire.h"
+#include "tests/testing/postgres_server.h"
 
 namespace tessera::tracker {
 namespace {
@@ -47,11 +48,19 @@ tuning::MeasureRecord Failed(const std::string& workload, int64_t config_index) 
 const char kDense[] = "dense.x86(64,64,64,float32)";
 const char kConv[] = "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)";
 
-// A LogService over a private log on 127.0.0.1 with `token`.
-class LogServiceTest : public ::testing::Test {
+// A LogService over a private log on 127.0.0.1 with `token`, in each store: a SQLite file in a
+// temporary directory, and a database on a real PostgreSQL server (skipped where there is none).
+class LogServiceTest : public ::testing::TestWithParam<std::string> {
  protected:
   void Start(const AccessTokens& tokens) {
-    service_ = std::make_unique<LogService>(&log_, tokens);
+    std::string why_not;
+    if (GetParam() == "postgresql") {
+      if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
+      log_ = std::make_unique<SharedLog>("", testing::NewPostgresDatabase());
+    } else {
+      log_ = std::make_unique<SharedLog>("");
+    }
+    service_ = std::make_unique<LogService>(log_.get(), tokens);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(service_.get());
@@ -59,7 +68,9 @@ class LogServiceTest : public ::testing::Test {
     ASSERT_NE(port_, 0);
   }
   void SetUp() override { Start(AccessTokens()); }
-  void TearDown() override { server_->Shutdown(std::chrono::system_clock::now()); }
+  void TearDown() override {
+    if (server_) server_->Shutdown(std::chrono::system_clock::now());
+  }
 
   std::string Address() const { return "127.0.0.1:" + std::to_string(port_); }
   fleet::LogClient Client(const std::string& token = "") const {
@@ -70,7 +81,7 @@ class LogServiceTest : public ::testing::Test {
     return fleet::LogClient(options);
   }
   int64_t Count() {
-    return log_.With([](records::TuningLog& log) { return log.Count(); });
+    return log_->With([](records::TuningLog& log) { return log.Count(); });
   }
   grpc::Status RawPush(const log::v1::PushRequest& request) {
     auto stub = log::v1::LogService::NewStub(
@@ -80,13 +91,13 @@ class LogServiceTest : public ::testing::Test {
     return stub->Push(&context, request, &reply);
   }
 
-  SharedLog log_{""};
+  std::unique_ptr<SharedLog> log_;
   std::unique_ptr<LogService> service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };
 
-TEST_F(LogServiceTest, PushedRecordsComeBackAsBestListAndStats) {
+TEST_P(LogServiceTest, PushedRecordsComeBackAsBestListAndStats) {
   fleet::LogClient client = Client();
   std::vector<tuning::MeasureRecord> records = {
       Record(kDense, 3, 0.002, 1700000000), Record(kDense, 7, 0.001, 1700000001), Failed(kDense, 9),
@@ -125,7 +136,7 @@ TEST_F(LogServiceTest, PushedRecordsComeBackAsBestListAndStats) {
   EXPECT_EQ(client.SourceName(), "tracker://" + Address());
 }
 
-TEST_F(LogServiceTest, ListStreamsManyChunksInOrder) {
+TEST_P(LogServiceTest, ListStreamsManyChunksInOrder) {
   std::vector<tuning::MeasureRecord> records;
   for (int i = 0; i < 3 * kListChunkRecords + 5; ++i) {
     records.push_back(Record(kDense, i, 0.001 + i * 1e-6, 1700000000 + i));
@@ -137,7 +148,7 @@ TEST_F(LogServiceTest, ListStreamsManyChunksInOrder) {
   for (size_t i = 0; i < listed.size(); ++i) EXPECT_EQ(listed[i].config_index(), int64_t(i));
 }
 
-TEST_F(LogServiceTest, PushingTwiceSkipsDuplicates) {
+TEST_P(LogServiceTest, PushingTwiceSkipsDuplicates) {
   fleet::LogClient client = Client();
   std::vector<tuning::MeasureRecord> records = {Record(kDense, 3, 0.002, 1700000000),
                                                 Record(kDense, 7, 0.001, 1700000001)};
@@ -149,7 +160,7 @@ TEST_F(LogServiceTest, PushingTwiceSkipsDuplicates) {
   EXPECT_EQ(Count(), 3);
 }
 
-TEST_F(LogServiceTest, MalformedRecordsAreRefusedByNameAndNothingIsWritten) {
+TEST_P(LogServiceTest, MalformedRecordsAreRefusedByNameAndNothingIsWritten) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   struct Case {
     std::function<void(tuning::MeasureRecord*)> spoil;
@@ -193,7 +204,7 @@ TEST_F(LogServiceTest, MalformedRecordsAreRefusedByNameAndNothingIsWritten) {
   }
 }
 
-TEST_F(LogServiceTest, OversizedPushesAreRefusedAndNothingIsWritten) {
+TEST_P(LogServiceTest, OversizedPushesAreRefusedAndNothingIsWritten) {
   log::v1::PushRequest many;
   for (int i = 0; i <= fleet::kMaxPushRecords; ++i) {
     *many.add_records() = Record(kDense, i, 0.001, 1700000000 + i);
@@ -244,7 +255,7 @@ void CallEveryRpc(const fleet::LogClient& client, const std::string& expected_me
   }
 }
 
-TEST_F(LogServiceTokenTest, MissingOrForgedTokenIsRefusedOnEveryRpc) {
+TEST_P(LogServiceTokenTest, MissingOrForgedTokenIsRefusedOnEveryRpc) {
   CallEveryRpc(Client(), "missing token");
   CallEveryRpc(Client("s3creT"), "wrong token");
   CallEveryRpc(Client("s3cret-and-more"), "wrong token");
@@ -255,7 +266,7 @@ TEST_F(LogServiceTokenTest, MissingOrForgedTokenIsRefusedOnEveryRpc) {
 }
 
 // The read-only token (a CI build's, a dashboard's) queries the log and cannot push to it.
-TEST_F(LogServiceTokenTest, TheReadOnlyTokenQueriesButCannotPush) {
+TEST_P(LogServiceTokenTest, TheReadOnlyTokenQueriesButCannotPush) {
   ASSERT_EQ(Client("s3cret").Push({Record(kDense, 1, 0.001, 1700000000)}).imported, 1);
   fleet::LogClient reader = Client("r3ader");
   EXPECT_EQ(reader.Best({}).records.size(), 1u);
@@ -273,6 +284,15 @@ TEST_F(LogServiceTokenTest, TheReadOnlyTokenQueriesButCannotPush) {
   }
   EXPECT_EQ(Count(), 1);
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, LogServiceTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+INSTANTIATE_TEST_SUITE_P(Stores, LogServiceTokenTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace tessera::tracker

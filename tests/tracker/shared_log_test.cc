@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/file.h"
+#include "tests/testing/postgres_server.h"
 
 namespace tessera::tracker {
 namespace {
@@ -64,6 +65,33 @@ TEST(SharedLogTest, HandlersOnManyThreadsLoseNoRecord) {
       log.With([](records::TuningLog& l) { return l.Best("dense.x86(64,64,64,float32)", "llvm"); });
   ASSERT_TRUE(best.has_value());
   EXPECT_DOUBLE_EQ(best->costs(0), 1e-3);
+}
+
+// Two trackers started with one --log-db serve each other's records, and their handlers on many
+// threads lose none.
+TEST(SharedLogTest, TwoTrackersOnOnePostgresDatabaseShareTheirRecords) {
+  std::string why_not;
+  if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
+  const std::string database = testing::NewPostgresDatabase();
+  SharedLog first("", database);
+  SharedLog second("", database);
+  EXPECT_EQ(first.path(), database);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      SharedLog& log = t % 2 ? second : first;
+      for (int i = 0; i < 25; ++i) {
+        log.With([&](records::TuningLog& l) { l.Append(Record(t * 100 + i, 1e-3 * (i + 2))); });
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  first.With([](records::TuningLog& l) { l.Append(Record(999, 1e-4)); });
+  EXPECT_EQ(second.With([](records::TuningLog& l) { return l.Count(); }), 101);
+  auto best = second.With(
+      [](records::TuningLog& l) { return l.Best("dense.x86(64,64,64,float32)", "llvm"); });
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->config_index(), 999);
 }
 
 }  // namespace

@@ -179,5 +179,24 @@ Json JobsJson(const jobs::v1::JobList& list) {
   return jobs;
 }
 
+Json QueueJson(const Json& jobs) {
+  int64_t active = 0, pending = 0, leased = 0, workers = 0;
+  for (const Json& job : jobs) {
+    const std::string state = job.value("state", "");
+    if (state != "queued" && state != "running") continue;
+    ++active;
+    pending += std::max<int64_t>(
+        0, job.value("trials_total", int64_t{0}) - job.value("trials_done", int64_t{0}));
+    workers += job.value("workers", int64_t{0});
+    for (const Json& task : job.value("tasks", Json::array())) {
+      leased += task.value("leased", int64_t{0});
+    }
+  }
+  return {{"active_jobs", active},
+          {"pending_trials", pending},
+          {"leased_trials", leased},
+          {"workers", workers}};
+}
+
 }  // namespace tracker
 }  // namespace tessera

@@ -35,6 +35,11 @@ Json BestJson(const records::TuningLog& log);
 /// figures (no trial done, no success, no estimate yet) are null.
 Json JobsJson(const jobs::v1::JobList& jobs);
 
+/// `{"active_jobs": N, "pending_trials": N, "leased_trials": N, "workers": N}` from `JobsJson`'s
+/// output: what an autoscaler sizes the worker pool by (jobs queued or running; their trials not
+/// yet done; trials leased to workers now; workers on them).
+Json QueueJson(const Json& jobs);
+
 /// A job's estimated model latency over time, `[[unix_ms, seconds]]`: after each report that
 /// brought a new best, the sum over tasks of weight × best (the faster of a task and its
 /// alternatives, at the task's weight), from when every task or an alternative has one.

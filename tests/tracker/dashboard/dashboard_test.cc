@@ -325,5 +325,30 @@ TEST(DashboardWithoutTokenTest, ServesLoopbackPeers) {
   EXPECT_EQ(Json::parse(result->body)["servers"].size(), 0u);
 }
 
+// What an autoscaler reads: only queued and running jobs count.
+TEST(QueueJsonTest, CountsTheTrialsLeftOfActiveJobs) {
+  jobs::v1::JobList list;
+  jobs::v1::JobStatus* running = list.add_jobs();
+  running->set_job_id("j1");
+  running->set_state("running");
+  running->set_trials(100);
+  running->set_done(40);
+  running->set_workers(3);
+  running->add_tasks()->set_leased(8);
+  running->add_tasks()->set_leased(4);
+  jobs::v1::JobStatus* queued = list.add_jobs();
+  queued->set_job_id("j2");
+  queued->set_state("queued");
+  queued->set_trials(50);
+  jobs::v1::JobStatus* done = list.add_jobs();
+  done->set_job_id("j3");
+  done->set_state("done");
+  done->set_trials(70);
+  EXPECT_EQ(
+      QueueJson(JobsJson(list)),
+      Json({{"active_jobs", 2}, {"pending_trials", 110}, {"leased_trials", 12}, {"workers", 3}}));
+  EXPECT_EQ(QueueJson(Json::array())["pending_trials"], 0);
+}
+
 }  // namespace
 }  // namespace tessera::tracker
