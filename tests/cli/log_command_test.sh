@@ -9,12 +9,7 @@ check() {  # check NAME CONDITION...
   if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
 }
 
-cat > "$dir/records.jsonl" <<'JSON'
-{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"3","config_json":"{}","costs":[0.002,0.002],"timestamp":1700000000}
-{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"7","config_json":"{}","costs":[0.001],"timestamp":1700000001}
-{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"9","error_kind":"TIMEOUT","error_message":"ran past 10 s","timestamp":1700000002}
-{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=skylake","device_key":"local","config_index":"1","config_json":"{}","costs":[0.0005],"timestamp":1700000003}
-JSON
+cp tests/cli/testdata/records.jsonl "$dir/records.jsonl"
 
 out=$($tessera log import --db "$dir/t.db" --file "$dir/records.jsonl")
 check "import reports count" grep -q "imported 4 records" <<<"$out"

@@ -25,12 +25,7 @@ cleanup() {
 trap cleanup EXIT
 db() { bash $pg createdb "$root" "$1" && bash $pg uri "$root" "$1"; }
 
-cat > "$dir/records.jsonl" <<'JSON'
-{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"3","config_json":"{}","costs":[0.002,0.002],"timestamp":1700000000}
-{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"7","config_json":"{}","costs":[0.001],"timestamp":1700000001}
-{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=znver3","device_key":"local","config_index":"9","error_kind":"TIMEOUT","error_message":"ran past 10 s","timestamp":1700000002}
-{"workload_key":"dense.x86(64,64,64,float32)","target":"llvm -mcpu=skylake","device_key":"local","config_index":"1","config_json":"{}","costs":[0.0005],"timestamp":1700000003}
-JSON
+cp tests/cli/testdata/records.jsonl "$dir/records.jsonl"
 
 # The same verbs give the same answers on both stores.
 logs=$(db logs)

@@ -94,3 +94,28 @@ def fleet():
         for process in (server, tracker):
             process.terminate()
             process.wait(timeout=10)
+
+
+POSTGRES = "tests/testing/postgres.sh"
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL server for the session (tests/testing/postgres.sh); a function that
+    returns the URI of a new, empty database on it. Skips where the server binaries are missing."""
+    started = subprocess.run(["bash", POSTGRES, "start"], capture_output=True, text=True)
+    if started.returncode == 77:
+        pytest.skip(started.stderr.strip())
+    assert started.returncode == 0, started.stderr
+    root = started.stdout.strip().splitlines()[-1]
+    count = [0]
+
+    def new_database():
+        count[0] += 1
+        name = "py_%d" % count[0]
+        subprocess.run(["bash", POSTGRES, "createdb", root, name], check=True)
+        return subprocess.run(["bash", POSTGRES, "uri", root, name], check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    yield new_database
+    subprocess.run(["bash", POSTGRES, "stop", root])

@@ -95,3 +95,15 @@ def test_ctrl_c_stops_after_the_batch_and_keeps_every_record(conv_model, tmp_pat
     # Tuning again continues from what was kept.
     summary = tune_conv(conv_model, db, len(kept) + 4, progress=False)
     assert summary["measured"] == 4
+
+
+def test_a_model_is_tuned_into_postgresql_and_a_build_uses_it(conv_model, postgres):
+    db = postgres()
+    summary = tune_conv(conv_model, db, 6, progress=False, check=False)
+    assert summary["measured"] == 6
+    log = tessera.log.open(db)
+    assert log.name == db
+    assert len(log.records(CONV)) == 6 and log.best(CONV, "llvm")["costs"]
+    assert "coverage: tuned 1/1 tasks" in tessera.compile(conv_model, db=db).coverage
+    with pytest.raises(tessera.UserError, match="holds a password"):
+        tessera.log.open("postgresql://tessera:secret@localhost/logs")

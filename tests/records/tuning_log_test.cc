@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -69,6 +70,28 @@ class TuningLogTest : public ::testing::TestWithParam<std::string> {
     return GetParam() == "postgresql" ? testing::NewPostgresDatabase() : TempPath(name);
   }
 };
+
+// Runs `each(0..n-1)` in `n` child processes at once and expects every one to succeed.
+void InChildren(int n, const std::function<void(int)>& each) {
+  std::vector<pid_t> children;
+  for (int w = 0; w < n; ++w) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      try {
+        each(w);
+        _exit(0);
+      } catch (...) {
+        _exit(1);
+      }
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+}
 
 std::string OpenError(const std::string& path, bool create = true) {
   try {
@@ -296,25 +319,10 @@ TEST_P(TuningLogTest, ConcurrentWritersLoseNoRows) {
   std::string path = Location("concurrent.db");
   TuningLog::Open(path);
   const int kWriters = 4, kRows = 100;
-  std::vector<pid_t> children;
-  for (int w = 0; w < kWriters; ++w) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      try {
-        auto log = TuningLog::Open(path);
-        for (int i = 0; i < kRows; ++i) log->Append(Record(kDense, kZen3, w * 1000 + i, {1e-3}));
-        _exit(0);
-      } catch (...) {
-        _exit(1);
-      }
-    }
-    children.push_back(pid);
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
+  InChildren(kWriters, [&](int w) {
+    auto log = TuningLog::Open(path);
+    for (int i = 0; i < kRows; ++i) log->Append(Record(kDense, kZen3, w * 1000 + i, {1e-3}));
+  });
   auto log = TuningLog::Open(path);
   EXPECT_EQ(log->Count(), kWriters * kRows);
   EXPECT_EQ(log->MeasuredConfigs(kDense, kZen3).size(), static_cast<size_t>(kWriters * kRows));
@@ -465,24 +473,7 @@ TEST_F(PostgresLogTest, ALogReconnectsAfterTheServerRestarts) {
 // Opening at once from many processes: one creates the tables, the others wait and use them.
 TEST_F(PostgresLogTest, ConcurrentFirstOpensCreateTheSchemaOnce) {
   const std::string uri = testing::NewPostgresDatabase();
-  std::vector<pid_t> children;
-  for (int w = 0; w < 6; ++w) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      try {
-        TuningLog::Open(uri)->Append(Record(kDense, kZen3, w, {1e-3}));
-        _exit(0);
-      } catch (...) {
-        _exit(1);
-      }
-    }
-    children.push_back(pid);
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
+  InChildren(6, [&](int w) { TuningLog::Open(uri)->Append(Record(kDense, kZen3, w, {1e-3})); });
   EXPECT_EQ(TuningLog::Open(uri)->Count(), 6);
 }
 
