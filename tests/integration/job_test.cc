@@ -12,8 +12,9 @@
 #include <set>
 
 #include "fleet/client/job_client.h"
-#include "tests/integration/fleet_fixture.h"
 #include "records/tuning_log.h"
+#include "tests/integration/fleet_fixture.h"
+#include "tests/testing/postgres_server.h"
 
 namespace tessera {
 namespace {
@@ -24,19 +25,25 @@ using testing::Fleet;
 constexpr const char* kSmall = "dense.x86(16,16,16,float32)";
 constexpr const char* kOther = "dense.x86(16,32,8,float32)";
 
-// A fleet whose tracker keeps its state (and so its tuning log) in a directory of the test's and
-// takes a worker's batch back after 1.5 s of silence.
+// A fleet whose tracker keeps its state in a directory of the test's, its tuning log there or
+// (`log_db`) in a PostgreSQL database, and takes a worker's batch back after 1.5 s of silence.
 struct JobFleet {
-  explicit JobFleet(const std::string& name, const std::string& token = "")
-      : state(testing::MakeTempDir(name)), fleet(Config(state, token)) {}
+  explicit JobFleet(const std::string& name, const std::string& token = "",
+                    const std::string& log_db = "")
+      : state(testing::MakeTempDir(name)),
+        log(log_db.empty() ? state + "/tuning.db" : log_db),
+        fleet(Config(state, token, log_db)) {}
 
-  static testing::FleetConfig Config(const std::string& state, const std::string& token) {
+  static testing::FleetConfig Config(const std::string& state, const std::string& token,
+                                     const std::string& log_db) {
     setenv("TESSERA_NUM_THREADS", "1", 1);  // inherited by the servers' and workers' processes
     testing::FleetConfig config;
     config.token = token;
     config.tracker_flags = {
         "--heartbeat-ms", "200", "--lease-timeout-ms", "2500", "--job-lease-ms", "1500",
         "--state",        state};
+    if (!log_db.empty())
+      config.tracker_flags.insert(config.tracker_flags.end(), {"--log-db", log_db});
     config.server_flags = {"--call-timeout-ms", "30000"};
     return config;
   }
@@ -75,11 +82,11 @@ struct JobFleet {
 
   // The shared log's records of `workload` on "llvm".
   std::vector<tuning::MeasureRecord> Records(const std::string& workload) const {
-    auto log = records::TuningLog::Open(state + "/tuning.db", /*create=*/false);
+    auto records_log = records::TuningLog::Open(log, /*create=*/false);
     records::RecordFilter filter;
     filter.workload_key = workload;
     filter.target = "llvm";
-    return log->List(filter);
+    return records_log->List(filter);
   }
 
   // Exactly `trials` records of `workload`, one per configuration, none a lost device (and with
@@ -101,11 +108,26 @@ struct JobFleet {
   }
 
   std::string state;
+  std::string log;  // where the tracker's shared log lives
   Fleet fleet;
 };
 
-TEST(JobTest, AJobTunedByTwoWorkersOnTwoServersEndsWithExactlyItsRecords) {
-  JobFleet f("jobs-two-workers");
+// The tests that end with "exactly its records" run with the shared log in each store: SQLite in
+// the tracker's state directory, and a database on a real PostgreSQL server (skipped without one).
+class JobOnStoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (GetParam() == "postgresql") {
+      if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
+      log_db_ = testing::NewPostgresDatabase();
+    }
+  }
+  std::string log_db_;  // empty: SQLite
+};
+
+TEST_P(JobOnStoreTest, AJobTunedByTwoWorkersOnTwoServersEndsWithExactlyItsRecords) {
+  JobFleet f("jobs-two-workers", "", log_db_);
   f.fleet.AddServer("cpu");
   f.fleet.AddServer("cpu");
   std::string job = f.Submit({kSmall, kOther}, 6, 2, "xgb");
@@ -146,8 +168,8 @@ TEST(JobTest, AJobTunedByTwoWorkersOnTwoServersEndsWithExactlyItsRecords) {
   EXPECT_THAT(out, ::testing::HasSubstr("\"job_id\":\"" + job + "\""));
 }
 
-TEST(JobTest, AWorkerKilledMidBatchLosesOnlyItsBatch) {
-  JobFleet f("jobs-kill-worker");
+TEST_P(JobOnStoreTest, AWorkerKilledMidBatchLosesOnlyItsBatch) {
+  JobFleet f("jobs-kill-worker", "", log_db_);
   f.fleet.AddServer("cpu");
   std::string job = f.Submit({kSmall}, 6, 3);
   fleet::JobClient client = f.Client();
@@ -163,8 +185,8 @@ TEST(JobTest, AWorkerKilledMidBatchLosesOnlyItsBatch) {
   f.ExpectExactRecords(kSmall, 6);
 }
 
-TEST(JobTest, ATrackerRestartedMidJobLosesNothing) {
-  JobFleet f("jobs-restart");
+TEST_P(JobOnStoreTest, ATrackerRestartedMidJobLosesNothing) {
+  JobFleet f("jobs-restart", "", log_db_);
   f.fleet.AddServer("cpu");
   std::string job = f.Submit({kSmall}, 8, 2);
   fleet::JobClient client = f.Client();
@@ -316,6 +338,11 @@ TEST(JobTest, EveryJobCallNeedsTheTokenAndAReportNeedsItsLease) {
     EXPECT_THAT(error.what(), ::testing::HasSubstr("must be 1..256 printable characters"));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, JobOnStoreTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace tessera
