@@ -14,10 +14,14 @@ namespace {
 std::string Trimmed(const char* message) {
   std::string text = message ? message : "";
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  for (char& c : text) {
-    if (c == '\n') c = ' ';
+  // libpq's messages run over lines ("…failed: …\n\tIs the server running…"): one line here.
+  std::string line;
+  for (char c : text) {
+    if (c == '\n' || c == '\t') c = ' ';
+    if (c == ' ' && !line.empty() && line.back() == ' ') continue;
+    line += c;
   }
-  return text;
+  return line;
 }
 
 // Our queries use `?` like SQLite's; PostgreSQL numbers its parameters. No query of ours has a

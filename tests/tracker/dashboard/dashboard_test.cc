@@ -93,7 +93,7 @@ class DashboardTest : public ::testing::Test {
 // A dashboard is for reading: the read-only token opens the page and every endpoint.
 TEST_F(DashboardTest, TheReadOnlyTokenOpensEverything) {
   for (const std::string path :
-       {"/", "/api/fleet", "/api/best", "/api/jobs", "/api/fleet_history"}) {
+       {"/", "/api/fleet", "/api/best", "/api/jobs", "/api/fleet_history", "/api/queue"}) {
     httplib::Result read = Get(path, kReadToken);
     ASSERT_TRUE(read) << path;
     EXPECT_EQ(read->status, 200) << path;
@@ -101,8 +101,8 @@ TEST_F(DashboardTest, TheReadOnlyTokenOpensEverything) {
 }
 
 TEST_F(DashboardTest, MissingOrForgedTokenIsRefusedOnEveryEndpointAndThePage) {
-  for (const std::string path :
-       {"/", "/api/fleet", "/api/best", "/api/jobs", "/api/fleet_history", "/nothing"}) {
+  for (const std::string path : {"/", "/api/fleet", "/api/best", "/api/jobs", "/api/fleet_history",
+                                 "/api/queue", "/nothing"}) {
     httplib::Result missing = Get(path, "");
     ASSERT_TRUE(missing) << path;
     EXPECT_EQ(missing->status, 401) << path;
@@ -310,6 +310,20 @@ TEST_F(DashboardTest, WithAJobServiceTheJobsEndpointListsItsJobs) {
   httplib::Result result = client.Get("/api/jobs", {{"x-tessera-token", kToken}});
   ASSERT_TRUE(result);
   EXPECT_EQ(Json::parse(result->body), Json::parse(R"({"service":true,"jobs":[{"id":"j1"}]})"));
+  // What the worker pool scales by, from the same jobs.
+  sources.jobs = [] {
+    return Json::array({{{"id", "j1"},
+                         {"state", "running"},
+                         {"trials_total", 64},
+                         {"trials_done", 24},
+                         {"workers", 2},
+                         {"tasks", Json::array()}}});
+  };
+  Dashboard queue(sources, kToken);
+  httplib::Client queue_client("127.0.0.1", queue.Start("127.0.0.1:0"));
+  result = queue_client.Get("/api/queue", {{"x-tessera-token", kToken}});
+  ASSERT_TRUE(result);
+  EXPECT_EQ(Json::parse(result->body)["pending_trials"], 40);
 }
 
 TEST(DashboardWithoutTokenTest, ServesLoopbackPeers) {
