@@ -4,6 +4,9 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -92,6 +95,30 @@ TEST(SharedLogTest, TwoTrackersOnOnePostgresDatabaseShareTheirRecords) {
       [](records::TuningLog& l) { return l.Best("dense.x86(64,64,64,float32)", "llvm"); });
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->config_index(), 999);
+}
+
+// On PostgreSQL, handlers read side by side: two calls are inside `With` at the same moment.
+TEST(SharedLogTest, OnPostgresTwoCallsUseTheLogAtOnce) {
+  std::string why_not;
+  if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
+  SharedLog log("", testing::NewPostgresDatabase());
+  std::mutex mutex;
+  std::condition_variable changed;
+  int inside = 0;
+  bool both = false;
+  auto call = [&] {
+    log.With([&](records::TuningLog& l) {
+      std::unique_lock<std::mutex> lock(mutex);
+      ++inside;
+      changed.notify_all();
+      both = changed.wait_for(lock, std::chrono::seconds(10), [&] { return inside == 2; }) || both;
+      return l.Count();
+    });
+  };
+  std::thread first(call), second(call);
+  first.join();
+  second.join();
+  EXPECT_TRUE(both);
 }
 
 }  // namespace
