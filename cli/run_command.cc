@@ -110,10 +110,6 @@ void Run(const RunFlags& flags) {
   deploy::LoadedModel model = deploy::LoadModel(flags.model);
   const int threads = deploy::UseModelThreads(model.header, flags.threads);
   deploy::BatchRun run(model);
-  if (flags.batch > 0 && !run.batched()) {
-    throw UserError(flags.model + ": --batch " + std::to_string(flags.batch) +
-                    ", but the model has fixed shapes (compile it with --batch)");
-  }
   deploy::SetInputs(run, flags.inputs, flags.batch);
   run.Run();  // warm-up, and the outputs
   deploy::SaveOutputs(run, flags.outputs);

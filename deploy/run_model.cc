@@ -115,6 +115,10 @@ void SetInputs(runtime::GraphExecutor& exec, const std::vector<std::string>& spe
 }
 
 void SetInputs(BatchRun& run, const std::vector<std::string>& specs, int64_t batch) {
+  if (batch > 0 && !run.batched()) {
+    throw runtime::Error("--batch " + std::to_string(batch) +
+                         ", but the model has fixed shapes (compile it with --batch)");
+  }
   if (!run.batched()) {
     run.SetInputs(InputArrays(run.InputsAt(0), specs));
     return;

@@ -34,8 +34,8 @@ void SetInputs(runtime::GraphExecutor& exec, const std::vector<std::string>& spe
 
 /// Sets the inputs of `run` as `SetInputs` above. A model of batch buckets takes them at the batch
 /// the files give (every file the same), else at `batch`, else at its smallest bucket; throws
-/// `runtime::Error` when the files' batch is not `batch` (when given) or an input's other
-/// dimensions are wrong.
+/// `runtime::Error` when `batch` is given for a model of fixed shapes, when the files' batch is not
+/// `batch` (when given) or when an input's other dimensions are wrong.
 void SetInputs(BatchRun& run, const std::vector<std::string>& specs, int64_t batch = 0);
 
 /// Writes output `i` of `run`'s last run to `files[i]` (.npy); throws `runtime::Error` when

@@ -28,10 +28,6 @@ int Run(const Flags& flags) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const int threads = deploy::UseModelThreads(model.header, flags.threads);
   deploy::BatchRun run(model);
-  if (flags.batch > 0 && !run.batched()) {
-    throw runtime::Error(flags.model + ": --batch " + std::to_string(flags.batch) +
-                         ", but the model has fixed shapes (compile it with --batch)");
-  }
   deploy::SetInputs(run, flags.inputs, flags.batch);
   start = std::chrono::steady_clock::now();
   run.Run();  // the first run: page faults, thread pool start-up
