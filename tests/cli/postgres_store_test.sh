@@ -44,6 +44,16 @@ done
 out=$($tessera log best --db "$logs" --task 'dense.x86(64,64,64,float32)' --target 'llvm -mcpu=znver3')
 check "best on PostgreSQL picks the fastest on the exact target" grep -q "config 7  1.0000 ms" <<<"$out"
 
+# A build machine's role that may only read (docs/security.md) reads the log and cannot write it.
+psql -q "$logs" -c "CREATE ROLE reader LOGIN; GRANT SELECT ON records, tessera_log TO reader" >/dev/null
+reader=${logs/user=tessera/user=reader}
+out=$($tessera log best --db "$reader" --task 'dense.x86(64,64,64,float32)' --target 'llvm -mcpu=znver3' 2>&1)
+check "a read-only role reads the best record" grep -q "config 7  1.0000 ms" <<<"$out"
+sed 's/"config_index":"3"/"config_index":"33"/' "$dir/records.jsonl" > "$dir/new.jsonl"
+err=$($tessera log import --db "$reader" --file "$dir/new.jsonl" 2>&1); rc=$?
+check "a read-only role cannot write (exit 2)" test $rc -eq 2
+check "... and says so" grep -q "permission denied" <<<"$err"
+
 # Copy: SQLite → PostgreSQL → a new SQLite file, twice; nothing lost, nothing doubled.
 copy=$(db copy)
 out=$($tessera log copy --from "$dir/t.db" --to "$copy")
