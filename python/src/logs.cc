@@ -142,6 +142,20 @@ void BindLogs(py::module_& m) {
           },
           py::arg("task"), py::arg("target"))
       .def_property_readonly("name", &Log::Name);
+  // `tessera log copy`: every record of one local log into another, either store.
+  m.def(
+      "copy_log",
+      [](const std::string& from, const std::string& to) {
+        records::ImportResult copied;
+        {
+          py::gil_scoped_release release;
+          const auto source = records::TuningLog::Open(from, /*create=*/false);
+          const auto destination = records::TuningLog::Open(to, /*create=*/true);
+          copied = records::CopyRecords(*source, *destination);
+        }
+        return py::make_tuple(copied.imported, copied.duplicates);
+      },
+      py::arg("source"), py::arg("destination"));
 }
 
 }  // namespace python

@@ -64,7 +64,22 @@ class Log:
 
 
 def open(db, token_file=None, tls_ca=None):  # noqa: A001  (the module's verb, as io.open)
-    """Opens the tuning log `db`: a file written by `tessera tune` (never created here), or
+    """Opens the tuning log `db`: a file written by `tessera tune` (never created here), a
+    "postgresql://USER@HOST/DB" database (password from PGPASSWORD or ~/.pgpass), or
     "tracker://HOST:PORT" for a tracker's shared log, with the fleet's `token_file` and a TLS
     tracker's root certificate `tls_ca`."""
     return Log(db, token_file, tls_ca)
+
+
+#: What `copy` did: records added to the destination, and records it already held.
+CopyResult = collections.namedtuple("CopyResult", ["copied", "already_present"])
+
+
+def copy(source, destination):
+    """Copies every record of the log `source` into `destination` (created when missing) that it
+    does not hold yet, as `tessera log copy` does: either may be a SQLite file or a
+    postgresql:// database; copying twice adds nothing."""
+    if os.fspath(source) == os.fspath(destination):
+        raise _tessera.UserError("copy: source and destination are the same log (%s)" %
+                                 os.fspath(source))
+    return CopyResult(*_tessera.copy_log(os.fspath(source), os.fspath(destination)))

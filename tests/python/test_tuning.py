@@ -107,3 +107,17 @@ def test_a_model_is_tuned_into_postgresql_and_a_build_uses_it(conv_model, postgr
     assert "coverage: tuned 1/1 tasks" in tessera.compile(conv_model, db=db).coverage
     with pytest.raises(tessera.UserError, match="holds a password"):
         tessera.log.open("postgresql://tessera:secret@localhost/logs")
+
+
+def test_records_copy_between_postgresql_and_sqlite(conv_model, postgres, tmp_path):
+    db = postgres()
+    tune_conv(conv_model, db, 4, progress=False, check=False)
+    local = str(tmp_path / "local.db")
+    assert tessera.log.copy(db, local) == (4, 0)
+    assert tessera.log.copy(db, local) == tessera.log.CopyResult(copied=0, already_present=4)
+    assert tessera.log.copy(local, db).copied == 0
+    assert tessera.log.open(local).best(CONV, "llvm") == tessera.log.open(db).best(CONV, "llvm")
+    with pytest.raises(tessera.UserError, match="same log"):
+        tessera.log.copy(local, local)
+    with pytest.raises(tessera.UserError, match="missing.db"):
+        tessera.log.copy(str(tmp_path / "missing.db"), local)
