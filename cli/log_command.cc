@@ -135,20 +135,17 @@ void Copy(const LogFlags& flags) {
   const auto from = records::TuningLog::Open(flags.from, /*create=*/false);
   const auto to = records::TuningLog::Open(flags.to, /*create=*/true);
   const int64_t total = from->Count();
-  records::ImportResult copied;
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
-  from->Scan({}, 10000, [&](std::vector<tuning::MeasureRecord>&& batch) {
-    const records::ImportResult part = to->ImportRecords(batch);
-    copied.imported += part.imported;
-    copied.duplicates += part.duplicates;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_report > std::chrono::seconds(2)) {
-      std::cerr << "copy: " << copied.imported + copied.duplicates << " of " << total
-                << " records read\n";
-      last_report = now;
-    }
-  });
+  const records::ImportResult copied =
+      records::CopyRecords(*from, *to, 10000, [&](const records::ImportResult& so_far) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_report > std::chrono::seconds(2)) {
+          std::cerr << "copy: " << so_far.imported + so_far.duplicates << " of " << total
+                    << " records read\n";
+          last_report = now;
+        }
+      });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char took[32];

@@ -74,21 +74,17 @@ class PostgresLog : public TuningLog {
     return out;
   }
 
-  void Scan(const RecordFilter& filter, int64_t batch,
-            const std::function<void(std::vector<tuning::MeasureRecord>&&)>& each) const override {
+  std::vector<tuning::MeasureRecord> RecordsAfter(const RecordFilter& filter, int64_t after_id,
+                                                  int64_t batch, int64_t* last_id) const override {
     const Where w = BuildWhere(filter);
-    int64_t after = std::numeric_limits<int64_t>::min();
-    for (;;) {
-      std::vector<PostgresParam> params = WhereParams(w);
-      params.emplace_back(after);
-      PostgresRows rows = db_->Query(ScanSql(w, batch), params);
-      if (rows.size() == 0) return;
-      std::vector<tuning::MeasureRecord> records;
-      records.reserve(static_cast<size_t>(rows.size()));
-      for (int i = 0; i < rows.size(); ++i) records.push_back(RowToRecord(PostgresRow(rows, i)));
-      after = rows.Int(rows.size() - 1, 14);
-      each(std::move(records));
-    }
+    std::vector<PostgresParam> params = WhereParams(w);
+    params.emplace_back(after_id);
+    PostgresRows rows = db_->Query(ScanSql(w, batch), params);
+    std::vector<tuning::MeasureRecord> records;
+    records.reserve(static_cast<size_t>(rows.size()));
+    for (int i = 0; i < rows.size(); ++i) records.push_back(RowToRecord(PostgresRow(rows, i)));
+    if (rows.size() > 0) *last_id = rows.Int(rows.size() - 1, 14);
+    return records;
   }
 
   std::set<int64_t> MeasuredConfigs(const std::string& workload_key,

@@ -87,23 +87,17 @@ class SqliteLog : public TuningLog {
     return out;
   }
 
-  void Scan(const RecordFilter& filter, int64_t batch,
-            const std::function<void(std::vector<tuning::MeasureRecord>&&)>& each) const override {
+  std::vector<tuning::MeasureRecord> RecordsAfter(const RecordFilter& filter, int64_t after_id,
+                                                  int64_t batch, int64_t* last_id) const override {
     const Where w = BuildWhere(filter);
-    int64_t after = std::numeric_limits<int64_t>::min();
-    for (;;) {
-      std::vector<tuning::MeasureRecord> records;
-      {  // no statement stays open while `each` runs
-        Statement q(*db_, ScanSql(w, batch));
-        q.Bind(BindWhere(&q, w) + 1, after);
-        while (q.Step()) {
-          records.push_back(RowToRecord(SqliteRow{q}));
-          after = q.Int(14);
-        }
-      }
-      if (records.empty()) return;
-      each(std::move(records));
+    Statement q(*db_, ScanSql(w, batch));
+    q.Bind(BindWhere(&q, w) + 1, after_id);
+    std::vector<tuning::MeasureRecord> records;
+    while (q.Step()) {
+      records.push_back(RowToRecord(SqliteRow{q}));
+      *last_id = q.Int(14);
     }
+    return records;
   }
 
   std::set<int64_t> MeasuredConfigs(const std::string& workload_key,

@@ -85,12 +85,24 @@ ImportResult TuningLog::ImportJsonLines(std::istream& in, const std::string& sou
   return ImportRecords(records);
 }
 
-ImportResult CopyRecords(const TuningLog& from, TuningLog& to, int64_t batch) {
+void TuningLog::Scan(const RecordFilter& filter, int64_t batch,
+                     const std::function<void(std::vector<tuning::MeasureRecord>&&)>& each) const {
+  int64_t after = std::numeric_limits<int64_t>::min();
+  for (;;) {
+    std::vector<tuning::MeasureRecord> records = RecordsAfter(filter, after, batch, &after);
+    if (records.empty()) return;
+    each(std::move(records));
+  }
+}
+
+ImportResult CopyRecords(const TuningLog& from, TuningLog& to, int64_t batch,
+                         const std::function<void(const ImportResult&)>& progress) {
   ImportResult total;
   from.Scan({}, batch, [&](std::vector<tuning::MeasureRecord>&& records) {
     const ImportResult part = to.ImportRecords(records);
     total.imported += part.imported;
     total.duplicates += part.duplicates;
+    if (progress) progress(total);
   });
   return total;
 }

@@ -82,9 +82,8 @@ class TuningLog : public RecordSource {
                                                     const std::string& target) const = 0;
   /// Hands every record matching `filter` (its limit ignored) to `each`, in insertion order, a
   /// batch of at most `batch` records at a time, so that a large log never sits in memory whole.
-  virtual void Scan(
-      const RecordFilter& filter, int64_t batch,
-      const std::function<void(std::vector<tuning::MeasureRecord>&&)>& each) const = 0;
+  void Scan(const RecordFilter& filter, int64_t batch,
+            const std::function<void(std::vector<tuning::MeasureRecord>&&)>& each) const;
   /// The log's location.
   std::string SourceName() const override { return path(); }
   /// Config indices already measured as tasks (successfully or not; records measured in a
@@ -111,12 +110,19 @@ class TuningLog : public RecordSource {
  protected:
   /// For the stores.
   TuningLog() = default;
+  /// At most `batch` records matching `filter` (its limit ignored) stored after the one with row
+  /// id `after_id`, in insertion order; `*last_id` is set to the row id of the last one returned.
+  virtual std::vector<tuning::MeasureRecord> RecordsAfter(const RecordFilter& filter,
+                                                          int64_t after_id, int64_t batch,
+                                                          int64_t* last_id) const = 0;
 };
 
 /// Copies every record of `from` into `to` that `to` does not hold yet (`ImportRecords`), in
 /// batches of `batch` records so that a large log never sits in memory whole; records that `from`
-/// gains meanwhile may or may not be copied. Returns the totals.
-ImportResult CopyRecords(const TuningLog& from, TuningLog& to, int64_t batch = 10000);
+/// gains meanwhile may or may not be copied. After each batch, `progress` (when given) gets the
+/// totals so far. Returns the totals.
+ImportResult CopyRecords(const TuningLog& from, TuningLog& to, int64_t batch = 10000,
+                         const std::function<void(const ImportResult&)>& progress = nullptr);
 
 }  // namespace records
 }  // namespace tessera
