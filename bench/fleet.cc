@@ -180,32 +180,17 @@ void LogBestLatency(int64_t records, int queries) {
   options.address = fleet.tracker_address();
   tessera::fleet::LogClient client(options);
   const int64_t workloads = std::max<int64_t>(1, records / 500);
-  const std::string target = "llvm -mcpu=znver4";
   std::vector<tessera::tuning::MeasureRecord> batch;
   for (int64_t i = 0; i < records; ++i) {
-    tessera::tuning::MeasureRecord r;
-    r.set_workload_key("dense.x86(" + std::to_string(16 * (1 + i % workloads)) +
-                       ",256,256,float32)");
-    r.set_target(target);
-    r.set_device_key("bench");
-    r.set_config_index(i / workloads);
-    r.add_costs(1e-3 * (1 + (i * 7919) % 1000) / 1000);
-    r.add_costs(1e-3 * (1 + (i * 104729) % 1000) / 1000);
-    r.set_timestamp(1.7e9 + i);
-    tessera::tuning::KnobValue* knob = r.mutable_config()->add_knobs();
-    knob->set_name("tile_x");
-    knob->set_kind("sp");
-    knob->add_ints(-1);
-    knob->add_ints(1 << (i % 6));
-    batch.push_back(std::move(r));
+    batch.push_back(tessera::bench::SyntheticRecord(i, workloads));
   }
   Clock::time_point start = Clock::now();
   tessera::records::ImportResult pushed = client.Push(batch);
   const double push_s = Millis(Clock::now() - start) / 1000;
 
   tessera::records::RecordFilter one;
-  one.workload_key = "dense.x86(" + std::to_string(16 * (1 + workloads / 2)) + ",256,256,float32)";
-  one.target = target;
+  one.workload_key = tessera::bench::SyntheticWorkload(workloads / 2);
+  one.target = tessera::bench::kSyntheticTarget;
   std::vector<double> best_ms, list_ms;
   size_t listed = 0;
   for (int q = 0; q < queries; ++q) {

@@ -18,32 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char* kTarget = "llvm -mcpu=znver4";
-
-std::string Workload(int64_t w) {
-  return "dense.x86(" + std::to_string(16 * (1 + w)) + ",256,256,float32)";
-}
-
-// Record `i` of the load: workload i % workloads, config i / workloads, so that every record is
-// distinct and the check can count each workload's.
-tuning::MeasureRecord Synthetic(int64_t i, int workloads) {
-  tuning::MeasureRecord r;
-  r.set_workload_key(Workload(i % workloads));
-  r.set_target(kTarget);
-  r.set_device_key("bench");
-  r.set_config_index(i / workloads);
-  r.add_costs(1e-3 * static_cast<double>(1 + (i * 7919) % 1000) / 1000);
-  r.add_costs(1e-3 * static_cast<double>(1 + (i * 104729) % 1000) / 1000);
-  r.set_timestamp(1.7e9 + static_cast<double>(i));
-  r.set_tuner_version("bench");
-  tuning::KnobValue* knob = r.mutable_config()->add_knobs();
-  knob->set_name("tile_x");
-  knob->set_kind("sp");
-  knob->add_ints(-1);
-  knob->add_ints(1 << (i % 6));
-  return r;
-}
-
 // Runs `readers` threads querying best while `more()` holds, and `meanwhile` on this thread;
 // returns every query's latency (ms).
 std::vector<double> Reads(const StoreLoadOptions& o, const std::function<bool()>& more,
@@ -56,9 +30,9 @@ std::vector<double> Reads(const StoreLoadOptions& o, const std::function<bool()>
       std::mt19937 random(static_cast<unsigned>(t));
       std::uniform_int_distribution<int> workload(0, o.workloads - 1);
       while (more()) {
-        const std::string key = Workload(workload(random));
+        const std::string key = SyntheticWorkload(workload(random));
         const Clock::time_point start = Clock::now();
-        log->Best(key, kTarget);
+        log->Best(key, kSyntheticTarget);
         read_ms[static_cast<size_t>(t)].push_back(Millis(Clock::now() - start));
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.read_interval_ms));
       }
@@ -72,6 +46,28 @@ std::vector<double> Reads(const StoreLoadOptions& o, const std::function<bool()>
 }
 
 }  // namespace
+
+std::string SyntheticWorkload(int64_t w) {
+  return "dense.x86(" + std::to_string(16 * (1 + w)) + ",256,256,float32)";
+}
+
+tuning::MeasureRecord SyntheticRecord(int64_t i, int64_t workloads) {
+  tuning::MeasureRecord r;
+  r.set_workload_key(SyntheticWorkload(i % workloads));
+  r.set_target(kSyntheticTarget);
+  r.set_device_key("bench");
+  r.set_config_index(i / workloads);
+  r.add_costs(1e-3 * static_cast<double>(1 + (i * 7919) % 1000) / 1000);
+  r.add_costs(1e-3 * static_cast<double>(1 + (i * 104729) % 1000) / 1000);
+  r.set_timestamp(1.7e9 + static_cast<double>(i));
+  r.set_tuner_version("bench");
+  tuning::KnobValue* knob = r.mutable_config()->add_knobs();
+  knob->set_name("tile_x");
+  knob->set_kind("sp");
+  knob->add_ints(-1);
+  knob->add_ints(1 << (i % 6));
+  return r;
+}
 
 void StoreLoad(const StoreLoadOptions& o) {
   {
@@ -93,7 +89,7 @@ void StoreLoad(const StoreLoadOptions& o) {
             auto log = records::TuningLog::Open(o.db, /*create=*/false);
             std::vector<tuning::MeasureRecord> batch;
             for (int64_t i = w; i < o.records; i += o.writers) {
-              batch.push_back(Synthetic(i, o.workloads));
+              batch.push_back(SyntheticRecord(i, o.workloads));
               if (static_cast<int>(batch.size()) == o.batch) {
                 log->AppendBatch(batch);
                 written += static_cast<int64_t>(batch.size());

@@ -5,8 +5,20 @@
 #include <cstdint>
 #include <string>
 
+#include "proto/tuning.pb.h"
+
 namespace tessera {
 namespace bench {
+
+/// The target of the synthetic records.
+constexpr const char* kSyntheticTarget = "llvm -mcpu=znver4";
+
+/// Workload `w` of the synthetic records: "dense.x86(16·(w+1),256,256,float32)".
+std::string SyntheticWorkload(int64_t w);
+
+/// Synthetic record `i` of a log of `workloads` workloads: workload i % workloads, config
+/// i / workloads (so every record is distinct), two costs, one knob.
+tuning::MeasureRecord SyntheticRecord(int64_t i, int64_t workloads);
 
 /// The load of `StoreLoad`.
 struct StoreLoadOptions {
