@@ -2,10 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <iterator>
 #include <string>
-#include <vector>
 
-#include "common/error.h"
 #include "records/log_error.h"
 #include "records/tuning_log.h"
 
@@ -15,7 +14,7 @@ namespace {
 
 // Migration i brings the schema from version i to i + 1, in SQLite's dialect (kMigrations) and
 // PostgreSQL's (kPostgresMigrations). Append to both, never edit.
-const std::vector<const char*> kMigrations = {
+constexpr const char* kMigrations[] = {
     R"sql(
     CREATE TABLE records (
       id INTEGER PRIMARY KEY,
@@ -52,7 +51,7 @@ const std::vector<const char*> kMigrations = {
     )sql",
 };
 
-const std::vector<const char*> kPostgresMigrations = {
+constexpr const char* kPostgresMigrations[] = {
     R"sql(
     CREATE TABLE records (
       id BIGSERIAL PRIMARY KEY,
@@ -88,6 +87,11 @@ const std::vector<const char*> kPostgresMigrations = {
     )sql",
 };
 
+static_assert(std::size(kMigrations) == kTuningLogSchemaVersion,
+              "add a migration when bumping the version");
+static_assert(std::size(kPostgresMigrations) == std::size(kMigrations),
+              "each migration in both dialects");
+
 // Opening queues here, so that one opener creates or migrates while the others wait.
 constexpr int64_t kMigrationLock = 0x7465737365726901;  // "tessera" + 1
 
@@ -106,8 +110,7 @@ bool IsEmpty(Database* db) {
 }  // namespace
 
 void MigrateSchema(Database* db) {
-  const int latest = static_cast<int>(kMigrations.size());
-  static_assert(kTuningLogSchemaVersion == 4, "add a migration when bumping the version");
+  const int latest = static_cast<int>(std::size(kMigrations));
   int version = UserVersion(db);
   if (version > latest) {
     throw LogError("tuning log '" + db->path() + "' has schema version " + std::to_string(version) +
@@ -128,10 +131,7 @@ void MigrateSchema(Database* db) {
 }
 
 void MigrateSchema(PostgresConnection* db, bool create) {
-  if (kPostgresMigrations.size() != kMigrations.size()) {
-    throw InternalError("the tuning log's migrations differ in number between SQLite and PostgreSQL");
-  }
-  const int latest = static_cast<int>(kPostgresMigrations.size());
+  const int latest = static_cast<int>(std::size(kPostgresMigrations));
   PostgresTransaction transaction(*db, kMigrationLock);
   PostgresRows tables = db->Query(
       "SELECT to_regclass('tessera_log') IS NOT NULL, to_regclass('records') IS NOT NULL");
