@@ -25,6 +25,8 @@ PACKAGES=(
   python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
   # the PostgreSQL store: a real server in its tests and in the fleet benchmark
   postgresql
+  # reading deploy/k8s in its test
+  python3-yaml
   # TLS certificates in the fleet's tests
   openssl
   # formatting
