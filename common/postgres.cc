@@ -123,8 +123,7 @@ PostgresConnection::PostgresConnection(const std::string& uri, PostgresErrorHand
   if (!options) {
     PostgresFailure failure{uri, "reading the location", Trimmed(parse_error), "", true};
     PQfreemem(parse_error);
-    on_error_(failure);
-    throw InternalError("the PostgreSQL error handler of '" + uri + "' returned");
+    Throw(failure);
   }
   bool has_password = false;
   for (PQconninfoOption* o = options; o->keyword; ++o) {
@@ -133,11 +132,10 @@ PostgresConnection::PostgresConnection(const std::string& uri, PostgresErrorHand
   PQconninfoFree(options);
   if (has_password) {
     // The URI shows up in process lists, shell histories and our logs; the password must not.
-    on_error_({"postgresql://…", "reading the location",
-               "the location holds a password; give it in PGPASSWORD or a pgpass file "
-               "(PGPASSFILE, default ~/.pgpass) instead",
-               "", true});
-    throw InternalError("the PostgreSQL error handler returned");
+    Throw({"postgresql://…", "reading the location",
+           "the location holds a password; give it in PGPASSWORD or a pgpass file "
+           "(PGPASSFILE, default ~/.pgpass) instead",
+           "", true});
   }
   conn_ = PQconnectdb(uri.c_str());
   if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
@@ -145,8 +143,7 @@ PostgresConnection::PostgresConnection(const std::string& uri, PostgresErrorHand
                             conn_ ? Trimmed(PQerrorMessage(conn_)) : "out of memory", "", true};
     PQfinish(conn_);
     conn_ = nullptr;
-    on_error_(failure);
-    throw InternalError("the PostgreSQL error handler of '" + uri + "' returned");
+    Throw(failure);
   }
   PQsetNoticeProcessor(conn_, IgnoreNotice, nullptr);
 }
@@ -168,8 +165,12 @@ void PostgresConnection::Fail(const std::string& what, pg_result* result) const 
   if (PQstatus(conn_) == CONNECTION_BAD) {
     failure.detail += " (the connection to the server is lost)";
   }
+  Throw(failure);
+}
+
+void PostgresConnection::Throw(const PostgresFailure& failure) const {
   on_error_(failure);
-  throw InternalError("the PostgreSQL error handler of '" + uri_ + "' returned");
+  throw InternalError("the PostgreSQL error handler of '" + failure.location + "' returned");
 }
 
 void PostgresConnection::Reconnect() {

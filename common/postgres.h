@@ -130,6 +130,7 @@ class PostgresConnection {
 
  private:
   [[noreturn]] void Fail(const std::string& what, pg_result* result) const;
+  [[noreturn]] void Throw(const PostgresFailure& failure) const;
   void Reconnect();
   pg_conn* conn_ = nullptr;
   std::string uri_;
