@@ -23,6 +23,7 @@ const NpyType kTypes[] = {
     {"<i4", MakeDataType(kDLInt, 32)},
     // Bool arrays are read as bytes, the way compiled models store bool tensors.
     {"|u1", MakeDataType(kDLUInt, 8)},
+    {"|i1", MakeDataType(kDLInt, 8)},
     {"|b1", MakeDataType(kDLUInt, 8)},
 };
 

@@ -21,6 +21,8 @@ PACKAGES=(
   libopenblas-dev libdnnl-dev libtorch-dev
   # models: ONNX import, and the tests' model generators and references
   libonnx-dev python3-onnx python3-numpy python3-torch python3-torchvision
+  # the ONNX conformance cases (the quantized operators among them)
+  libonnx-testdata
   # the Python package (python/): its extension module's headers, and its tests
   python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
   # the PostgreSQL store: a real server in its tests and in the fleet benchmark

@@ -36,7 +36,10 @@ DLDataType DLType(graph::DType t) {
     case graph::DType::kInt32:
       return runtime::MakeDataType(kDLInt, 32);
     case graph::DType::kBool:
+    case graph::DType::kUInt8:
       return runtime::MakeDataType(kDLUInt, 8);
+    case graph::DType::kInt8:
+      return runtime::MakeDataType(kDLInt, 8);
   }
   return runtime::MakeDataType(kDLFloat, 32);
 }

@@ -12,7 +12,8 @@
 namespace tessera {
 namespace graph {
 
-/// Largest constant (in elements) that folding creates; bigger results stay run-time kernels.
+/// Largest constant (in elements) that folding creates from smaller ones; bigger results stay
+/// run-time kernels.
 constexpr int64_t kMaxFoldedElements = 1 << 20;
 
 /// The outputs of `node` computed from its inputs, whose shapes are inferred and which are all

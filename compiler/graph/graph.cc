@@ -1,5 +1,6 @@
 #include "compiler/graph/graph.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -18,6 +19,10 @@ const char* DTypeName(DType t) {
       return "int32";
     case DType::kBool:
       return "bool";
+    case DType::kInt8:
+      return "int8";
+    case DType::kUInt8:
+      return "uint8";
   }
   return "?";
 }
@@ -30,6 +35,8 @@ int DTypeBytes(DType t) {
     case DType::kInt64:
       return 8;
     case DType::kBool:
+    case DType::kInt8:
+    case DType::kUInt8:
       return 1;
   }
   return 1;
@@ -69,6 +76,10 @@ double TensorData::At(int64_t i) const {
       return reinterpret_cast<const int32_t*>(p)[i];
     case DType::kBool:
       return p[i] ? 1 : 0;
+    case DType::kInt8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case DType::kUInt8:
+      return p[i];
   }
   return 0;
 }
@@ -87,6 +98,12 @@ void TensorData::Set(int64_t i, double v) {
       break;
     case DType::kBool:
       p[i] = v != 0;
+      break;
+    case DType::kInt8:
+      reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(std::max(-128.0, std::min(127.0, v)));
+      break;
+    case DType::kUInt8:
+      p[i] = static_cast<uint8_t>(std::max(0.0, std::min(255.0, v)));
       break;
   }
 }

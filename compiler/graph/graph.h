@@ -15,9 +15,9 @@ namespace tessera {
 namespace graph {
 
 /// Element types of graph values.
-enum class DType : uint8_t { kFloat32, kInt64, kInt32, kBool };
+enum class DType : uint8_t { kFloat32, kInt64, kInt32, kBool, kInt8, kUInt8 };
 
-/// "float32", "int64", "int32", "bool".
+/// "float32", "int64", "int32", "bool", "int8", "uint8".
 const char* DTypeName(DType t);
 /// Bytes per element.
 int DTypeBytes(DType t);
@@ -34,7 +34,7 @@ struct TensorData {
   int64_t NumElements() const;
   /// Element `i` as a double (exact for int64 up to 2^53).
   double At(int64_t i) const;
-  /// Sets element `i` from a double (truncated toward zero for integers).
+  /// Sets element `i` from a double (truncated toward zero for integers; int8 and uint8 saturate).
   void Set(int64_t i, double v);
   /// The elements as int64 (for shape-like constants).
   std::vector<int64_t> AsInts() const;

@@ -4,6 +4,7 @@
 #include "compiler/graph/fold_batch_norm.h"
 #include "compiler/graph/fold_constants.h"
 #include "compiler/graph/fold_patterns.h"
+#include "compiler/graph/fold_quantize_pairs.h"
 #include "compiler/graph/fuse_ops.h"
 #include "compiler/graph/simplify.h"
 
@@ -12,13 +13,10 @@ namespace graph {
 
 const std::vector<GraphPass>& GraphPasses() {
   static const std::vector<GraphPass> passes = {
-      {"fold_constants", FoldConstants},
-      {"simplify", Simplify},
-      {"fold_batch_norm", FoldBatchNorm},
-      {"fold_constants_again", FoldConstants},
-      {"fold_patterns", FoldPatterns},
-      {"dead_code", EliminateDeadCode},
-      {"fuse_ops", FuseOps},
+      {"fold_constants", FoldConstants},  {"simplify", Simplify},
+      {"fold_batch_norm", FoldBatchNorm}, {"fold_constants_again", FoldConstants},
+      {"fold_patterns", FoldPatterns},    {"fold_quantize_pairs", FoldQuantizePairs},
+      {"dead_code", EliminateDeadCode},   {"fuse_ops", FuseOps},
   };
   return passes;
 }

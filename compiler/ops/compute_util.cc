@@ -61,7 +61,9 @@ te::Tensor ReduceSum(const std::string& name, const Operand& in, std::vector<int
           }
         }
         Expr v = body(in.tensor(index), index);
-        return kind == ir::ReduceKind::kMax ? te::max(v, raxes) : te::sum(v, raxes);
+        if (kind == ir::ReduceKind::kMax) return te::max(v, raxes);
+        if (kind == ir::ReduceKind::kMin) return te::min(v, raxes);
+        return te::sum(v, raxes);
       },
       name, "reduce");
 }

@@ -35,7 +35,7 @@ ir::Expr At(const Operand& o, const std::vector<ir::Expr>& index);
 
 /// A reduction of `in` over `axes` (kept as 1 or dropped) as a compute named `name` with tag
 /// "reduce": each element is `body(element, index into in)`, summed (or maximized for
-/// `ir::ReduceKind::kMax`).
+/// `ir::ReduceKind::kMax`, minimized for `kMin`).
 te::Tensor ReduceSum(const std::string& name, const Operand& in, std::vector<int64_t> axes,
                      bool keepdims,
                      const std::function<ir::Expr(ir::Expr, const std::vector<ir::Expr>&)>& body,

@@ -23,34 +23,7 @@ using ir::Var;
 std::string CheckConv(const Node& node) { return CheckAutoPad(ParseConv2dAttrs(node).auto_pad); }
 
 void InferConv(Graph& g, const Node& node) {
-  const Value& x = In(g, node, 0);
-  const Value& w = In(g, node, 1);
-  std::string where = NodeWhere(node);
-  TESSERA_USER_CHECK(x.shape.size() == 4 && w.shape.size() == 4)
-      << where << ": only 2-D convolutions (4-D input and weights) are supported, got input "
-      << graph::ShapeString(x.shape) << " and weights " << graph::ShapeString(w.shape);
-  const Conv2dAttrs a = ParseConv2dAttrs(node);
-  const int64_t group = a.group;
-  TESSERA_USER_CHECK(group > 0 && x.shape[1] % group == 0 && w.shape[0] % group == 0 &&
-                     w.shape[1] * group == x.shape[1])
-      << where << ": input '" << x.name << "' has " << x.shape[1] << " channels but weights '"
-      << w.name << "' " << graph::ShapeString(w.shape) << " with group " << group << " expect "
-      << w.shape[1] * group;
-  if (HasInput(node, 2)) {
-    const Value& b = In(g, node, 2);
-    TESSERA_USER_CHECK(b.shape == std::vector<int64_t>{w.shape[0]})
-        << where << ": bias '" << b.name << "' has shape " << graph::ShapeString(b.shape)
-        << ", expected " << w.shape[0];
-  }
-  std::vector<int64_t> out = {x.shape[0], w.shape[0]};
-  for (int d = 0; d < 2; ++d) {
-    int64_t o = WindowOut(x.shape[2 + d], w.shape[2 + d], a.strides[d], a.pads[d], a.pads[d + 2],
-                          a.dilations[d], false);
-    TESSERA_USER_CHECK(o > 0) << where << ": the kernel does not fit the input "
-                              << graph::ShapeString(x.shape);
-    out.push_back(o);
-  }
-  SetOutput(g, node, 0, graph::DType::kFloat32, out);
+  SetOutput(g, node, 0, graph::DType::kFloat32, ConvOutputShape(g, node, 0, 1, 2));
 }
 
 te::Tensor ComputeConv(const Graph& g, const Node& node, const std::vector<Operand>& in, size_t) {
@@ -79,6 +52,38 @@ te::Tensor ComputeConv(const Graph& g, const Node& node, const std::vector<Opera
 }
 
 }  // namespace
+
+std::vector<int64_t> ConvOutputShape(const Graph& g, const Node& node, size_t x_input,
+                                     size_t w_input, int bias) {
+  const Value& x = In(g, node, x_input);
+  const Value& w = In(g, node, w_input);
+  std::string where = NodeWhere(node);
+  TESSERA_USER_CHECK(x.shape.size() == 4 && w.shape.size() == 4)
+      << where << ": only 2-D convolutions (4-D input and weights) are supported, got input "
+      << graph::ShapeString(x.shape) << " and weights " << graph::ShapeString(w.shape);
+  const Conv2dAttrs a = ParseConv2dAttrs(node);
+  const int64_t group = a.group;
+  TESSERA_USER_CHECK(group > 0 && x.shape[1] % group == 0 && w.shape[0] % group == 0 &&
+                     w.shape[1] * group == x.shape[1])
+      << where << ": input '" << x.name << "' has " << x.shape[1] << " channels but weights '"
+      << w.name << "' " << graph::ShapeString(w.shape) << " with group " << group << " expect "
+      << w.shape[1] * group;
+  if (bias >= 0 && HasInput(node, static_cast<size_t>(bias))) {
+    const Value& b = In(g, node, static_cast<size_t>(bias));
+    TESSERA_USER_CHECK(b.shape == std::vector<int64_t>{w.shape[0]})
+        << where << ": bias '" << b.name << "' has shape " << graph::ShapeString(b.shape)
+        << ", expected " << w.shape[0];
+  }
+  std::vector<int64_t> out = {x.shape[0], w.shape[0]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t o = WindowOut(x.shape[2 + d], w.shape[2 + d], a.strides[d], a.pads[d], a.pads[d + 2],
+                          a.dilations[d], false);
+    TESSERA_USER_CHECK(o > 0) << where << ": the kernel does not fit the input "
+                              << graph::ShapeString(x.shape);
+    out.push_back(o);
+  }
+  return out;
+}
 
 bool Conv2dAttrs::Uniform() const {
   return strides[0] == strides[1] && dilations[0] == 1 && dilations[1] == 1 &&

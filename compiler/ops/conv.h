@@ -29,6 +29,12 @@ struct Conv2dAttrs {
 /// The attributes of Conv `node`.
 Conv2dAttrs ParseConv2dAttrs(const graph::Node& node);
 
+/// The output shape of convolution `node` (Conv, ConvInteger, QLinearConv) with its input,
+/// weights and bias (-1: none) at the given input indices; throws `UserError` naming the node
+/// for shapes that do not agree.
+std::vector<int64_t> ConvOutputShape(const graph::Graph& g, const graph::Node& node, size_t x_input,
+                                     size_t w_input, int bias);
+
 }  // namespace ops
 }  // namespace tessera
 

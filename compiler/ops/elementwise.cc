@@ -25,7 +25,7 @@ const std::vector<std::string>& UnaryOps() {
   static const std::vector<std::string> ops = {
       "Relu",    "Sigmoid",    "Tanh",        "Erf",       "Sqrt",  "Exp",  "Log",
       "Neg",     "Abs",        "Clip",        "Gelu",      "Floor", "Ceil", "Identity",
-      "Dropout", "Reciprocal", "HardSigmoid", "HardSwish", "Silu"};
+      "Dropout", "Reciprocal", "HardSigmoid", "HardSwish", "Silu",  "Round"};
   return ops;
 }
 
@@ -63,6 +63,10 @@ DType DTypeFromOnnx(int64_t code, const std::string& where) {
   switch (code) {
     case 1:
       return DType::kFloat32;
+    case 2:
+      return DType::kUInt8;
+    case 3:
+      return DType::kInt8;
     case 6:
       return DType::kInt32;
     case 7:
@@ -73,7 +77,7 @@ DType DTypeFromOnnx(int64_t code, const std::string& where) {
       break;
   }
   TESSERA_USER_ERROR() << where << ": element type code " << code
-                       << " is not supported (float32, int32, int64, bool)";
+                       << " is not supported (float32, int32, int64, int8, uint8, bool)";
   return DType::kFloat32;
 }
 
@@ -133,6 +137,7 @@ Expr Unary(const std::string& op, const Node& node, const std::vector<Operand>& 
   if (op == "Abs") return ir::abs(x);
   if (op == "Floor") return ir::floor(x);
   if (op == "Ceil") return ir::ceil(x);
+  if (op == "Round") return ir::round(x);
   if (op == "Reciprocal") return ir::const_like(x, 1) / x;
   if (op == "Identity" || op == "Dropout") return x;
   if (op == "Gelu") {

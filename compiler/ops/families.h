@@ -22,8 +22,12 @@ void AddConvOps(std::vector<OpDef>* defs);
 void AddPoolOps(std::vector<OpDef>* defs);
 /// Gemm, MatMul (dense.cc).
 void AddDenseOps(std::vector<OpDef>* defs);
-/// ReduceMean, Softmax, LayerNormalization, BatchNormalization (reduce.cc).
+/// ReduceMean, ReduceMax, ReduceMin, Softmax, LayerNormalization, BatchNormalization (reduce.cc).
 void AddReduceOps(std::vector<OpDef>* defs);
+/// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QuantizeDequantize (quantize.cc).
+void AddQuantizeOps(std::vector<OpDef>* defs);
+/// ConvInteger, MatMulInteger, QLinearConv, QLinearMatMul (integer_ops.cc).
+void AddIntegerOps(std::vector<OpDef>* defs);
 /// Shape, ConstantOfShape, Range: the shape computations evaluated at compile time (shape_ops.cc).
 void AddShapeOps(std::vector<OpDef>* defs);
 

@@ -20,6 +20,8 @@ const std::map<std::string, OpDef>& Registry() {
     AddDenseOps(&defs);
     AddReduceOps(&defs);
     AddShapeOps(&defs);
+    AddQuantizeOps(&defs);
+    AddIntegerOps(&defs);
     std::map<std::string, OpDef> by_name;
     for (OpDef& def : defs) {
       TESSERA_INTERNAL_CHECK(def.infer) << "operator " << def.name << " has no shape inference";

@@ -22,7 +22,10 @@ DataType KernelType(graph::DType t) {
     case graph::DType::kInt32:
       return DataType::Int(32);
     case graph::DType::kBool:
+    case graph::DType::kUInt8:
       return DataType::UInt(8);
+    case graph::DType::kInt8:
+      return DataType::Int(8);
   }
   return DataType::Float(32);
 }

@@ -1,5 +1,5 @@
-// The reduction family: ReduceMean, Softmax, LayerNormalization, and BatchNormalization (which
-// fold_batch_norm rewrites into a scale and shift).
+// The reduction family: ReduceMean, ReduceMax, ReduceMin, Softmax, LayerNormalization, and
+// BatchNormalization (which fold_batch_norm rewrites into a scale and shift).
 #include <algorithm>
 
 #include "compiler/graph/shape.h"
@@ -19,7 +19,7 @@ using graph::Value;
 using ir::Expr;
 using ir::Var;
 
-// ReduceMean's axes, normalized (every axis when the attribute is absent).
+// The reduced axes, normalized (every axis when the attribute is absent).
 std::vector<int64_t> ReduceAxes(const Node& node, int64_t rank) {
   std::vector<int64_t> axes = node.Ints("axes");
   if (axes.empty()) {
@@ -81,6 +81,16 @@ te::Tensor ComputeReduceMean(const Graph& g, const Node& node, const std::vector
   return te::compute(
       ShapeExprs(OutValue(g, node).shape),
       [&](const std::vector<Var>& i) { return sum(E(i)) * inv; }, node.name);
+}
+
+// ReduceMax and ReduceMin.
+te::Tensor ComputeReduceExtreme(const Graph&, const Node& node, const std::vector<Operand>& in,
+                                size_t) {
+  std::vector<int64_t> axes = ReduceAxes(node, static_cast<int64_t>(in[0].shape.size()));
+  return ReduceSum(
+      node.name, in[0], axes, node.Int("keepdims", 1) != 0,
+      [](Expr v, const std::vector<Expr>&) { return v; },
+      node.op == "ReduceMax" ? ir::ReduceKind::kMax : ir::ReduceKind::kMin);
 }
 
 te::Tensor ComputeSoftmax(const Graph& g, const Node& node, const std::vector<Operand>& in,
@@ -156,6 +166,8 @@ OpDef Def(const std::string& name, Pattern pattern, InferFn infer, ComputeFn com
 
 void AddReduceOps(std::vector<OpDef>* defs) {
   defs->push_back(Def("ReduceMean", Pattern::kReduction, InferReduceMean, ComputeReduceMean));
+  defs->push_back(Def("ReduceMax", Pattern::kReduction, InferReduceMean, ComputeReduceExtreme));
+  defs->push_back(Def("ReduceMin", Pattern::kReduction, InferReduceMean, ComputeReduceExtreme));
   defs->push_back(Def("Softmax", Pattern::kReduction, InferAlongAxis, ComputeSoftmax));
   defs->push_back(Def("LayerNormalization", Pattern::kReduction, InferAlongAxis, ComputeLayerNorm));
   OpDef bn = Def("BatchNormalization", Pattern::kOpaque, InferBatchNorm, nullptr);

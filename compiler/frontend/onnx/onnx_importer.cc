@@ -38,13 +38,17 @@ DType DTypeOf(int code, const std::string& where) {
       return DType::kInt32;
     case onnx::TensorProto::BOOL:
       return DType::kBool;
+    case onnx::TensorProto::INT8:
+      return DType::kInt8;
+    case onnx::TensorProto::UINT8:
+      return DType::kUInt8;
     default:
       break;
   }
   TESSERA_USER_ERROR() << where << ": element type "
                        << onnx::TensorProto_DataType_Name(
                               static_cast<onnx::TensorProto_DataType>(code))
-                       << " is not supported (float, double, int64, int32, bool)";
+                       << " is not supported (float, double, int64, int32, int8, uint8, bool)";
   return DType::kFloat32;
 }
 
@@ -121,7 +125,7 @@ std::shared_ptr<TensorData> ToTensorData(const onnx::TensorProto& t, const std::
       fill(t.int64_data());
       break;
     default:
-      fill(t.int32_data());  // int32 and bool
+      fill(t.int32_data());  // int32, int8, uint8 and bool
       break;
   }
   return data;

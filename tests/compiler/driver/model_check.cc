@@ -58,6 +58,8 @@ bool Exists(const std::string& path) { return std::ifstream(path).good(); }
 void Compare(const runtime::NDArray& got, const runtime::NDArray& want, const std::string& what,
              double rtol, double atol, bool atol_scaled) {
   ASSERT_EQ(got.Shape(), want.Shape()) << what;
+  ASSERT_EQ(runtime::DataTypeToString(got.DataType()), runtime::DataTypeToString(want.DataType()))
+      << what;
   const int64_t n = want.NumElements();
   auto value = [](const runtime::NDArray& a, int64_t i) -> double {
     DLDataType t = a.DataType();
@@ -65,6 +67,7 @@ void Compare(const runtime::NDArray& got, const runtime::NDArray& want, const st
     if (t.code == kDLFloat && t.bits == 64) return a.Data<double>()[i];
     if (t.code == kDLInt && t.bits == 64) return static_cast<double>(a.Data<int64_t>()[i]);
     if (t.code == kDLInt && t.bits == 32) return a.Data<int32_t>()[i];
+    if (t.code == kDLInt && t.bits == 8) return a.Data<int8_t>()[i];
     return a.Data<uint8_t>()[i];
   };
   double largest = 0;

@@ -29,16 +29,20 @@ const std::map<std::string, std::string>& NoKernel() {
 
 TEST(Registry, EveryImportedOperatorHasACompleteDefinition) {
   // The importer accepts exactly the operators UnsupportedReason knows (and Constant, which it
-  // turns into a constant itself). Silu is Tessera's own (folded from x * Sigmoid(x)).
+  // turns into a constant itself). Silu is Tessera's own (folded from x * Sigmoid(x)), and so is
+  // QuantizeDequantize (a QuantizeLinear / DequantizeLinear pair).
   // clang-format off
   const std::vector<std::string> expected = {
       "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "Ceil", "Clip", "Concat", "Conv",
-      "ConstantOfShape", "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor",
+      "ConvInteger", "ConstantOfShape", "DequantizeLinear", "Div", "Dropout",
+      "DynamicQuantizeLinear", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor",
       "Gather", "Gelu", "Gemm", "GlobalAveragePool", "Greater", "HardSigmoid", "HardSwish",
       "Identity", "LayerNormalization",
-      "Less", "Log", "MatMul", "Max", "MaxPool", "Min", "Mod", "Mul", "Neg", "Pad", "Pow", "Range",
-      "Reciprocal", "ReduceMean", "Relu", "Reshape", "Shape", "Sigmoid", "Silu", "Slice",
-      "Softmax", "Split", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze", "Where"};
+      "Less", "Log", "MatMul", "MatMulInteger", "Max", "MaxPool", "Min", "Mod", "Mul", "Neg", "Pad",
+      "Pow", "QLinearConv", "QLinearMatMul", "QuantizeDequantize", "QuantizeLinear", "Range",
+      "Reciprocal", "ReduceMax", "ReduceMean", "ReduceMin", "Relu", "Reshape", "Round", "Shape",
+      "Sigmoid", "Silu", "Slice", "Softmax", "Split", "Sqrt", "Squeeze", "Sub", "Tanh",
+      "Transpose", "Unsqueeze", "Where"};
   // clang-format on
   std::vector<std::string> sorted = expected;
   std::sort(sorted.begin(), sorted.end());
@@ -77,13 +81,14 @@ TEST(Registry, ShapeComputationsAreEvaluated) {
   EXPECT_TRUE(ops::FindOp("Shape")->evaluates_from_shapes);
 }
 
-// One node of `op` over float inputs of `shapes` (constants where `constants` gives data),
-// with its shapes inferred.
+// One node of `op` over float inputs of `shapes` (constants where `constants` gives data;
+// other types where `types` says), with its shapes inferred.
 struct Example {
   std::string op;
   std::vector<std::vector<int64_t>> shapes;
   std::map<size_t, std::vector<int64_t>> constants;  // input -> int64 elements
   std::map<std::string, graph::Attr> attrs;
+  std::map<size_t, DType> types = {};  // input -> element type (float32 where absent)
 };
 
 graph::Attr Int(int64_t v) {
@@ -102,6 +107,7 @@ graph::Attr Ints(std::vector<int64_t> v) {
 
 // A small example of every operator with a compute.
 std::vector<Example> Examples() {
+  constexpr DType kU8 = DType::kUInt8, kI8 = DType::kInt8;
   static const std::set<std::string> binary = {"Add",   "Sub",  "Mul",     "Div", "Pow",
                                                "Equal", "Less", "Greater", "Max", "Min"};
   const std::map<std::string, Example> special = {
@@ -121,6 +127,24 @@ std::vector<Example> Examples() {
       {"Concat", {"Concat", {{2, 3, 4, 4}, {2, 3, 4, 4}}, {}, {}}},
       {"Gather", {"Gather", {{5, 4}, {3}}, {{1, {0, 4, 2}}}, {}}},
       {"Mod", {"Mod", {{2, 3, 4, 4}, {4}}, {}, {{"fmod", Int(1)}}}},
+      {"QuantizeLinear", {"QuantizeLinear", {{2, 3, 4, 4}, {}, {}}, {}, {}, {{2, kU8}}}},
+      {"QuantizeDequantize", {"QuantizeDequantize", {{2, 3, 4, 4}, {3}, {3}}, {}, {}, {{2, kI8}}}},
+      {"DequantizeLinear",
+       {"DequantizeLinear", {{2, 3, 4, 4}, {3}, {3}}, {}, {}, {{0, kI8}, {2, kI8}}}},
+      {"ConvInteger", {"ConvInteger", {{1, 3, 8, 8}, {4, 3, 3, 3}}, {}, {}, {{0, kU8}, {1, kI8}}}},
+      {"MatMulInteger", {"MatMulInteger", {{2, 4, 5}, {5, 6}}, {}, {}, {{0, kU8}, {1, kI8}}}},
+      {"QLinearConv",
+       {"QLinearConv",
+        {{1, 3, 8, 8}, {}, {}, {4, 3, 3, 3}, {4}, {4}, {}, {}, {4}},
+        {},
+        {},
+        {{0, kU8}, {2, kU8}, {3, kI8}, {5, kI8}, {7, kU8}, {8, DType::kInt32}}}},
+      {"QLinearMatMul",
+       {"QLinearMatMul",
+        {{2, 4, 5}, {}, {}, {5, 6}, {6}, {6}, {}, {}},
+        {},
+        {},
+        {{0, kU8}, {2, kU8}, {3, kI8}, {5, kI8}, {7, kI8}}}},
   };
   std::vector<Example> out;
   for (const OpDef* def : ops::AllOps()) {
@@ -149,6 +173,7 @@ te::Tensor Compute(const Example& e, graph::Graph& g) {
     graph::Value v;
     v.name = "in" + std::to_string(i);
     v.shape = e.shapes[i];
+    if (e.types.count(i)) v.dtype = e.types.at(i);
     auto c = e.constants.find(i);
     if (c != e.constants.end()) {
       auto data = graph::TensorData::Zeros(DType::kInt64, v.shape);

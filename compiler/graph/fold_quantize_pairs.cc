@@ -1,0 +1,45 @@
+#include "compiler/graph/fold_quantize_pairs.h"
+
+#include "compiler/graph/dce.h"
+
+namespace tessera {
+namespace graph {
+namespace {
+
+// Input `i` of `node`, or -1 when omitted.
+int InputOf(const Node& node, size_t i) { return i < node.inputs.size() ? node.inputs[i] : -1; }
+
+// The same parameter: one value, two constants holding the same elements, or both omitted.
+bool SameParam(const Graph& g, int a, int b) {
+  if (a == b) return true;
+  if (a < 0 || b < 0 || !g.values[a].is_constant() || !g.values[b].is_constant()) return false;
+  const TensorData& x = *g.values[a].data;
+  const TensorData& y = *g.values[b].data;
+  return x.dtype == y.dtype && x.NumElements() == y.NumElements() && x.bytes == y.bytes;
+}
+
+bool SamePair(const Graph& g, const Node& quantize, const Node& dequantize) {
+  return SameParam(g, InputOf(quantize, 1), InputOf(dequantize, 1)) &&
+         SameParam(g, InputOf(quantize, 2), InputOf(dequantize, 2)) &&
+         quantize.Int("axis", 1) == dequantize.Int("axis", 1);
+}
+
+}  // namespace
+
+void FoldQuantizePairs(Graph& g) {
+  const std::vector<int> producer = g.Producers();
+  for (Node& node : g.nodes) {
+    if (node.op != "DequantizeLinear" || node.inputs.empty() || node.inputs[0] < 0) continue;
+    const int p = producer[node.inputs[0]];
+    if (p < 0 || g.nodes[p].op != "QuantizeLinear") continue;
+    const Node& quantize = g.nodes[p];
+    if (!SamePair(g, quantize, node)) continue;
+    node.op = "QuantizeDequantize";
+    node.inputs = quantize.inputs;
+    node.attrs = quantize.attrs;
+  }
+  EliminateDeadCode(g);
+}
+
+}  // namespace graph
+}  // namespace tessera
