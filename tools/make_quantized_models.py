@@ -14,7 +14,8 @@ BERT-width transformer encoder layers whose linear layers are statically quantiz
 --per-channel quantizes weights per output channel (PyTorch's onednn / fbgemm configuration)
 instead of per tensor (qnnpack). --reference N writes N random inputs NAME.in0.npy ... and
 PyTorch's quantized outputs NAME.out0.npy (one input: the model tests' form; N > 1:
-NAME.inputs.npy / NAME.outputs.npy stacked). --operator-form also writes NAME_qop.onnx: each
+NAME.inputs.npy / NAME.outputs.npy stacked) and, for a quantized output, its quantization step
+in NAME.step.txt. --operator-form also writes NAME_qop.onnx: each
 DequantizeLinear → Conv [→ Relu] → QuantizeLinear chain as one QLinearConv, each
 DequantizeLinear → MatMul → QuantizeLinear as QLinearMatMul (the operator form ONNX Runtime's
 quantizer writes), the rest left in QDQ form.
@@ -144,8 +145,16 @@ def export(model, shape, path):
 def write_reference(model, shape, out, name, count):
     torch.manual_seed(1)
     xs = [torch.randn(*shape) for _ in range(count)]
+    # The output's quantization step: the scale of what the model's last DeQuantize reads.
+    steps = []
+    dequant = getattr(model, "dequant", None)
+    if dequant is not None:
+        dequant.register_forward_hook(lambda m, inp, outp: steps.append(inp[0].q_scale()))
     with torch.no_grad():
         ys = [model(x).numpy() for x in xs]
+    if steps:
+        with open(os.path.join(out, name + ".step.txt"), "w") as f:
+            f.write(f"{steps[0]!r}\n")
     if count == 1:
         np.save(os.path.join(out, name + ".in0.npy"), xs[0].numpy())
         np.save(os.path.join(out, name + ".out0.npy"), ys[0])
@@ -171,6 +180,7 @@ def main():
         if args.reference:
             write_reference(model, shape, args.out, name, args.reference)
         if args.operator_form:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             from quantized_operator_form import to_operator_form  # noqa: E402
             m = to_operator_form(onnx.load(path))
             onnx.checker.check_model(m)

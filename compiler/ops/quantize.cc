@@ -59,6 +59,15 @@ void InferDequantize(Graph& g, const Node& n) {
       << NodeWhere(n) << ": input '" << x.name << "' is " << DTypeName(x.dtype)
       << "; expected int8, uint8 or int32";
   CheckQuantParams(g, n, LinearParams(g, n), x.shape, "input '" + x.name + "'", {x.dtype});
+  // ONNX defines an int32 input (a bias) with no zero point, or one of 0.
+  if (x.dtype == DType::kInt32 && HasInput(n, 2) && In(g, n, 2).is_constant()) {
+    const Value& zp = In(g, n, 2);
+    for (int64_t k = 0; k < zp.data->NumElements(); ++k) {
+      TESSERA_USER_CHECK(zp.data->At(k) == 0)
+          << NodeWhere(n) << ": the zero point '" << zp.name << "' of int32 input '" << x.name
+          << "' holds " << zp.data->At(k) << "; it must be 0";
+    }
+  }
   SetOutput(g, n, 0, DType::kFloat32, x.shape);
 }
 

@@ -112,3 +112,31 @@ unshaped = model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
                  [vi("y", [2, 3])])
 save(unshaped, "unshaped_input", check=False)
+
+# Malformed quantization, each refused naming its node.
+def quantize_model(name, nodes, inits, x_type=TensorProto.FLOAT, y_type=TensorProto.UINT8,
+                   shape=(1, 3, 2, 2)):
+    m = model(nodes, [vi("x", list(shape), x_type)], [vi("y", list(shape), y_type)], inits)
+    save(m, name, check=False)
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.array(array), name)
+
+
+quantize_model("zero_scale",
+               [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q_zero")],
+               [const("s", np.float32(0)), const("z", np.uint8(128))])
+quantize_model("int32_zero_point_out_of_range",
+               [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq_bias")],
+               [const("s", np.float32(0.5)), const("z", np.int32(7))],
+               x_type=TensorProto.INT32, y_type=TensorProto.FLOAT, shape=(4,))
+quantize_model("per_channel_axis_mismatch",
+               [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq_axis",
+                                 axis=1)],
+               [const("s", np.ones(4, np.float32)), const("z", np.zeros(4, np.int8))],
+               x_type=TensorProto.INT8, y_type=TensorProto.FLOAT)
+quantize_model("unsupported_quantized_type",
+               [helper.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq_int16")],
+               [const("s", np.float32(0.5))], x_type=TensorProto.INT16,
+               y_type=TensorProto.FLOAT)

@@ -189,6 +189,35 @@ TEST(OnnxImporterTest, ConstantForms) {
   EXPECT_EQ(g.values[g.nodes[1].inputs[1]].data->At(0), 2.0);
 }
 
+// The message of the UserError that importing `name` and inferring its shapes throws.
+std::string InferError(const std::string& name) {
+  try {
+    graph::Graph g = ImportOnnx(Dir() + "/" + name + ".onnx");
+    graph::OptimizeGraph(g);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << name << " was built without an error";
+  return "";
+}
+
+// Malformed quantization parameters are refused when the graph's types are inferred, naming
+// the node and the value.
+TEST(OnnxImporterTest, RefusesMalformedQuantization) {
+  EXPECT_THAT(InferError("zero_scale"),
+              AllOf(HasSubstr("node 'q_zero' (QuantizeLinear)"),
+                    HasSubstr("the scale 's' of output 'y' holds 0 at element 0; a scale must be "
+                              "positive and finite")));
+  EXPECT_THAT(InferError("int32_zero_point_out_of_range"),
+              AllOf(HasSubstr("node 'dq_bias' (DequantizeLinear)"),
+                    HasSubstr("the zero point 'z' of int32 input 'x' holds 7; it must be 0")));
+  EXPECT_THAT(InferError("per_channel_axis_mismatch"),
+              AllOf(HasSubstr("node 'dq_axis' (DequantizeLinear)"),
+                    HasSubstr("the scale 's' of input 'x' has shape 4; expected one element or 3 "
+                              "(one per element of dimension 1 of 1x3x2x2)")));
+  EXPECT_THAT(InferError("unsupported_quantized_type"), HasSubstr("dq_int16"));
+}
+
 TEST(OnnxImporterTest, ParseInputShape) {
   auto [name, shape] = ParseInputShape("input:1x3x224x224");
   EXPECT_EQ(name, "input");

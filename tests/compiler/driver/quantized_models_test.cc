@@ -1,0 +1,81 @@
+// int8 models end to end: a small CNN quantized by PyTorch's own tools (per tensor and per
+// channel), exported in the QDQ form and rewritten into the operator form (QLinearConv), built,
+// run, and compared with PyTorch's quantized module within one output quantization step.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "tests/compiler/driver/model_check.h"
+
+namespace tessera {
+namespace {
+
+// Makes the small CNN quantized per tensor or per channel, in both forms, with PyTorch's
+// reference output and its quantization step; returns the directory.
+std::string MakeModels(bool per_channel) {
+  std::string dir = testing::TempDir(per_channel ? "per_channel" : "per_tensor");
+  testing::RunPython("tools/make_quantized_models.py",
+                     dir + " --models small_cnn --reference 1 --operator-form" +
+                         (per_channel ? " --per-channel" : ""));
+  // The operator form reads the same input and reference.
+  for (const char* suffix : {".in0.npy", ".out0.npy"}) {
+    std::ifstream from(dir + "/small_cnn" + suffix, std::ios::binary);
+    std::ofstream(dir + "/small_cnn_qop" + suffix, std::ios::binary) << from.rdbuf();
+  }
+  return dir;
+}
+
+const std::string& ModelDir(bool per_channel) {
+  static const std::string per_tensor_dir = MakeModels(false);
+  static const std::string per_channel_dir = MakeModels(true);
+  return per_channel ? per_channel_dir : per_tensor_dir;
+}
+
+double OutputStep(const std::string& dir) {
+  std::ifstream in(dir + "/small_cnn.step.txt");
+  double step = 0;
+  in >> step;
+  EXPECT_GT(step, 0) << dir << "/small_cnn.step.txt";
+  return step;
+}
+
+// Counts the kernels whose function name contains `part`.
+int CountKernels(const ModelBuild& build, const std::string& part) {
+  int count = 0;
+  for (const runtime::ExecNode& n : build.graph.nodes) {
+    count += n.function.find(part) != std::string::npos;
+  }
+  return count;
+}
+
+class QuantizedModelTest : public ::testing::TestWithParam<bool> {};
+
+// QDQ: the weights' DequantizeLinear folds into float weights, so each convolution runs its
+// float template with the activation's quantize-dequantize pair in its output stage: no
+// kernel of its own for any QuantizeLinear or DequantizeLinear.
+TEST_P(QuantizedModelTest, QdqFormWithinOneStepOfPyTorch) {
+  const std::string& dir = ModelDir(GetParam());
+  const double step = OutputStep(dir);
+  ModelBuild build = testing::CheckModel(dir, "small_cnn", 0, step * 1.001);
+  EXPECT_EQ(CountKernels(build, "conv2d_NCHWc"), 5);  // the depthwise one among them
+  EXPECT_EQ(CountKernels(build, "depthwise_conv2d_NCHWc"), 1);
+  EXPECT_EQ(CountKernels(build, "_QuantizeLinear"), 0);
+  EXPECT_EQ(CountKernels(build, "_DequantizeLinear"), 0);
+}
+
+// The operator form: every convolution a QLinearConv, computed in integers.
+TEST_P(QuantizedModelTest, OperatorFormWithinOneStepOfPyTorch) {
+  const std::string& dir = ModelDir(GetParam());
+  const double step = OutputStep(dir);
+  ModelBuild build = testing::CheckModel(dir, "small_cnn_qop", 0, step * 1.001);
+  EXPECT_EQ(CountKernels(build, "QLinearConv"), 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Quantized, QuantizedModelTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return std::string(info.param ? "PerChannel" : "PerTensor");
+                         });
+
+}  // namespace
+}  // namespace tessera
