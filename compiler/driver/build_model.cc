@@ -45,6 +45,12 @@ std::string ModelBuild::CoverageLine() const {
        << " with records of the default thread count: none at -num-threads)";
   }
   if (!untuned.empty()) os << "; untuned: " << untuned;
+  if (quantized_in_float + quantized_in_integers > 0) {
+    os << "; int8: " << quantized_in_float
+       << " quantized convolutions and products in float32 on dequantized values (no int8 "
+          "templates yet), "
+       << quantized_in_integers << " in integer computes";
+  }
   return os.str();
 }
 
@@ -60,10 +66,35 @@ void ModelBuild::Save(const std::string& dir) const {
   WriteFile(kernels_path, ReadFile(library_file, "kernel library"), "kernel library");
 }
 
+namespace {
+
+// The coverage line's int8 counts: float operators reading dequantized values, and the
+// integer operators left.
+void CountQuantized(const graph::Graph& g, ModelBuild* build) {
+  const std::vector<int> producer = g.Producers();
+  for (const graph::Node& node : g.nodes) {
+    if (node.op == "QLinearConv" || node.op == "QLinearMatMul" || node.op == "ConvInteger" ||
+        node.op == "MatMulInteger") {
+      ++build->quantized_in_integers;
+    }
+    if ((node.op != "Conv" && node.op != "Gemm" && node.op != "MatMul") || node.inputs.empty()) {
+      continue;
+    }
+    const int p = producer[node.inputs[0]];
+    if (p >= 0 && (g.nodes[p].op == "QuantizeDequantize" || g.nodes[p].op == "DequantizeLinear")) {
+      ++build->quantized_in_float;
+    }
+  }
+}
+
+}  // namespace
+
 ModelBuild EmitModel(const ModelPlan& plan, const ModelBuildOptions& options) {
   driver::ModelEmitter builder(plan, options);
   builder.Run();
-  return builder.Finish();
+  ModelBuild build = builder.Finish();
+  CountQuantized(plan.graph, &build);
+  return build;
 }
 
 ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options) {

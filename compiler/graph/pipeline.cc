@@ -1,6 +1,7 @@
 #include "compiler/graph/pipeline.h"
 
 #include "compiler/graph/dce.h"
+#include "compiler/graph/expand_qlinear.h"
 #include "compiler/graph/fold_batch_norm.h"
 #include "compiler/graph/fold_constants.h"
 #include "compiler/graph/fold_patterns.h"
@@ -13,6 +14,7 @@ namespace graph {
 
 const std::vector<GraphPass>& GraphPasses() {
   static const std::vector<GraphPass> passes = {
+      {"expand_qlinear", ExpandQLinear},
       {"fold_constants", FoldConstants},  {"simplify", Simplify},
       {"fold_batch_norm", FoldBatchNorm}, {"fold_constants_again", FoldConstants},
       {"fold_patterns", FoldPatterns},    {"fold_quantize_pairs", FoldQuantizePairs},
