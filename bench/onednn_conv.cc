@@ -11,6 +11,11 @@ namespace bench {
 namespace {
 
 void Fill(const dnnl::memory& mem, float scale) {
+  if (mem.get_desc().data_type() != dnnl::memory::data_type::f32) {
+    auto* bytes = static_cast<int8_t*>(mem.get_data_handle());
+    for (size_t i = 0; i < mem.get_desc().get_size(); ++i) bytes[i] = int8_t(int(i % 17) - 8);
+    return;
+  }
   auto* data = static_cast<float*>(mem.get_data_handle());
   size_t count = mem.get_desc().get_size() / sizeof(float);
   for (size_t i = 0; i < count; ++i) data[i] = scale * static_cast<float>(int(i % 17) - 8);
@@ -18,20 +23,23 @@ void Fill(const dnnl::memory& mem, float scale) {
 
 }  // namespace
 
-double OneDnnConv2dSeconds(const Conv2dShape& c, int threads, int repeat) {
+double OneDnnConv2dSeconds(const Conv2dShape& c, int threads, int repeat, bool int8) {
   using dnnl::memory;
   omp_set_num_threads(threads);
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
   const int64_t oh = (c.h + 2 * c.pad - c.r) / c.stride + 1;
   const int64_t ow = (c.w + 2 * c.pad - c.s) / c.stride + 1;
-  auto any = [](memory::dims dims) {
-    return memory::desc(dims, memory::data_type::f32, memory::format_tag::any);
+  using type = memory::data_type;
+  auto any = [](memory::dims dims, type t) {
+    return memory::desc(dims, t, memory::format_tag::any);
   };
-  dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      any({c.n, c.c, c.h, c.w}), any({c.k, c.c, c.r, c.s}), any({c.n, c.k, oh, ow}),
-      {c.stride, c.stride}, {c.pad, c.pad}, {c.pad, c.pad});
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                       dnnl::algorithm::convolution_direct,
+                                       any({c.n, c.c, c.h, c.w}, int8 ? type::u8 : type::f32),
+                                       any({c.k, c.c, c.r, c.s}, int8 ? type::s8 : type::f32),
+                                       any({c.n, c.k, oh, ow}, int8 ? type::s32 : type::f32),
+                                       {c.stride, c.stride}, {c.pad, c.pad}, {c.pad, c.pad});
   dnnl::convolution_forward::primitive_desc pd(desc, engine);
   memory src(pd.src_desc(), engine), weights(pd.weights_desc(), engine), dst(pd.dst_desc(), engine);
   Fill(src, 0.125f);

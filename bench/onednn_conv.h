@@ -13,8 +13,9 @@ struct Conv2dShape {
 };
 
 /// Best seconds of one oneDNN forward-inference convolution (primitive time only: layouts are
-/// oneDNN's preferred blocked ones, reorders excluded) on `threads` OpenMP threads.
-double OneDnnConv2dSeconds(const Conv2dShape& shape, int threads, int repeat);
+/// oneDNN's preferred blocked ones, reorders excluded) on `threads` OpenMP threads; with `int8`,
+/// uint8 data times int8 weights into int32 (oneDNN's u8s8s32, VNNI where the CPU has it).
+double OneDnnConv2dSeconds(const Conv2dShape& shape, int threads, int repeat, bool int8 = false);
 
 }  // namespace bench
 }  // namespace tessera

@@ -13,7 +13,7 @@ bool IsPureMath(const std::string& name) {
 }
 
 bool IsPure(const std::string& name) {
-  return IsPureMath(name) || name == kLikely || name == kIfThenElse;
+  return IsPureMath(name) || name == kDot4U8S8 || name == kLikely || name == kIfThenElse;
 }
 
 }  // namespace builtin

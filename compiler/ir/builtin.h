@@ -21,6 +21,10 @@
 /// Pure math, element-wise on float scalars or vectors (type of the first argument):
 ///   exp, log, sqrt, tanh, sigmoid, fabs, floor, ceil, round (ties to even), erf (one
 ///   argument); pow (two); fma(a, b, c) = a * b + c rounded once.
+/// Integer dot products: tessera.dot4_u8s8(a, b) -> int32, a and b int32 (scalars or vectors of
+///   the same lanes) each holding four bytes, little-endian: per lane, the sum of the four
+///   products of a's bytes read unsigned and b's read signed. `acc + dot4_u8s8(a, b)` is one
+///   instruction where the target has one (x86 AVX512-VNNI and AVX-VNNI `vpdpbusd`).
 /// GPU (after the host/device split): tessera.thread_index("threadIdx.x") -> int32 (the
 ///   hardware index a bound loop maps to); tessera.syncthreads() -> int32 (a barrier of the
 ///   thread block, evaluated for its effect); tessera.launch_kernel("name", grid_x, grid_y,
@@ -55,6 +59,7 @@ constexpr const char* kLikely = "tessera.likely";                        ///< se
 constexpr const char* kIfThenElse = "tessera.if_then_else";              ///< see file comment
 constexpr const char* kPrefetch = "tessera.prefetch";                    ///< see file comment
 constexpr const char* kZeroBytes = "tessera.zero_bytes";                 ///< see file comment
+constexpr const char* kDot4U8S8 = "tessera.dot4_u8s8";                   ///< see file comment
 constexpr const char* kThreadIndex = "tessera.thread_index";             ///< see file comment
 constexpr const char* kSyncThreads = "tessera.syncthreads";              ///< see file comment
 constexpr const char* kLaunchKernel = "tessera.launch_kernel";           ///< see file comment
@@ -62,7 +67,7 @@ constexpr const char* kLaunchKernel = "tessera.launch_kernel";           ///< se
 /// True for the pure element-wise math intrinsics (exp, log, ..., fma).
 bool IsPureMath(const std::string& name);
 /// True for intrinsics without side effects whose value depends only on their arguments
-/// (math, likely, if_then_else); packed-API readers are excluded.
+/// (math, dot4_u8s8, likely, if_then_else); packed-API readers are excluded.
 bool IsPure(const std::string& name);
 
 }  // namespace builtin

@@ -310,6 +310,12 @@ Expr round(Expr x) { return FloatMath("round", {x}); }
 Expr erf(Expr x) { return FloatMath("erf", {x}); }
 Expr pow(Expr x, Expr y) { return FloatMath("pow", {x, y}); }
 Expr fma(Expr a, Expr b, Expr c) { return FloatMath("fma", {a, b, c}); }
+Expr dot4_u8s8(Expr a, Expr b) {
+  TESSERA_USER_CHECK(a.defined() && b.defined() &&
+                     a.dtype() == DataType::Int(32, a.dtype().lanes()) && b.dtype() == a.dtype())
+      << "dot4_u8s8 takes two int32 words of four bytes each";
+  return Call(a.dtype(), builtin::kDot4U8S8, {a, b});
+}
 Expr abs(Expr x) {
   TESSERA_USER_CHECK(x.defined()) << "abs of an undefined expression";
   if (x.dtype().is_float()) return FloatMath("fabs", {x});

@@ -99,6 +99,9 @@ Expr erf(Expr x);
 Expr pow(Expr x, Expr y);
 /// a * b + c with one rounding (C's `fma`).
 Expr fma(Expr a, Expr b, Expr c);
+/// The dot product of four bytes of `a` (unsigned) and four of `b` (signed), int32 words of
+/// four little-endian bytes each: `builtin::kDot4U8S8`. Throws `UserError` for other types.
+Expr dot4_u8s8(Expr a, Expr b);
 
 /// Converts `a` and `b` to a common type (throws `UserError` naming `op` when impossible).
 void PromoteTypes(const char* op, Expr* a, Expr* b);

@@ -133,7 +133,8 @@ class Vectorizer : public ir::StmtExprMutator {
       return ir::Call(op->dtype.with_lanes(lanes), op->name,
                       {args[0], BroadcastTo(args[1], lanes), BroadcastTo(args[2], lanes)});
     }
-    if (!ir::builtin::IsPureMath(op->name) && op->name != ir::builtin::kLikely)
+    if (!ir::builtin::IsPureMath(op->name) && op->name != ir::builtin::kLikely &&
+        op->name != ir::builtin::kDot4U8S8)
       throw NotVectorizable{"a call that is not element-wise math"};
     for (Expr& a : args) a = BroadcastTo(a, lanes);
     return ir::Call(op->dtype.with_lanes(lanes), op->name, args);

@@ -144,6 +144,16 @@ class Interpreter {
     if (n == "erf") return std::erf(a[0]);
     if (n == "pow") return std::pow(a[0], a[1]);
     if (n == "fma") return std::fma(a[0], a[1], a[2]);
+    if (n == ir::builtin::kDot4U8S8) {
+      const auto x = static_cast<uint32_t>(static_cast<int64_t>(a[0]));
+      const auto y = static_cast<uint32_t>(static_cast<int64_t>(a[1]));
+      double sum = 0;
+      for (int k = 0; k < 4; ++k) {
+        sum += static_cast<double>((x >> (8 * k)) & 0xff) *
+               static_cast<int8_t>(static_cast<uint8_t>((y >> (8 * k)) & 0xff));
+      }
+      return sum;
+    }
     TESSERA_USER_ERROR() << "reference evaluator: unsupported intrinsic '" << n << "'";
     return 0;
   }

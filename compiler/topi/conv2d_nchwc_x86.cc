@@ -271,7 +271,7 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
 }
 
 te::Tensor PaddedBlockedData(const te::Tensor& data, const Conv2dShape& sh, int64_t ic_bn,
-                             bool input_halo) {
+                             bool input_halo, ir::Expr fill) {
   const int64_t pad = sh.pad;
   if (pad == 0) return data;
   const std::vector<Expr> shape = {I(sh.n), I(sh.c / ic_bn), I(sh.h + 2 * pad), I(sh.w + 2 * pad),
@@ -285,7 +285,7 @@ te::Tensor PaddedBlockedData(const te::Tensor& data, const Conv2dShape& sh, int6
         },
         "data_halo");
   }
-  return ZeroPadRowsCols(data, shape, sh.h, sh.w, pad, "data_pad");
+  return ZeroPadRowsCols(data, shape, sh.h, sh.w, pad, "data_pad", fill);
 }
 
 Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config) {
@@ -304,6 +304,7 @@ struct BlockedConv {
   const Conv2dShape& sh;
   int64_t ic_bn, oc_bn;
   te::Tensor data, kernel, padded;
+  bool bytes = false;  // int32 words of four bytes, multiplied by dot4_u8s8
 
   // Output rows [row0, row0 + rows) over kernel rows [kh0, kh1).
   te::Tensor Rows(int64_t row0, int64_t rows, int64_t kh0, int64_t kh1,
@@ -324,9 +325,9 @@ struct BlockedConv {
           if (sh.groups > 1) {
             block = ir::floordiv(i[1], I(sh.group_k() / oc_bn)) * I(group_blocks) + icc;
           }
-          return te::sum(padded(i[0], block, y, i[3] * I(stride) + kw, ici) *
-                             kernel(i[1], icc, kh + I(kh0), kw, ici, i[4]),
-                         {icc, ici, kh, kw});
+          Expr x = padded(i[0], block, y, i[3] * I(stride) + kw, ici);
+          Expr w = kernel(i[1], icc, kh + I(kh0), kw, ici, i[4]);
+          return te::sum(bytes ? ir::dot4_u8s8(x, w) : x * w, {icc, ici, kh, kw});
         },
         name);
   }
@@ -434,6 +435,44 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
     return Conv2dOneStage(bc, epilogue, pad_stage, image, reg_h, reg_n, unroll_kw);
   }
   return Conv2dBorderRowsApart(bc, epilogue, pad_stage, reg_h, reg_n, unroll_kw);
+}
+
+ScheduledOp Conv2dNCHWcInt8X86(const Conv2dShape& sh, const space::ConfigEntity& config,
+                               int32_t pad_word, const OutputEpilogue* epilogue) {
+  CheckShape(sh);
+  TESSERA_USER_CHECK(sh.group_c() % 4 == 0)
+      << "conv2d_NCHWc_int8.x86: the input channels of a group (" << sh.group_c()
+      << ") must be a multiple of 4 (pad them with zero weights)";
+  const Conv2dShape words = Conv2dWords(sh);
+  const auto [ic_words, oc_bn] = Conv2dNCHWcBlocks(config);
+  const int64_t reg_h = config.Split("tile_oh")[1];
+  const int64_t reg_n = config.Split("tile_ow")[1];
+  TESSERA_USER_CHECK(words.group_c() % ic_words == 0 && sh.group_k() % oc_bn == 0 &&
+                     sh.oh() % reg_h == 0 && sh.ow() % reg_n == 0)
+      << "conv2d_NCHWc_int8.x86: config " << config.ToString() << " does not tile the shape";
+  te::Tensor data = te::placeholder({I(sh.n), I(words.c / ic_words), I(sh.h), I(sh.w), I(ic_words)},
+                                    DataType::Int(32), "data");
+  te::Tensor kernel = te::placeholder(
+      {I(sh.k / oc_bn), I(words.group_c() / ic_words), I(sh.r), I(sh.s), I(ic_words), I(oc_bn)},
+      DataType::Int(32), "kernel");
+  const ir::Expr fill = ir::IntImm(DataType::Int(32), pad_word);
+  te::Tensor padded = PaddedBlockedData(data, words, ic_words, false, fill);
+  BlockedConv bc{words, ic_words, oc_bn, data, kernel, padded};
+  bc.bytes = true;
+  const bool image = config.Value("image_acc") != 0;
+  const bool unroll_kw = config.Value("unroll_kw") != 0;
+  // Border rows apart skip the padding's kernel rows, which only zero padding allows.
+  ScheduledOp op = image || config.Value("border_rows") == 0 || pad_word != 0
+                       ? Conv2dOneStage(bc, epilogue, sh.pad > 0, image, reg_h, reg_n, unroll_kw)
+                       : Conv2dBorderRowsApart(bc, epilogue, sh.pad > 0, reg_h, reg_n, unroll_kw);
+  op.flops = Conv2dFlops(sh);
+  return op;
+}
+
+Conv2dShape Conv2dWords(const Conv2dShape& shape) {
+  Conv2dShape words = shape;
+  words.c = shape.c / 4;
+  return words;
 }
 
 Conv2dOperands Conv2dNCHWCompute(const Conv2dShape& sh) {

@@ -84,7 +84,25 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t limit);
 /// holds around it ("data_halo", to inline); else a stage "data_pad" that copies it into a padded
 /// buffer (the caller schedules it). Shared by the blocked x86 templates.
 te::Tensor PaddedBlockedData(const te::Tensor& data, const Conv2dShape& shape, int64_t ic_bn,
-                             bool input_halo);
+                             bool input_halo, ir::Expr fill = ir::Expr());
+
+/// `shape` counted in int32 words of four input channels (c / 4): the shape whose float
+/// template `conv2d_NCHWc_int8.x86` follows, word for channel. The config space of the int8
+/// template is `Conv2dNCHWcX86Space(Conv2dWords(shape))` (tile_ic counts words).
+Conv2dShape Conv2dWords(const Conv2dShape& shape);
+
+/// The int8 convolution for `config` (a point of `Conv2dNCHWcX86Space(Conv2dWords(shape))`):
+/// uint8 data times int8 weights, summed exactly in int32, four channels per instruction
+/// (`ir::dot4_u8s8`: x86 VNNI's vpdpbusd where the target has it). Args: data `NCHW[ic]c` as
+/// int32 words of four consecutive channels (`data[n, c / (4 ic), h, w, (c / 4) % ic]`, channel c
+/// in byte c % 4), weights `OIHW[ic]i[oc_bn]o` of words (`kernel[k / oc_bn, c / (4 ic), r, s,
+/// (c / 4) % ic, k % oc_bn]`, byte c % 4), the epilogue's inputs, output int32 `NCHW[oc_bn]c`.
+/// Zero points are the caller's: the padding holds `pad_word` (the input's zero point in each
+/// of its four bytes), so Σ (x − zero point) × w = result − zero point × Σ w; border_rows then
+/// has no effect (the padding's rows count). Throws `UserError` when a group's input channels are
+/// no multiple of 4.
+ScheduledOp Conv2dNCHWcInt8X86(const Conv2dShape& shape, const space::ConfigEntity& config,
+                               int32_t pad_word = 0, const OutputEpilogue* epilogue = nullptr);
 
 /// The tensors of a convolution compute (NCHW data, OIHW weights of one group's input channels,
 /// or depthwise [c, 1, r, s] weights),

@@ -7,7 +7,7 @@ namespace tessera {
 namespace topi {
 
 te::Tensor ZeroPadRowsCols(const te::Tensor& data, const std::vector<ir::Expr>& shape, int64_t h,
-                           int64_t w, int64_t pad, const std::string& name) {
+                           int64_t w, int64_t pad, const std::string& name, ir::Expr fill) {
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& i) {
@@ -16,7 +16,8 @@ te::Tensor ZeroPadRowsCols(const te::Tensor& data, const std::vector<ir::Expr>& 
         std::vector<ir::Expr> at(i.begin(), i.end());
         at[2] = y - I(pad);
         at[3] = x - I(pad);
-        return ir::if_then_else(inside, data(at), 0.0f);
+        ir::Expr value = data(at);
+        return ir::if_then_else(inside, value, fill.defined() ? fill : ir::const_like(value, 0));
       },
       name);
 }

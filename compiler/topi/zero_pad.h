@@ -15,9 +15,10 @@ namespace tessera {
 namespace topi {
 
 /// A stage `name` of shape `shape` holding `data` (NCHW or NCHW[x]c, `h` × `w` planes on axes 2
-/// and 3) with `pad` zeros before and after its rows and columns.
+/// and 3) with `pad` elements of `fill` (undefined: zero) before and after its rows and columns.
 te::Tensor ZeroPadRowsCols(const te::Tensor& data, const std::vector<ir::Expr>& shape, int64_t h,
-                           int64_t w, int64_t pad, const std::string& name);
+                           int64_t w, int64_t pad, const std::string& name,
+                           ir::Expr fill = ir::Expr());
 
 }  // namespace topi
 }  // namespace tessera

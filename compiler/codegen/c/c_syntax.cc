@@ -81,6 +81,11 @@ TESSERA_$PFLOORDIV(int64_t, i64)
   $Q T tessera_floormod_##S(T a, T b) { return a % b; }
 TESSERA_$PUFLOORDIV(uint8_t, u8) TESSERA_$PUFLOORDIV(uint16_t, u16) TESSERA_$PUFLOORDIV(uint32_t, u32)
 TESSERA_$PUFLOORDIV(uint64_t, u64)
+$Q int32_t tessera_dot4_u8s8(int32_t a, int32_t b) {
+  int32_t sum = 0;
+  for (int k = 0; k < 4; ++k) sum += (int32_t)(uint8_t)((uint32_t)a >> (8 * k)) * (int32_t)(int8_t)(uint8_t)((uint32_t)b >> (8 * k));
+  return sum;
+}
 )";
 
 }  // namespace

@@ -333,6 +333,7 @@ class CodeGenC : public CFamilyPrinter {
     if (n == bi::kHandleIsAligned) return "(((uintptr_t)" + arg(0) + " % " + arg(1) + ") == 0)";
     if (n == bi::kLikely) return "__builtin_expect(" + arg(0) + ", 1)";
     if (n == bi::kIfThenElse) return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+    if (n == bi::kDot4U8S8) return "tessera_dot4_u8s8(" + arg(0) + ", " + arg(1) + ")";
     if (bi::IsPureMath(n)) {
       bool f32 = c->dtype.element_of().bits() == 32;
       std::string sfx = f32 ? "f" : "";

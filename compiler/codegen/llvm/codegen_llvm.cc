@@ -36,6 +36,10 @@ CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext* context, const ResolvedLLVMTarget& t
   module_->setTargetTriple(target_.triple);
   module_->setDataLayout(machine->createDataLayout());
   tbaa_root_ = md_.createTBAARoot("tessera.buffers");
+  if (HasFeatures(target_, "+avx512vnni")) dot4_lanes_.push_back(16);
+  if (HasFeatures(target_, "+avx512vnni,+avx512vl") || HasFeatures(target_, "+avxvnni")) {
+    dot4_lanes_.insert(dot4_lanes_.end(), {8, 4});
+  }
   // Contraction lets a*b+c become one fused multiply-add.
   llvm::FastMathFlags flags;
   flags.setAllowContract(true);

@@ -86,6 +86,7 @@ llvm::Value* CodeGenLLVM::MakeCall(const ir::CallNode* op) {
     return builder_.getInt32(0);
   }
   if (ir::builtin::IsPureMath(name)) return MakeMath(op);
+  if (name == builtin::kDot4U8S8) return MakeDot4U8S8(nullptr, op);
   TESSERA_INTERNAL_CHECK(false) << "the LLVM code generator does not know the intrinsic '" << name
                                 << "' (in '" << function_name_ << "')";
   return nullptr;

@@ -119,6 +119,17 @@ llvm::Value* CodeGenLLVM::MakeBinary(const ir::BinaryNode* op) {
       ReadsMemory::Check(op->b)) {
     return MakeShortCircuit(op);
   }
+  // An accumulation of byte dot products (the int8 templates' reductions): one instruction.
+  if (op->kind() == ir::kAdd && t.is_int()) {
+    const auto* dot_b = op->b.as<ir::CallNode>();
+    const auto* dot_a = op->a.as<ir::CallNode>();
+    if (dot_b && dot_b->name == ir::builtin::kDot4U8S8) {
+      return MakeDot4U8S8(MakeValue(op->a), dot_b);
+    }
+    if (dot_a && dot_a->name == ir::builtin::kDot4U8S8) {
+      return MakeDot4U8S8(MakeValue(op->b), dot_a);
+    }
+  }
   llvm::Value* a = MakeValue(op->a);
   llvm::Value* b = MakeValue(op->b);
   const bool is_float = t.is_float();

@@ -105,6 +105,10 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
   llvm::Value* CallLibm(const std::string& name, ir::DataType t, llvm::Value* x);
   llvm::Value* Exp(ir::DataType t, llvm::Value* x);
 
+  // Integer dot products (codegen_llvm_dot.cc): `acc` + dot4_u8s8 of `call`'s arguments (`acc`
+  // null: none), one vpdpbusd per vector where the target has it.
+  llvm::Value* MakeDot4U8S8(llvm::Value* acc, const ir::CallNode* call);
+
   // Vector math (codegen_llvm_math.cc).
   llvm::Value* VectorExpF32(llvm::Value* x);
   // erf of float32 vectors, without a libm call per lane.
@@ -137,6 +141,8 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
   llvm::Value* task_error_slot_ = nullptr;
   bool in_parallel_ = false;
   int parallel_count_ = 0;
+  // The lanes of int32 vectors vpdpbusd takes on this target (none: empty).
+  std::vector<unsigned> dot4_lanes_;
 };
 
 }  // namespace codegen

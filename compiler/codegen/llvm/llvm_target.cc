@@ -113,19 +113,22 @@ ResolvedLLVMTarget ResolveLLVMTarget(const LLVMTargetSpec& spec) {
   return out;
 }
 
-VectorRegisters VectorRegistersOf(const ResolvedLLVMTarget& target) {
+bool HasFeatures(const ResolvedLLVMTarget& target, const std::string& features) {
   InitializeTargetsOnce();
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (llvm_target == nullptr) return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      llvm_target->createMCSubtargetInfo(target.triple, target.cpu, target.features));
+  return info != nullptr && info->checkFeatures(features);
+}
+
+VectorRegisters VectorRegistersOf(const ResolvedLLVMTarget& target) {
   const llvm::Triple triple(target.triple);
   if (triple.isAArch64()) return {128, 32};
   if (!triple.isX86()) return {};
-  std::string error;
-  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
-  TESSERA_INTERNAL_CHECK(llvm_target != nullptr) << error;
-  std::unique_ptr<llvm::MCSubtargetInfo> info(
-      llvm_target->createMCSubtargetInfo(target.triple, target.cpu, target.features));
-  TESSERA_INTERNAL_CHECK(info != nullptr) << "no subtarget for " << target.triple;
-  if (info->checkFeatures("+avx512f")) return {512, 32};
-  if (info->checkFeatures("+avx")) return {256, 16};
+  if (HasFeatures(target, "+avx512f")) return {512, 32};
+  if (HasFeatures(target, "+avx")) return {256, 16};
   return {128, 16};
 }
 

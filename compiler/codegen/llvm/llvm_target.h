@@ -47,6 +47,10 @@ struct VectorRegisters {
 /// The vector registers of `target`, from its architecture and its CPU's features.
 VectorRegisters VectorRegistersOf(const ResolvedLLVMTarget& target);
 
+/// True when `target`'s CPU and features include every feature of `features` ("+avx512vnni",
+/// "+avx512vnni,+avx512vl"); false for a target LLVM has no subtarget for.
+bool HasFeatures(const ResolvedLLVMTarget& target, const std::string& features);
+
 /// A target machine for `target` emitting position-independent code with floating-point
 /// multiply-add contraction allowed (fused multiply-add where the CPU has it), at code generation
 /// level `level` (an `llvm::CodeGenOpt::Level`; default: aggressive).
