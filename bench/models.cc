@@ -57,6 +57,7 @@ struct Flags {
   int settle_ms = 200;
   bool json = false;
   std::vector<int64_t> batch;  // --batch 1,4,16: throughput at each batch, from batch buckets
+  bool int8 = false;           // --int8: the models quantized by PyTorch, in QDQ form
 };
 
 // `--models zoo`: the encoder and torchvision's classification models that export at opset 13
@@ -293,6 +294,7 @@ int Run(const Flags& flags) {
     runtime::SetNumThreads(threads);
     std::vector<std::string> torch_argv = {"/usr/bin/python3", "bench/models_torch.py", dir,
                                            std::to_string(threads)};
+    if (flags.int8) torch_argv.push_back("--int8");
     torch_argv.insert(torch_argv.end(), flags.models.begin(), flags.models.end());
     Peer torch(torch_argv, torch_env);  // exports the .onnx files
     // A model PyTorch could not export (models_torch.py says why) is left out of every side.
@@ -462,6 +464,10 @@ int main(int argc, char** argv) {
                  "pause before each side's warm-up and timed run, so every side starts idle")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", flags.json, "one JSON line per model and thread count");
+  app.add_flag("--int8", flags.int8,
+               "int8 models: each quantized by PyTorch's own tools (tools/make_quantized_models.py: "
+               "per-channel weights, calibrated on random data) and exported in QDQ form; every "
+               "side runs that model (PyTorch its quantized module, on its onednn engine)");
   app.add_option("--batch", flags.batch,
                  "batch buckets, e.g. 1,4,16: throughput at each against ONNX Runtime on the same "
                  "file exported with a symbolic batch, one artifact of those buckets (x_ort: "

@@ -8,10 +8,13 @@ the COUNT batch-1 fp32 latencies in milliseconds, and "cpu_ms", the CPU time the
 over them (all its threads), so the caller can interleave its runs
 with Tessera's run by run and check that no side used more cores than the others.
 
-Usage: models_torch.py OUT THREADS [--dynamic-batch] NAME...
+Usage: models_torch.py OUT THREADS [--dynamic-batch | --int8] NAME...
   --dynamic-batch: export with a symbolic batch (dynamic_axes, as users export for serving) to
   NAME.onnx, print "ready" and answer nothing (//bench:models --batch measures ONNX Runtime and
   Tessera on those files).
+  --int8: each model quantized with PyTorch's own tools (tools/make_quantized_models.py, weights
+  per channel) and exported in QDQ form; PyTorch runs its quantized module ("bert_encoder": the
+  encoder with its linear layers quantized).
 """
 import json
 import inspect
@@ -51,13 +54,25 @@ def build(name):
 
 
 dynamic_batch = len(sys.argv) > 3 and sys.argv[3] == "--dynamic-batch"
-names = sys.argv[4:] if dynamic_batch else sys.argv[3:]
+int8 = len(sys.argv) > 3 and sys.argv[3] == "--int8"
+names = sys.argv[4:] if dynamic_batch or int8 else sys.argv[3:]
+if int8:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+    import make_quantized_models  # noqa: E402
+
+
+def build_int8(name):
+    """The quantized model and its input."""
+    model, shape = make_quantized_models.quantize(
+        "encoder" if name == "bert_encoder" else name, per_channel=True, calibration=4)
+    return model, torch.randn(*shape)
 fns, inputs = {}, {}
 for name in names:
     try:
-        model, x = build(name)
-    except AttributeError:
-        print(f"models_torch.py: {name}: no such torchvision model, left out", file=sys.stderr,
+        model, x = build_int8(name) if int8 else build(name)
+    except (AttributeError, SystemExit):
+        print(f"models_torch.py: {name}: no such (quantizable) torchvision model, left out",
+              file=sys.stderr,
               flush=True)
         continue
     onnx_file = os.path.join(out_dir, name + ".onnx")
