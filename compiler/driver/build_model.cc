@@ -45,11 +45,10 @@ std::string ModelBuild::CoverageLine() const {
        << " with records of the default thread count: none at -num-threads)";
   }
   if (!untuned.empty()) os << "; untuned: " << untuned;
-  if (quantized_in_float + quantized_in_integers > 0) {
-    os << "; int8: " << quantized_in_float
-       << " quantized convolutions and products in float32 on dequantized values (no int8 "
-          "templates yet), "
-       << quantized_in_integers << " in integer computes";
+  if (quantized_in_int8 + quantized_in_float + quantized_in_integers > 0) {
+    os << "; int8: " << quantized_in_int8 << " quantized convolutions in int8 templates, "
+       << quantized_in_float << " quantized operators in float32 on dequantized values, "
+       << quantized_in_integers << " integer operators as plain computes";
   }
   return os.str();
 }
@@ -68,11 +67,13 @@ void ModelBuild::Save(const std::string& dir) const {
 
 namespace {
 
-// The coverage line's int8 counts: float operators reading dequantized values, and the
-// integer operators left.
-void CountQuantized(const graph::Graph& g, ModelBuild* build) {
+// The coverage line's int8 counts: quantized convolutions through the int8 template, float
+// operators reading dequantized values, and the integer operators left as plain computes.
+void CountQuantized(const ModelPlan& plan, ModelBuild* build) {
+  const graph::Graph& g = plan.graph;
   const std::vector<int> producer = g.Producers();
-  for (const graph::Node& node : g.nodes) {
+  for (const GroupPlan& group : plan.groups) {
+    const graph::Node& node = g.nodes[group.nodes[0]];
     if (node.op == "QLinearConv" || node.op == "QLinearMatMul" || node.op == "ConvInteger" ||
         node.op == "MatMulInteger") {
       ++build->quantized_in_integers;
@@ -81,7 +82,12 @@ void CountQuantized(const graph::Graph& g, ModelBuild* build) {
       continue;
     }
     const int p = producer[node.inputs[0]];
-    if (p >= 0 && (g.nodes[p].op == "QuantizeDequantize" || g.nodes[p].op == "DequantizeLinear")) {
+    if (p < 0 || (g.nodes[p].op != "QuantizeDequantize" && g.nodes[p].op != "DequantizeLinear")) {
+      continue;
+    }
+    if (group.path == KernelPath::kConvInt8X86) {
+      ++build->quantized_in_int8;
+    } else {
       ++build->quantized_in_float;
     }
   }
@@ -93,7 +99,7 @@ ModelBuild EmitModel(const ModelPlan& plan, const ModelBuildOptions& options) {
   driver::ModelEmitter builder(plan, options);
   builder.Run();
   ModelBuild build = builder.Finish();
-  CountQuantized(plan.graph, &build);
+  CountQuantized(plan, &build);
   return build;
 }
 

@@ -75,8 +75,10 @@ struct ModelBuild {
   std::shared_ptr<const void> library_dir;  ///< keeps `library_file`'s directory alive
   int64_t planned_bytes = 0;                ///< intermediate memory after buffer reuse (the peak)
   int64_t unplanned_bytes = 0;              ///< the same without reuse
-  /// Quantized convolutions and matrix products (of a QDQ or operator-form int8 model) computed
-  /// in float32 on dequantized values, as the coverage line says.
+  /// Quantized convolutions (of a QDQ or operator-form int8 model) run through the int8 template
+  /// (`conv2d_NCHWc_int8.x86`, where the target has a byte dot product).
+  int quantized_in_int8 = 0;
+  /// Quantized convolutions and matrix products computed in float32 on dequantized values.
   int quantized_in_float = 0;
   /// Integer operators computed in integers (QLinearConv, QLinearMatMul with run-time weights,
   /// ConvInteger, MatMulInteger).
@@ -85,8 +87,8 @@ struct ModelBuild {
   /// "tuned 3/20 tasks, 12.5% of template FLOPs; untuned: ..." (naming the untuned workloads;
   /// tasks whose records came from the default thread count are counted in parentheses, and an
   /// untuned workload whose records were not used says why, as "KEY (records of template version
-  /// 1, this build has 2)"); an int8 model's line says how many quantized operators ran in
-  /// float32 and how many in integers.
+  /// 1, this build has 2)"); an int8 model's line says how many quantized operators run in int8
+  /// templates, in float32 and as integer plain computes.
   std::string CoverageLine() const;
   /// The share of the template FLOPs (weighted by calls) that tuned tasks compute, in percent, as
   /// the coverage line prints it (100 for a model without template tasks).

@@ -419,6 +419,8 @@ void ModelEmitter::EmitKernels(const GroupPlan& plan, const std::vector<const No
     case KernelPath::kWinogradX86:
     case KernelPath::kDepthwiseX86:
       return EmitConv(plan, group);
+    case KernelPath::kConvInt8X86:
+      return EmitConvInt8(plan, group);
     case KernelPath::kConvCUDA:
       if (!EmitConvCUDA(plan, group)) EmitPlain(group);
       return;

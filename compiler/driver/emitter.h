@@ -132,6 +132,8 @@ class ModelEmitter {
 
   // emit_conv.cc.
   void EmitConv(const GroupPlan& plan, const std::vector<const Node*>& group);
+  // emit_conv_int8.cc: a quantized convolution through the int8 template.
+  void EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
   // A convolution through its GPU template (NCHW data, OIHW weights as they are), then the
   // epilogue kernel; false leaves it to the plain compute.
   bool EmitConvCUDA(const GroupPlan& plan, const std::vector<const Node*>& group);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compiler/driver/planner.h"
+#include "compiler/driver/vector_unit.h"
 #include "compiler/graph/pipeline.h"
 #include "compiler/graph/shape.h"
 #include "compiler/ops/conv.h"
@@ -25,7 +26,8 @@ Planner::Planner(ModelPlan& plan, const ModelBuildOptions& options)
       options_(options),
       strategy_(StrategyFor(Target(options.target))),
       producer_(plan.graph.Producers()),
-      is_output_(plan.graph.values.size(), false) {
+      is_output_(plan.graph.values.size(), false),
+      byte_dot_product_(HasByteDotProduct(Target(options.target))) {
   for (int v : g_.outputs) is_output_[v] = true;
   plan_.values.resize(g_.values.size());
 }
@@ -206,6 +208,7 @@ bool Planner::PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& gro
   const Node& conv = *group[0];
   const ConvPlan& cp = PlanConv(conv);
   if (!cp.task) return false;
+  if (PlanConvInt8(gp, group, cp)) return true;
   gp.path = cp.winograd    ? KernelPath::kWinogradX86
             : cp.depthwise ? KernelPath::kDepthwiseX86
                            : KernelPath::kConvX86;

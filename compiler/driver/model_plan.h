@@ -37,6 +37,7 @@ enum class KernelPath {
   kPoolBlocked,     ///< a pooling in its input's NCHW[bn]c layout
   kConcatBlocked,   ///< a channel concatenation of inputs all in one NCHW[bn]c layout
   kConvX86,         ///< conv2d_NCHWc.x86 or group_conv2d_NCHWc.x86
+  kConvInt8X86,     ///< a quantized convolution through conv2d_NCHWc_int8.x86
   kWinogradX86,     ///< conv2d_winograd_NCHWc.x86
   kDepthwiseX86,    ///< depthwise_conv2d_NCHWc.x86
   kDenseX86,        ///< dense.x86

@@ -64,6 +64,8 @@ const char* KernelPathName(KernelPath path) {
       return "concat-blocked";
     case KernelPath::kConvX86:
       return "conv";
+    case KernelPath::kConvInt8X86:
+      return "conv-int8";
     case KernelPath::kWinogradX86:
       return "winograd";
     case KernelPath::kDepthwiseX86:

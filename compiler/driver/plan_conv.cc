@@ -22,7 +22,8 @@ const Strategy& StrategyFor(const Target& target) {
                              "batch_matmul.x86",
                              "conv2d_winograd_NCHWc.x86",
                              /*blocked=*/true,
-                             /*fused_dense_epilogue=*/true};
+                             /*fused_dense_epilogue=*/true,
+                             "conv2d_NCHWc_int8.x86"};
   static const Strategy kCUDA{"conv2d_nchw.cuda",
                               "depthwise_conv2d.cuda",
                               nullptr,

@@ -29,6 +29,8 @@ struct Strategy {
   const char* winograd;       // 3x3 stride-1 convolutions' alternative to `conv`
   bool blocked;               // NCHW[bn]c layouts between kernels
   bool fused_dense_epilogue;  // dense's output stage runs bias and chain
+  // Quantized convolutions in integers, where the target has a byte dot product (null: none).
+  const char* int8_conv = nullptr;
 };
 
 // The strategy of `target`'s family.
@@ -70,6 +72,8 @@ class Planner {
 
   void PlanGroup(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
+  bool PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group, const ConvPlan& cp);
+  bool QuantizedInput(int value) const;
   bool PlanConvNCHW(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanDense(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanBatchMatmul(GroupPlan& gp, const std::vector<const Node*>& group);
@@ -113,6 +117,7 @@ class Planner {
   const std::vector<int> producer_;
   std::vector<bool> is_output_;
   std::map<const Node*, ConvPlan> conv_plans_;
+  const bool byte_dot_product_;  // HasByteDotProduct(target)
 };
 
 }  // namespace driver

@@ -11,4 +11,12 @@ topi::VectorUnit VectorUnitOf(const Target& target) {
   return {registers.bits / 32, registers.count};
 }
 
+bool HasByteDotProduct(const Target& target) {
+  if (target.kind() != TargetKind::kLLVM) return false;
+  const codegen::ResolvedLLVMTarget resolved =
+      codegen::ResolveLLVMTarget({target.mtriple(), target.mcpu(), target.mattrs()});
+  return codegen::HasFeatures(resolved, "+avx512vnni") ||
+         codegen::HasFeatures(resolved, "+avxvnni");
+}
+
 }  // namespace tessera

@@ -1,5 +1,6 @@
 /// \file
-/// The vector registers of a target, for the CPU templates' register tiles.
+/// The vector registers of a target, for the CPU templates' register tiles, and its byte dot
+/// product (the int8 templates).
 #ifndef TESSERA_COMPILER_DRIVER_VECTOR_UNIT_H_
 #define TESSERA_COMPILER_DRIVER_VECTOR_UNIT_H_
 
@@ -13,6 +14,11 @@ namespace tessera {
 /// target (what any C compiler vectorizes to) and for CUDA (which runs no CPU template).
 /// Throws `UserError` for an LLVM triple or CPU that LLVM does not know.
 topi::VectorUnit VectorUnitOf(const Target& target);
+
+/// True when code compiled for `target` multiplies bytes four to a 32-bit lane and adds them in
+/// one instruction (x86 AVX512-VNNI or AVX-VNNI `vpdpbusd`), which the int8 templates are built
+/// around; without it their fallback is slower than the float32 templates.
+bool HasByteDotProduct(const Target& target);
 
 }  // namespace tessera
 

@@ -1,5 +1,8 @@
 #include "compiler/graph/fold_quantize_pairs.h"
 
+#include <algorithm>
+#include <map>
+
 #include "compiler/graph/dce.h"
 
 namespace tessera {
@@ -28,12 +31,24 @@ bool SamePair(const Graph& g, const Node& quantize, const Node& dequantize) {
 
 void FoldQuantizePairs(Graph& g) {
   const std::vector<int> producer = g.Producers();
+  // The first pair folded for each QuantizeLinear: a value quantized once and dequantized for
+  // each of its readers (as PyTorch exports them) is one node, so that its producer's kernel
+  // can still take it.
+  std::map<int, int> folded;  // QuantizeLinear node -> the QuantizeDequantize's output
   for (Node& node : g.nodes) {
     if (node.op != "DequantizeLinear" || node.inputs.empty() || node.inputs[0] < 0) continue;
     const int p = producer[node.inputs[0]];
     if (p < 0 || g.nodes[p].op != "QuantizeLinear") continue;
     const Node& quantize = g.nodes[p];
     if (!SamePair(g, quantize, node)) continue;
+    auto first = folded.find(p);
+    const bool is_output =
+        std::find(g.outputs.begin(), g.outputs.end(), node.outputs[0]) != g.outputs.end();
+    if (first != folded.end() && !is_output) {
+      g.ReplaceUses(node.outputs[0], first->second);
+      continue;  // left without readers: dead code
+    }
+    folded[p] = node.outputs[0];
     node.op = "QuantizeDequantize";
     node.inputs = quantize.inputs;
     node.attrs = quantize.attrs;

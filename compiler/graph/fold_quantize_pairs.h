@@ -13,8 +13,8 @@ namespace tessera {
 namespace graph {
 
 /// Rewrites every DequantizeLinear that reads a QuantizeLinear of the same scale, zero point
-/// and axis into a `QuantizeDequantize` of the QuantizeLinear's input; a QuantizeLinear left
-/// without readers is removed.
+/// and axis into a `QuantizeDequantize` of the QuantizeLinear's input (one per QuantizeLinear:
+/// the others read the first); a QuantizeLinear left without readers is removed.
 void FoldQuantizePairs(Graph& g);
 
 }  // namespace graph

@@ -22,11 +22,24 @@ const char* DTypeName(DType t);
 /// Bytes per element.
 int DTypeBytes(DType t);
 
+struct TensorData;
+
+/// The integer form a float constant was dequantized from (a QDQ model's weights): the values,
+/// their scale and zero point (one element, or one per element of dimension `axis`).
+struct QuantizedForm {
+  std::shared_ptr<const TensorData> values;      ///< int8, uint8 or int32 elements
+  std::shared_ptr<const TensorData> scale;       ///< float32
+  std::shared_ptr<const TensorData> zero_point;  ///< null: 0
+  int64_t axis = 0;                              ///< the dimension a 1-D scale runs along
+};
+
 /// Host data of a constant: row-major elements of `dtype`.
 struct TensorData {
   DType dtype = DType::kFloat32;  ///< element type
   std::vector<int64_t> shape;     ///< dimensions
   std::vector<uint8_t> bytes;     ///< elements, row-major
+  /// A folded DequantizeLinear's input: the exact integers behind these floats (null: none).
+  std::shared_ptr<const QuantizedForm> quantized;
 
   /// A zero-filled tensor.
   static std::shared_ptr<TensorData> Zeros(DType dtype, std::vector<int64_t> shape);

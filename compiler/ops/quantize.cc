@@ -21,6 +21,7 @@ namespace {
 using graph::DType;
 using graph::Graph;
 using graph::Node;
+using graph::QuantizedForm;
 using graph::Value;
 using ir::DataType;
 using ir::Expr;
@@ -127,6 +128,14 @@ std::vector<Data> EvaluateQuantizeLinear(const Graph& g, const Node& node) {
     } else {
       out->Set(k, static_cast<float>(static_cast<int64_t>(x.At(k)) - static_cast<int64_t>(z)) * s);
     }
+  }
+  if (!quantize) {
+    auto form = std::make_shared<QuantizedForm>();
+    form->values = Input(g, node, 0).data;
+    form->scale = Input(g, node, 1).data;
+    if (HasInput(node, 2)) form->zero_point = Input(g, node, 2).data;
+    form->axis = per_axis ? axis : 0;
+    out->quantized = form;
   }
   return One(out);
 }

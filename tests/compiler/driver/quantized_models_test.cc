@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 #include <string>
 
+#include "compiler/driver/vector_unit.h"
 #include "tests/compiler/driver/model_check.h"
 
 namespace tessera {
@@ -56,29 +58,55 @@ int CountKernels(const ModelBuild& build, const std::string& part) {
 
 class QuantizedModelTest : public ::testing::TestWithParam<bool> {};
 
-// QDQ: the weights' DequantizeLinear folds into float weights, so each convolution runs its
-// float template with the activation's quantize-dequantize pair in its output stage: no
-// kernel of its own for any QuantizeLinear or DequantizeLinear.
-TEST_P(QuantizedModelTest, QdqFormWithinOneStepOfPyTorch) {
+// QDQ, built for a CPU without a byte dot product (x86-64-v3: AVX2): the weights'
+// DequantizeLinear folds into float weights, so each convolution runs its float template with
+// the activation's quantize-dequantize pair in its output stage: no kernel of its own for any
+// QuantizeLinear or DequantizeLinear.
+TEST_P(QuantizedModelTest, QdqFormInFloatWithinOneStepOfPyTorch) {
   const std::string& dir = ModelDir(GetParam());
-  const double step = OutputStep(dir);
-  ModelBuild build = testing::CheckModel(dir, "small_cnn", 0, step * 1.001);
+  ModelBuildOptions options;
+  options.target = "llvm -mcpu=x86-64-v3";
+  ModelBuild build =
+      testing::CheckModel(dir, "small_cnn", 0, OutputStep(dir) * 1.001, false, options);
   EXPECT_EQ(CountKernels(build, "conv2d_NCHWc"), 5);  // the depthwise one among them
   EXPECT_EQ(CountKernels(build, "depthwise_conv2d_NCHWc"), 1);
+  EXPECT_EQ(CountKernels(build, "conv2d_NCHWc_int8"), 0);
   EXPECT_EQ(CountKernels(build, "_QuantizeLinear"), 0);
   EXPECT_EQ(CountKernels(build, "_DequantizeLinear"), 0);
   EXPECT_THAT(build.CoverageLine(),
-              HasSubstr("; int8: 6 quantized convolutions and products in float32 on dequantized "
-                        "values (no int8 templates yet), 0 in integer computes"));
+              HasSubstr("; int8: 0 quantized convolutions in int8 templates, 6 quantized "
+                        "operators in float32 on dequantized values, 0 integer operators as plain "
+                        "computes"));
 }
 
-// The operator form reaches the QDQ form's graph (graph::ExpandQLinear): every QLinearConv
-// runs the same float templates, and the output is the same within one step of PyTorch's.
+// QDQ on this machine's CPU: where it has a byte dot product (VNNI), the three convolutions
+// whose input channels are a multiple of four run the int8 template, in integers, within the
+// same step of PyTorch's output; the 3-channel stem and the depthwise one stay float.
+TEST_P(QuantizedModelTest, QdqFormInInt8WithinOneStepOfPyTorch) {
+  const std::string& dir = ModelDir(GetParam());
+  ModelBuildOptions options;
+  options.target = "llvm -mcpu=native";
+  const bool int8 = HasByteDotProduct(Target(options.target));
+  ModelBuild build =
+      testing::CheckModel(dir, "small_cnn", 0, OutputStep(dir) * 1.001, false, options);
+  EXPECT_EQ(CountKernels(build, "conv2d_NCHWc_int8"), int8 ? 3 : 0);
+  EXPECT_EQ(CountKernels(build, "quantize_pack"), int8 ? 3 : 0);
+  EXPECT_EQ(build.quantized_in_int8, int8 ? 3 : 0);
+  EXPECT_EQ(build.quantized_in_float, int8 ? 3 : 6);
+  if (!int8) std::cout << "this CPU has no byte dot product: the int8 template was not used\n";
+}
+
+// The operator form reaches the QDQ form's graph (graph::ExpandQLinear), so it runs the same
+// kernels, within one step of PyTorch's output.
 TEST_P(QuantizedModelTest, OperatorFormWithinOneStepOfPyTorch) {
   const std::string& dir = ModelDir(GetParam());
-  const double step = OutputStep(dir);
-  ModelBuild build = testing::CheckModel(dir, "small_cnn_qop", 0, step * 1.001);
+  ModelBuildOptions options;
+  options.target = "llvm -mcpu=native";
+  const bool int8 = HasByteDotProduct(Target(options.target));
+  ModelBuild build =
+      testing::CheckModel(dir, "small_cnn_qop", 0, OutputStep(dir) * 1.001, false, options);
   EXPECT_EQ(CountKernels(build, "conv2d_NCHWc"), 5);
+  EXPECT_EQ(CountKernels(build, "conv2d_NCHWc_int8"), int8 ? 3 : 0);
   EXPECT_EQ(CountKernels(build, "QLinearConv"), 0);
 }
 

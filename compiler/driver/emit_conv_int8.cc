@@ -1,0 +1,151 @@
+// The emitter's int8 convolutions (planned by plan_conv_int8.cc): a kernel quantizes the float
+// input and packs it into int32 words of four channels; the int8 template sums the byte products
+// exactly and its output stage scales the sums back to the float convolution's value,
+// (Σ x·w − zero point × Σ w) × input scale × weight scale, before the group's bias and chain.
+#include "compiler/driver/emitter.h"
+#include "compiler/ir/op.h"
+#include "compiler/topi/conv2d_nchwc_x86.h"
+
+namespace tessera {
+namespace driver {
+namespace {
+
+using ir::DataType;
+using ir::Expr;
+using ir::Var;
+
+// A quantized input's scale and zero point (the QuantizeDequantize that produced it).
+struct InputQuantization {
+  float scale = 1;
+  int zero = 0;
+};
+
+InputQuantization QuantizationOf(const graph::Graph& g, int value) {
+  const graph::Node* qdq = nullptr;
+  for (const graph::Node& n : g.nodes) {
+    if (!n.outputs.empty() && n.outputs[0] == value) qdq = &n;
+  }
+  InputQuantization q;
+  q.scale = static_cast<float>(g.values[qdq->inputs[1]].data->At(0));
+  if (qdq->inputs.size() > 2 && qdq->inputs[2] >= 0) {
+    q.zero = static_cast<int>(g.values[qdq->inputs[2]].data->At(0));
+  }
+  return q;
+}
+
+// int8 weights [K, C, R, S] as words `OIHW[ic]i[oc]o` of four input channels each.
+std::vector<int32_t> PackWeightWords(const graph::TensorData& w, const topi::Conv2dShape& sh,
+                                     int64_t ic_words, int64_t oc_bn) {
+  std::vector<int32_t> out;
+  out.reserve(static_cast<size_t>(sh.k * sh.c / 4 * sh.r * sh.s));
+  auto at = [&](int64_t k, int64_t c, int64_t r, int64_t s) {
+    return static_cast<uint8_t>(static_cast<int8_t>(w.At(((k * sh.c + c) * sh.r + r) * sh.s + s)));
+  };
+  for (int64_t kb = 0; kb < sh.k / oc_bn; ++kb)
+    for (int64_t cb = 0; cb < sh.c / 4 / ic_words; ++cb)
+      for (int64_t r = 0; r < sh.r; ++r)
+        for (int64_t s = 0; s < sh.s; ++s)
+          for (int64_t cw = 0; cw < ic_words; ++cw)
+            for (int64_t ko = 0; ko < oc_bn; ++ko) {
+              uint32_t word = 0;
+              for (int b = 0; b < 4; ++b) {
+                word |= uint32_t{at(kb * oc_bn + ko, (cb * ic_words + cw) * 4 + b, r, s)}
+                        << (8 * b);
+              }
+              out.push_back(static_cast<int32_t>(word));
+            }
+  return out;
+}
+
+}  // namespace
+
+void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group) {
+  const Node& conv = *group[0];
+  const topi::Conv2dShape& sh = plan.conv;
+  const int x = conv.inputs[0];
+  const int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
+  const int64_t in_block = plan.in_block, ic_words = in_block / 4, oc_bn = plan.out_block;
+  const InputQuantization xq = QuantizationOf(g_, x);
+  // The input, quantized to uint8 and packed four channels to a word.
+  const int packed_x = BlockedOf(x, in_block);
+  const std::vector<int64_t> x_shape = {sh.n, sh.c / in_block, sh.h, sh.w, in_block};
+  const std::vector<int64_t> words_shape = {sh.n, sh.c / in_block, sh.h, sh.w, ic_words};
+  te::Tensor xb = te::placeholder(ShapeExprs(x_shape), DataType::Float(32), "x");
+  te::Tensor words = te::compute(
+      ShapeExprs(words_shape),
+      [&](const std::vector<Var>& i) {
+        Expr word = ir::IntImm(DataType::Int(64), 0);
+        for (int b = 0; b < 4; ++b) {
+          Expr v = xb(i[0], i[1], i[2], i[3], i[4] * I(4) + I(b));
+          Expr q = ir::round(v / ir::FloatImm(DataType::Float(32), xq.scale)) +
+                   ir::FloatImm(DataType::Float(32), xq.zero);
+          q = ir::min(ir::max(q, ir::const_like(q, 0)), ir::const_like(q, 255));
+          word =
+              word + ir::cast(DataType::Int(64), q) * ir::IntImm(DataType::Int(64), 1LL << (8 * b));
+        }
+        return ir::cast(DataType::Int(32), word);
+      },
+      conv.name + "_quantized");
+  const int words_id =
+      NewTensor(conv.name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape, kNewBuffer);
+  AddKernel(conv.name + "_quantize", "quantize_pack", Default(words, conv.name), {xb, words},
+            {packed_x}, {words_id});
+  // The weights as words, and the per-channel correction and scale of the output stage.
+  const graph::TensorData& weights = *g_.values[conv.inputs[1]].data;
+  const graph::QuantizedForm& wq = *weights.quantized;
+  const std::vector<int32_t> packed = PackWeightWords(*wq.values, sh, ic_words, oc_bn);
+  const std::vector<int64_t> pw_shape = {sh.k / oc_bn, sh.c / 4 / ic_words, sh.r, sh.s, ic_words,
+                                         oc_bn};
+  const int pw = AddParam(g_.values[conv.inputs[1]].name + "_int8_words",
+                          HostArray(pw_shape, runtime::MakeDataType(kDLInt, 32), packed.data(),
+                                    packed.size() * sizeof(int32_t)));
+  std::vector<int32_t> correction(static_cast<size_t>(sh.k));
+  std::vector<float> scale(static_cast<size_t>(sh.k));
+  const int64_t per_k = sh.c * sh.r * sh.s;
+  for (int64_t k = 0; k < sh.k; ++k) {
+    int64_t sum = 0;
+    for (int64_t j = 0; j < per_k; ++j) sum += static_cast<int64_t>(wq.values->At(k * per_k + j));
+    correction[k] = static_cast<int32_t>(xq.zero * sum);
+    scale[k] = xq.scale * static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : k));
+  }
+  const int correction_id =
+      AddParam(conv.name + "_zero_point_sums",
+               HostArray({sh.k}, runtime::MakeDataType(kDLInt, 32), correction.data(),
+                         correction.size() * sizeof(int32_t)));
+  const int scale_id =
+      AddParam(conv.name + "_scales", HostArray({sh.k}, DLType(graph::DType::kFloat32),
+                                                scale.data(), scale.size() * sizeof(float)));
+  Args args;
+  te::Tensor correction_t = te::placeholder({I(sh.k)}, DataType::Int(32), "zero_point_sums");
+  te::Tensor scale_t = te::placeholder({I(sh.k)}, DataType::Float(32), "scales");
+  args.tensors = {correction_t, scale_t};
+  args.ids = {correction_id, scale_id};
+  const std::vector<int64_t> blocked_shape = {sh.n, sh.k / oc_bn, sh.oh(), sh.ow(), oc_bn};
+  const int value = group.back()->outputs[0];
+  const ReadFn read = BlockedRead(oc_bn);
+  auto output = [&](const te::Tensor& sums) {
+    te::Tensor conv_value = te::compute(
+        ShapeExprs(blocked_shape),
+        [&](const std::vector<Var>& i) {
+          Expr k = i[1] * I(oc_bn) + i[4];
+          return ir::cast(DataType::Float(32), sums(E(i)) - correction_t(k)) * scale_t(k);
+        },
+        conv.name + "_dequantized");
+    return ToBlocked(GroupValue(group, conv_value, bias, 1, read, &args), oc_bn,
+                     g_.values[value].name + "_NCHWc");
+  };
+  // A first pass on a stand-in collects the chain's inputs (as EmitConv does).
+  output(te::placeholder(ShapeExprs(blocked_shape), DataType::Int(32), "stand_in"));
+  topi::OutputEpilogue epilogue{output, args.tensors};
+  const uint32_t pad_word = 0x01010101u * static_cast<uint32_t>(xq.zero);
+  topi::ScheduledOp op =
+      topi::Conv2dNCHWcInt8X86(sh, *plan.config, static_cast<int32_t>(pad_word), &epilogue);
+  const int out = NewBlockedTensor(value, oc_bn, g_.values[value].name + "_NCHWc");
+  value_blocked_[value][oc_bn] = out;
+  std::vector<int> inputs = {words_id, pw};
+  inputs.insert(inputs.end(), args.ids.begin(), args.ids.end());
+  AddKernel(GroupName(group), "conv2d_NCHWc_int8", op, inputs, {out});
+}
+
+}  // namespace driver
+}  // namespace tessera

@@ -1,0 +1,82 @@
+// The planner's int8 convolutions: a convolution of a QDQ model (its input quantized to uint8 and
+// dequantized, its weights int8 with zero points 0, dequantized at compile time) runs through
+// conv2d_NCHWc_int8.x86 where the target has a byte dot product. The kernel computes the same
+// float value the float template would (the products exact in int32, then scaled), so the
+// group's bias and elementwise chain run unchanged in its output stage and every reader of the
+// output is unchanged.
+#include <algorithm>
+
+#include "compiler/driver/planner.h"
+#include "compiler/driver/vector_unit.h"
+#include "compiler/topi/conv2d_nchwc_x86.h"
+
+namespace tessera {
+namespace driver {
+namespace {
+
+bool AllZero(const std::shared_ptr<const graph::TensorData>& t) {
+  if (!t) return true;
+  for (int64_t i = 0; i < t->NumElements(); ++i) {
+    if (t->At(i) != 0) return false;
+  }
+  return true;
+}
+
+// Constant weights dequantized from int8 with zero points 0, per tensor or per output channel.
+bool QuantizedWeights(const graph::Value& w) {
+  if (!w.is_constant() || !w.data->quantized) return false;
+  const graph::QuantizedForm& q = *w.data->quantized;
+  const int64_t scales = q.scale->NumElements();
+  return q.values->dtype == graph::DType::kInt8 && AllZero(q.zero_point) &&
+         (scales == 1 || (q.axis == 0 && scales == w.shape[0]));
+}
+
+}  // namespace
+
+// A value a QuantizeDequantize to uint8 with one scale and zero point (constants) produced.
+bool Planner::QuantizedInput(int value) const {
+  const int p = producer_[value];
+  if (p < 0 || g_.nodes[p].op != "QuantizeDequantize") return false;
+  const Node& qdq = g_.nodes[p];
+  const bool has_zero = qdq.inputs.size() > 2 && qdq.inputs[2] >= 0;
+  const int scale = qdq.inputs[1];
+  if (!IsParam(scale) || g_.values[scale].data->NumElements() != 1) return false;
+  if (!has_zero) return true;  // uint8 with zero point 0
+  const graph::Value& zero = g_.values[qdq.inputs[2]];
+  return zero.is_constant() && zero.dtype == graph::DType::kUInt8 && zero.data->NumElements() == 1;
+}
+
+bool Planner::PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group,
+                           const ConvPlan& cp) {
+  const Node& conv = *group[0];
+  const topi::Conv2dShape& sh = cp.shape;
+  if (!strategy_.int8_conv || !byte_dot_product_ || cp.depthwise || cp.winograd || sh.groups != 1 ||
+      sh.c % 4 != 0 || !QuantizedInput(conv.inputs[0]) ||
+      !QuantizedWeights(g_.values[conv.inputs[1]])) {
+    return false;
+  }
+  const Target target(options_.target);
+  const space::ConfigSpace space =
+      topi::Conv2dNCHWcX86Space(topi::Conv2dWords(sh), VectorUnitOf(target));
+  const space::ConfigEntity config = space.Fallback();
+  const topi::Conv2dBlocks words = topi::Conv2dNCHWcBlocks(config);
+  const int value = group.back()->outputs[0];
+  if (OutputBlock(value, words.oc_bn) != words.oc_bn) return false;
+  gp.path = KernelPath::kConvInt8X86;
+  gp.task = cp.task;  // the float workload it replaces: what the coverage line counts
+  gp.config = config;
+  gp.source = std::string(strategy_.int8_conv) + " fallback";
+  gp.chosen = config.ToString();
+  gp.conv = sh;
+  gp.in_block = 4 * words.ic_bn;  // the float input's block: four channels to a word
+  gp.out_block = words.oc_bn;
+  gp.fused = true;
+  NoteConfig(conv, gp);
+  Blocked(conv.inputs[0], gp.in_block);
+  ReadExternals(group, conv.inputs.size() > 2 ? conv.inputs[2] : -1, /*anchor=*/false);
+  Write(value, gp.out_block);
+  return true;
+}
+
+}  // namespace driver
+}  // namespace tessera
