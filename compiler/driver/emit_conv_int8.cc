@@ -57,6 +57,27 @@ std::vector<int32_t> PackWeightWords(const graph::TensorData& w, const topi::Con
   return out;
 }
 
+// Per output channel: the zero point's share of the sums (input zero point × Σ w) and the
+// scale that turns the corrected sums into the float convolution (input scale × weight scale).
+struct OutputScaling {
+  std::vector<int32_t> correction;
+  std::vector<float> scale;
+};
+
+OutputScaling OutputScalingOf(const graph::QuantizedForm& wq, const InputQuantization& xq,
+                              const topi::Conv2dShape& sh) {
+  OutputScaling out;
+  const int64_t per_k = sh.c * sh.r * sh.s;
+  for (int64_t k = 0; k < sh.k; ++k) {
+    int64_t sum = 0;
+    for (int64_t j = 0; j < per_k; ++j) sum += static_cast<int64_t>(wq.values->At(k * per_k + j));
+    out.correction.push_back(static_cast<int32_t>(xq.zero * sum));
+    out.scale.push_back(xq.scale *
+                        static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : k)));
+  }
+  return out;
+}
+
 }  // namespace
 
 void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group) {
@@ -99,22 +120,14 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   const int pw = AddParam(g_.values[conv.inputs[1]].name + "_int8_words",
                           HostArray(pw_shape, runtime::MakeDataType(kDLInt, 32), packed.data(),
                                     packed.size() * sizeof(int32_t)));
-  std::vector<int32_t> correction(static_cast<size_t>(sh.k));
-  std::vector<float> scale(static_cast<size_t>(sh.k));
-  const int64_t per_k = sh.c * sh.r * sh.s;
-  for (int64_t k = 0; k < sh.k; ++k) {
-    int64_t sum = 0;
-    for (int64_t j = 0; j < per_k; ++j) sum += static_cast<int64_t>(wq.values->At(k * per_k + j));
-    correction[k] = static_cast<int32_t>(xq.zero * sum);
-    scale[k] = xq.scale * static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : k));
-  }
+  const OutputScaling scaling = OutputScalingOf(wq, xq, sh);
   const int correction_id =
       AddParam(conv.name + "_zero_point_sums",
-               HostArray({sh.k}, runtime::MakeDataType(kDLInt, 32), correction.data(),
-                         correction.size() * sizeof(int32_t)));
-  const int scale_id =
-      AddParam(conv.name + "_scales", HostArray({sh.k}, DLType(graph::DType::kFloat32),
-                                                scale.data(), scale.size() * sizeof(float)));
+               HostArray({sh.k}, runtime::MakeDataType(kDLInt, 32), scaling.correction.data(),
+                         scaling.correction.size() * sizeof(int32_t)));
+  const int scale_id = AddParam(
+      conv.name + "_scales", HostArray({sh.k}, DLType(graph::DType::kFloat32), scaling.scale.data(),
+                                       scaling.scale.size() * sizeof(float)));
   Args args;
   te::Tensor correction_t = te::placeholder({I(sh.k)}, DataType::Int(32), "zero_point_sums");
   te::Tensor scale_t = te::placeholder({I(sh.k)}, DataType::Float(32), "scales");
