@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/onednn_conv.h"
+#include "bench/stats.h"
 #include "common/command_line.h"
 #include "compiler/driver/build.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
@@ -22,18 +23,7 @@
 namespace tessera {
 namespace {
 
-template <typename F>
-double BestSeconds(int repeat, F&& run) {
-  run();
-  double best = 1e30;
-  for (int r = 0; r < repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    run();
-    best = std::min(
-        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
-}
+using bench::BestSeconds;
 
 // The op built for `target`, its arguments filled with small values, timed.
 double OpSeconds(const topi::ScheduledOp& op, const std::string& target, int repeat) {

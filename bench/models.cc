@@ -464,10 +464,11 @@ int main(int argc, char** argv) {
                  "pause before each side's warm-up and timed run, so every side starts idle")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", flags.json, "one JSON line per model and thread count");
-  app.add_flag("--int8", flags.int8,
-               "int8 models: each quantized by PyTorch's own tools (tools/make_quantized_models.py: "
-               "per-channel weights, calibrated on random data) and exported in QDQ form; every "
-               "side runs that model (PyTorch its quantized module, on its onednn engine)");
+  app.add_flag(
+      "--int8", flags.int8,
+      "int8 models: each quantized by PyTorch's own tools (tools/make_quantized_models.py: "
+      "per-channel weights, calibrated on random data) and exported in QDQ form; every "
+      "side runs that model (PyTorch its quantized module, on its onednn engine)");
   app.add_option("--batch", flags.batch,
                  "batch buckets, e.g. 1,4,16: throughput at each against ONNX Runtime on the same "
                  "file exported with a symbolic batch, one artifact of those buckets (x_ort: "

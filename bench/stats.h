@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -16,6 +17,21 @@ namespace bench {
 /// Milliseconds in `d`.
 inline double Millis(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
+}
+
+/// The shortest of `repeat` timed calls of `run`, in seconds, after one untimed call (page
+/// faults, thread pool start).
+template <typename F>
+double BestSeconds(int repeat, F&& run) {
+  run();
+  double best = 1e30;
+  for (int r = 0; r < repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    run();
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
 }
 
 /// The nearest-rank percentile `p` (0..1) of `values`; 0 when there are none.

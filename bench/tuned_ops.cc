@@ -23,6 +23,7 @@
 
 #include "bench/exact_check.h"
 #include "bench/onednn_conv.h"
+#include "bench/stats.h"
 #include "bench/torch_conv.h"
 #include "common/command_line.h"
 #include "common/json.h"
@@ -57,18 +58,7 @@ struct Options {
   bool json = false;
 };
 
-template <typename F>
-double BestSeconds(int repeat, F&& run) {
-  run();  // warm up: page faults, thread pool start
-  double best = 1e30;
-  for (int r = 0; r < repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    run();
-    best = std::min(
-        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
-}
+using bench::BestSeconds;
 
 // Builds `op` for `target`; `keep` holds the module for as long as its function is used.
 runtime::PackedFunc CompileOp(const topi::ScheduledOp& op, const std::string& target,
