@@ -33,6 +33,28 @@ InputQuantization QuantizationOf(const graph::Graph& g, int value) {
   return q;
 }
 
+// `x` (float, NCHW[4w]c) quantized to uint8 and packed four channels to an int32 word.
+te::Tensor QuantizedWords(const te::Tensor& xb, const std::vector<int64_t>& words_shape,
+                          const InputQuantization& xq, const std::string& name) {
+  return te::compute(
+      ShapeExprs(words_shape),
+      [&](const std::vector<Var>& i) {
+        // In int32 arithmetic (16 lanes to a vector): the top byte counts as signed, which is
+        // the word's two's complement.
+        Expr word = I(0);
+        for (int b = 0; b < 4; ++b) {
+          Expr v = xb(i[0], i[1], i[2], i[3], i[4] * I(4) + I(b));
+          Expr q = ir::round(v / ir::FloatImm(DataType::Float(32), xq.scale)) +
+                   ir::FloatImm(DataType::Float(32), xq.zero);
+          q = ir::min(ir::max(q, ir::const_like(q, 0)), ir::const_like(q, 255));
+          if (b == 3) q = ir::select(q >= ir::const_like(q, 128), q - ir::const_like(q, 256), q);
+          word = word + ir::cast(DataType::Int(32), q) * I(int64_t{1} << (8 * b));
+        }
+        return word;
+      },
+      name);
+}
+
 // int8 weights [K, C, R, S] as words `OIHW[ic]i[oc]o` of four input channels each.
 std::vector<int32_t> PackWeightWords(const graph::TensorData& w, const topi::Conv2dShape& sh,
                                      int64_t ic_words, int64_t oc_bn) {
@@ -92,21 +114,7 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   const std::vector<int64_t> x_shape = {sh.n, sh.c / in_block, sh.h, sh.w, in_block};
   const std::vector<int64_t> words_shape = {sh.n, sh.c / in_block, sh.h, sh.w, ic_words};
   te::Tensor xb = te::placeholder(ShapeExprs(x_shape), DataType::Float(32), "x");
-  te::Tensor words = te::compute(
-      ShapeExprs(words_shape),
-      [&](const std::vector<Var>& i) {
-        Expr word = ir::IntImm(DataType::Int(64), 0);
-        for (int b = 0; b < 4; ++b) {
-          Expr v = xb(i[0], i[1], i[2], i[3], i[4] * I(4) + I(b));
-          Expr q = ir::round(v / ir::FloatImm(DataType::Float(32), xq.scale)) +
-                   ir::FloatImm(DataType::Float(32), xq.zero);
-          q = ir::min(ir::max(q, ir::const_like(q, 0)), ir::const_like(q, 255));
-          word =
-              word + ir::cast(DataType::Int(64), q) * ir::IntImm(DataType::Int(64), 1LL << (8 * b));
-        }
-        return ir::cast(DataType::Int(32), word);
-      },
-      conv.name + "_quantized");
+  te::Tensor words = QuantizedWords(xb, words_shape, xq, conv.name + "_quantized");
   const int words_id =
       NewTensor(conv.name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape, kNewBuffer);
   AddKernel(conv.name + "_quantize", "quantize_pack", Default(words, conv.name), {xb, words},

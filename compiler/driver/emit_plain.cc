@@ -10,17 +10,29 @@ using graph::Value;
 using ir::Expr;
 using ir::Var;
 
-void ModelEmitter::EmitPoolBlocked(const GroupPlan& plan, const Node& node) {
-  const int x = node.inputs[0], out_value = node.outputs[0];
+void ModelEmitter::EmitPoolBlocked(const GroupPlan& plan, const std::vector<const Node*>& group) {
+  const Node& node = *group[0];
+  const int x = node.inputs[0], out_value = group.back()->outputs[0];
   const int64_t bn = plan.in_block;
   const int id = BlockedOf(x, bn);
   const auto& xs = g_.values[x].shape;
   te::Tensor in = te::placeholder(ShapeExprs(BlockedShape(xs, bn)), ir::DataType::Float(32), "in0");
-  te::Tensor result = PoolNCHWc(g_, node, in, xs);
+  te::Tensor pooled = PoolNCHWc(g_, node, in, xs);
   const Value& v = g_.values[out_value];
+  // The chain reads the pooled vectors through their plain indices, as a blocked concat's does.
+  Args chain;
+  te::Tensor result = group.size() == 1
+                          ? pooled
+                          : ToBlocked(GroupValue(group, pooled, -1, 1, BlockedRead(bn), &chain), bn,
+                                      v.name + "_NCHWc");
   int out = NewBlockedTensor(out_value, bn, v.name + "_NCHWc");
   value_blocked_[out_value][bn] = out;
-  AddKernel(node.name, node.op, DefaultSchedule(result), {in, result}, {id}, {out});
+  std::vector<te::Tensor> args = {in};
+  args.insert(args.end(), chain.tensors.begin(), chain.tensors.end());
+  args.push_back(result);
+  std::vector<int> ids = {id};
+  ids.insert(ids.end(), chain.ids.begin(), chain.ids.end());
+  AddKernel(GroupName(group), node.op, DefaultSchedule(result), args, ids, {out});
 }
 
 void ModelEmitter::EmitConcatBlocked(const GroupPlan& plan, const std::vector<const Node*>& group) {

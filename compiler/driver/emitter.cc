@@ -431,7 +431,7 @@ void ModelEmitter::EmitKernels(const GroupPlan& plan, const std::vector<const No
     case KernelPath::kBatchMatmulX86:
       return EmitBatchMatmul(plan, group);
     case KernelPath::kPoolBlocked:
-      return EmitPoolBlocked(plan, anchor);
+      return EmitPoolBlocked(plan, group);
     case KernelPath::kConcatBlocked:
       return EmitConcatBlocked(plan, group);
     case KernelPath::kReshapeAlias:

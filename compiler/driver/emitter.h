@@ -151,7 +151,7 @@ class ModelEmitter {
   // emit_plain.cc.
   // A pooling whose input was written blocked, and whose output can stay so, runs in that layout
   // (vectors along the channel block; through a plain view its windows read scattered values).
-  void EmitPoolBlocked(const GroupPlan& plan, const Node& node);
+  void EmitPoolBlocked(const GroupPlan& plan, const std::vector<const Node*>& group);
   void EmitConcatBlocked(const GroupPlan& plan, const std::vector<const Node*>& group);
   void EmitPlain(const std::vector<const Node*>& group);
   // A reshape of a computed value: a view of its buffer.

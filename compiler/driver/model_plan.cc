@@ -317,14 +317,18 @@ bool Planner::PlanBatchMatmul(GroupPlan& gp, const std::vector<const Node*>& gro
 
 // A pooling whose input was written blocked, and whose output can stay so, runs in that layout
 // (vectors along the channel block; through a plain view its windows read scattered values).
-bool Planner::PlanPoolBlocked(GroupPlan& gp, const Node& node) {
-  const int x = node.inputs[0], out = node.outputs[0];
+bool Planner::PlanPoolBlocked(GroupPlan& gp, const std::vector<const Node*>& group) {
+  const Node& node = *group[0];
+  const int x = node.inputs[0], out = group.back()->outputs[0];
   const ValuePlan& xp = plan_.values[x];
   if (xp.plain || xp.halos.empty()) return false;
   const int64_t bn = xp.halos.begin()->first;
   if (node.outputs.size() != 1 || OutputBlock(out, bn) != bn) return false;
   gp.path = KernelPath::kPoolBlocked;
   gp.in_block = gp.out_block = bn;
+  // The elementwise chain (a QDQ model's quantization of the pooled value) runs on the pooled
+  // vectors in the same kernel.
+  ReadExternals(group, -1, /*anchor=*/false);
   Write(out, bn);
   return true;
 }
@@ -369,8 +373,7 @@ bool Planner::PlanConcatBlocked(GroupPlan& gp, const std::vector<const Node*>& g
 
 void Planner::PlanPlain(GroupPlan& gp, const std::vector<const Node*>& group) {
   const Node& anchor = *group[0];
-  if (group.size() == 1 && (anchor.op == "MaxPool" || anchor.op == "AveragePool") &&
-      PlanPoolBlocked(gp, anchor)) {
+  if ((anchor.op == "MaxPool" || anchor.op == "AveragePool") && PlanPoolBlocked(gp, group)) {
     return;
   }
   if (anchor.op == "Concat" && PlanConcatBlocked(gp, group)) return;

@@ -58,7 +58,13 @@ bool Planner::PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group,
   const Target target(options_.target);
   const space::ConfigSpace space =
       topi::Conv2dNCHWcX86Space(topi::Conv2dWords(sh), VectorUnitOf(target));
-  const space::ConfigEntity config = space.Fallback();
+  // Input words of the block the producer writes (four channels to a word) where that is a
+  // choice: the input is then read as written, no repacking pass.
+  const int64_t producer_block = plan_.values[conv.inputs[0]].block;
+  const space::ConfigEntity config =
+      producer_block % 4 == 0 && producer_block > 0
+          ? topi::Conv2dNCHWcWithInputBlock(space, space.Fallback(), producer_block / 4)
+          : space.Fallback();
   const topi::Conv2dBlocks words = topi::Conv2dNCHWcBlocks(config);
   const int value = group.back()->outputs[0];
   if (OutputBlock(value, words.oc_bn) != words.oc_bn) return false;

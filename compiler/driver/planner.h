@@ -77,7 +77,7 @@ class Planner {
   bool PlanConvNCHW(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanDense(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanBatchMatmul(GroupPlan& gp, const std::vector<const Node*>& group);
-  bool PlanPoolBlocked(GroupPlan& gp, const Node& node);
+  bool PlanPoolBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanConcatBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
   void PlanPlain(GroupPlan& gp, const std::vector<const Node*>& group);
   void PlanEpilogue(GroupPlan& gp, const std::vector<const Node*>& group, int bias, bool read,
