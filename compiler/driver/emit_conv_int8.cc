@@ -110,15 +110,20 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   const int64_t in_block = plan.in_block, ic_words = in_block / 4, oc_bn = plan.out_block;
   const InputQuantization xq = QuantizationOf(g_, x);
   // The input, quantized to uint8 and packed four channels to a word.
-  const int packed_x = BlockedOf(x, in_block);
-  const std::vector<int64_t> x_shape = {sh.n, sh.c / in_block, sh.h, sh.w, in_block};
+  // Once per value and block: a block's input and its downsample read the same words.
   const std::vector<int64_t> words_shape = {sh.n, sh.c / in_block, sh.h, sh.w, ic_words};
-  te::Tensor xb = te::placeholder(ShapeExprs(x_shape), DataType::Float(32), "x");
-  te::Tensor words = QuantizedWords(xb, words_shape, xq, conv.name + "_quantized");
-  const int words_id =
-      NewTensor(conv.name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape, kNewBuffer);
-  AddKernel(conv.name + "_quantize", "quantize_pack", Default(words, conv.name), {xb, words},
-            {packed_x}, {words_id});
+  auto [known, inserted] = quantized_words_.emplace(std::make_pair(x, in_block), -1);
+  if (inserted) {
+    const int packed_x = BlockedOf(x, in_block);
+    const std::vector<int64_t> x_shape = {sh.n, sh.c / in_block, sh.h, sh.w, in_block};
+    te::Tensor xb = te::placeholder(ShapeExprs(x_shape), DataType::Float(32), "x");
+    te::Tensor words = QuantizedWords(xb, words_shape, xq, conv.name + "_quantized");
+    known->second =
+        NewTensor(conv.name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape, kNewBuffer);
+    AddKernel(conv.name + "_quantize", "quantize_pack", Default(words, conv.name), {xb, words},
+              {packed_x}, {known->second});
+  }
+  const int words_id = known->second;
   // The weights as words, and the per-channel correction and scale of the output stage.
   const graph::TensorData& weights = *g_.values[conv.inputs[1]].data;
   const graph::QuantizedForm& wq = *weights.quantized;

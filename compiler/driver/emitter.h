@@ -170,6 +170,8 @@ class ModelEmitter {
   std::vector<KernelConfig> configs_;  // the plan's, less those a GPU could not run
   std::map<int, std::map<int64_t, int>> value_blocked_;  // value -> block -> blocked tensor
   std::map<int, int64_t> tensor_halo_;  // blocked tensor -> rows and columns of zeros around it
+  // (value, block) -> the tensor of its uint8 quantization packed into words (emit_conv_int8.cc)
+  std::map<std::pair<int, int64_t>, int> quantized_words_;
 };
 
 }  // namespace driver
