@@ -406,9 +406,14 @@ ScheduledOp Conv2dBorderRowsApart(const BlockedConv& bc, const OutputEpilogue* e
 
 }  // namespace
 
-ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
-                           const OutputEpilogue* epilogue, bool input_halo) {
-  CheckShape(sh);
+namespace {
+
+// The blocked convolution of `sh` for `config`, `name` in messages: float32 channels, or with
+// `bytes` int32 words of four byte channels (`sh` counted in words) multiplied by dot4_u8s8; the
+// padding holds `fill` (undefined: zeros).
+ScheduledOp BlockedConvolution(const char* name, const Conv2dShape& sh,
+                               const space::ConfigEntity& config, const OutputEpilogue* epilogue,
+                               bool input_halo, bool bytes, ir::Expr fill) {
   const auto [ic_bn, oc_bn] = Conv2dNCHWcBlocks(config);
   const int64_t reg_h = config.Split("tile_oh")[1];
   const int64_t reg_n = config.Split("tile_ow")[1];
@@ -416,25 +421,36 @@ ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& con
   const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad;
   TESSERA_USER_CHECK(sh.group_c() % ic_bn == 0 && sh.group_k() % oc_bn == 0 && oh % reg_h == 0 &&
                      ow % reg_n == 0)
-      << "conv2d_NCHWc.x86: config " << config.ToString() << " does not tile the shape";
+      << name << ": config " << config.ToString() << " does not tile the shape";
   const bool split_borders = config.Value("border_rows") != 0;
   TESSERA_USER_CHECK(!split_borders || CanSplitBorders(sh))
-      << "conv2d_NCHWc.x86: config " << config.ToString() << " splits border rows the shape lacks";
+      << name << ": config " << config.ToString() << " splits border rows the shape lacks";
 
-  te::Tensor data = te::placeholder({I(sh.n), I(sh.c / ic_bn), I(sh.h), I(sh.w), I(ic_bn)},
-                                    DataType::Float(32), "data");
+  const DataType element = bytes ? DataType::Int(32) : DataType::Float(32);
+  te::Tensor data =
+      te::placeholder({I(sh.n), I(sh.c / ic_bn), I(sh.h), I(sh.w), I(ic_bn)}, element, "data");
   te::Tensor kernel = te::placeholder(
-      {I(sh.k / oc_bn), I(sh.group_c() / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)},
-      DataType::Float(32), "kernel");
-  te::Tensor padded = PaddedBlockedData(data, sh, ic_bn, input_halo);
+      {I(sh.k / oc_bn), I(sh.group_c() / ic_bn), I(sh.r), I(sh.s), I(ic_bn), I(oc_bn)}, element,
+      "kernel");
+  te::Tensor padded = PaddedBlockedData(data, sh, ic_bn, input_halo, fill);
   const bool pad_stage = pad > 0 && !input_halo;
-  const BlockedConv bc{sh, ic_bn, oc_bn, data, kernel, padded};
-  // The image nest computes the padding rows like any other (border_rows does not apply).
+  const BlockedConv bc{sh, ic_bn, oc_bn, data, kernel, padded, bytes};
+  // The image nest computes the padding rows like any other (border_rows does not apply); the
+  // border rows apart skip the padding's kernel rows, which only zero padding allows.
   const bool image = config.Value("image_acc") != 0;
-  if (image || !split_borders) {
+  if (image || !split_borders || fill.defined()) {
     return Conv2dOneStage(bc, epilogue, pad_stage, image, reg_h, reg_n, unroll_kw);
   }
   return Conv2dBorderRowsApart(bc, epilogue, pad_stage, reg_h, reg_n, unroll_kw);
+}
+
+}  // namespace
+
+ScheduledOp Conv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEntity& config,
+                           const OutputEpilogue* epilogue, bool input_halo) {
+  CheckShape(sh);
+  return BlockedConvolution("conv2d_NCHWc.x86", sh, config, epilogue, input_halo, false,
+                            ir::Expr());
 }
 
 ScheduledOp Conv2dNCHWcInt8X86(const Conv2dShape& sh, const space::ConfigEntity& config,
@@ -443,28 +459,9 @@ ScheduledOp Conv2dNCHWcInt8X86(const Conv2dShape& sh, const space::ConfigEntity&
   TESSERA_USER_CHECK(sh.group_c() % 4 == 0)
       << "conv2d_NCHWc_int8.x86: the input channels of a group (" << sh.group_c()
       << ") must be a multiple of 4 (pad them with zero weights)";
-  const Conv2dShape words = Conv2dWords(sh);
-  const auto [ic_words, oc_bn] = Conv2dNCHWcBlocks(config);
-  const int64_t reg_h = config.Split("tile_oh")[1];
-  const int64_t reg_n = config.Split("tile_ow")[1];
-  TESSERA_USER_CHECK(words.group_c() % ic_words == 0 && sh.group_k() % oc_bn == 0 &&
-                     sh.oh() % reg_h == 0 && sh.ow() % reg_n == 0)
-      << "conv2d_NCHWc_int8.x86: config " << config.ToString() << " does not tile the shape";
-  te::Tensor data = te::placeholder({I(sh.n), I(words.c / ic_words), I(sh.h), I(sh.w), I(ic_words)},
-                                    DataType::Int(32), "data");
-  te::Tensor kernel = te::placeholder(
-      {I(sh.k / oc_bn), I(words.group_c() / ic_words), I(sh.r), I(sh.s), I(ic_words), I(oc_bn)},
-      DataType::Int(32), "kernel");
-  const ir::Expr fill = ir::IntImm(DataType::Int(32), pad_word);
-  te::Tensor padded = PaddedBlockedData(data, words, ic_words, false, fill);
-  BlockedConv bc{words, ic_words, oc_bn, data, kernel, padded};
-  bc.bytes = true;
-  const bool image = config.Value("image_acc") != 0;
-  const bool unroll_kw = config.Value("unroll_kw") != 0;
-  // Border rows apart skip the padding's kernel rows, which only zero padding allows.
-  ScheduledOp op = image || config.Value("border_rows") == 0 || pad_word != 0
-                       ? Conv2dOneStage(bc, epilogue, sh.pad > 0, image, reg_h, reg_n, unroll_kw)
-                       : Conv2dBorderRowsApart(bc, epilogue, sh.pad > 0, reg_h, reg_n, unroll_kw);
+  const ir::Expr fill = pad_word != 0 ? ir::IntImm(DataType::Int(32), pad_word) : ir::Expr();
+  ScheduledOp op = BlockedConvolution("conv2d_NCHWc_int8.x86", Conv2dWords(sh), config, epilogue,
+                                      false, true, fill);
   op.flops = Conv2dFlops(sh);
   return op;
 }
