@@ -4,19 +4,9 @@ namespace tessera {
 namespace graph {
 namespace {
 
-// Input `i` of `node`, or -1 when omitted.
-int InputOf(const Node& node, size_t i) { return i < node.inputs.size() ? node.inputs[i] : -1; }
-
 bool IsConstantInput(const Graph& g, const Node& node, size_t i) {
-  const int v = InputOf(node, i);
+  const int v = node.Input(i);
   return v < 0 || g.values[v].is_constant();
-}
-
-Attr IntAttr(int64_t v) {
-  Attr a;
-  a.kind = Attr::kInt;
-  a.i = v;
-  return a;
 }
 
 // A new float value named after `base` and the node computing it.
@@ -55,27 +45,27 @@ std::vector<Node> Expand(Graph& g, const Node& node) {
   auto dequantize = [&](size_t value, size_t scale, size_t zero, int64_t axis, const char* what) {
     const int v = NewValue(g, name + "_" + what);
     std::vector<int> inputs = {node.inputs[value], node.inputs[scale]};
-    if (InputOf(node, zero) >= 0) inputs.push_back(node.inputs[zero]);
+    if (node.Input(zero) >= 0) inputs.push_back(node.inputs[zero]);
     out.push_back(MakeNode("DequantizeLinear", name + "_dequantize_" + what, inputs, v));
-    out.back().attrs["axis"] = IntAttr(axis);
+    out.back().attrs["axis"] = Attr::Int(axis);
     return v;
   };
   const int64_t w_rank = static_cast<int64_t>(g.values[node.inputs[3]].shape.size());
   std::vector<int> float_inputs = {dequantize(0, 1, 2, 1, "input"),
                                    dequantize(3, 4, 5, conv ? 0 : w_rank - 1, "weight")};
-  if (conv && InputOf(node, 8) >= 0) {
+  if (conv && node.Input(8) >= 0) {
     const int v = NewValue(g, name + "_bias");
     const int scale = BiasScale(g, node, node.inputs[1], node.inputs[4]);
     out.push_back(
         MakeNode("DequantizeLinear", name + "_dequantize_bias", {node.inputs[8], scale}, v));
-    out.back().attrs["axis"] = IntAttr(0);
+    out.back().attrs["axis"] = Attr::Int(0);
     float_inputs.push_back(v);
   }
   const int result = NewValue(g, name + "_float");
   out.push_back(MakeNode(conv ? "Conv" : "MatMul", name, float_inputs, result));
   if (conv) out.back().attrs = node.attrs;
   std::vector<int> q_inputs = {result, node.inputs[6]};
-  if (InputOf(node, 7) >= 0) q_inputs.push_back(node.inputs[7]);
+  if (node.Input(7) >= 0) q_inputs.push_back(node.inputs[7]);
   out.push_back(MakeNode("QuantizeLinear", name + "_quantize", q_inputs, node.outputs[0]));
   return out;
 }

@@ -204,20 +204,6 @@ class Matcher {
   std::vector<int> uses_;
 };
 
-Attr IntAttr(int64_t v) {
-  Attr a;
-  a.kind = Attr::kInt;
-  a.i = v;
-  return a;
-}
-
-Attr FloatAttr(double v) {
-  Attr a;
-  a.kind = Attr::kFloat;
-  a.f = v;
-  return a;
-}
-
 }  // namespace
 
 void FoldPatterns(Graph& g) {
@@ -248,8 +234,8 @@ void FoldPatterns(Graph& g) {
         folded.op = "LayerNormalization";
         folded.name = node.name + "_layer_norm";
         folded.inputs = {ln.x, ln.gamma, ln.beta};
-        folded.attrs["axis"] = IntAttr(ln.axis);
-        folded.attrs["epsilon"] = FloatAttr(ln.eps);
+        folded.attrs["axis"] = Attr::Int(ln.axis);
+        folded.attrs["epsilon"] = Attr::Float(ln.eps);
       } else {
         continue;
       }

@@ -9,9 +9,6 @@ namespace tessera {
 namespace graph {
 namespace {
 
-// Input `i` of `node`, or -1 when omitted.
-int InputOf(const Node& node, size_t i) { return i < node.inputs.size() ? node.inputs[i] : -1; }
-
 // The same parameter: one value, two constants holding the same elements, or both omitted.
 bool SameParam(const Graph& g, int a, int b) {
   if (a == b) return true;
@@ -22,8 +19,8 @@ bool SameParam(const Graph& g, int a, int b) {
 }
 
 bool SamePair(const Graph& g, const Node& quantize, const Node& dequantize) {
-  return SameParam(g, InputOf(quantize, 1), InputOf(dequantize, 1)) &&
-         SameParam(g, InputOf(quantize, 2), InputOf(dequantize, 2)) &&
+  return SameParam(g, quantize.Input(1), dequantize.Input(1)) &&
+         SameParam(g, quantize.Input(2), dequantize.Input(2)) &&
          quantize.Int("axis", 1) == dequantize.Int("axis", 1);
 }
 

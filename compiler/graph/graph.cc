@@ -117,6 +117,20 @@ std::vector<int64_t> TensorData::AsInts() const {
   return out;
 }
 
+Attr Attr::Int(int64_t v) {
+  Attr a;
+  a.kind = kInt;
+  a.i = v;
+  return a;
+}
+
+Attr Attr::Float(double v) {
+  Attr a;
+  a.kind = kFloat;
+  a.f = v;
+  return a;
+}
+
 int64_t Node::Int(const std::string& key, int64_t fallback) const {
   auto it = attrs.find(key);
   return it == attrs.end() ? fallback : it->second.i;

@@ -72,6 +72,11 @@ struct Attr {
   std::vector<int64_t> ints;           ///< kInts
   std::vector<double> floats;          ///< kFloats
   std::shared_ptr<TensorData> tensor;  ///< kTensor
+
+  /// An integer attribute.
+  static Attr Int(int64_t v);
+  /// A float attribute.
+  static Attr Float(double v);
 };
 
 /// A tensor of the graph.
@@ -93,6 +98,8 @@ struct Node {
   std::map<std::string, Attr> attrs;  ///< attributes by name
   int group = -1;                     ///< fused group (set by fuse_ops; -1: not fused yet)
 
+  /// Input `i`'s value id, or -1 when the node has none there (an omitted optional input).
+  int Input(size_t i) const { return i < inputs.size() ? inputs[i] : -1; }
   /// Integer attribute `key`, or `fallback`.
   int64_t Int(const std::string& key, int64_t fallback) const;
   /// Float attribute `key`, or `fallback`.

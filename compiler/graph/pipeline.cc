@@ -15,10 +15,14 @@ namespace graph {
 const std::vector<GraphPass>& GraphPasses() {
   static const std::vector<GraphPass> passes = {
       {"expand_qlinear", ExpandQLinear},
-      {"fold_constants", FoldConstants},  {"simplify", Simplify},
-      {"fold_batch_norm", FoldBatchNorm}, {"fold_constants_again", FoldConstants},
-      {"fold_patterns", FoldPatterns},    {"fold_quantize_pairs", FoldQuantizePairs},
-      {"dead_code", EliminateDeadCode},   {"fuse_ops", FuseOps},
+      {"fold_constants", FoldConstants},
+      {"simplify", Simplify},
+      {"fold_batch_norm", FoldBatchNorm},
+      {"fold_constants_again", FoldConstants},
+      {"fold_patterns", FoldPatterns},
+      {"fold_quantize_pairs", FoldQuantizePairs},
+      {"dead_code", EliminateDeadCode},
+      {"fuse_ops", FuseOps},
   };
   return passes;
 }
