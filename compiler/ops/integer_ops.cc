@@ -115,10 +115,6 @@ void InferInteger(Graph& g, const Node& n) {
   SetOutput(g, n, 0, ZeroPointType(g, n, in.y_params.zero_point), shape);
 }
 
-Operand OperandAt(const std::vector<Operand>& in, int i) {
-  return i >= 0 && static_cast<size_t>(i) < in.size() ? in[static_cast<size_t>(i)] : Operand();
-}
-
 Expr Int32(Expr v) { return ir::cast(DataType::Int(32), v); }
 
 // An operand element with its zero point subtracted, as int32.

@@ -28,6 +28,14 @@ std::string TypeList(const std::vector<DType>& types) {
 
 }  // namespace
 
+bool IsPerAxis(const Value& scale) {
+  return graph::NumElements(scale.shape) != 1 || scale.shape.size() > 1;
+}
+
+Operand OperandAt(const std::vector<Operand>& in, int i) {
+  return i >= 0 && static_cast<size_t>(i) < in.size() ? in[static_cast<size_t>(i)] : Operand();
+}
+
 DType CheckQuantized(const Graph& g, const Node& node, size_t i, const std::string& what) {
   const Value& v = In(g, node, i);
   TESSERA_USER_CHECK(v.dtype == DType::kInt8 || v.dtype == DType::kUInt8)
@@ -45,8 +53,7 @@ void CheckQuantParams(const Graph& g, const Node& node, const QuantParams& p,
       << where << ": the scale '" << scale.name << "' of " << what << " is "
       << DTypeName(scale.dtype) << "; expected float32";
   const int64_t n = graph::NumElements(scale.shape);
-  const bool per_axis = n != 1 || scale.shape.size() > 1;
-  if (per_axis) {
+  if (IsPerAxis(scale)) {
     TESSERA_USER_CHECK(p.axis >= 0 && p.axis < static_cast<int64_t>(shape.size()))
         << where << ": the quantization axis " << p.axis << " of " << what << " lies outside its "
         << shape.size() << " dimensions";

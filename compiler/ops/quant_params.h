@@ -30,6 +30,13 @@ void CheckQuantParams(const graph::Graph& g, const graph::Node& node, const Quan
                       const std::vector<int64_t>& shape, const std::string& what,
                       const std::vector<graph::DType>& zero_types);
 
+/// True when `scale` holds one value per position along an axis (more than one element, or
+/// a rank above 1), not one for the whole tensor.
+bool IsPerAxis(const graph::Value& scale);
+
+/// The operand of input `i` (-1: none), or an absent one for an omitted optional input.
+Operand OperandAt(const std::vector<Operand>& in, int i);
+
 /// Checks that input `i` of `node` (named `what`) is int8 or uint8; returns its type.
 graph::DType CheckQuantized(const graph::Graph& g, const graph::Node& node, size_t i,
                             const std::string& what);

@@ -35,12 +35,6 @@ QuantParams LinearParams(const Graph& g, const Node& node) {
   return {1, 2, axis};
 }
 
-// True when the node's scale holds one element per position along its axis.
-bool PerAxis(const Graph& g, const Node& node) {
-  const Value& scale = In(g, node, 1);
-  return graph::NumElements(scale.shape) != 1 || scale.shape.size() > 1;
-}
-
 // QuantizeLinear, and QuantizeDequantize (float32 out).
 void InferQuantize(Graph& g, const Node& n) {
   const Value& x = In(g, n, 0);
@@ -72,11 +66,6 @@ void InferDequantize(Graph& g, const Node& n) {
   SetOutput(g, n, 0, DType::kFloat32, x.shape);
 }
 
-// The parameter operand `i`, or an absent one for an omitted optional input.
-Operand OperandAt(const std::vector<Operand>& in, size_t i) {
-  return i < in.size() ? in[i] : Operand();
-}
-
 Expr QuantizeValue(DType type, Expr x, Expr scale, Expr zero_point) {
   x = ir::cast(DataType::Float(32), x);
   return SaturateTo(type, ir::round(x / scale) + ir::cast(DataType::Float(32), zero_point));
@@ -90,7 +79,7 @@ Expr DequantizeValue(Expr x, Expr scale, Expr zero_point) {
 te::Tensor ComputeQuantizeLinear(const Graph& g, const Node& node, const std::vector<Operand>& in,
                                  size_t) {
   const int64_t axis = LinearParams(g, node).axis;
-  const bool per_axis = PerAxis(g, node);
+  const bool per_axis = IsPerAxis(In(g, node, 1));
   const Value& out = OutValue(g, node);
   return te::compute(
       ShapeExprs(out.shape),
@@ -114,7 +103,7 @@ std::vector<Data> EvaluateQuantizeLinear(const Graph& g, const Node& node) {
   const graph::TensorData& x = *Input(g, node, 0).data;
   const graph::TensorData& scale = *Input(g, node, 1).data;
   const graph::TensorData* zero = HasInput(node, 2) ? Input(g, node, 2).data.get() : nullptr;
-  const bool per_axis = PerAxis(g, node);
+  const bool per_axis = IsPerAxis(In(g, node, 1));
   const int64_t axis = LinearParams(g, node).axis;
   const int64_t stride = per_axis ? Strides(x.shape)[axis] : 1;
   const int64_t extent = per_axis ? x.shape[axis] : 1;
