@@ -53,25 +53,12 @@ void ModelEmitter::EmitConv(const GroupPlan& plan, const std::vector<const Node*
     if (winograd) return topi::Conv2dWinogradX86(shape, *plan.config, epilogue, input_halo);
     return topi::Conv2dNCHWcX86(shape, *plan.config, epilogue, input_halo);
   };
-  const ReadFn read = BlockedRead(oc_bn);
-  const int value = group.back()->outputs[0];
   if (plan.fused) {
     // The epilogue runs in the template's output stage, on the accumulators: one kernel.
     Args args;
-    auto output = [&](const te::Tensor& result) {
-      return ToBlocked(GroupValue(group, result, bias, 1, read, &args), oc_bn,
-                       g_.values[value].name + "_NCHWc");
-    };
-    // A first pass on a stand-in collects the epilogue's inputs; the template's pass then
-    // finds them in `args`.
-    output(te::placeholder(ShapeExprs(blocked_shape), ir::DataType::Float(32), "stand_in"));
-    topi::OutputEpilogue epilogue{output, args.tensors};
-    topi::ScheduledOp op = instantiate(&epilogue);
-    int out = NewBlockedTensor(value, oc_bn, g_.values[value].name + "_NCHWc");
-    value_blocked_[value][oc_bn] = out;
-    std::vector<int> inputs = {packed_x, pw};
-    inputs.insert(inputs.end(), args.ids.begin(), args.ids.end());
-    AddKernel(GroupName(group), kernel, op, inputs, {out});
+    const topi::OutputEpilogue epilogue =
+        FusedEpilogue(group, bias, oc_bn, blocked_shape, ir::DataType::Float(32), nullptr, &args);
+    AddFusedKernel(group, kernel, instantiate(&epilogue), {packed_x, pw}, args, oc_bn);
     return;
   }
   // Without bias or chain, Epilogue takes this tensor as the value's when its readers take
@@ -81,7 +68,31 @@ void ModelEmitter::EmitConv(const GroupPlan& plan, const std::vector<const Node*
                     : NewTensor(conv.name + "_NCHWc", DLType(graph::DType::kFloat32), blocked_shape,
                                 kNewBuffer);
   AddKernel(conv.name, kernel, instantiate(nullptr), {packed_x, pw}, {blocked});
-  Epilogue(group, blocked, bias, 1, read, blocked_shape, oc_bn);
+  Epilogue(group, blocked, bias, 1, BlockedRead(oc_bn), blocked_shape, oc_bn);
+}
+
+topi::OutputEpilogue ModelEmitter::FusedEpilogue(
+    const std::vector<const Node*>& group, int bias, int64_t oc_bn,
+    const std::vector<int64_t>& blocked_shape, ir::DataType result_type,
+    std::function<te::Tensor(const te::Tensor&)> to_float, Args* args) {
+  const std::string name = g_.values[group.back()->outputs[0]].name + "_NCHWc";
+  auto output = [this, group, bias, oc_bn, to_float, args, name](const te::Tensor& result) {
+    const te::Tensor value = to_float ? to_float(result) : result;
+    return ToBlocked(GroupValue(group, value, bias, 1, BlockedRead(oc_bn), args), oc_bn, name);
+  };
+  // The template's pass then finds the stand-in's inputs in `args`.
+  output(te::placeholder(ShapeExprs(blocked_shape), result_type, "stand_in"));
+  return {output, args->tensors};
+}
+
+void ModelEmitter::AddFusedKernel(const std::vector<const Node*>& group, const std::string& kernel,
+                                  const topi::ScheduledOp& op, std::vector<int> inputs,
+                                  const Args& args, int64_t oc_bn) {
+  const int value = group.back()->outputs[0];
+  const int out = NewBlockedTensor(value, oc_bn, g_.values[value].name + "_NCHWc");
+  value_blocked_[value][oc_bn] = out;
+  inputs.insert(inputs.end(), args.ids.begin(), args.ids.end());
+  AddKernel(GroupName(group), kernel, op, inputs, {out});
 }
 
 bool ModelEmitter::EmitConvCUDA(const GroupPlan& plan, const std::vector<const Node*>& group) {

@@ -14,28 +14,9 @@ using ir::DataType;
 using ir::Expr;
 using ir::Var;
 
-// A quantized input's scale and zero point (the QuantizeDequantize that produced it).
-struct InputQuantization {
-  float scale = 1;
-  int zero = 0;
-};
-
-InputQuantization QuantizationOf(const graph::Graph& g, int value) {
-  const graph::Node* qdq = nullptr;
-  for (const graph::Node& n : g.nodes) {
-    if (!n.outputs.empty() && n.outputs[0] == value) qdq = &n;
-  }
-  InputQuantization q;
-  q.scale = static_cast<float>(g.values[qdq->inputs[1]].data->At(0));
-  if (qdq->inputs.size() > 2 && qdq->inputs[2] >= 0) {
-    q.zero = static_cast<int>(g.values[qdq->inputs[2]].data->At(0));
-  }
-  return q;
-}
-
 // `x` (float, NCHW[4w]c) quantized to uint8 and packed four channels to an int32 word.
 te::Tensor QuantizedWords(const te::Tensor& xb, const std::vector<int64_t>& words_shape,
-                          const InputQuantization& xq, const std::string& name) {
+                          float scale, int64_t zero, const std::string& name) {
   return te::compute(
       ShapeExprs(words_shape),
       [&](const std::vector<Var>& i) {
@@ -44,8 +25,8 @@ te::Tensor QuantizedWords(const te::Tensor& xb, const std::vector<int64_t>& word
         Expr word = I(0);
         for (int b = 0; b < 4; ++b) {
           Expr v = xb(i[0], i[1], i[2], i[3], i[4] * I(4) + I(b));
-          Expr q = ir::round(v / ir::FloatImm(DataType::Float(32), xq.scale)) +
-                   ir::FloatImm(DataType::Float(32), xq.zero);
+          Expr q = ir::round(v / ir::FloatImm(DataType::Float(32), scale)) +
+                   ir::FloatImm(DataType::Float(32), static_cast<double>(zero));
           q = ir::min(ir::max(q, ir::const_like(q, 0)), ir::const_like(q, 255));
           if (b == 3) q = ir::select(q >= ir::const_like(q, 128), q - ir::const_like(q, 256), q);
           word = word + ir::cast(DataType::Int(32), q) * I(int64_t{1} << (8 * b));
@@ -86,15 +67,15 @@ struct OutputScaling {
   std::vector<float> scale;
 };
 
-OutputScaling OutputScalingOf(const graph::QuantizedForm& wq, const InputQuantization& xq,
+OutputScaling OutputScalingOf(const graph::QuantizedForm& wq, float input_scale, int64_t input_zero,
                               const topi::Conv2dShape& sh) {
   OutputScaling out;
   const int64_t per_k = sh.c * sh.r * sh.s;
   for (int64_t k = 0; k < sh.k; ++k) {
     int64_t sum = 0;
     for (int64_t j = 0; j < per_k; ++j) sum += static_cast<int64_t>(wq.values->At(k * per_k + j));
-    out.correction.push_back(static_cast<int32_t>(xq.zero * sum));
-    out.scale.push_back(xq.scale *
+    out.correction.push_back(static_cast<int32_t>(input_zero * sum));
+    out.scale.push_back(input_scale *
                         static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : k)));
   }
   return out;
@@ -108,7 +89,6 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   const int x = conv.inputs[0];
   const int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
   const int64_t in_block = plan.in_block, ic_words = in_block / 4, oc_bn = plan.out_block;
-  const InputQuantization xq = QuantizationOf(g_, x);
   // The input, quantized to uint8 and packed four channels to a word.
   // Once per value and block: a block's input and its downsample read the same words.
   const std::vector<int64_t> words_shape = {sh.n, sh.c / in_block, sh.h, sh.w, ic_words};
@@ -117,7 +97,8 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
     const int packed_x = BlockedOf(x, in_block);
     const std::vector<int64_t> x_shape = {sh.n, sh.c / in_block, sh.h, sh.w, in_block};
     te::Tensor xb = te::placeholder(ShapeExprs(x_shape), DataType::Float(32), "x");
-    te::Tensor words = QuantizedWords(xb, words_shape, xq, conv.name + "_quantized");
+    te::Tensor words = QuantizedWords(xb, words_shape, plan.input_scale, plan.input_zero,
+                                      conv.name + "_quantized");
     known->second =
         NewTensor(conv.name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape, kNewBuffer);
     AddKernel(conv.name + "_quantize", "quantize_pack", Default(words, conv.name), {xb, words},
@@ -133,7 +114,7 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   const int pw = AddParam(g_.values[conv.inputs[1]].name + "_int8_words",
                           HostArray(pw_shape, runtime::MakeDataType(kDLInt, 32), packed.data(),
                                     packed.size() * sizeof(int32_t)));
-  const OutputScaling scaling = OutputScalingOf(wq, xq, sh);
+  const OutputScaling scaling = OutputScalingOf(wq, plan.input_scale, plan.input_zero, sh);
   const int correction_id =
       AddParam(conv.name + "_zero_point_sums",
                HostArray({sh.k}, runtime::MakeDataType(kDLInt, 32), scaling.correction.data(),
@@ -147,30 +128,22 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   args.tensors = {correction_t, scale_t};
   args.ids = {correction_id, scale_id};
   const std::vector<int64_t> blocked_shape = {sh.n, sh.k / oc_bn, sh.oh(), sh.ow(), oc_bn};
-  const int value = group.back()->outputs[0];
-  const ReadFn read = BlockedRead(oc_bn);
-  auto output = [&](const te::Tensor& sums) {
-    te::Tensor conv_value = te::compute(
+  const std::string name = conv.name + "_dequantized";
+  auto to_float = [correction_t, scale_t, oc_bn, blocked_shape, name](const te::Tensor& sums) {
+    return te::compute(
         ShapeExprs(blocked_shape),
         [&](const std::vector<Var>& i) {
           Expr k = i[1] * I(oc_bn) + i[4];
           return ir::cast(DataType::Float(32), sums(E(i)) - correction_t(k)) * scale_t(k);
         },
-        conv.name + "_dequantized");
-    return ToBlocked(GroupValue(group, conv_value, bias, 1, read, &args), oc_bn,
-                     g_.values[value].name + "_NCHWc");
+        name);
   };
-  // A first pass on a stand-in collects the chain's inputs (as EmitConv does).
-  output(te::placeholder(ShapeExprs(blocked_shape), DataType::Int(32), "stand_in"));
-  topi::OutputEpilogue epilogue{output, args.tensors};
-  const uint32_t pad_word = 0x01010101u * static_cast<uint32_t>(xq.zero);
-  topi::ScheduledOp op =
+  const topi::OutputEpilogue epilogue =
+      FusedEpilogue(group, bias, oc_bn, blocked_shape, DataType::Int(32), to_float, &args);
+  const uint32_t pad_word = 0x01010101u * static_cast<uint32_t>(plan.input_zero);
+  const topi::ScheduledOp op =
       topi::Conv2dNCHWcInt8X86(sh, *plan.config, static_cast<int32_t>(pad_word), &epilogue);
-  const int out = NewBlockedTensor(value, oc_bn, g_.values[value].name + "_NCHWc");
-  value_blocked_[value][oc_bn] = out;
-  std::vector<int> inputs = {words_id, pw};
-  inputs.insert(inputs.end(), args.ids.begin(), args.ids.end());
-  AddKernel(GroupName(group), "conv2d_NCHWc_int8", op, inputs, {out});
+  AddFusedKernel(group, "conv2d_NCHWc_int8", op, {words_id, pw}, args, oc_bn);
 }
 
 }  // namespace driver

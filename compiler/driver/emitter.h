@@ -132,6 +132,20 @@ class ModelEmitter {
 
   // emit_conv.cc.
   void EmitConv(const GroupPlan& plan, const std::vector<const Node*>& group);
+  // The output stage of a blocked convolution template that runs `group`'s bias and chain:
+  // `to_float` (null: none) of the template's result of `result_type` and `blocked_shape`, then
+  // the bias and chain, written in blocks of `oc_bn`. The stage's inputs are gathered in `args`
+  // (which must outlive the epilogue): a first pass on a stand-in collects them.
+  topi::OutputEpilogue FusedEpilogue(const std::vector<const Node*>& group, int bias, int64_t oc_bn,
+                                     const std::vector<int64_t>& blocked_shape,
+                                     ir::DataType result_type,
+                                     std::function<te::Tensor(const te::Tensor&)> to_float,
+                                     Args* args);
+  // The kernel of a template `op` with a fused epilogue: `inputs` (the template's) then the
+  // epilogue's `args`, writing the group's value blocked in `oc_bn`.
+  void AddFusedKernel(const std::vector<const Node*>& group, const std::string& kernel,
+                      const topi::ScheduledOp& op, std::vector<int> inputs, const Args& args,
+                      int64_t oc_bn);
   // emit_conv_int8.cc: a quantized convolution through the int8 template.
   void EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
   // A convolution through its GPU template (NCHW data, OIHW weights as they are), then the

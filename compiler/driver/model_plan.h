@@ -69,6 +69,10 @@ struct GroupPlan {
   int64_t raw_halo = 0;
   /// Plain groups: the block of the first input read through a plain view of its blocked form.
   int64_t natural = 0;
+  /// int8 convolutions: the scale and zero point of the input's quantization to uint8 (its
+  /// QuantizeDequantize's), which the emitter quantizes the float input with.
+  float input_scale = 1;
+  int64_t input_zero = 0;
 };
 
 /// The layout plan of one graph value.

@@ -33,25 +33,31 @@ bool QuantizedWeights(const graph::Value& w) {
 
 }  // namespace
 
-// A value a QuantizeDequantize to uint8 with one scale and zero point (constants) produced.
-bool Planner::QuantizedInput(int value) const {
+bool Planner::QuantizedInput(int value, float* scale, int64_t* zero) const {
   const int p = producer_[value];
   if (p < 0 || g_.nodes[p].op != "QuantizeDequantize") return false;
   const Node& qdq = g_.nodes[p];
-  const bool has_zero = qdq.inputs.size() > 2 && qdq.inputs[2] >= 0;
-  const int scale = qdq.inputs[1];
-  if (!IsParam(scale) || g_.values[scale].data->NumElements() != 1) return false;
-  if (!has_zero) return true;  // uint8 with zero point 0
-  const graph::Value& zero = g_.values[qdq.inputs[2]];
-  return zero.is_constant() && zero.dtype == graph::DType::kUInt8 && zero.data->NumElements() == 1;
+  const int s = qdq.inputs[1];
+  if (!IsParam(s) || g_.values[s].data->NumElements() != 1) return false;
+  *scale = static_cast<float>(g_.values[s].data->At(0));
+  *zero = 0;  // uint8 with zero point 0 when it has none
+  if (qdq.Input(2) < 0) return true;
+  const graph::Value& z = g_.values[qdq.Input(2)];
+  if (!z.is_constant() || z.dtype != graph::DType::kUInt8 || z.data->NumElements() != 1) {
+    return false;
+  }
+  *zero = static_cast<int64_t>(z.data->At(0));
+  return true;
 }
 
 bool Planner::PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group,
                            const ConvPlan& cp) {
   const Node& conv = *group[0];
   const topi::Conv2dShape& sh = cp.shape;
+  float input_scale = 1;
+  int64_t input_zero = 0;
   if (!strategy_.int8_conv || !byte_dot_product_ || cp.depthwise || cp.winograd || sh.groups != 1 ||
-      sh.c % 4 != 0 || !QuantizedInput(conv.inputs[0]) ||
+      sh.c % 4 != 0 || !QuantizedInput(conv.inputs[0], &input_scale, &input_zero) ||
       !QuantizedWeights(g_.values[conv.inputs[1]])) {
     return false;
   }
@@ -69,6 +75,8 @@ bool Planner::PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group,
   const int value = group.back()->outputs[0];
   if (OutputBlock(value, words.oc_bn) != words.oc_bn) return false;
   gp.path = KernelPath::kConvInt8X86;
+  gp.input_scale = input_scale;
+  gp.input_zero = input_zero;
   gp.task = cp.task;  // the float workload it replaces: what the coverage line counts
   gp.config = config;
   gp.source = std::string(strategy_.int8_conv) + " fallback";

@@ -73,7 +73,9 @@ class Planner {
   void PlanGroup(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group, const ConvPlan& cp);
-  bool QuantizedInput(int value) const;
+  // The uint8 quantization (scale, zero point) of a value a QuantizeDequantize produced, when
+  // its parameters are single constants; false otherwise.
+  bool QuantizedInput(int value, float* scale, int64_t* zero) const;
   bool PlanConvNCHW(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanDense(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanBatchMatmul(GroupPlan& gp, const std::vector<const Node*>& group);
