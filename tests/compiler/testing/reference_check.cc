@@ -56,6 +56,18 @@ size_t StorageIndex(size_t i, const std::vector<int64_t>& shape, const std::vect
 
 }  // namespace
 
+CheckOptions ExactOnRandomWords(const Backend& backend, uint32_t seed) {
+  CheckOptions options;
+  options.backend = backend;
+  options.rtol = 0;
+  options.atol = 0;
+  options.fill = [seed](size_t arg, std::vector<double>* values) {
+    std::mt19937 rng(static_cast<uint32_t>(seed + arg));
+    for (double& v : *values) v = static_cast<int32_t>(rng());
+  };
+  return options;
+}
+
 std::string CheckAgainstReference(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
                                   const std::string& name, uint64_t seed, const Backend& backend,
                                   double rtol, double atol) {

@@ -41,6 +41,11 @@ struct CheckOptions {
   std::vector<te::Tensor> reference_args;
 };
 
+/// Options for kernels over int32 words of four bytes (the int8 templates): `backend`, exact
+/// comparison, and every input filled with random 32-bit patterns (every byte value, sign bits
+/// included), seeded by `seed` plus the argument's index.
+CheckOptions ExactOnRandomWords(const Backend& backend, uint32_t seed);
+
 /// Like below, with every knob in `options`.
 std::string CheckAgainstReference(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
                                   const std::string& name, uint64_t seed,

@@ -17,19 +17,6 @@ namespace tessera {
 namespace topi {
 namespace {
 
-// Random words: every byte pattern.
-testing::CheckOptions Exact(const testing::Backend& backend) {
-  testing::CheckOptions options;
-  options.backend = backend;
-  options.rtol = 0;
-  options.atol = 0;
-  options.fill = [](size_t arg, std::vector<double>* values) {
-    std::mt19937 rng(static_cast<uint32_t>(5 + arg));
-    for (double& v : *values) v = static_cast<int32_t>(rng());
-  };
-  return options;
-}
-
 TEST(Conv2dNCHWcInt8X86Test, SampledConfigsMatchTheReference) {
   const int32_t zero_point_128 = static_cast<int32_t>(0x80808080u);
   for (Conv2dShape shape :
@@ -43,18 +30,20 @@ TEST(Conv2dNCHWcInt8X86Test, SampledConfigsMatchTheReference) {
       ScheduledOp op = Conv2dNCHWcInt8X86(shape, config, zero_point_128);
       EXPECT_DOUBLE_EQ(op.flops, 2.0 * shape.n * shape.k * shape.oh() * shape.ow() *
                                      shape.group_c() * shape.r * shape.s);
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3,
-                                               Exact(testing::LLVMBackend())),
-                "")
+      EXPECT_EQ(
+          testing::CheckAgainstReference(op.schedule, op.args, "conv", 3,
+                                         testing::ExactOnRandomWords(testing::LLVMBackend(), 5)),
+          "")
           << "LLVM native: " << config.ToString();
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3,
-                                               Exact(testing::LLVMBackend("llvm -mcpu=x86-64-v3"))),
+      EXPECT_EQ(testing::CheckAgainstReference(
+                    op.schedule, op.args, "conv", 3,
+                    testing::ExactOnRandomWords(testing::LLVMBackend("llvm -mcpu=x86-64-v3"), 5)),
                 "")
           << "LLVM without VNNI: " << config.ToString();
     }
     const ScheduledOp fallback = Conv2dNCHWcInt8X86(shape, s.Fallback(), zero_point_128);
     EXPECT_EQ(testing::CheckAgainstReference(fallback.schedule, fallback.args, "conv", 3,
-                                             Exact(testing::CBackend())),
+                                             testing::ExactOnRandomWords(testing::CBackend(), 5)),
               "")
         << "C";
   }

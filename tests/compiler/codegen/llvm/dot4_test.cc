@@ -48,19 +48,6 @@ DotSum MakeDotSum(int64_t n, int64_t k, int64_t lanes) {
   return d;
 }
 
-// Random words: every byte pattern, the sign bits of both operands included.
-testing::CheckOptions RandomWords(const testing::Backend& backend) {
-  testing::CheckOptions options;
-  options.backend = backend;
-  options.rtol = 0;
-  options.atol = 0;
-  options.fill = [](size_t arg, std::vector<double>* values) {
-    std::mt19937 rng(static_cast<uint32_t>(17 + arg));
-    for (double& v : *values) v = static_cast<int32_t>(rng());
-  };
-  return options;
-}
-
 TEST(Dot4Test, TheReferenceSumsUnsignedTimesSignedBytes) {
   // a bytes (low first) 1, 2, 255, 128; b bytes 3, -1, -128, 127.
   const int32_t a = static_cast<int32_t>(0x80ff0201u);
@@ -87,7 +74,7 @@ TEST(Dot4Test, EveryBackendMatchesTheReference) {
     for (int64_t lanes : {1, 4, 8, 16, 32}) {
       DotSum d = MakeDotSum(64, 5, lanes);
       EXPECT_EQ(testing::CheckAgainstReference(d.schedule, {d.a, d.b, d.out}, "dot", 3,
-                                               RandomWords(backend)),
+                                               testing::ExactOnRandomWords(backend, 17)),
                 "")
           << what << ", " << lanes << " lanes";
     }
