@@ -1,6 +1,7 @@
 // tessera-tracker: the device fleet's broker. See docs/fleet.md.
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
 #include <iostream>
 
 #include "common/command_line.h"
@@ -25,8 +26,9 @@ namespace {
 struct TrackerFlags {
   std::string listen = "0.0.0.0:9190";
   std::string state, token_file, read_token_file, tls_cert, tls_key;
-  std::string http;    // the dashboard's address; empty: no dashboard
-  std::string log_db;  // the shared log's store; empty: STATE/tuning.db
+  std::string http;     // the dashboard's address; empty: no dashboard
+  std::string log_db;   // the shared log's store; empty: STATE/tuning.db
+  std::string jobs_db;  // the jobs' store; empty: STATE/jobs.db
   int fleet_sample_ms = 5000;
   tessera::tracker::FleetSettings settings;
   int64_t job_lease_ms = 30000;
@@ -81,7 +83,15 @@ int Serve(const TrackerFlags& flags) {
 
   tessera::tracker::TrackerService service(settings, tokens, std::move(store));
   tessera::tracker::SharedLog log(flags.state, flags.log_db);
-  tessera::tracker::JobService jobs(flags.state, tokens.full, &log, flags.job_lease_ms);
+  tessera::tracker::JobService jobs(flags.state, tokens.full, &log, flags.job_lease_ms,
+                                    tessera::SystemClock(), flags.jobs_db);
+  // Trackers sharing the jobs broker different devices: each leases (and asks autoscalers for
+  // workers for) what its own can measure.
+  std::function<bool(const std::string&)> brokers;
+  if (!flags.jobs_db.empty()) {
+    brokers = [&service](const std::string& key) { return service.Brokers(key); };
+    jobs.LeaseOnlyFor(brokers);
+  }
   tessera::tracker::LogService log_service(&log, tokens);
   grpc::ServerBuilder builder;
   int selected_port = 0;
@@ -105,6 +115,7 @@ int Serve(const TrackerFlags& flags) {
     sources.fleet = [&service] { return service.Snapshot(); };
     sources.log = &log;
     sources.jobs = [&jobs] { return tessera::tracker::JobsJson(jobs.Snapshot()); };
+    sources.brokers = brokers;
     sources.fleet_sample_interval = std::chrono::milliseconds(flags.fleet_sample_ms);
     dashboard = std::make_unique<tessera::tracker::Dashboard>(sources, tokens);
     const int http_port = dashboard->Start(flags.http);
@@ -142,6 +153,11 @@ int main(int argc, char** argv) {
                  "where the shared tuning log lives: a SQLite file or postgresql://USER@HOST/DB "
                  "(password from PGPASSWORD or ~/.pgpass), which several trackers may share; "
                  "default DIR/tuning.db of --state")
+      ->type_name("LOCATION");
+  app.add_option("--jobs-db", flags.jobs_db,
+                 "keep the tuning jobs in postgresql://USER@HOST/DB instead of DIR/jobs.db of "
+                 "--state: trackers on one database serve one queue of jobs, to the workers of "
+                 "all of them, and any of them takes over a job another one served")
       ->type_name("LOCATION");
   app.add_option("--token-file", flags.token_file,
                  "shared secret of the fleet; without it only loopback peers are accepted");

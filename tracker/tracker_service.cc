@@ -299,6 +299,14 @@ grpc::ServerUnaryReactor* TrackerService::ReleaseSession(grpc::CallbackServerCon
   return reactor;
 }
 
+bool TrackerService::Brokers(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, server] : state_.servers()) {
+    if (server.key == key && !server.dead) return true;
+  }
+  return false;
+}
+
 RelayHooks TrackerService::relay_hooks() {
   RelayHooks hooks;
   hooks.authorize = [this](const grpc::ServerContextBase& context) { return Authorize(context); };

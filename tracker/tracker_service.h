@@ -61,6 +61,8 @@ class TrackerService final
   grpc::ServerUnaryReactor* ReleaseSession(grpc::CallbackServerContext* context,
                                            const v1::SessionRef* request,
                                            v1::Empty* reply) override;
+  /// True when a live server of `key` is registered with this tracker.
+  bool Brokers(const std::string& key);
   /// What the relay for dial-out servers needs: this tracker's access rule and its sessions.
   RelayHooks relay_hooks();
 

@@ -25,17 +25,18 @@ using testing::Fleet;
 constexpr const char* kSmall = "dense.x86(16,16,16,float32)";
 constexpr const char* kOther = "dense.x86(16,32,8,float32)";
 
-// A fleet whose tracker keeps its state in a directory of the test's, its tuning log there or
-// (`log_db`) in a PostgreSQL database, and takes a worker's batch back after 1.5 s of silence.
+// A fleet whose tracker keeps its state in a directory of the test's, its tuning log and its
+// jobs there or (`log_db`, `jobs_db`) in a PostgreSQL database, and takes a worker's batch back
+// after 1.5 s of silence.
 struct JobFleet {
   explicit JobFleet(const std::string& name, const std::string& token = "",
-                    const std::string& log_db = "")
+                    const std::string& log_db = "", const std::string& jobs_db = "")
       : state(testing::MakeTempDir(name)),
         log(log_db.empty() ? state + "/tuning.db" : log_db),
-        fleet(Config(state, token, log_db)) {}
+        fleet(Config(state, token, log_db, jobs_db)) {}
 
   static testing::FleetConfig Config(const std::string& state, const std::string& token,
-                                     const std::string& log_db) {
+                                     const std::string& log_db, const std::string& jobs_db) {
     setenv("TESSERA_NUM_THREADS", "1", 1);  // inherited by the servers' and workers' processes
     testing::FleetConfig config;
     config.token = token;
@@ -44,6 +45,8 @@ struct JobFleet {
         "--state",        state};
     if (!log_db.empty())
       config.tracker_flags.insert(config.tracker_flags.end(), {"--log-db", log_db});
+    if (!jobs_db.empty())
+      config.tracker_flags.insert(config.tracker_flags.end(), {"--jobs-db", jobs_db});
     config.server_flags = {"--call-timeout-ms", "30000"};
     return config;
   }
@@ -112,8 +115,9 @@ struct JobFleet {
   Fleet fleet;
 };
 
-// The tests that end with "exactly its records" run with the shared log in each store: SQLite in
-// the tracker's state directory, and a database on a real PostgreSQL server (skipped without one).
+// The tests that end with "exactly its records" run with the shared log and the jobs in each
+// store: SQLite in the tracker's state directory, and a database on a real PostgreSQL server
+// (skipped without one).
 class JobOnStoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -127,7 +131,7 @@ class JobOnStoreTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(JobOnStoreTest, AJobTunedByTwoWorkersOnTwoServersEndsWithExactlyItsRecords) {
-  JobFleet f("jobs-two-workers", "", log_db_);
+  JobFleet f("jobs-two-workers", "", log_db_, log_db_);
   f.fleet.AddServer("cpu");
   f.fleet.AddServer("cpu");
   std::string job = f.Submit({kSmall, kOther}, 6, 2, "xgb");
@@ -169,7 +173,7 @@ TEST_P(JobOnStoreTest, AJobTunedByTwoWorkersOnTwoServersEndsWithExactlyItsRecord
 }
 
 TEST_P(JobOnStoreTest, AWorkerKilledMidBatchLosesOnlyItsBatch) {
-  JobFleet f("jobs-kill-worker", "", log_db_);
+  JobFleet f("jobs-kill-worker", "", log_db_, log_db_);
   f.fleet.AddServer("cpu");
   std::string job = f.Submit({kSmall}, 6, 3);
   fleet::JobClient client = f.Client();
@@ -186,7 +190,7 @@ TEST_P(JobOnStoreTest, AWorkerKilledMidBatchLosesOnlyItsBatch) {
 }
 
 TEST_P(JobOnStoreTest, ATrackerRestartedMidJobLosesNothing) {
-  JobFleet f("jobs-restart", "", log_db_);
+  JobFleet f("jobs-restart", "", log_db_, log_db_);
   f.fleet.AddServer("cpu");
   std::string job = f.Submit({kSmall}, 8, 2);
   fleet::JobClient client = f.Client();
@@ -196,6 +200,44 @@ TEST_P(JobOnStoreTest, ATrackerRestartedMidJobLosesNothing) {
   EXPECT_GE(f.Client().Status(job).done(), 2) << "records kept across the restart";
   ASSERT_TRUE(f.WaitForState(job, "done", 120000));
   f.ExpectExactRecords(kSmall, 8);
+}
+
+// Two trackers on one PostgreSQL database serve one queue of jobs and one log: a job submitted to
+// the first is tuned by the second's worker and by its own, and when the first tracker is killed
+// mid-job the second's worker finishes it, with every record exactly once.
+TEST(SharedJobsTest, TwoTrackersTuneOneJobAndEitherFinishesItWhenTheOtherDies) {
+  std::string why_not;
+  if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
+  const std::string db = testing::NewPostgresDatabase();
+  JobFleet first("jobs-first-tracker", "", db, db);
+  JobFleet second("jobs-second-tracker", "", db, db);
+  first.fleet.AddServer("cpu");
+  second.fleet.AddServer("cpu");
+  std::string job = first.Submit({kSmall, kOther}, 8, 2);
+  ASSERT_FALSE(job.empty());
+  fleet::JobClient via_first = first.Client();
+  fleet::JobClient via_second = second.Client();
+  EXPECT_EQ(via_second.Status(job).state(), "queued") << "the second tracker knows the job";
+  {
+    auto worker_of_second = second.StartWorker();
+    ASSERT_TRUE(testing::WaitFor([&] { return via_first.Status(job).done() >= 2; }, 60000));
+  }
+  const int64_t by_second = via_first.Status(job).done();
+  {
+    auto worker_of_first = first.StartWorker();
+    ASSERT_TRUE(
+        testing::WaitFor([&] { return via_second.Status(job).done() >= by_second + 2; }, 60000));
+  }
+  auto worker_of_first = first.StartWorker();
+  ASSERT_TRUE(testing::WaitFor([&] { return via_second.Status(job).workers() > 0; }, 30000));
+  ASSERT_EQ(kill(first.fleet.tracker_pid(), SIGKILL), 0);
+  EXPECT_LT(via_second.Status(job).done(), 16) << "killed mid-job";
+  auto worker_of_second = second.StartWorker();
+  ASSERT_TRUE(testing::WaitFor([&] { return via_second.Status(job).state() == "done"; }, 120000));
+  jobs::v1::JobStatus status = via_second.Status(job);
+  EXPECT_EQ(status.done(), 16);
+  second.ExpectExactRecords(kSmall, 8);
+  second.ExpectExactRecords(kOther, 8);
 }
 
 TEST(JobTest, ADeviceKilledMidMeasureMovesItsCandidatesAndLeavesNoErrorRecord) {

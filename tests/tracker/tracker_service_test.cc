@@ -152,6 +152,17 @@ TEST_F(LeaseClockTest, WallClockJumpsNeitherExpireNorExtendLeases) {
   EXPECT_NE(lost.error_message().find("device lost"), std::string::npos) << lost.error_message();
 }
 
+// The job service of a tracker sharing its jobs leases only what this tracker's devices measure.
+TEST_F(LeaseClockTest, ATrackerBrokersTheKeysOfItsLiveServers) {
+  EXPECT_FALSE(service_->Brokers("cpu"));
+  ASSERT_TRUE(Register("s1").ok());
+  EXPECT_TRUE(service_->Brokers("cpu"));
+  EXPECT_FALSE(service_->Brokers("phone"));
+  clock_->steady += 1000;
+  LetTheClockTick();
+  EXPECT_FALSE(service_->Brokers("cpu")) << "its only server died";
+}
+
 TEST_F(LeaseClockTest, QueueDeadlinesRunOnTheSteadyClock) {
   auto waiting = std::async(std::launch::async, [this] {
     v1::SessionReply reply;

@@ -100,7 +100,8 @@ void Dashboard::Route() {
   });
   // For autoscalers (deploy/k8s: KEDA's metrics-api scaler sizes the worker pool by it).
   server_->Get("/api/queue", [this](const httplib::Request&, httplib::Response& response) {
-    ReplyJson(response, 200, QueueJson(sources_.jobs ? sources_.jobs() : Json::array()));
+    ReplyJson(response, 200,
+              QueueJson(sources_.jobs ? sources_.jobs() : Json::array(), sources_.brokers));
   });
   // A failing source is reported, never a dead tracker.
   server_->set_exception_handler([](const httplib::Request& request, httplib::Response& response,

@@ -34,6 +34,8 @@ struct DashboardSources {
   SharedLog* log = nullptr;                ///< best records per workload
   /// The jobs (`/api/jobs`); empty where the tracker has no job service, and the page says so.
   std::function<Json()> jobs;
+  /// The device keys whose jobs `/api/queue` counts; null: every job's.
+  std::function<bool(const std::string& device_key)> brokers;
   /// How often the fleet is sampled for its chart over time (`/api/fleet_history`).
   std::chrono::milliseconds fleet_sample_interval{5000};
 };

@@ -179,11 +179,13 @@ Json JobsJson(const jobs::v1::JobList& list) {
   return jobs;
 }
 
-Json QueueJson(const Json& jobs) {
+Json QueueJson(const Json& jobs,
+               const std::function<bool(const std::string& device_key)>& brokers) {
   int64_t active = 0, pending = 0, leased = 0, workers = 0;
   for (const Json& job : jobs) {
     const std::string state = job.value("state", "");
     if (state != "queued" && state != "running") continue;
+    if (brokers && !brokers(job.value("rpc_key", ""))) continue;
     ++active;
     pending += std::max<int64_t>(
         0, job.value("trials_total", int64_t{0}) - job.value("trials_done", int64_t{0}));

@@ -37,8 +37,10 @@ Json JobsJson(const jobs::v1::JobList& jobs);
 
 /// `{"active_jobs": N, "pending_trials": N, "leased_trials": N, "workers": N}` from `JobsJson`'s
 /// output: what an autoscaler sizes the worker pool by (jobs queued or running; their trials not
-/// yet done; trials leased to workers now; workers on them).
-Json QueueJson(const Json& jobs);
+/// yet done; trials leased to workers now; workers on them). With `brokers`, only the jobs whose
+/// device key it accepts count: the jobs this tracker's workers can take (trackers sharing jobs).
+Json QueueJson(const Json& jobs,
+               const std::function<bool(const std::string& device_key)>& brokers = nullptr);
 
 /// A job's estimated model latency over time, `[[unix_ms, seconds]]`: after each report that
 /// brought a new best, the sum over tasks of weight × best (the faster of a task and its

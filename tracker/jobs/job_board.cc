@@ -180,10 +180,22 @@ JobBoard::JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms)
   for (const StoredLease& saved : stored.leases) {
     auto job = jobs_.find(saved.job_id);
     if (job == jobs_.end() || saved.task >= static_cast<int>(job->second.tasks.size())) continue;
-    leases_[saved.lease_id] = {saved, now_ms + kRestartGraceFactor * lease_ms_ + kRestartGraceMs};
+    // A shared store's leases run on the database's clock, which `now_ms` reads too; a tracker's
+    // own clock starts again with the tracker.
+    const int64_t expires_ms = store_->shared()
+                                   ? saved.expires_ms
+                                   : now_ms + kRestartGraceFactor * lease_ms_ + kRestartGraceMs;
+    leases_[saved.lease_id] = {saved, expires_ms};
     job->second.tasks[saved.task].leased += saved.trials;
   }
   for (auto& [lease_id, reply] : stored.reports) reports_[lease_id] = reply;
+  leases_issued_ = stored.leases_issued;
+}
+
+void JobBoard::InheritFairShare(const JobBoard& previous) {
+  for (const auto& [user, served] : previous.last_served_) {
+    last_served_[user] = std::max(last_served_[user], served);
+  }
 }
 
 void JobBoard::MarkAllLogged() {
@@ -336,8 +348,9 @@ bool JobBoard::Cancel(const std::string& job_id) {
   return true;
 }
 
-std::optional<jobs::v1::WorkLease> JobBoard::Lease(const std::string& worker_id, int64_t now_ms,
-                                                   int64_t now_unix_ms) {
+std::optional<jobs::v1::WorkLease> JobBoard::Lease(
+    const std::string& worker_id, int64_t now_ms, int64_t now_unix_ms,
+    const std::function<bool(const std::string& device_key)>& brokers) {
   auto served = [this](const std::string& user) {
     auto it = last_served_.find(user);
     return it == last_served_.end() ? uint64_t{0} : it->second;
@@ -346,7 +359,7 @@ std::optional<jobs::v1::WorkLease> JobBoard::Lease(const std::string& worker_id,
   Job* best = nullptr;
   int best_task = -1;
   for (auto& [id, job] : jobs_) {
-    if (!job.active()) continue;
+    if (!job.active() || (brokers && !brokers(job.stored.rpc_key))) continue;
     int candidate = -1;
     double most_left = 0;
     for (size_t i = 0; i < job.tasks.size(); ++i) {
@@ -381,8 +394,9 @@ std::optional<jobs::v1::WorkLease> JobBoard::Lease(const std::string& worker_id,
   // Concurrent batches of one task search from different seeds, so they rarely overlap.
   s.seed = static_cast<uint64_t>(best->stored.seq) * 1000003u + ++leases_issued_;
   lease.expires_ms = now_ms + lease_ms_;
+  s.expires_ms = lease.expires_ms;
   if (task.started_unix_ms == 0) task.started_unix_ms = now_unix_ms;
-  store_->SaveLease(s, task.started_unix_ms);
+  store_->SaveLease(s, task.started_unix_ms, leases_issued_);
   task.leased += s.trials;
   best->stored.state = "running";
   last_served_[best->stored.user] = leases_issued_;
@@ -412,6 +426,8 @@ Refusal JobBoard::Renew(const std::string& lease_id, const std::string& worker_i
     return {Refusal::kNotYours, "lease '" + lease_id + "' belongs to another worker"};
   }
   it->second.expires_ms = now_ms + lease_ms_;
+  it->second.stored.expires_ms = it->second.expires_ms;
+  store_->RenewLease(lease_id, it->second.expires_ms);
   return {};
 }
 

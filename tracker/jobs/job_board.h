@@ -8,6 +8,7 @@
 #define TESSERA_TRACKER_JOBS_JOB_BOARD_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -43,9 +44,13 @@ struct ReportResult {
 /// Jobs, their leases and their progress.
 class JobBoard {
  public:
-  /// Loads what `store` holds (it outlives the board); leases restored from disk run for
-  /// 2 × `lease_ms` + 5 s from `now_ms`, so that their workers can reconnect, renew and report.
+  /// Loads what `store` holds (it outlives the board). Leases restored from a tracker's own
+  /// SQLite file run for 2 × `lease_ms` + 5 s from `now_ms`, so that their workers can reconnect,
+  /// renew and report; those of a shared store keep their end, `now_ms` being the database's clock.
   JobBoard(JobStore* store, int64_t lease_ms, int64_t now_ms);
+  /// Keeps `previous`'s record of whom it served last, when a board is loaded again (the fair
+  /// share is not stored).
+  void InheritFairShare(const JobBoard& previous);
 
   /// Records the store has that are not in the shared log yet (a crash between the two).
   std::vector<tuning::MeasureRecord> UnloggedRecords() const { return unlogged_; }
@@ -63,9 +68,11 @@ class JobBoard {
   /// Cancels a job and ends its leases; false when unknown.
   bool Cancel(const std::string& job_id);
 
-  /// The next batch for `worker_id`, or nullopt when no job has trials left to lease.
-  std::optional<jobs::v1::WorkLease> Lease(const std::string& worker_id, int64_t now_ms,
-                                           int64_t now_unix_ms);
+  /// The next batch for `worker_id`, or nullopt when no job has trials left to lease; with
+  /// `brokers`, only of a job whose device key it accepts.
+  std::optional<jobs::v1::WorkLease> Lease(
+      const std::string& worker_id, int64_t now_ms, int64_t now_unix_ms,
+      const std::function<bool(const std::string& device_key)>& brokers = nullptr);
   /// Extends a lease; a refusal when it expired, was cancelled, or belongs to another worker.
   Refusal Renew(const std::string& lease_id, const std::string& worker_id, int64_t now_ms);
   /// Takes a batch's records: validated against the lease, duplicates and lost devices skipped,

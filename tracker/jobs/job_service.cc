@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "common/error.h"
 #include "common/log.h"
 #include "tracker/authorize.h"
 
@@ -46,16 +47,43 @@ grpc::Status CheckId(const std::string& what, const std::string& id) {
 }  // namespace
 
 JobService::JobService(const std::string& state_dir, std::string token, SharedLog* log,
-                       int64_t lease_ms, std::shared_ptr<const Clock> clock)
-    : token_(std::move(token)), log_(log), clock_(std::move(clock)) {
+                       int64_t lease_ms, std::shared_ptr<const Clock> clock,
+                       const std::string& jobs_db)
+    : token_(std::move(token)), log_(log), clock_(std::move(clock)), lease_ms_(lease_ms) {
   std::string dir = state_dir;
-  if (dir.empty()) {
+  if (dir.empty() && jobs_db.empty()) {
     scratch_ = std::make_unique<TempDir>("tessera-tracker-jobs");
     dir = scratch_->path();
   }
-  store_ = std::make_unique<JobStore>(dir);
-  board_ = std::make_unique<JobBoard>(store_.get(), lease_ms, clock_->SteadyMillis());
+  store_ = std::make_unique<JobStore>(dir, jobs_db);
+  JobStore::Lock store_lock(*store_);
+  board_ = std::make_unique<JobBoard>(store_.get(), lease_ms_, LeaseClock());
   ReplayUnlogged();
+}
+
+int64_t JobService::LeaseClock() {
+  return store_->shared() ? store_->NowMillis() : clock_->SteadyMillis();
+}
+
+template <typename Call>
+grpc::Status JobService::Serve(Call&& call) {
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    JobStore::Lock store_lock(*store_);
+    if (reload_ || (store_->shared() && store_->ChangedElsewhere())) {
+      auto fresh = std::make_unique<JobBoard>(store_.get(), lease_ms_, LeaseClock());
+      fresh->InheritFairShare(*board_);
+      board_ = std::move(fresh);
+      reload_ = false;
+      ReplayUnlogged();
+    }
+    return std::forward<Call>(call)();
+  } catch (const ConfigError& error) {
+    // The board may hold what the store did not take: the next call loads it again.
+    reload_ = true;
+    TESSERA_LOG(kError) << "jobs: " << error.what();
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, error.what());
+  }
 }
 
 // Records stored with their job but not yet in the log (the tracker died between the two
@@ -87,79 +115,91 @@ grpc::Status JobService::Submit(grpc::ServerContext* context,
   if (!invalid.empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job refused: " + invalid);
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  std::string id = board_->Submit(*request, clock_->UnixMillis());
-  if (id.empty()) {
-    return grpc::Status(
-        grpc::StatusCode::ALREADY_EXISTS,
-        "job refused: job id '" + request->job_id() + "' belongs to another submission");
-  }
-  reply->set_job_id(id);
-  return grpc::Status::OK;
+  return Serve([&] {
+    std::string id = board_->Submit(*request, clock_->UnixMillis());
+    if (id.empty()) {
+      return grpc::Status(
+          grpc::StatusCode::ALREADY_EXISTS,
+          "job refused: job id '" + request->job_id() + "' belongs to another submission");
+    }
+    reply->set_job_id(id);
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status JobService::List(grpc::ServerContext* context, const jobs::v1::ListRequest*,
                               jobs::v1::JobList* reply) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
-  *reply = Snapshot();
-  return grpc::Status::OK;
+  return Serve([&] {
+    board_->Expire(LeaseClock());
+    *reply = board_->List(clock_->UnixMillis());
+    return grpc::Status::OK;
+  });
 }
 
 jobs::v1::JobList JobService::Snapshot() {
-  std::lock_guard<std::mutex> lock(mu_);
-  board_->Expire(clock_->SteadyMillis());
-  return board_->List(clock_->UnixMillis());
+  jobs::v1::JobList list;
+  Serve([&] {  // a failing store was logged: the dashboard shows no jobs until it is back
+    board_->Expire(LeaseClock());
+    list = board_->List(clock_->UnixMillis());
+    return grpc::Status::OK;
+  });
+  return list;
 }
 
 grpc::Status JobService::Status(grpc::ServerContext* context, const jobs::v1::JobRef* request,
                                 jobs::v1::JobStatus* reply) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   if (grpc::Status id = CheckId("job id", request->job_id()); !id.ok()) return id;
-  std::lock_guard<std::mutex> lock(mu_);
-  board_->Expire(clock_->SteadyMillis());
-  std::optional<jobs::v1::JobStatus> status =
-      board_->Status(request->job_id(), clock_->UnixMillis());
-  if (!status) {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job '" + request->job_id() + "'");
-  }
-  *reply = *status;
-  return grpc::Status::OK;
+  return Serve([&] {
+    board_->Expire(LeaseClock());
+    std::optional<jobs::v1::JobStatus> status =
+        board_->Status(request->job_id(), clock_->UnixMillis());
+    if (!status) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job '" + request->job_id() + "'");
+    }
+    *reply = *status;
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status JobService::Cancel(grpc::ServerContext* context, const jobs::v1::JobRef* request,
                                 jobs::v1::JobStatus* reply) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   if (grpc::Status id = CheckId("job id", request->job_id()); !id.ok()) return id;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!board_->Cancel(request->job_id())) {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job '" + request->job_id() + "'");
-  }
-  *reply = *board_->Status(request->job_id(), clock_->UnixMillis());
-  return grpc::Status::OK;
+  return Serve([&] {
+    if (!board_->Cancel(request->job_id())) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job '" + request->job_id() + "'");
+    }
+    *reply = *board_->Status(request->job_id(), clock_->UnixMillis());
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status JobService::Lease(grpc::ServerContext* context, const jobs::v1::LeaseRequest* request,
                                jobs::v1::LeaseReply* reply) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   if (grpc::Status id = CheckId("worker id", request->worker_id()); !id.ok()) return id;
-  std::lock_guard<std::mutex> lock(mu_);
-  const int64_t now = clock_->SteadyMillis();
-  board_->Expire(now);
-  std::optional<jobs::v1::WorkLease> lease =
-      board_->Lease(request->worker_id(), now, clock_->UnixMillis());
-  reply->set_has_work(lease.has_value());
-  if (lease) *reply->mutable_lease() = *lease;
-  return grpc::Status::OK;
+  return Serve([&] {
+    const int64_t now = LeaseClock();
+    board_->Expire(now);
+    std::optional<jobs::v1::WorkLease> lease =
+        board_->Lease(request->worker_id(), now, clock_->UnixMillis(), brokers_);
+    reply->set_has_work(lease.has_value());
+    if (lease) *reply->mutable_lease() = *lease;
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status JobService::Renew(grpc::ServerContext* context, const jobs::v1::RenewRequest* request,
                                jobs::v1::RenewReply*) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   if (grpc::Status id = CheckId("lease id", request->lease_id()); !id.ok()) return id;
-  std::lock_guard<std::mutex> lock(mu_);
-  const int64_t now = clock_->SteadyMillis();
-  board_->Expire(now);
-  return StatusOfRefusal(board_->Renew(request->lease_id(), request->worker_id(), now));
+  return Serve([&] {
+    const int64_t now = LeaseClock();
+    board_->Expire(now);
+    return StatusOfRefusal(board_->Renew(request->lease_id(), request->worker_id(), now));
+  });
 }
 
 grpc::Status JobService::Report(grpc::ServerContext* context,
@@ -167,21 +207,23 @@ grpc::Status JobService::Report(grpc::ServerContext* context,
                                 jobs::v1::ReportReply* reply) {
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   if (grpc::Status id = CheckId("lease id", request->lease_id()); !id.ok()) return id;
-  std::lock_guard<std::mutex> lock(mu_);
-  board_->Expire(clock_->SteadyMillis());
-  ReportResult result = board_->Report(*request, clock_->UnixMillis());
-  if (result.refusal) return StatusOfRefusal(result.refusal);
-  *reply = result.reply;
-  if (result.accepted.empty()) return grpc::Status::OK;
-  try {
-    log_->With([&](records::TuningLog& log) { log.AppendBatch(result.accepted); });
-    board_->MarkLogged(request->lease_id());
-  } catch (const std::exception& error) {
-    // The records are safe with their job and go into the log when the tracker starts again.
-    TESSERA_LOG(kError) << "jobs: cannot write reported records to the tuning log: "
-                        << error.what();
-  }
-  return grpc::Status::OK;
+  return Serve([&] {
+    board_->Expire(LeaseClock());
+    ReportResult result = board_->Report(*request, clock_->UnixMillis());
+    if (result.refusal) return StatusOfRefusal(result.refusal);
+    *reply = result.reply;
+    if (result.accepted.empty()) return grpc::Status::OK;
+    try {
+      log_->With([&](records::TuningLog& log) { log.AppendBatch(result.accepted); });
+      board_->MarkLogged(request->lease_id());
+    } catch (const std::exception& error) {
+      // The records are safe with their job and go into the log when the tracker (or, for a
+      // shared store, the next tracker to load it) starts again.
+      TESSERA_LOG(kError) << "jobs: cannot write reported records to the tuning log: "
+                          << error.what();
+    }
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status JobService::History(grpc::ServerContext* context,
@@ -190,12 +232,11 @@ grpc::Status JobService::History(grpc::ServerContext* context,
   if (grpc::Status auth = AuthorizeCall(*context, token_); !auth.ok()) return auth;
   if (grpc::Status id = CheckId("lease id", request->lease_id()); !id.ok()) return id;
   std::string workload_key, target;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    Refusal refusal =
-        board_->LeaseTask(request->lease_id(), request->worker_id(), &workload_key, &target);
-    if (refusal) return StatusOfRefusal(refusal);
-  }
+  grpc::Status leased = Serve([&] {
+    return StatusOfRefusal(
+        board_->LeaseTask(request->lease_id(), request->worker_id(), &workload_key, &target));
+  });
+  if (!leased.ok()) return leased;
   records::RecordFilter filter;
   filter.template_name = records::TemplateOfWorkload(workload_key);
   filter.target = target;

@@ -1,10 +1,13 @@
 /// \file
 /// `JobService`: the gRPC face of the tracker's tuning jobs (`proto/jobs.proto`). It wraps a
 /// `JobBoard` with a lock, checks the tracker's token on every call, validates input, and writes
-/// the records that workers report into the tracker's shared tuning log.
+/// the records that workers report into the tracker's shared tuning log. On a shared (PostgreSQL)
+/// job store, each call also holds the store's lock, loads the board again when another tracker
+/// changed it, and times leases on the database's clock: several trackers serve one set of jobs.
 #ifndef TESSERA_TRACKER_JOBS_JOB_SERVICE_H_
 #define TESSERA_TRACKER_JOBS_JOB_SERVICE_H_
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,11 +27,19 @@ constexpr int64_t kMaxHistoryRecords = 5000;
 /// The tracker's job RPCs.
 class JobService final : public jobs::v1::JobService::Service {
  public:
-  /// Jobs kept in `state_dir/jobs.db` (a private temporary directory when empty), records
-  /// written to `log`, which outlives the service. `token` as for `AuthorizeCall`. Records a
-  /// crash left out of the log are written to it now.
+  /// Jobs kept in `jobs_db` (a `postgresql://` URI that other trackers may share) or, when it is
+  /// empty, in `state_dir/jobs.db` (a private temporary directory when that is empty too);
+  /// records written to `log`, which outlives the service. `token` as for `AuthorizeCall`.
+  /// Records a crash left out of the log are written to it now.
   JobService(const std::string& state_dir, std::string token, SharedLog* log, int64_t lease_ms,
-             std::shared_ptr<const Clock> clock = SystemClock());
+             std::shared_ptr<const Clock> clock = SystemClock(), const std::string& jobs_db = "");
+
+  /// Leases batches only of jobs whose device key `brokers` accepts: on a shared store, each
+  /// tracker's workers measure on that tracker's devices, so it leases only what they can measure.
+  /// Call before serving.
+  void LeaseOnlyFor(std::function<bool(const std::string& device_key)> brokers) {
+    brokers_ = std::move(brokers);
+  }
 
   /// Adds a job; INVALID_ARGUMENT naming what is wrong.
   grpc::Status Submit(grpc::ServerContext* context, const jobs::v1::SubmitRequest* request,
@@ -58,15 +69,26 @@ class JobService final : public jobs::v1::JobService::Service {
                        jobs::v1::HistoryReply* reply) override;
 
  private:
+  // A call's hold on the jobs: the service's mutex, the shared store's lock, and the board
+  // loaded again when another tracker changed the store.
+  class Locked;
   void ReplayUnlogged();
+  // The clock leases run on: the database's for a shared store, else the steady clock.
+  int64_t LeaseClock();
+  // Runs `call` under a `Locked`; a failing job store is UNAVAILABLE, not a crash.
+  template <typename Call>
+  grpc::Status Serve(Call&& call);
 
   std::unique_ptr<TempDir> scratch_;  // only without a state directory
   std::unique_ptr<JobStore> store_;
   const std::string token_;
   SharedLog* log_;
   std::shared_ptr<const Clock> clock_;
+  int64_t lease_ms_;
+  std::function<bool(const std::string&)> brokers_;  // null: every job
   std::mutex mu_;
   std::unique_ptr<JobBoard> board_;
+  bool reload_ = false;  // a call failed half-way: load the board again from the store
 };
 
 }  // namespace tracker

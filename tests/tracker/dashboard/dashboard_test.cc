@@ -362,6 +362,12 @@ TEST(QueueJsonTest, CountsTheTrialsLeftOfActiveJobs) {
       QueueJson(JobsJson(list)),
       Json({{"active_jobs", 2}, {"pending_trials", 110}, {"leased_trials", 12}, {"workers", 3}}));
   EXPECT_EQ(QueueJson(Json::array())["pending_trials"], 0);
+  // A tracker sharing its jobs with others counts only those its devices measure.
+  running->set_rpc_key("phone");
+  queued->set_rpc_key("cpu");
+  EXPECT_EQ(
+      QueueJson(JobsJson(list), [](const std::string& key) { return key == "cpu"; }),
+      Json({{"active_jobs", 1}, {"pending_trials", 50}, {"leased_trials", 0}, {"workers", 0}}));
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 // deduplicated and idempotent, and state that survives a restart.
 #include "tracker/jobs/job_board.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/error.h"
 #include "common/file.h"
 #include "common/sqlite.h"
+#include "tests/testing/postgres_server.h"
 
 namespace tessera {
 namespace tracker {
@@ -46,6 +49,25 @@ jobs::v1::ReportRequest Report(const jobs::v1::WorkLease& lease,
   return report;
 }
 
+// The board's rules hold on each store: a SQLite file of the tracker's own, and a PostgreSQL
+// database (on a real server; skipped without one) that several trackers may share.
+class JobBoardOnStoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "postgresql") {
+      std::string why_not;
+      if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
+      location_ = testing::NewPostgresDatabase();
+    }
+  }
+  // The store again, as a restarted tracker (or another tracker) opens it.
+  std::unique_ptr<JobStore> Open() { return std::make_unique<JobStore>(dir_.path(), location_); }
+  bool sqlite() const { return location_.empty(); }
+
+  TempDir dir_;
+  std::string location_;  // empty: SQLite in dir_
+};
+
 TEST(JobBoardTest, BadJobsAreRefusedWithTheReason) {
   jobs::v1::SubmitRequest request = Job();
   EXPECT_EQ(ValidateSubmit(request), "");
@@ -77,19 +99,18 @@ TEST(JobBoardTest, BadJobsAreRefusedWithTheReason) {
 
 // A client names its job before sending it, so a submission retried after a lost reply is the
 // job it already created, also after a tracker restart; another submission cannot take the id.
-TEST(JobBoardTest, ARetriedSubmissionIsTheSameJob) {
-  TempDir dir;
+TEST_P(JobBoardOnStoreTest, ARetriedSubmissionIsTheSameJob) {
   jobs::v1::SubmitRequest request = Job();
   request.set_job_id("0123456789abcdef");
   {
-    JobStore store(dir.path());
-    JobBoard board(&store, kLeaseMs, 0);
+    auto store = Open();
+    JobBoard board(store.get(), kLeaseMs, 0);
     EXPECT_EQ(board.Submit(request, 1), "0123456789abcdef");
     EXPECT_EQ(board.Submit(request, 2), "0123456789abcdef");
     EXPECT_EQ(board.List(3).jobs_size(), 1);
   }
-  JobStore store(dir.path());
-  JobBoard board(&store, kLeaseMs, 0);
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
   EXPECT_EQ(board.Submit(request, 4), "0123456789abcdef");
   jobs::v1::SubmitRequest other = Job("bob");
   other.set_job_id("0123456789abcdef");
@@ -100,10 +121,9 @@ TEST(JobBoardTest, ARetriedSubmissionIsTheSameJob) {
   EXPECT_EQ(board.List(8).jobs_size(), 2);
 }
 
-TEST(JobBoardTest, BatchesAreLeasedReportedAndDeduplicatedUntilTheJobIsDone) {
-  TempDir dir;
-  JobStore store(dir.path());
-  JobBoard board(&store, kLeaseMs, 0);
+TEST_P(JobBoardOnStoreTest, BatchesAreLeasedReportedAndDeduplicatedUntilTheJobIsDone) {
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
   std::string id = board.Submit(Job(), 1000);
   auto first = board.Lease("w1", 0, 1000);
   auto second = board.Lease("w2", 0, 1000);
@@ -142,10 +162,9 @@ TEST(JobBoardTest, BatchesAreLeasedReportedAndDeduplicatedUntilTheJobIsDone) {
   EXPECT_FALSE(board.Lease("w1", 20, 3000));
 }
 
-TEST(JobBoardTest, RecordsOfAnotherTaskOrTooManyAreRefusedWholly) {
-  TempDir dir;
-  JobStore store(dir.path());
-  JobBoard board(&store, kLeaseMs, 0);
+TEST_P(JobBoardOnStoreTest, RecordsOfAnotherTaskOrTooManyAreRefusedWholly) {
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
   std::string id = board.Submit(Job(), 0);
   auto lease = board.Lease("w1", 0, 0);
   jobs::v1::ReportRequest report = Report(*lease, {1});
@@ -164,10 +183,9 @@ TEST(JobBoardTest, RecordsOfAnotherTaskOrTooManyAreRefusedWholly) {
   EXPECT_EQ(r.reply.accepted(), 0);
 }
 
-TEST(JobBoardTest, AnExpiredLeaseGivesItsBatchToAnotherWorkerAndItsReportIsRefused) {
-  TempDir dir;
-  JobStore store(dir.path());
-  JobBoard board(&store, kLeaseMs, 0);
+TEST_P(JobBoardOnStoreTest, AnExpiredLeaseGivesItsBatchToAnotherWorkerAndItsReportIsRefused) {
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
   board.Submit(Job("ann", 2), 0);
   auto lease = board.Lease("w1", 0, 0);
   EXPECT_FALSE(board.Renew(lease->lease_id(), "w1", 900));
@@ -181,10 +199,9 @@ TEST(JobBoardTest, AnExpiredLeaseGivesItsBatchToAnotherWorkerAndItsReportIsRefus
   EXPECT_EQ(board.Report(Report(*lease, {1}), 0).refusal.kind, Refusal::kExpired);
 }
 
-TEST(JobBoardTest, HigherPriorityFirstThenTheUserServedLeastRecently) {
-  TempDir dir;
-  JobStore store(dir.path());
-  JobBoard board(&store, kLeaseMs, 0);
+TEST_P(JobBoardOnStoreTest, HigherPriorityFirstThenTheUserServedLeastRecently) {
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
   std::string ann1 = board.Submit(Job("ann", 8), 0);
   std::string ann2 = board.Submit(Job("ann", 8), 0);
   std::string bob = board.Submit(Job("bob", 8), 0);
@@ -230,22 +247,36 @@ TEST(JobBoardTest, JobsLeasesAndRecordsSurviveARestart) {
   EXPECT_DOUBLE_EQ(again.Status(id, 0)->tasks(0).best_cost(), 5e-3);
 }
 
+// Trackers sharing the jobs broker different devices: each leases only what its own can measure.
+TEST_P(JobBoardOnStoreTest, ATrackerLeasesOnlyJobsOfTheDevicesItBrokers) {
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
+  jobs::v1::SubmitRequest phone = Job("ann");
+  phone.set_rpc_key("phone");
+  std::string phone_job = board.Submit(phone, 0);
+  std::string cpu_job = board.Submit(Job("bob"), 0);
+  auto only_cpu = [](const std::string& key) { return key == "cpu"; };
+  EXPECT_EQ(board.Lease("w", 0, 0, only_cpu)->job_id(), cpu_job);
+  EXPECT_EQ(board.Lease("w", 0, 0, only_cpu)->job_id(), cpu_job);
+  EXPECT_FALSE(board.Lease("w", 0, 0, only_cpu)) << "the phones' job waits for a phone tracker";
+  EXPECT_EQ(board.Lease("w", 0, 0)->job_id(), phone_job);
+}
+
 // The dashboard's tuning curve: each new best with when and after how many records, and the
 // task's weight, also after a restart.
-TEST(JobBoardTest, NewBestsAndWeightsAreKeptForTheCurve) {
-  TempDir dir;
+TEST_P(JobBoardOnStoreTest, NewBestsAndWeightsAreKeptForTheCurve) {
   std::string id;
   jobs::v1::SubmitRequest request = Job("ann", 6);
   request.mutable_tasks(0)->set_weight(4);
   {
-    JobStore store(dir.path());
-    JobBoard board(&store, kLeaseMs, 0);
+    auto store = Open();
+    JobBoard board(store.get(), kLeaseMs, 0);
     id = board.Submit(request, 0);
     ASSERT_EQ(board.Report(Report(*board.Lease("w1", 0, 0), {3, 5}), 1000).reply.accepted(), 2);
     ASSERT_EQ(board.Report(Report(*board.Lease("w1", 0, 0), {1, 2}), 2000).reply.accepted(), 2);
   }
-  JobStore store(dir.path());
-  JobBoard board(&store, kLeaseMs, 5000);
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 5000);
   const jobs::v1::TaskStatus task = board.Status(id, 0)->tasks(0);
   EXPECT_EQ(task.weight(), 4);
   ASSERT_EQ(task.improvements_size(), 2);  // config 3 (4 ms) then config 1 (2 ms)
@@ -255,14 +286,16 @@ TEST(JobBoardTest, NewBestsAndWeightsAreKeptForTheCurve) {
   EXPECT_EQ(task.improvements(1).unix_ms(), 2000);
   EXPECT_EQ(task.improvements(1).done(), 3);
   EXPECT_DOUBLE_EQ(task.improvements(1).best_cost(), 2e-3);
-  // A store from before weights weighs each task by 1.
-  {
-    Database db(dir.path() + "/jobs.db", false,
-                [](const SqliteFailure&) { FAIL() << "cannot change the store"; });
-    db.Exec("ALTER TABLE job_tasks DROP COLUMN weight;");
+  // A file from before weights weighs each task by 1.
+  if (sqlite()) {
+    {
+      Database db(dir_.path() + "/jobs.db", false,
+                  [](const SqliteFailure&) { FAIL() << "cannot change the store"; });
+      db.Exec("ALTER TABLE job_tasks DROP COLUMN weight; ALTER TABLE job_leases DROP expires_ms;");
+    }
+    JobStore old_store(dir_.path());
+    EXPECT_EQ(JobBoard(&old_store, kLeaseMs, 6000).Status(id, 0)->tasks(0).weight(), 1);
   }
-  JobStore old_store(dir.path());
-  EXPECT_EQ(JobBoard(&old_store, kLeaseMs, 6000).Status(id, 0)->tasks(0).weight(), 1);
   request.mutable_tasks(0)->set_alternative_to("conv2d_NCHWc.x86(1,8,8,8,8,3,3,1,1,float32)");
   EXPECT_NE(ValidateSubmit(request).find("is not another task of the job"), std::string::npos);
   request.mutable_tasks(0)->clear_alternative_to();
@@ -270,10 +303,9 @@ TEST(JobBoardTest, NewBestsAndWeightsAreKeptForTheCurve) {
   EXPECT_NE(ValidateSubmit(request).find("weight must be 0.."), std::string::npos);
 }
 
-TEST(JobBoardTest, AnExhaustedTaskEndsTheJobAndTheBatchesStillOut) {
-  TempDir dir;
-  JobStore store(dir.path());
-  JobBoard board(&store, kLeaseMs, 0);
+TEST_P(JobBoardOnStoreTest, AnExhaustedTaskEndsTheJobAndTheBatchesStillOut) {
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
   std::string id = board.Submit(Job("ann", 8), 0);
   auto first = board.Lease("w1", 0, 0);
   auto second = board.Lease("w2", 0, 0);
@@ -289,10 +321,9 @@ TEST(JobBoardTest, AnExhaustedTaskEndsTheJobAndTheBatchesStillOut) {
   EXPECT_EQ(board.Report(late, 0).refusal.kind, Refusal::kExpired);
 }
 
-TEST(JobBoardTest, CancelEndsTheLeases) {
-  TempDir dir;
-  JobStore store(dir.path());
-  JobBoard board(&store, kLeaseMs, 0);
+TEST_P(JobBoardOnStoreTest, CancelEndsTheLeases) {
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
   std::string id = board.Submit(Job(), 0);
   auto lease = board.Lease("w1", 0, 0);
   EXPECT_TRUE(board.Cancel(id));
@@ -302,6 +333,72 @@ TEST(JobBoardTest, CancelEndsTheLeases) {
   EXPECT_EQ(board.Status(id, 0)->state(), "cancelled");
   EXPECT_FALSE(board.Cancel("nope"));
 }
+
+// Two trackers on one PostgreSQL database: each loads its board again when the other wrote, and
+// a lease taken through one is renewed, reported or expired through the other, on the
+// database's clock.
+TEST(SharedJobStoreTest, TwoTrackersServeOneQueueOfJobs) {
+  std::string why_not;
+  if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
+  const std::string db = testing::NewPostgresDatabase();
+  TempDir unused;
+  JobStore a_store(unused.path(), db);
+  JobStore b_store(unused.path(), db);
+  ASSERT_TRUE(a_store.shared());
+  const int64_t now = a_store.NowMillis();
+  JobBoard a(&a_store, kLeaseMs, now);
+  std::string id = a.Submit(Job("ann", 6), 1);
+  EXPECT_FALSE(a_store.ChangedElsewhere()) << "its own writes";
+  EXPECT_TRUE(b_store.ChangedElsewhere());
+  auto lease = a.Lease("w1", now, 1);
+  ASSERT_TRUE(lease);
+
+  JobBoard b(&b_store, kLeaseMs, now);
+  EXPECT_FALSE(b_store.ChangedElsewhere());
+  EXPECT_EQ(b.Status(id, 1)->tasks(0).leased(), 2);
+  EXPECT_FALSE(b.Renew(lease->lease_id(), "w1", now + 900));
+  auto second = b.Lease("w2", now + 900, 2);
+  ASSERT_TRUE(second);
+  EXPECT_NE(second->seed(), lease->seed()) << "the count of leases is shared";
+  ASSERT_EQ(b.Report(Report(*lease, {1, 2}), 3).reply.accepted(), 2);
+
+  ASSERT_TRUE(a_store.ChangedElsewhere());
+  JobBoard again(&a_store, kLeaseMs, now + 950);
+  EXPECT_EQ(again.Status(id, 3)->done(), 2);
+  ReportResult retry = again.Report(Report(*lease, {1, 2}), 4);
+  EXPECT_EQ(retry.reply.accepted(), 2) << "the reply is shared too";
+  EXPECT_TRUE(retry.accepted.empty());
+  // The second lease, taken at now + 900 through the other tracker, ends at now + 1900 here.
+  again.Expire(now + 1899);
+  EXPECT_EQ(again.Status(id, 4)->tasks(0).leased(), 2);
+  again.Expire(now + 1900);
+  EXPECT_EQ(again.Status(id, 4)->tasks(0).leased(), 0);
+  EXPECT_EQ(again.Renew(second->lease_id(), "w2", now + 1900).kind, Refusal::kExpired);
+  EXPECT_TRUE(b_store.ChangedElsewhere());
+}
+
+TEST(SharedJobStoreTest, AStoreThatCannotBeUsedIsAClearError) {
+  TempDir dir;
+  try {
+    JobStore store(dir.path(), "mysql://db/jobs");
+    FAIL() << "a location that is no PostgreSQL URI was taken";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(),
+                 "--jobs-db 'mysql://db/jobs': expected postgresql://USER@HOST/DB (without it the "
+                 "jobs live in --state DIR/jobs.db)");
+  }
+  try {
+    JobStore store(dir.path(), "postgresql://tessera@/jobs?host=" + dir.path() + "/no-server");
+    FAIL() << "a server that is not there was taken";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), ::testing::StartsWith("cannot open tracker jobs 'postgresql://"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, JobBoardOnStoreTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace tracker

@@ -1,0 +1,187 @@
+#include "tracker/jobs/job_sql.h"
+
+#include <map>
+#include <utility>
+
+#include "common/error.h"
+#include "common/postgres.h"
+#include "common/sqlite.h"
+#include "tracker/state_db.h"
+
+namespace tessera {
+namespace tracker {
+namespace {
+
+class SqliteRow : public SqlRow {
+ public:
+  explicit SqliteRow(const Statement& statement) : statement_(statement) {}
+  std::string Text(int column) const override { return statement_.Text(column); }
+  std::string Bytes(int column) const override { return statement_.Text(column); }
+  int64_t Int(int column) const override { return statement_.Int(column); }
+  double Real(int column) const override { return statement_.Real(column); }
+  bool IsNull(int column) const override { return statement_.IsNull(column); }
+
+ private:
+  const Statement& statement_;
+};
+
+class SqliteJobs : public JobSql {
+ public:
+  explicit SqliteJobs(const std::string& dir)
+      : db_(OpenStateDatabase(dir, "jobs.db", "tracker jobs")) {}
+
+  void Exec(const std::string& sql) override { db_->Exec(sql); }
+
+  void Query(const std::string& sql, const std::vector<SqlParam>& params,
+             const std::function<void(const SqlRow&)>& row) override {
+    std::unique_ptr<Statement>& statement = prepared_[sql];
+    if (!statement) statement = std::make_unique<Statement>(*db_, sql);
+    statement->Reset();
+    for (size_t i = 0; i < params.size(); ++i) Bind(*statement, static_cast<int>(i) + 1, params[i]);
+    SqliteRow current(*statement);
+    while (statement->Step()) {
+      if (row) row(current);
+    }
+    statement->Reset();
+  }
+
+  void Begin() override { db_->Exec("BEGIN IMMEDIATE"); }
+  bool postgres() const override { return false; }
+  const std::string& where() const override { return db_->path(); }
+
+ private:
+  static void Bind(Statement& statement, int index, const SqlParam& p) {
+    switch (p.kind) {
+      case SqlParam::kInt:
+        statement.Bind(index, p.integer);
+        return;
+      case SqlParam::kReal:
+        statement.Bind(index, p.real);
+        return;
+      case SqlParam::kText:
+        statement.Bind(index, p.text);
+        return;
+      case SqlParam::kBytes:
+        statement.BindBlob(index, p.text);
+        return;
+      case SqlParam::kNull:
+        statement.BindNull(index);
+        return;
+    }
+  }
+
+  std::unique_ptr<Database> db_;
+  std::map<std::string, std::unique_ptr<Statement>> prepared_;  // declared after db_: freed first
+};
+
+class PostgresJobsRow : public SqlRow {
+ public:
+  PostgresJobsRow(const PostgresRows& rows, int row) : row_(rows, row) {}
+  std::string Text(int column) const override { return row_.Text(column); }
+  std::string Bytes(int column) const override { return row_.Bytes(column); }
+  int64_t Int(int column) const override { return row_.Int(column); }
+  double Real(int column) const override { return row_.Real(column); }
+  bool IsNull(int column) const override { return row_.IsNull(column); }
+
+ private:
+  PostgresRow row_;
+};
+
+// Every failure of the jobs' database is the operator's to fix (the server down, a full disk,
+// a role without rights), as for the tracker's SQLite files.
+void ThrowJobsError(const PostgresFailure& failure) {
+  if (failure.connecting) {
+    throw ConfigError("cannot open tracker jobs '" + failure.location + "': " + failure.detail);
+  }
+  throw ConfigError("tracker jobs '" + failure.location + "': " + failure.what + ": " +
+                    failure.detail);
+}
+
+class PostgresJobs : public JobSql {
+ public:
+  explicit PostgresJobs(const std::string& uri)
+      : db_(std::make_unique<PostgresConnection>(uri, ThrowJobsError)) {}
+
+  void Exec(const std::string& sql) override { db_->Exec(sql); }
+
+  void Query(const std::string& sql, const std::vector<SqlParam>& params,
+             const std::function<void(const SqlRow&)>& row) override {
+    std::vector<PostgresParam> bound;
+    bound.reserve(params.size());
+    for (const SqlParam& p : params) bound.push_back(ToParam(p));
+    PostgresRows rows = db_->Query(sql, bound);
+    if (!row) return;
+    for (int i = 0; i < rows.size(); ++i) row(PostgresJobsRow(rows, i));
+  }
+
+  void Begin() override { db_->Exec("BEGIN"); }
+  bool postgres() const override { return true; }
+  const std::string& where() const override { return db_->uri(); }
+
+ private:
+  static PostgresParam ToParam(const SqlParam& p) {
+    switch (p.kind) {
+      case SqlParam::kInt:
+        return PostgresParam(p.integer);
+      case SqlParam::kReal:
+        return PostgresParam(p.real);
+      case SqlParam::kText:
+        return PostgresParam(p.text);
+      case SqlParam::kBytes:
+        return PostgresParam::Bytes(p.text);
+      case SqlParam::kNull:
+        break;
+    }
+    return PostgresParam::Null();
+  }
+
+  std::unique_ptr<PostgresConnection> db_;
+};
+
+}  // namespace
+
+SqlParam SqlParam::Bytes(std::string bytes) {
+  SqlParam p(std::move(bytes));
+  p.kind = kBytes;
+  return p;
+}
+
+SqlParam SqlParam::Null() {
+  SqlParam p(int64_t{0});
+  p.kind = kNull;
+  return p;
+}
+
+int64_t JobSql::QueryInt(const std::string& sql, const std::vector<SqlParam>& params) {
+  int64_t value = 0;
+  bool first = true;
+  Query(sql, params, [&](const SqlRow& row) {
+    if (first && !row.IsNull(0)) value = row.Int(0);
+    first = false;
+  });
+  return value;
+}
+
+std::unique_ptr<JobSql> OpenSqliteJobs(const std::string& dir) {
+  return std::make_unique<SqliteJobs>(dir);
+}
+
+std::unique_ptr<JobSql> OpenPostgresJobs(const std::string& uri) {
+  return std::make_unique<PostgresJobs>(uri);
+}
+
+SqlTransaction::~SqlTransaction() {
+  if (committed_) return;
+  try {
+    sql_.Exec("ROLLBACK");
+  } catch (...) {  // NOLINT: the error that unwinds is the one to report
+  }
+}
+
+void SqlTransaction::Commit() {
+  sql_.Exec("COMMIT");
+  committed_ = true;
+}
+
+}  // namespace tracker
+}  // namespace tessera

@@ -1,0 +1,101 @@
+// Private to tracker/jobs: one connection to the jobs' database, a SQLite file beside the
+// tracker's state or a PostgreSQL database that several trackers share, so that `JobStore`
+// writes each query once. Queries use `?` placeholders in both.
+#ifndef TESSERA_TRACKER_JOBS_JOB_SQL_H_
+#define TESSERA_TRACKER_JOBS_JOB_SQL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera {
+namespace tracker {
+
+/// A value bound to a placeholder.
+struct SqlParam {
+  enum Kind { kNull, kInt, kReal, kText, kBytes };
+  /// Text.
+  SqlParam(std::string text) : kind(kText), text(std::move(text)) {}  // NOLINT: implicit
+  /// Text.
+  SqlParam(const char* text) : kind(kText), text(text) {}  // NOLINT
+  /// An integer.
+  SqlParam(int64_t number) : kind(kInt), integer(number) {}  // NOLINT
+  /// An integer.
+  SqlParam(int number) : kind(kInt), integer(number) {}  // NOLINT
+  /// A real.
+  SqlParam(double number) : kind(kReal), real(number) {}  // NOLINT
+  /// Bytes (a BLOB or BYTEA column).
+  static SqlParam Bytes(std::string bytes);
+  /// NULL.
+  static SqlParam Null();
+
+  Kind kind;
+  int64_t integer = 0;
+  double real = 0;
+  std::string text;  ///< text, or the bytes of kBytes
+};
+
+/// One row of a result, read by 0-based column.
+class SqlRow {
+ public:
+  virtual ~SqlRow() = default;
+  /// A column as text.
+  virtual std::string Text(int column) const = 0;
+  /// A BLOB or BYTEA column's bytes.
+  virtual std::string Bytes(int column) const = 0;
+  /// A column as an integer.
+  virtual int64_t Int(int column) const = 0;
+  /// A column as a real.
+  virtual double Real(int column) const = 0;
+  /// True when the column is NULL.
+  virtual bool IsNull(int column) const = 0;
+};
+
+/// An open connection; not thread-safe. Failures throw `ConfigError` naming the database.
+class JobSql {
+ public:
+  virtual ~JobSql() = default;
+  /// Runs one or more statements without parameters or results.
+  virtual void Exec(const std::string& sql) = 0;
+  /// Runs one statement with `params` bound in order, calling `row` for each result row.
+  virtual void Query(const std::string& sql, const std::vector<SqlParam>& params,
+                     const std::function<void(const SqlRow&)>& row = nullptr) = 0;
+  /// Begins a write transaction.
+  virtual void Begin() = 0;
+  /// True for PostgreSQL.
+  virtual bool postgres() const = 0;
+  /// The file or URI, for messages.
+  virtual const std::string& where() const = 0;
+
+  /// The first row's first column as an integer (0 when there is no row).
+  int64_t QueryInt(const std::string& sql, const std::vector<SqlParam>& params = {});
+};
+
+/// `dir/jobs.db`, created when missing (WAL mode, as the tracker's other files).
+std::unique_ptr<JobSql> OpenSqliteJobs(const std::string& dir);
+/// The PostgreSQL database at `uri` (no password in it: PGPASSWORD or pgpass).
+std::unique_ptr<JobSql> OpenPostgresJobs(const std::string& uri);
+
+/// A transaction that rolls back unless committed.
+class SqlTransaction {
+ public:
+  /// Begins on `sql`, which must outlive it.
+  explicit SqlTransaction(JobSql& sql) : sql_(sql) { sql_.Begin(); }
+  SqlTransaction(const SqlTransaction&) = delete;
+  SqlTransaction& operator=(const SqlTransaction&) = delete;
+  /// Rolls back unless `Commit` ran; never throws.
+  ~SqlTransaction();
+  /// Commits.
+  void Commit();
+
+ private:
+  JobSql& sql_;
+  bool committed_ = false;
+};
+
+}  // namespace tracker
+}  // namespace tessera
+
+#endif  // TESSERA_TRACKER_JOBS_JOB_SQL_H_
