@@ -1,5 +1,6 @@
-// The emitter's plain groups (tensor expressions, default schedule), blocked pooling and
-// concatenation, and reshapes that alias their input.
+// The emitter's plain groups (tensor expressions, default schedule), blocked pooling,
+// concatenation and channel shuffle, and reshapes that alias their input.
+#include "compiler/driver/channel_shuffle.h"
 #include "compiler/driver/emitter.h"
 
 namespace tessera {
@@ -80,6 +81,64 @@ void ModelEmitter::EmitConcatBlocked(const GroupPlan& plan, const std::vector<co
   args.push_back(result);
   ids.insert(ids.end(), chain.ids.begin(), chain.ids.end());
   AddKernel(GroupName(group), node.op, DefaultSchedule(result), args, ids, {out});
+}
+
+// Output lane l of block ob is channel c = ob*bn + l, read from concatenated channel
+// (c % g) * (C/g) + c / g. With u = bn/g lanes per group and l = j*g + p, that is channel
+// u*q + j of the concatenation for q = p*(C/bn) + ob: lane (q % g)*u + j of its block q / g. So
+// for each p the lanes j read one contiguous run of an input's block and write every g-th lane:
+// the lane loop is split by g and p unrolled, leaving a loop over j that LLVM vectorizes as an
+// interleaved store, with no division and no choice of input per element.
+void ModelEmitter::EmitShuffleBlocked(const GroupPlan& plan,
+                                      const std::vector<const Node*>& group) {
+  const ChannelShuffle shuffle = *MatchChannelShuffle(g_, group);
+  const int out_value = group.back()->outputs[0];
+  const int64_t bn = plan.in_block, groups = shuffle.groups, lanes_per_group = bn / groups;
+  std::vector<te::Tensor> ins;
+  std::vector<int> ids;
+  std::vector<int64_t> first_block, source_block;  // each input's first block: output, value
+  int64_t blocks = 0;
+  for (size_t k = 0; k < shuffle.sources.size(); ++k) {
+    const ShuffleSource& source = shuffle.sources[k];
+    const auto& xs = g_.values[source.value].shape;
+    ins.push_back(te::placeholder(ShapeExprs(BlockedShape(xs, bn)), ir::DataType::Float(32),
+                                  "in" + std::to_string(k)));
+    ids.push_back(BlockedOf(source.value, bn));
+    first_block.push_back(blocks);
+    source_block.push_back(source.first_channel / bn);
+    blocks += source.channels / bn;
+  }
+  const Value& v = g_.values[out_value];
+  te::Tensor shuffled = te::compute(
+      ShapeExprs({v.shape[0], blocks, v.shape[2], v.shape[3], bn}),
+      [&](const std::vector<Var>& i) {
+        const Expr p = i[4] % I(groups), j = i[4] / I(groups);
+        const Expr q = p * I(blocks) + i[1];
+        const Expr block = q / I(groups), lane = (q % I(groups)) * I(lanes_per_group) + j;
+        auto read = [&](size_t k) {
+          return ins[k](i[0], block - I(first_block[k]) + I(source_block[k]), i[2], i[3], lane);
+        };
+        Expr value = read(ins.size() - 1);
+        for (size_t k = ins.size() - 1; k-- > 0;) {
+          value = ir::if_then_else(block < I(first_block[k + 1]), read(k), value);
+        }
+        return value;
+      },
+      v.name + "_NCHWc");
+  te::Schedule schedule = te::create_schedule({shuffled});
+  te::Stage stage = schedule[shuffled];
+  auto [run, group_lane] = stage.split(stage.axis(4), I(groups));
+  stage.unroll(group_lane);
+  ir::IterVar pixels = stage.fuse(stage.fuse(stage.axis(0), stage.axis(1)), stage.axis(2));
+  pixels = stage.fuse(pixels, stage.axis(3));
+  // One parallel launch costs microseconds: small shuffles stay on the calling thread.
+  if (graph::NumElements(v.shape) >= 4096) stage.parallel(pixels);
+  (void)run;
+  int out = NewBlockedTensor(out_value, bn, v.name + "_NCHWc");
+  value_blocked_[out_value][bn] = out;
+  std::vector<te::Tensor> args = ins;
+  args.push_back(shuffled);
+  AddKernel(GroupName(group), shuffle.concat->op, schedule, args, ids, {out});
 }
 
 void ModelEmitter::EmitPlain(const std::vector<const Node*>& group) {

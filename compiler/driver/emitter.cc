@@ -434,6 +434,8 @@ void ModelEmitter::EmitKernels(const GroupPlan& plan, const std::vector<const No
       return EmitPoolBlocked(plan, group);
     case KernelPath::kConcatBlocked:
       return EmitConcatBlocked(plan, group);
+    case KernelPath::kShuffleBlocked:
+      return EmitShuffleBlocked(plan, group);
     case KernelPath::kReshapeAlias:
       return EmitReshapeAlias(anchor);
     case KernelPath::kPlain:

@@ -167,6 +167,8 @@ class ModelEmitter {
   // (vectors along the channel block; through a plain view its windows read scattered values).
   void EmitPoolBlocked(const GroupPlan& plan, const std::vector<const Node*>& group);
   void EmitConcatBlocked(const GroupPlan& plan, const std::vector<const Node*>& group);
+  // A concatenation and channel shuffle in its inputs' block (channel_shuffle.h).
+  void EmitShuffleBlocked(const GroupPlan& plan, const std::vector<const Node*>& group);
   void EmitPlain(const std::vector<const Node*>& group);
   // A reshape of a computed value: a view of its buffer.
   void EmitReshapeAlias(const Node& node);

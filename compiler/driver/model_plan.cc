@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "compiler/driver/channel_shuffle.h"
 #include "compiler/driver/planner.h"
 #include "compiler/driver/vector_unit.h"
 #include "compiler/graph/pipeline.h"
@@ -371,8 +372,41 @@ bool Planner::PlanConcatBlocked(GroupPlan& gp, const std::vector<const Node*>& g
   return true;
 }
 
+// A channel shuffle after a concatenation (ShuffleNet's units) runs in the block its inputs are
+// written in, when that block divides every input's channels and slice and holds whole shuffle
+// groups: each output vector interleaves runs of contiguous lanes of the inputs' blocks.
+// Through plain views every element chose its input and divided its channel, in scalar code
+// (0.37-0.43 ms per shuffle of ShuffleNetV2's 28x28 stage).
+bool Planner::PlanShuffleBlocked(GroupPlan& gp, const std::vector<const Node*>& group) {
+  std::optional<ChannelShuffle> shuffle = MatchChannelShuffle(g_, group);
+  if (!shuffle) return false;
+  int64_t bn = 0;
+  for (const ShuffleSource& source : shuffle->sources) {
+    const int64_t block = plan_.values[source.value].block;
+    if (block > 1 && bn > 1 && block != bn) return false;
+    if (block > 1) bn = block;
+  }
+  if (bn <= 1 || shuffle->channels % bn != 0 || bn % shuffle->groups != 0) return false;
+  for (const ShuffleSource& source : shuffle->sources) {
+    const int64_t block = plan_.values[source.value].block;
+    if ((block != bn && (block != 0 || IsParam(source.value))) ||
+        g_.values[source.value].shape[1] % bn != 0 || source.first_channel % bn != 0 ||
+        source.channels % bn != 0) {
+      return false;
+    }
+  }
+  const int out = group.back()->outputs[0];
+  if (OutputBlock(out, bn) != bn) return false;
+  gp.path = KernelPath::kShuffleBlocked;
+  gp.in_block = gp.out_block = bn;
+  for (const ShuffleSource& source : shuffle->sources) Blocked(source.value, bn);
+  Write(out, bn);
+  return true;
+}
+
 void Planner::PlanPlain(GroupPlan& gp, const std::vector<const Node*>& group) {
   const Node& anchor = *group[0];
+  if (PlanShuffleBlocked(gp, group)) return;
   if ((anchor.op == "MaxPool" || anchor.op == "AveragePool") && PlanPoolBlocked(gp, group)) {
     return;
   }

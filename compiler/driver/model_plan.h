@@ -36,6 +36,7 @@ enum class KernelPath {
   kReshapeAlias,    ///< a reshape of a computed value: a view of its buffer, no kernel
   kPoolBlocked,     ///< a pooling in its input's NCHW[bn]c layout
   kConcatBlocked,   ///< a channel concatenation of inputs all in one NCHW[bn]c layout
+  kShuffleBlocked,  ///< a concatenation and channel shuffle in its inputs' NCHW[bn]c layout
   kConvX86,         ///< conv2d_NCHWc.x86 or group_conv2d_NCHWc.x86
   kConvInt8X86,     ///< a quantized convolution through conv2d_NCHWc_int8.x86
   kWinogradX86,     ///< conv2d_winograd_NCHWc.x86

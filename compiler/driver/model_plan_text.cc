@@ -33,7 +33,8 @@ std::string GroupLine(const ModelPlan& plan, size_t index) {
   }
   const bool conv = gp.path == KernelPath::kConvX86 || gp.path == KernelPath::kWinogradX86 ||
                     gp.path == KernelPath::kDepthwiseX86;
-  if (conv || gp.path == KernelPath::kPoolBlocked || gp.path == KernelPath::kConcatBlocked) {
+  if (conv || gp.path == KernelPath::kPoolBlocked || gp.path == KernelPath::kConcatBlocked ||
+      gp.path == KernelPath::kShuffleBlocked) {
     os << " in=" << Layout(gp.in_block);
   }
   if (gp.input_halo) os << " in-halo";
@@ -62,6 +63,8 @@ const char* KernelPathName(KernelPath path) {
       return "pool-blocked";
     case KernelPath::kConcatBlocked:
       return "concat-blocked";
+    case KernelPath::kShuffleBlocked:
+      return "shuffle-blocked";
     case KernelPath::kConvX86:
       return "conv";
     case KernelPath::kConvInt8X86:

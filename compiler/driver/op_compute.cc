@@ -84,7 +84,13 @@ void ScheduleStage(te::Schedule& s, const te::Tensor& t) {
   // takes the loop itself and reads the stride-2 taps with wide loads and shuffles (0.24 ms).
   const bool window_reads = compute->tag == "pool";  // "pool_NCHWc" reads whole blocks
   if (last >= 4 && !window_reads) {
-    int64_t factor = last % 16 == 0 ? 16 : last % 8 == 0 ? 8 : last % 4 == 0 ? 4 : 8;
+    // An axis of no multiple of 4 (a 58-channel block, a 55-pixel row) is one vector whole:
+    // split by 8, its tail's guard left the entire loop scalar.
+    int64_t factor = last % 16 == 0  ? 16
+                     : last % 8 == 0 ? 8
+                     : last % 4 == 0 ? 4
+                     : last <= 64    ? last
+                                     : 8;
     // A blocked pool's taps all read the same pixel of a channel block: the whole block as the
     // vector shares one tap's index arithmetic among all its lanes.
     if (compute->tag == "pool_NCHWc" && last <= 64 && last % 16 == 0) factor = last;

@@ -81,6 +81,7 @@ class Planner {
   bool PlanBatchMatmul(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanPoolBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanConcatBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
+  bool PlanShuffleBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
   void PlanPlain(GroupPlan& gp, const std::vector<const Node*>& group);
   void PlanEpilogue(GroupPlan& gp, const std::vector<const Node*>& group, int bias, bool read,
                     int64_t block);

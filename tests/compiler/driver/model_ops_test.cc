@@ -72,12 +72,34 @@ TEST(LayoutTest, GroupedConvolutionsRunTheirTemplate) {
   EXPECT_EQ(tasks, 3);
 }
 
-// ShuffleNetV2 units: each concatenation and channel shuffle runs inside the kernel of the slice
-// that feeds it (no Concat, Reshape or Transpose kernel), and the model matches PyTorch.
-TEST(LayoutTest, ChannelShuffleRunsInTheSlicesKernel) {
-  ModelBuild build = testing::CheckModel(ModelDir(), "shuffle_units", 1e-4, 1e-5);
-  EXPECT_EQ(CountKernels(build, {"_Concat", "_Reshape", "_Transpose", "_Slice"}),
-            (std::vector<int>{0, 0, 0, 4}));
+// ShuffleNetV2 units: each concatenation and channel shuffle is one kernel with the slice that
+// feeds it (no Reshape or Transpose kernel). Read by the next unit, it runs in the block its
+// inputs are written in when the block holds whole shuffle groups (`shuffle-blocked`, named by
+// its concatenation), else, like the last, a graph output, as a plain compute (named by its
+// slice). The model matches PyTorch either way.
+TEST(LayoutTest, ChannelShufflesRunInTheirInputsBlocks) {
+  struct Case {
+    std::string target;
+    std::vector<int64_t> shuffle_blocks;  // of the shuffle-blocked groups
+    std::vector<int> kernels;             // Concat, Reshape, Transpose, Slice
+  };
+  // Generic x86 writes blocks of 2 channels (one shuffle group); AVX2 blocks of 29 (half a branch
+  // of 58 channels), which split the groups.
+  for (const Case& c :
+       {Case{"llvm", {2, 2}, {2, 0, 0, 4}}, Case{"llvm -mcpu=x86-64-v3", {}, {0, 0, 0, 6}}}) {
+    SCOPED_TRACE(c.target);
+    ModelBuildOptions options;
+    options.target = c.target;
+    ModelBuild build = testing::CheckModel(ModelDir(), "shuffle_units", 1e-4, 1e-5, false, options);
+    EXPECT_EQ(CountKernels(build, {"_Concat", "_Reshape", "_Transpose", "_Slice"}), c.kernels);
+    const ModelPlan plan =
+        PlanModel(frontend::ImportOnnx(ModelDir() + "/shuffle_units.onnx"), options);
+    std::vector<int64_t> blocks;
+    for (const GroupPlan& gp : plan.groups) {
+      if (gp.path == KernelPath::kShuffleBlocked) blocks.push_back(gp.in_block);
+    }
+    EXPECT_EQ(blocks, c.shuffle_blocks);
+  }
 }
 
 // Concatenations of blocked values stay blocked and copy whole vectors: DenseNet's pattern

@@ -161,12 +161,12 @@ save("grouped_bottleneck",
      [("w1", w1), ("b1", b1), ("wg", wg), ("bg", bg), ("w3", w3), ("b3", b3), ("wd", wd),
       ("bd", bd), ("wh", wh), ("wp", wp)])
 
-# Two ShuffleNetV2 units of 58 channels a branch (no multiple of a vector): the first half passes,
-# the second runs 1x1 conv + ReLU, depthwise 3x3, 1x1 conv + ReLU; concatenation, channel shuffle
-# (Reshape, Transpose, Reshape), the halves sliced out again for the second unit.
+# Three ShuffleNetV2 units of 58 channels a branch (no multiple of a vector): the first half
+# passes, the second runs 1x1 conv + ReLU, depthwise 3x3, 1x1 conv + ReLU; concatenation, channel
+# shuffle (Reshape, Transpose, Reshape), the halves sliced out again for the next unit.
 x = rand(1, 116, 6, 6)
 units = [(rand(58, 58, 1, 1) * 0.2, rand(58), rand(58, 1, 3, 3) * 0.3, rand(58),
-          rand(58, 58, 1, 1) * 0.2, rand(58)) for _ in range(2)]
+          rand(58, 58, 1, 1) * 0.2, rand(58)) for _ in range(3)]
 
 
 def shuffle_unit(v, u):
@@ -178,7 +178,10 @@ def shuffle_unit(v, u):
     return joined.reshape(1, 2, 58, 6, 6).transpose(1, 2).reshape(1, 116, 6, 6)
 
 
-ref = shuffle_unit(shuffle_unit(t(x), units[0]), units[1]).numpy()
+ref = t(x)
+for u in units:
+    ref = shuffle_unit(ref, u)
+ref = ref.numpy()
 nodes, inits, value = [], [("half", np.array([58], np.int64)), ("all", np.array([116], np.int64)),
                               ("zero", np.array([0], np.int64)), ("one", np.array([1], np.int64)),
                               ("pairs", np.array([1, 2, 58, 6, 6], np.int64)),
