@@ -84,16 +84,20 @@ void ModelEmitter::EmitConcatBlocked(const GroupPlan& plan, const std::vector<co
 }
 
 // Output lane l of block ob is channel c = ob*bn + l, read from concatenated channel
-// (c % g) * (C/g) + c / g. With u = bn/g lanes per group and l = j*g + p, that is channel
-// u*q + j of the concatenation for q = p*(C/bn) + ob: lane (q % g)*u + j of its block q / g. So
-// for each p the lanes j read one contiguous run of an input's block and write every g-th lane:
-// the lane loop is split by g and p unrolled, leaving a loop over j that LLVM vectorizes as an
-// interleaved store, with no division and no choice of input per element.
+// (c % g) * (C/g) + c / g. When the block holds whole groups (bn = g*u), with l = j*g + p that
+// is channel u*q + j of the concatenation for q = p*(C/bn) + ob: lane (q % g)*u + j of its block
+// q / g. So for each p the lanes j read one contiguous run of an input's block and write every
+// g-th lane: the lane loop is split by g and p unrolled, leaving a loop over j that LLVM
+// vectorizes as an interleaved store, with no division and no choice of input per element.
+// A block that splits the groups (29 channels of 58) has no such runs: the lanes move out of the
+// innermost loop, so that their division and choice of input are made once per lane and row,
+// and the loop over a row's pixels copies with a stride of one block.
 void ModelEmitter::EmitShuffleBlocked(const GroupPlan& plan,
                                       const std::vector<const Node*>& group) {
   const ChannelShuffle shuffle = *MatchChannelShuffle(g_, group);
   const int out_value = group.back()->outputs[0];
-  const int64_t bn = plan.in_block, groups = shuffle.groups, lanes_per_group = bn / groups;
+  const int64_t bn = plan.in_block, groups = shuffle.groups;
+  const bool whole_groups = bn % groups == 0;
   std::vector<te::Tensor> ins;
   std::vector<int> ids;
   std::vector<int64_t> first_block, source_block;  // each input's first block: output, value
@@ -112,9 +116,19 @@ void ModelEmitter::EmitShuffleBlocked(const GroupPlan& plan,
   te::Tensor shuffled = te::compute(
       ShapeExprs({v.shape[0], blocks, v.shape[2], v.shape[3], bn}),
       [&](const std::vector<Var>& i) {
-        const Expr p = i[4] % I(groups), j = i[4] / I(groups);
-        const Expr q = p * I(blocks) + i[1];
-        const Expr block = q / I(groups), lane = (q % I(groups)) * I(lanes_per_group) + j;
+        Expr block, lane;
+        if (whole_groups) {
+          const int64_t lanes_per_group = bn / groups;
+          const Expr p = i[4] % I(groups), j = i[4] / I(groups);
+          const Expr q = p * I(blocks) + i[1];
+          block = q / I(groups);
+          lane = (q % I(groups)) * I(lanes_per_group) + j;
+        } else {
+          const Expr c = i[1] * I(bn) + i[4];
+          const Expr channel = (c % I(groups)) * I(shuffle.channels / groups) + c / I(groups);
+          block = channel / I(bn);
+          lane = channel % I(bn);
+        }
         auto read = [&](size_t k) {
           return ins[k](i[0], block - I(first_block[k]) + I(source_block[k]), i[2], i[3], lane);
         };
@@ -127,13 +141,17 @@ void ModelEmitter::EmitShuffleBlocked(const GroupPlan& plan,
       v.name + "_NCHWc");
   te::Schedule schedule = te::create_schedule({shuffled});
   te::Stage stage = schedule[shuffled];
-  auto [run, group_lane] = stage.split(stage.axis(4), I(groups));
-  stage.unroll(group_lane);
-  ir::IterVar pixels = stage.fuse(stage.fuse(stage.axis(0), stage.axis(1)), stage.axis(2));
-  pixels = stage.fuse(pixels, stage.axis(3));
+  ir::IterVar rows = stage.fuse(stage.fuse(stage.axis(0), stage.axis(1)), stage.axis(2));
+  if (whole_groups) {
+    auto [run, group_lane] = stage.split(stage.axis(4), I(groups));
+    stage.unroll(group_lane);
+    rows = stage.fuse(rows, stage.axis(3));
+    (void)run;
+  } else {
+    stage.reorder({rows, stage.axis(4), stage.axis(3)});
+  }
   // One parallel launch costs microseconds: small shuffles stay on the calling thread.
-  if (graph::NumElements(v.shape) >= 4096) stage.parallel(pixels);
-  (void)run;
+  if (graph::NumElements(v.shape) >= 4096) stage.parallel(rows);
   int out = NewBlockedTensor(out_value, bn, v.name + "_NCHWc");
   value_blocked_[out_value][bn] = out;
   std::vector<te::Tensor> args = ins;
