@@ -26,9 +26,10 @@ namespace {
 struct TrackerFlags {
   std::string listen = "0.0.0.0:9190";
   std::string state, token_file, read_token_file, tls_cert, tls_key;
-  std::string http;     // the dashboard's address; empty: no dashboard
-  std::string log_db;   // the shared log's store; empty: STATE/tuning.db
-  std::string jobs_db;  // the jobs' store; empty: STATE/jobs.db
+  std::string http;                    // the dashboard's address; empty: no dashboard
+  std::string log_db;                  // the shared log's store; empty: STATE/tuning.db
+  std::string jobs_db;                 // the jobs' store; empty: STATE/jobs.db
+  std::string state_db, tracker_name;  // registrations in PostgreSQL; empty: STATE/tracker.db
   int fleet_sample_ms = 5000;
   tessera::tracker::FleetSettings settings;
   int64_t job_lease_ms = 30000;
@@ -79,7 +80,11 @@ int Serve(const TrackerFlags& flags) {
     credentials = grpc::SslServerCredentials(tls);
   }
   std::unique_ptr<tessera::tracker::StateStore> store;
-  if (!flags.state.empty()) store = std::make_unique<tessera::tracker::StateStore>(flags.state);
+  if (!flags.state_db.empty()) {
+    store = std::make_unique<tessera::tracker::StateStore>("", flags.state_db, flags.tracker_name);
+  } else if (!flags.state.empty()) {
+    store = std::make_unique<tessera::tracker::StateStore>(flags.state);
+  }
 
   tessera::tracker::TrackerService service(settings, tokens, std::move(store));
   tessera::tracker::SharedLog log(flags.state, flags.log_db);
@@ -159,6 +164,15 @@ int main(int argc, char** argv) {
                  "--state: trackers on one database serve one queue of jobs, to the workers of "
                  "all of them, and any of them takes over a job another one served")
       ->type_name("LOCATION");
+  app.add_option("--state-db", flags.state_db,
+                 "keep the registered servers and queued session requests in "
+                 "postgresql://USER@HOST/DB instead of DIR/tracker.db of --state, under "
+                 "--tracker-name (with --log-db and --jobs-db, a tracker needs no volume)")
+      ->type_name("LOCATION");
+  app.add_option("--tracker-name", flags.tracker_name,
+                 "with --state-db: the name that keeps this tracker's registrations apart from "
+                 "other trackers' in the database (the same name after a restart)")
+      ->type_name("NAME");
   app.add_option("--token-file", flags.token_file,
                  "shared secret of the fleet; without it only loopback peers are accepted");
   app.add_option("--read-token-file", flags.read_token_file,

@@ -1,6 +1,7 @@
 /// \file
-/// `StateStore`: the tracker's state on disk (SQLite in `--state DIR`): registered keys and
-/// servers, and queued session requests, so that a restarted tracker keeps them.
+/// `StateStore`: the tracker's state on disk (SQLite in `--state DIR`, or its rows in a
+/// PostgreSQL database several trackers share, `--state-db`): registered keys and servers, and
+/// queued session requests, so that a restarted tracker keeps them.
 #ifndef TESSERA_TRACKER_STATE_STORE_H_
 #define TESSERA_TRACKER_STATE_STORE_H_
 
@@ -9,11 +10,9 @@
 #include <vector>
 
 #include "tracker/fleet_state.h"
+#include "tracker/state_sql.h"
 
 namespace tessera {
-
-class Database;
-
 namespace tracker {
 
 /// One change of the saved state (see `StateStore::Apply`).
@@ -32,13 +31,16 @@ struct StateChange {
   static StateChange DeleteRequest(const std::string& request_id);
 };
 
-/// A SQLite database `DIR/tracker.db`; not thread-safe (the tracker's `StateWriter` calls it from
-/// its one thread).
+/// A SQLite database `DIR/tracker.db`, or tracker `name`'s rows in a PostgreSQL database; not
+/// thread-safe (the tracker's `StateWriter` calls it from its one thread).
 class StateStore {
  public:
-  /// Opens (creating when missing) the state in `dir`. Throws `ConfigError` naming the path
-  /// when the directory or database cannot be used (then, and on any later failure).
-  explicit StateStore(const std::string& dir);
+  /// Opens (creating when missing) the state in `dir` or, with `location` (a `postgresql://`
+  /// URI), the rows of the tracker called `name` there. Throws `ConfigError` naming the path or
+  /// URI when the directory or database cannot be used (then, and on any later failure), and for
+  /// a database without a name.
+  explicit StateStore(const std::string& dir, const std::string& location = "",
+                      const std::string& name = "");
   /// Closes the database.
   ~StateStore();
   StateStore(const StateStore&) = delete;
@@ -57,7 +59,10 @@ class StateStore {
   void Apply(const std::vector<StateChange>& changes);
 
  private:
-  std::unique_ptr<Database> db_;
+  std::vector<SqlParam> Params(std::vector<SqlParam> params, size_t ids) const;
+
+  std::string name_;
+  std::unique_ptr<TrackerSql> sql_;
 };
 
 }  // namespace tracker

@@ -26,17 +26,18 @@ constexpr const char* kSmall = "dense.x86(16,16,16,float32)";
 constexpr const char* kOther = "dense.x86(16,32,8,float32)";
 
 // A fleet whose tracker keeps its state in a directory of the test's, its tuning log and its
-// jobs there or (`log_db`, `jobs_db`) in a PostgreSQL database, and takes a worker's batch back
-// after 1.5 s of silence.
+// jobs there or (`log_db`, `jobs_db`) in a PostgreSQL database (with `jobs_db`, its
+// registrations too, as tracker `name`), and takes a worker's batch back after 1.5 s of silence.
 struct JobFleet {
   explicit JobFleet(const std::string& name, const std::string& token = "",
                     const std::string& log_db = "", const std::string& jobs_db = "")
       : state(testing::MakeTempDir(name)),
         log(log_db.empty() ? state + "/tuning.db" : log_db),
-        fleet(Config(state, token, log_db, jobs_db)) {}
+        fleet(Config(name, state, token, log_db, jobs_db)) {}
 
-  static testing::FleetConfig Config(const std::string& state, const std::string& token,
-                                     const std::string& log_db, const std::string& jobs_db) {
+  static testing::FleetConfig Config(const std::string& name, const std::string& state,
+                                     const std::string& token, const std::string& log_db,
+                                     const std::string& jobs_db) {
     setenv("TESSERA_NUM_THREADS", "1", 1);  // inherited by the servers' and workers' processes
     testing::FleetConfig config;
     config.token = token;
@@ -45,8 +46,11 @@ struct JobFleet {
         "--state",        state};
     if (!log_db.empty())
       config.tracker_flags.insert(config.tracker_flags.end(), {"--log-db", log_db});
-    if (!jobs_db.empty())
-      config.tracker_flags.insert(config.tracker_flags.end(), {"--jobs-db", jobs_db});
+    if (!jobs_db.empty()) {
+      // Its registrations in the same database, under its own name: no volume at all.
+      config.tracker_flags.insert(config.tracker_flags.end(), {"--jobs-db", jobs_db, "--state-db",
+                                                               jobs_db, "--tracker-name", name});
+    }
     config.server_flags = {"--call-timeout-ms", "30000"};
     return config;
   }

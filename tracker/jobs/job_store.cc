@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "common/postgres.h"
 #include "records/tuning_log.h"
-#include "tracker/jobs/job_sql.h"
+#include "tracker/state_sql.h"
 
 namespace tessera {
 namespace tracker {
@@ -65,7 +65,7 @@ constexpr const char* kPostgresSchema =
 
 JobStore::JobStore(const std::string& dir, const std::string& location) {
   if (IsPostgresUri(location)) {
-    sql_ = OpenPostgresJobs(location);
+    sql_ = OpenPostgresState(location, "tracker jobs");
     CreatePostgresSchema();
   } else {
     if (!location.empty()) {
@@ -73,7 +73,7 @@ JobStore::JobStore(const std::string& dir, const std::string& location) {
                         "': expected postgresql://USER@HOST/DB (without it the jobs live in "
                         "--state DIR/jobs.db)");
     }
-    sql_ = OpenSqliteJobs(dir);
+    sql_ = OpenSqliteState(dir, "jobs.db", "tracker jobs");
     CreateSqliteSchema();
   }
 }

@@ -76,7 +76,7 @@ struct StoredJobs {
   uint64_t leases_issued = 0;  ///< leases ever issued (their seeds count on from it)
 };
 
-class JobSql;
+class TrackerSql;
 
 /// The jobs database; not thread-safe (the job service calls it under its lock).
 class JobStore {
@@ -141,7 +141,7 @@ class JobStore {
   void CreatePostgresSchema();
   void BumpVersion();
 
-  std::unique_ptr<JobSql> sql_;
+  std::unique_ptr<TrackerSql> sql_;
   int64_t version_ = -1;  // of the last load or write through this store
 };
 

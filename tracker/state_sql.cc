@@ -1,4 +1,4 @@
-#include "tracker/jobs/job_sql.h"
+#include "tracker/state_sql.h"
 
 #include <map>
 #include <utility>
@@ -25,10 +25,10 @@ class SqliteRow : public SqlRow {
   const Statement& statement_;
 };
 
-class SqliteJobs : public JobSql {
+class SqliteState : public TrackerSql {
  public:
-  explicit SqliteJobs(const std::string& dir)
-      : db_(OpenStateDatabase(dir, "jobs.db", "tracker jobs")) {}
+  SqliteState(const std::string& dir, const std::string& file, const std::string& label)
+      : db_(OpenStateDatabase(dir, file, label)) {}
 
   void Exec(const std::string& sql) override { db_->Exec(sql); }
 
@@ -74,9 +74,9 @@ class SqliteJobs : public JobSql {
   std::map<std::string, std::unique_ptr<Statement>> prepared_;  // declared after db_: freed first
 };
 
-class PostgresJobsRow : public SqlRow {
+class PostgresStateRow : public SqlRow {
  public:
-  PostgresJobsRow(const PostgresRows& rows, int row) : row_(rows, row) {}
+  PostgresStateRow(const PostgresRows& rows, int row) : row_(rows, row) {}
   std::string Text(int column) const override { return row_.Text(column); }
   std::string Bytes(int column) const override { return row_.Bytes(column); }
   int64_t Int(int column) const override { return row_.Int(column); }
@@ -87,20 +87,22 @@ class PostgresJobsRow : public SqlRow {
   PostgresRow row_;
 };
 
-// Every failure of the jobs' database is the operator's to fix (the server down, a full disk,
+// Every failure of a tracker's database is the operator's to fix (the server down, a full disk,
 // a role without rights), as for the tracker's SQLite files.
-void ThrowJobsError(const PostgresFailure& failure) {
-  if (failure.connecting) {
-    throw ConfigError("cannot open tracker jobs '" + failure.location + "': " + failure.detail);
-  }
-  throw ConfigError("tracker jobs '" + failure.location + "': " + failure.what + ": " +
-                    failure.detail);
+PostgresErrorHandler ThrowStateError(const std::string& label) {
+  return [label](const PostgresFailure& failure) {
+    if (failure.connecting) {
+      throw ConfigError("cannot open " + label + " '" + failure.location + "': " + failure.detail);
+    }
+    throw ConfigError(label + " '" + failure.location + "': " + failure.what + ": " +
+                      failure.detail);
+  };
 }
 
-class PostgresJobs : public JobSql {
+class PostgresState : public TrackerSql {
  public:
-  explicit PostgresJobs(const std::string& uri)
-      : db_(std::make_unique<PostgresConnection>(uri, ThrowJobsError)) {}
+  PostgresState(const std::string& uri, const std::string& label)
+      : db_(std::make_unique<PostgresConnection>(uri, ThrowStateError(label))) {}
 
   void Exec(const std::string& sql) override { db_->Exec(sql); }
 
@@ -111,7 +113,7 @@ class PostgresJobs : public JobSql {
     for (const SqlParam& p : params) bound.push_back(ToParam(p));
     PostgresRows rows = db_->Query(sql, bound);
     if (!row) return;
-    for (int i = 0; i < rows.size(); ++i) row(PostgresJobsRow(rows, i));
+    for (int i = 0; i < rows.size(); ++i) row(PostgresStateRow(rows, i));
   }
 
   void Begin() override { db_->Exec("BEGIN"); }
@@ -152,7 +154,7 @@ SqlParam SqlParam::Null() {
   return p;
 }
 
-int64_t JobSql::QueryInt(const std::string& sql, const std::vector<SqlParam>& params) {
+int64_t TrackerSql::QueryInt(const std::string& sql, const std::vector<SqlParam>& params) {
   int64_t value = 0;
   bool first = true;
   Query(sql, params, [&](const SqlRow& row) {
@@ -162,12 +164,13 @@ int64_t JobSql::QueryInt(const std::string& sql, const std::vector<SqlParam>& pa
   return value;
 }
 
-std::unique_ptr<JobSql> OpenSqliteJobs(const std::string& dir) {
-  return std::make_unique<SqliteJobs>(dir);
+std::unique_ptr<TrackerSql> OpenSqliteState(const std::string& dir, const std::string& file,
+                                            const std::string& label) {
+  return std::make_unique<SqliteState>(dir, file, label);
 }
 
-std::unique_ptr<JobSql> OpenPostgresJobs(const std::string& uri) {
-  return std::make_unique<PostgresJobs>(uri);
+std::unique_ptr<TrackerSql> OpenPostgresState(const std::string& uri, const std::string& label) {
+  return std::make_unique<PostgresState>(uri, label);
 }
 
 SqlTransaction::~SqlTransaction() {

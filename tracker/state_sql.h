@@ -1,8 +1,9 @@
-// Private to tracker/jobs: one connection to the jobs' database, a SQLite file beside the
-// tracker's state or a PostgreSQL database that several trackers share, so that `JobStore`
-// writes each query once. Queries use `?` placeholders in both.
-#ifndef TESSERA_TRACKER_JOBS_JOB_SQL_H_
-#define TESSERA_TRACKER_JOBS_JOB_SQL_H_
+/// \file
+/// One connection to a database of the tracker's, a SQLite file in its `--state` directory or a
+/// PostgreSQL database that several trackers share, so that its stores (`JobStore`,
+/// `StateStore`) write each query once. Queries use `?` placeholders in both.
+#ifndef TESSERA_TRACKER_STATE_SQL_H_
+#define TESSERA_TRACKER_STATE_SQL_H_
 
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,7 @@ namespace tracker {
 
 /// A value bound to a placeholder.
 struct SqlParam {
+  /// What the value holds.
   enum Kind { kNull, kInt, kReal, kText, kBytes };
   /// Text.
   SqlParam(std::string text) : kind(kText), text(std::move(text)) {}  // NOLINT: implicit
@@ -31,10 +33,10 @@ struct SqlParam {
   /// NULL.
   static SqlParam Null();
 
-  Kind kind;
-  int64_t integer = 0;
-  double real = 0;
-  std::string text;  ///< text, or the bytes of kBytes
+  Kind kind;            ///< which of the fields below holds the value
+  int64_t integer = 0;  ///< kInt
+  double real = 0;      ///< kReal
+  std::string text;     ///< text, or the bytes of kBytes
 };
 
 /// One row of a result, read by 0-based column.
@@ -54,9 +56,9 @@ class SqlRow {
 };
 
 /// An open connection; not thread-safe. Failures throw `ConfigError` naming the database.
-class JobSql {
+class TrackerSql {
  public:
-  virtual ~JobSql() = default;
+  virtual ~TrackerSql() = default;
   /// Runs one or more statements without parameters or results.
   virtual void Exec(const std::string& sql) = 0;
   /// Runs one statement with `params` bound in order, calling `row` for each result row.
@@ -73,16 +75,19 @@ class JobSql {
   int64_t QueryInt(const std::string& sql, const std::vector<SqlParam>& params = {});
 };
 
-/// `dir/jobs.db`, created when missing (WAL mode, as the tracker's other files).
-std::unique_ptr<JobSql> OpenSqliteJobs(const std::string& dir);
-/// The PostgreSQL database at `uri` (no password in it: PGPASSWORD or pgpass).
-std::unique_ptr<JobSql> OpenPostgresJobs(const std::string& uri);
+/// `dir/file`, created when missing (WAL mode); failures are `ConfigError`s naming `label`
+/// ("tracker jobs") and the file.
+std::unique_ptr<TrackerSql> OpenSqliteState(const std::string& dir, const std::string& file,
+                                            const std::string& label);
+/// The PostgreSQL database at `uri` (no password in it: PGPASSWORD or pgpass); failures are
+/// `ConfigError`s naming `label` and the URI.
+std::unique_ptr<TrackerSql> OpenPostgresState(const std::string& uri, const std::string& label);
 
 /// A transaction that rolls back unless committed.
 class SqlTransaction {
  public:
   /// Begins on `sql`, which must outlive it.
-  explicit SqlTransaction(JobSql& sql) : sql_(sql) { sql_.Begin(); }
+  explicit SqlTransaction(TrackerSql& sql) : sql_(sql) { sql_.Begin(); }
   SqlTransaction(const SqlTransaction&) = delete;
   SqlTransaction& operator=(const SqlTransaction&) = delete;
   /// Rolls back unless `Commit` ran; never throws.
@@ -91,11 +96,11 @@ class SqlTransaction {
   void Commit();
 
  private:
-  JobSql& sql_;
+  TrackerSql& sql_;
   bool committed_ = false;
 };
 
 }  // namespace tracker
 }  // namespace tessera
 
-#endif  // TESSERA_TRACKER_JOBS_JOB_SQL_H_
+#endif  // TESSERA_TRACKER_STATE_SQL_H_
