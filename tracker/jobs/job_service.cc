@@ -75,7 +75,13 @@ grpc::Status JobService::Serve(Call&& call) {
       fresh->InheritFairShare(*board_);
       board_ = std::move(fresh);
       reload_ = false;
-      ReplayUnlogged();
+      try {
+        ReplayUnlogged();
+      } catch (const std::exception& error) {
+        // The records stay with their job for the next load; the call itself can go on.
+        TESSERA_LOG(kError) << "jobs: cannot write reported records to the tuning log: "
+                            << error.what();
+      }
     }
     return std::forward<Call>(call)();
   } catch (const ConfigError& error) {
