@@ -35,7 +35,7 @@ g1 maxpool_h  pool-blocked in=NCHW16c out=NCHW16c halo=1
 g2 conv_c1+Relu  conv2d_NCHWc.x86(1,32,8,8,32,3,3,1,1,float32) [fallback, input blocks of 16] in=NCHW16c in-halo out=NCHW16c halo=1 fused [tile_ic=sp[-1,16], tile_oc=sp[-1,16], tile_oh=sp[-1,1], tile_ow=sp[-1,4], unroll_kw=ot(1), border_rows=ot(1), image_acc=ot(0)]
 g3 conv_c2+Add+Relu  conv2d_NCHWc.x86(1,32,8,8,32,3,3,1,1,float32) [fallback, input blocks of 16] in=NCHW16c in-halo out=NCHW16c fused [tile_ic=sp[-1,16], tile_oc=sp[-1,16], tile_oh=sp[-1,1], tile_ow=sp[-1,4], unroll_kw=ot(1), border_rows=ot(1), image_acc=ot(0)]
 g4 conv_ce+Clip  conv2d_NCHWc.x86(1,32,8,8,64,1,1,1,0,float32) [fallback, input blocks of 16] in=NCHW16c out=NCHW16c fused [tile_ic=sp[-1,16], tile_oc=sp[-1,16], tile_oh=sp[-1,1], tile_ow=sp[-1,4], unroll_kw=ot(0), border_rows=ot(0), image_acc=ot(0)]
-g5 conv_cd+Clip  depthwise_conv2d_NCHWc.x86(1,64,8,8,3,3,1,1,float32) [fallback, input blocks of 16] in=NCHW16c out=NCHW16c fused [tile_c=sp[-1,16], tile_oh=sp[-1,1], tile_ow=sp[-1,8], pad_inline=ot(0)]
+g5 conv_cd+Clip  depthwise_conv2d_NCHWc.x86(1,64,8,8,3,3,1,1,float32) [fallback, input blocks of 16] in=NCHW16c out=NCHW16c fused [tile_c=sp[-1,16], tile_oh=sp[-1,1], tile_ow=sp[-1,8], pad_inline=ot(1)]
 g6 conv_cp+Add  conv2d_NCHWc.x86(1,64,8,8,32,1,1,1,0,float32) [fallback, input blocks of 16] in=NCHW16c out=NCHW16c fused [tile_ic=sp[-1,16], tile_oc=sp[-1,16], tile_oh=sp[-1,1], tile_ow=sp[-1,4], unroll_kw=ot(0), border_rows=ot(0), image_acc=ot(0)]
 g7 globalaveragepool_g+Flatten  plain view=NCHW16c out=plain
 g8 gemm_y  dense.x86(1,10,32,float32) [fallback] out=plain fused [tile_y=sp[-1,1,1], tile_x=sp[-1,1,10], tile_k=sp[-1,4], unroll_k=ot(1), k_outer=ot(0), prefetch=ot(1)]
