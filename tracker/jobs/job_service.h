@@ -69,13 +69,12 @@ class JobService final : public jobs::v1::JobService::Service {
                        jobs::v1::HistoryReply* reply) override;
 
  private:
-  // A call's hold on the jobs: the service's mutex, the shared store's lock, and the board
-  // loaded again when another tracker changed the store.
-  class Locked;
   void ReplayUnlogged();
   // The clock leases run on: the database's for a shared store, else the steady clock.
   int64_t LeaseClock();
-  // Runs `call` under a `Locked`; a failing job store is UNAVAILABLE, not a crash.
+  // Runs `call` holding the jobs: the service's mutex, the shared store's lock, and the board
+  // loaded again when another tracker changed the store; a failing job store is UNAVAILABLE,
+  // not a crash.
   template <typename Call>
   grpc::Status Serve(Call&& call);
 
