@@ -126,10 +126,7 @@ class JobOnStoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     std::string why_not;
-    if (GetParam() == "postgresql") {
-      if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
-      log_db_ = testing::NewPostgresDatabase();
-    }
+    if (!testing::StoreLocation(GetParam(), &log_db_, &why_not)) GTEST_SKIP() << why_not;
   }
   std::string log_db_;  // empty: SQLite
 };

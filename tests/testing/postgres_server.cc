@@ -63,6 +63,14 @@ std::string NewPostgresDatabase() {
   return "postgresql:///" + name + "?host=" + server.root + "&user=tessera";
 }
 
+bool StoreLocation(const std::string& store, std::string* location, std::string* why_not) {
+  location->clear();
+  if (store != "postgresql") return true;
+  if (!PostgresAvailable(why_not)) return false;
+  *location = NewPostgresDatabase();
+  return true;
+}
+
 void RestartPostgres() {
   std::lock_guard<std::mutex> lock(mutex);
   Server& server = TheServer();

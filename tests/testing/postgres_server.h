@@ -17,6 +17,11 @@ bool PostgresAvailable(std::string* why_not);
 /// The URI of a new, empty database on the server (which must be available).
 std::string NewPostgresDatabase();
 
+/// For a test run on each store: `store` "sqlite" gives an empty `location` (the caller's own
+/// file), "postgresql" a new database's URI. False, with `why_not`, when that needs a server that
+/// cannot run here: the caller skips.
+bool StoreLocation(const std::string& store, std::string* location, std::string* why_not);
+
 /// Stops the server at once, as a crash would, and starts it again: connections break, data stays.
 void RestartPostgres();
 

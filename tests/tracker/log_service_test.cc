@@ -53,13 +53,9 @@ const char kConv[] = "conv2d_NCHWc.x86(1,64,56,56,64,3,3,1,1,float32)";
 class LogServiceTest : public ::testing::TestWithParam<std::string> {
  protected:
   void Start(const AccessTokens& tokens) {
-    std::string why_not;
-    if (GetParam() == "postgresql") {
-      if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
-      log_ = std::make_unique<SharedLog>("", testing::NewPostgresDatabase());
-    } else {
-      log_ = std::make_unique<SharedLog>("");
-    }
+    std::string why_not, location;
+    if (!testing::StoreLocation(GetParam(), &location, &why_not)) GTEST_SKIP() << why_not;
+    log_ = std::make_unique<SharedLog>("", location);
     service_ = std::make_unique<LogService>(log_.get(), tokens);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);

@@ -24,11 +24,8 @@ std::string TempDir(const std::string& name) {
 class StateStoreOnStoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (GetParam() == "postgresql") {
-      std::string why_not;
-      if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
-      location_ = testing::NewPostgresDatabase();
-    }
+    std::string why_not;
+    if (!testing::StoreLocation(GetParam(), &location_, &why_not)) GTEST_SKIP() << why_not;
   }
   std::unique_ptr<StateStore> Open(const std::string& dir, const std::string& name = "lab") {
     return location_.empty() ? std::make_unique<StateStore>(dir)

@@ -54,11 +54,8 @@ jobs::v1::ReportRequest Report(const jobs::v1::WorkLease& lease,
 class JobBoardOnStoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (GetParam() == "postgresql") {
-      std::string why_not;
-      if (!testing::PostgresAvailable(&why_not)) GTEST_SKIP() << why_not;
-      location_ = testing::NewPostgresDatabase();
-    }
+    std::string why_not;
+    if (!testing::StoreLocation(GetParam(), &location_, &why_not)) GTEST_SKIP() << why_not;
   }
   // The store again, as a restarted tracker (or another tracker) opens it.
   std::unique_ptr<JobStore> Open() { return std::make_unique<JobStore>(dir_.path(), location_); }
