@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "common/error.h"
@@ -165,15 +166,19 @@ StoredJobs JobStore::Load() {
         job.submitted_unix_ms = row.Int(10);
         out.jobs.push_back(std::move(job));
       });
-  for (StoredJob& job : out.jobs) {
-    sql_->Query(
-        "SELECT workload_key, trials, exhausted, started_unix_ms, weight, alternative_to "
-        "FROM job_tasks WHERE job_id = ? ORDER BY task",
-        {job.job_id}, [&](const SqlRow& row) {
-          job.tasks.push_back(
-              {row.Text(0), row.Int(1), row.Int(2) != 0, row.Int(3), row.Int(4), row.Text(5)});
-        });
-  }
+  // Every job's tasks in one query: a shared store loads again whenever another tracker wrote,
+  // and a query per job made that a round trip per job ever submitted.
+  std::map<std::string, StoredJob*> by_id;
+  for (StoredJob& job : out.jobs) by_id[job.job_id] = &job;
+  sql_->Query(
+      "SELECT job_id, workload_key, trials, exhausted, started_unix_ms, weight, alternative_to "
+      "FROM job_tasks ORDER BY job_id, task",
+      {}, [&](const SqlRow& row) {
+        auto job = by_id.find(row.Text(0));
+        if (job == by_id.end()) return;
+        job->second->tasks.push_back(
+            {row.Text(1), row.Int(2), row.Int(3) != 0, row.Int(4), row.Int(5), row.Text(6)});
+      });
   sql_->Query("SELECT lease_id, job_id, task, worker_id, trials, seed, expires_ms FROM job_leases",
               {}, [&](const SqlRow& row) {
                 StoredLease lease;
