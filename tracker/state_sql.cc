@@ -173,8 +173,22 @@ std::unique_ptr<TrackerSql> OpenPostgresState(const std::string& uri, const std:
   return std::make_unique<PostgresState>(uri, label);
 }
 
+SqlTransaction::SqlTransaction(TrackerSql& sql, std::optional<int64_t> lock_key) : sql_(sql) {
+  sql_.Begin();
+  if (!lock_key || !sql_.postgres()) return;
+  try {
+    sql_.Query("SELECT pg_advisory_xact_lock(?)", {*lock_key});
+  } catch (...) {
+    RollBack();  // no destructor runs for a constructor that throws
+    throw;
+  }
+}
+
 SqlTransaction::~SqlTransaction() {
-  if (committed_) return;
+  if (!committed_) RollBack();
+}
+
+void SqlTransaction::RollBack() noexcept {
   try {
     sql_.Exec("ROLLBACK");
   } catch (...) {  // NOLINT: the error that unwinds is the one to report

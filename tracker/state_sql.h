@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,11 +84,14 @@ std::unique_ptr<TrackerSql> OpenSqliteState(const std::string& dir, const std::s
 /// `ConfigError`s naming `label` and the URI.
 std::unique_ptr<TrackerSql> OpenPostgresState(const std::string& uri, const std::string& label);
 
-/// A transaction that rolls back unless committed.
+/// A transaction that rolls back unless committed. With a `lock_key`, on PostgreSQL it first
+/// takes that transaction-scoped advisory lock, so that trackers doing the same thing at once
+/// (creating the tables) queue, as `PostgresTransaction` does; SQLite's write transaction is
+/// exclusive already.
 class SqlTransaction {
  public:
   /// Begins on `sql`, which must outlive it.
-  explicit SqlTransaction(TrackerSql& sql) : sql_(sql) { sql_.Begin(); }
+  explicit SqlTransaction(TrackerSql& sql, std::optional<int64_t> lock_key = std::nullopt);
   SqlTransaction(const SqlTransaction&) = delete;
   SqlTransaction& operator=(const SqlTransaction&) = delete;
   /// Rolls back unless `Commit` ran; never throws.
@@ -96,6 +100,8 @@ class SqlTransaction {
   void Commit();
 
  private:
+  void RollBack() noexcept;
+
   TrackerSql& sql_;
   bool committed_ = false;
 };

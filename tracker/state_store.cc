@@ -102,8 +102,7 @@ StateStore::StateStore(const std::string& dir, const std::string& location, cons
         "queued requests apart from other trackers' in the database");
   }
   sql_ = OpenPostgresState(location, "tracker state");
-  SqlTransaction transaction(*sql_);
-  sql_->Query("SELECT pg_advisory_xact_lock(?)", {kStateSchemaLock});
+  SqlTransaction transaction(*sql_, kStateSchemaLock);
   sql_->Exec(kPostgresSchema);
   transaction.Commit();
 }

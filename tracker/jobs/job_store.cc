@@ -103,8 +103,7 @@ void JobStore::CreateSqliteSchema() {
 
 // Two trackers starting at once must not both create the tables.
 void JobStore::CreatePostgresSchema() {
-  SqlTransaction transaction(*sql_);
-  sql_->Query("SELECT pg_advisory_xact_lock(?)", {kJobsLock});
+  SqlTransaction transaction(*sql_, kJobsLock);
   sql_->Exec(kPostgresSchema);
   transaction.Commit();
 }
