@@ -63,6 +63,25 @@ PostgresParam::PostgresParam(double number) {
   }
 }
 
+PostgresParam::PostgresParam(const SqlValue& v) {
+  switch (v.kind) {
+    case SqlValue::kInt:
+      *this = PostgresParam(v.integer);
+      return;
+    case SqlValue::kReal:
+      *this = PostgresParam(v.real);
+      return;
+    case SqlValue::kText:
+      value = v.text;
+      return;
+    case SqlValue::kBytes:
+      *this = Bytes(v.text);
+      return;
+    case SqlValue::kNull:
+      return;  // value stays nullopt
+  }
+}
+
 PostgresParam PostgresParam::Bytes(std::string bytes) {
   PostgresParam p(std::move(bytes));
   p.binary = true;

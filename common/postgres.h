@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "common/sql_value.h"
+
 struct pg_conn;
 struct pg_result;
 
@@ -47,6 +49,8 @@ struct PostgresParam {
   PostgresParam(int64_t number);  // NOLINT
   /// A real, as text that reads back to the same double (NaN and infinities included).
   PostgresParam(double number);  // NOLINT
+  /// `value` as its kind says (bytes binary, for BYTEA).
+  PostgresParam(const SqlValue& value);  // NOLINT: implicit, so a query takes SqlValues as they are
   /// Bytes for a BYTEA column.
   static PostgresParam Bytes(std::string bytes);
   /// NULL.

@@ -68,6 +68,22 @@ Statement& Statement::BindNull(int index) {
   return *this;
 }
 
+Statement& Statement::Bind(int index, const SqlValue& v) {
+  switch (v.kind) {
+    case SqlValue::kInt:
+      return Bind(index, v.integer);
+    case SqlValue::kReal:
+      return Bind(index, v.real);
+    case SqlValue::kText:
+      return Bind(index, v.text);
+    case SqlValue::kBytes:
+      return BindBlob(index, v.text);
+    case SqlValue::kNull:
+      break;
+  }
+  return BindNull(index);
+}
+
 bool Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;

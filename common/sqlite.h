@@ -9,6 +9,8 @@
 #include <functional>
 #include <string>
 
+#include "common/sql_value.h"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -91,6 +93,8 @@ class Statement {
   Statement& BindBlob(int index, const std::string& bytes);
   /// Binds NULL.
   Statement& BindNull(int index);
+  /// Binds `value` as its kind says (bytes as a BLOB).
+  Statement& Bind(int index, const SqlValue& value);
   /// Advances; true while a row is available.
   bool Step();
   /// Runs a statement that returns no rows, then resets it for the next bindings.

@@ -28,22 +28,6 @@ void ThrowLogError(const PostgresFailure& failure) {
   throw LogError("tuning log '" + failure.location + "': " + failure.what + ": " + failure.detail);
 }
 
-PostgresParam ToParam(const SqlValue& v) {
-  switch (v.kind) {
-    case SqlValue::kInt:
-      return PostgresParam(v.integer);
-    case SqlValue::kReal:
-      return PostgresParam(v.real);
-    case SqlValue::kText:
-      return PostgresParam(v.text);
-    case SqlValue::kBytes:
-      return PostgresParam::Bytes(v.text);
-    case SqlValue::kNull:
-      break;
-  }
-  return PostgresParam::Null();
-}
-
 std::vector<PostgresParam> WhereParams(const Where& w) {
   return {w.values.begin(), w.values.end()};
 }
@@ -150,7 +134,7 @@ class PostgresLog : public TuningLog {
       std::vector<PostgresParam> params;
       params.reserve(rows * 16);
       for (size_t i = 0; i < rows; ++i, ++begin) {
-        for (const SqlValue& v : InsertValues(*begin)) params.push_back(ToParam(v));
+        for (const SqlValue& v : InsertValues(*begin)) params.emplace_back(v);
       }
       db_->Query(InsertSql(static_cast<int>(rows)), params);
     }

@@ -14,31 +14,6 @@ const char* const kRecordColumns =
     "workload_key, target, device_key, config_index, config_json, costs, error_kind, "
     "error_message, timestamp, tuner_version, all_cost, config, template_version, in_model";
 
-namespace {
-
-SqlValue Int(int64_t v) {
-  SqlValue s;
-  s.kind = SqlValue::kInt;
-  s.integer = v;
-  return s;
-}
-
-SqlValue Real(double v) {
-  SqlValue s;
-  s.kind = SqlValue::kReal;
-  s.real = v;
-  return s;
-}
-
-SqlValue Text(std::string v, SqlValue::Kind kind = SqlValue::kText) {
-  SqlValue s;
-  s.kind = kind;
-  s.text = std::move(v);
-  return s;
-}
-
-}  // namespace
-
 std::string CostsToText(const tuning::MeasureRecord& r) {
   std::string text = "[";
   char buf[32];
@@ -72,22 +47,22 @@ std::vector<SqlValue> InsertValues(const tuning::MeasureRecord& record) {
   const tuning::MeasureRecord r = WithConfigMessage(record);
   const double mean = MeanCost(r);
   return {
-      Text(r.workload_key()),
-      Text(r.target()),
-      Text(r.device_key()),
-      Int(r.config_index()),
-      Text(r.config_json()),
-      Text(CostsToText(r)),
-      Int(r.error_kind()),
-      Text(r.error_message()),
-      Real(r.timestamp()),
-      Text(r.tuner_version()),
-      Real(r.all_cost()),
-      r.has_config() ? Text(r.config().SerializeAsString(), SqlValue::kBytes) : SqlValue(),
-      Int(TemplateVersionOf(r)),
-      Int(r.in_model() ? 1 : 0),
-      Text(TemplateOfWorkload(r.workload_key())),
-      std::isfinite(mean) ? Real(mean) : SqlValue(),
+      r.workload_key(),
+      r.target(),
+      r.device_key(),
+      static_cast<int64_t>(r.config_index()),
+      r.config_json(),
+      CostsToText(r),
+      static_cast<int64_t>(r.error_kind()),
+      r.error_message(),
+      static_cast<double>(r.timestamp()),
+      r.tuner_version(),
+      static_cast<double>(r.all_cost()),
+      r.has_config() ? SqlValue::Bytes(r.config().SerializeAsString()) : SqlValue::Null(),
+      static_cast<int64_t>(TemplateVersionOf(r)),
+      r.in_model() ? 1 : 0,
+      TemplateOfWorkload(r.workload_key()),
+      std::isfinite(mean) ? SqlValue(mean) : SqlValue::Null(),
   };
 }
 

@@ -10,21 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/sql_value.h"
 #include "proto/tuning.pb.h"
 #include "records/legacy_config.h"
 #include "records/record_filter.h"
 
 namespace tessera {
 namespace records {
-
-/// A value bound to a placeholder.
-struct SqlValue {
-  enum Kind { kNull, kInt, kReal, kText, kBytes };
-  Kind kind = kNull;
-  int64_t integer = 0;
-  double real = 0;
-  std::string text;  ///< text, or the bytes of kBytes
-};
 
 /// The columns a record is read from, in `RowToRecord`'s order.
 extern const char* const kRecordColumns;

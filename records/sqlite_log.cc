@@ -34,26 +34,6 @@ struct SqliteRow {
   bool IsNull(int c) const { return q.IsNull(c); }
 };
 
-void Bind(Statement* q, int index, const SqlValue& v) {
-  switch (v.kind) {
-    case SqlValue::kNull:
-      q->BindNull(index);
-      break;
-    case SqlValue::kInt:
-      q->Bind(index, v.integer);
-      break;
-    case SqlValue::kReal:
-      q->Bind(index, v.real);
-      break;
-    case SqlValue::kText:
-      q->Bind(index, v.text);
-      break;
-    case SqlValue::kBytes:
-      q->BindBlob(index, v.text);
-      break;
-  }
-}
-
 int BindWhere(Statement* q, const Where& w) {
   for (size_t i = 0; i < w.values.size(); ++i) q->Bind(static_cast<int>(i + 1), w.values[i]);
   return static_cast<int>(w.values.size());
@@ -163,7 +143,7 @@ class SqliteLog : public TuningLog {
  private:
   static void Insert(Statement* insert, const tuning::MeasureRecord& r) {
     const std::vector<SqlValue> values = InsertValues(r);
-    for (size_t i = 0; i < values.size(); ++i) Bind(insert, static_cast<int>(i + 1), values[i]);
+    for (size_t i = 0; i < values.size(); ++i) insert->Bind(static_cast<int>(i + 1), values[i]);
     insert->Run();
   }
 

@@ -32,12 +32,12 @@ class SqliteState : public TrackerSql {
 
   void Exec(const std::string& sql) override { db_->Exec(sql); }
 
-  void Query(const std::string& sql, const std::vector<SqlParam>& params,
+  void Query(const std::string& sql, const std::vector<SqlValue>& params,
              const std::function<void(const SqlRow&)>& row) override {
     std::unique_ptr<Statement>& statement = prepared_[sql];
     if (!statement) statement = std::make_unique<Statement>(*db_, sql);
     statement->Reset();
-    for (size_t i = 0; i < params.size(); ++i) Bind(*statement, static_cast<int>(i) + 1, params[i]);
+    for (size_t i = 0; i < params.size(); ++i) statement->Bind(static_cast<int>(i) + 1, params[i]);
     SqliteRow current(*statement);
     while (statement->Step()) {
       if (row) row(current);
@@ -50,26 +50,6 @@ class SqliteState : public TrackerSql {
   const std::string& where() const override { return db_->path(); }
 
  private:
-  static void Bind(Statement& statement, int index, const SqlParam& p) {
-    switch (p.kind) {
-      case SqlParam::kInt:
-        statement.Bind(index, p.integer);
-        return;
-      case SqlParam::kReal:
-        statement.Bind(index, p.real);
-        return;
-      case SqlParam::kText:
-        statement.Bind(index, p.text);
-        return;
-      case SqlParam::kBytes:
-        statement.BindBlob(index, p.text);
-        return;
-      case SqlParam::kNull:
-        statement.BindNull(index);
-        return;
-    }
-  }
-
   std::unique_ptr<Database> db_;
   std::map<std::string, std::unique_ptr<Statement>> prepared_;  // declared after db_: freed first
 };
@@ -106,12 +86,9 @@ class PostgresState : public TrackerSql {
 
   void Exec(const std::string& sql) override { db_->Exec(sql); }
 
-  void Query(const std::string& sql, const std::vector<SqlParam>& params,
+  void Query(const std::string& sql, const std::vector<SqlValue>& params,
              const std::function<void(const SqlRow&)>& row) override {
-    std::vector<PostgresParam> bound;
-    bound.reserve(params.size());
-    for (const SqlParam& p : params) bound.push_back(ToParam(p));
-    PostgresRows rows = db_->Query(sql, bound);
+    PostgresRows rows = db_->Query(sql, {params.begin(), params.end()});
     if (!row) return;
     for (int i = 0; i < rows.size(); ++i) row(PostgresStateRow(rows, i));
   }
@@ -121,40 +98,12 @@ class PostgresState : public TrackerSql {
   const std::string& where() const override { return db_->uri(); }
 
  private:
-  static PostgresParam ToParam(const SqlParam& p) {
-    switch (p.kind) {
-      case SqlParam::kInt:
-        return PostgresParam(p.integer);
-      case SqlParam::kReal:
-        return PostgresParam(p.real);
-      case SqlParam::kText:
-        return PostgresParam(p.text);
-      case SqlParam::kBytes:
-        return PostgresParam::Bytes(p.text);
-      case SqlParam::kNull:
-        break;
-    }
-    return PostgresParam::Null();
-  }
-
   std::unique_ptr<PostgresConnection> db_;
 };
 
 }  // namespace
 
-SqlParam SqlParam::Bytes(std::string bytes) {
-  SqlParam p(std::move(bytes));
-  p.kind = kBytes;
-  return p;
-}
-
-SqlParam SqlParam::Null() {
-  SqlParam p(int64_t{0});
-  p.kind = kNull;
-  return p;
-}
-
-int64_t TrackerSql::QueryInt(const std::string& sql, const std::vector<SqlParam>& params) {
+int64_t TrackerSql::QueryInt(const std::string& sql, const std::vector<SqlValue>& params) {
   int64_t value = 0;
   bool first = true;
   Query(sql, params, [&](const SqlRow& row) {

@@ -12,33 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "common/sql_value.h"
+
 namespace tessera {
 namespace tracker {
-
-/// A value bound to a placeholder.
-struct SqlParam {
-  /// What the value holds.
-  enum Kind { kNull, kInt, kReal, kText, kBytes };
-  /// Text.
-  SqlParam(std::string text) : kind(kText), text(std::move(text)) {}  // NOLINT: implicit
-  /// Text.
-  SqlParam(const char* text) : kind(kText), text(text) {}  // NOLINT
-  /// An integer.
-  SqlParam(int64_t number) : kind(kInt), integer(number) {}  // NOLINT
-  /// An integer.
-  SqlParam(int number) : kind(kInt), integer(number) {}  // NOLINT
-  /// A real.
-  SqlParam(double number) : kind(kReal), real(number) {}  // NOLINT
-  /// Bytes (a BLOB or BYTEA column).
-  static SqlParam Bytes(std::string bytes);
-  /// NULL.
-  static SqlParam Null();
-
-  Kind kind;            ///< which of the fields below holds the value
-  int64_t integer = 0;  ///< kInt
-  double real = 0;      ///< kReal
-  std::string text;     ///< text, or the bytes of kBytes
-};
 
 /// One row of a result, read by 0-based column.
 class SqlRow {
@@ -63,7 +40,7 @@ class TrackerSql {
   /// Runs one or more statements without parameters or results.
   virtual void Exec(const std::string& sql) = 0;
   /// Runs one statement with `params` bound in order, calling `row` for each result row.
-  virtual void Query(const std::string& sql, const std::vector<SqlParam>& params,
+  virtual void Query(const std::string& sql, const std::vector<SqlValue>& params,
                      const std::function<void(const SqlRow&)>& row = nullptr) = 0;
   /// Begins a write transaction.
   virtual void Begin() = 0;
@@ -73,7 +50,7 @@ class TrackerSql {
   virtual const std::string& where() const = 0;
 
   /// The first row's first column as an integer (0 when there is no row).
-  int64_t QueryInt(const std::string& sql, const std::vector<SqlParam>& params = {});
+  int64_t QueryInt(const std::string& sql, const std::vector<SqlValue>& params = {});
 };
 
 /// `dir/file`, created when missing (WAL mode); failures are `ConfigError`s naming `label`

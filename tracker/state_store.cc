@@ -111,14 +111,14 @@ StateStore::~StateStore() = default;
 
 // The named tracker's rows in PostgreSQL; SQLite's ids are stored as BLOBs (files written so
 // before must still match).
-std::vector<SqlParam> StateStore::Params(std::vector<SqlParam> params, size_t ids) const {
+std::vector<SqlValue> StateStore::Params(std::vector<SqlValue> params, size_t ids) const {
   if (!sql_->postgres()) {
     for (size_t i = 0; i < ids && i < params.size(); ++i) {
-      params[i] = SqlParam::Bytes(params[i].text);
+      params[i] = SqlValue::Bytes(params[i].text);
     }
     return params;
   }
-  params.insert(params.begin(), SqlParam(name_));
+  params.insert(params.begin(), SqlValue(name_));
   return params;
 }
 
@@ -167,7 +167,7 @@ void StateStore::Apply(const std::vector<StateChange>& changes) {
       case StateChange::Kind::kSaveServer:
         sql_->Query(sql.save_server,
                     Params({change.server.server_id, change.server.key, change.server.address,
-                            SqlParam::Bytes(change.server.info.SerializeAsString())},
+                            SqlValue::Bytes(change.server.info.SerializeAsString())},
                            3));
         // A server that came back under a new id on the same address replaces its old row.
         sql_->Query(sql.drop_twin, Params({change.server.address, change.server.server_id}, 2));

@@ -59,7 +59,7 @@ class StateStore {
   void Apply(const std::vector<StateChange>& changes);
 
  private:
-  std::vector<SqlParam> Params(std::vector<SqlParam> params, size_t ids) const;
+  std::vector<SqlValue> Params(std::vector<SqlValue> params, size_t ids) const;
 
   std::string name_;
   std::unique_ptr<TrackerSql> sql_;

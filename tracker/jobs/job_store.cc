@@ -288,11 +288,11 @@ void JobStore::SaveReport(const StoredLease& lease,
         "INSERT INTO job_records (job_id, task, config_index, lease_id, cost, unix_ms, logged, "
         "record) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
         {lease.job_id, lease.task, record.config_index(), lease.lease_id,
-         std::isfinite(cost) ? SqlParam(cost) : SqlParam::Null(), unix_ms,
-         SqlParam::Bytes(record.SerializeAsString())});
+         std::isfinite(cost) ? SqlValue(cost) : SqlValue::Null(), unix_ms,
+         SqlValue::Bytes(record.SerializeAsString())});
   }
   sql_->Query("INSERT INTO job_reports (lease_id, reply) VALUES (?, ?)",
-              {lease.lease_id, SqlParam::Bytes(reply.SerializeAsString())});
+              {lease.lease_id, SqlValue::Bytes(reply.SerializeAsString())});
   sql_->Query("DELETE FROM job_leases WHERE lease_id = ?", {lease.lease_id});
   if (exhausted) {
     sql_->Query("UPDATE job_tasks SET exhausted = 1 WHERE job_id = ? AND task = ?",
@@ -305,7 +305,7 @@ void JobStore::SaveReport(const StoredLease& lease,
 void JobStore::MarkLogged(const std::string& lease_id) {
   SqlTransaction transaction(*sql_);
   sql_->Query("UPDATE job_records SET logged = 1, record = ? WHERE lease_id = ?",
-              {SqlParam::Bytes(""), lease_id});
+              {SqlValue::Bytes(""), lease_id});
   BumpVersion();
   transaction.Commit();
 }
@@ -313,7 +313,7 @@ void JobStore::MarkLogged(const std::string& lease_id) {
 void JobStore::MarkAllLogged() {
   SqlTransaction transaction(*sql_);
   sql_->Query("UPDATE job_records SET logged = 1, record = ? WHERE logged = 0",
-              {SqlParam::Bytes("")});
+              {SqlValue::Bytes("")});
   BumpVersion();
   transaction.Commit();
 }
