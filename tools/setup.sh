@@ -17,8 +17,8 @@ PACKAGES=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # the aarch64 rpc_server's arm64 libraries (Debian multiarch; see README "Add a board")
   libgrpc++-dev:arm64 libprotobuf-dev:arm64 libssl-dev:arm64 pkgconf:arm64
-  # benchmarks' baselines
-  libopenblas-dev libdnnl-dev libtorch-dev
+  # benchmarks' baselines; the Arm anchor of //bench:arm_counts (arm64 XNNPACK, multiarch)
+  libopenblas-dev libdnnl-dev libtorch-dev libxnnpack-dev:arm64 libpthreadpool-dev:arm64
   # models: ONNX import, and the tests' model generators and references
   libonnx-dev python3-onnx python3-numpy python3-torch python3-torchvision
   # the ONNX conformance cases (the quantized operators among them)
