@@ -24,6 +24,18 @@ const Strategy& StrategyFor(const Target& target) {
                              /*blocked=*/true,
                              /*fused_dense_epilogue=*/true,
                              "conv2d_NCHWc_int8.x86"};
+  // 64-bit Arm: NEON multiply-adds take a register lane, not a broadcast from memory, so the
+  // direct convolutions load each pixel's channels as a vector (conv2d_NCHWc.arm's lane_loads);
+  // the other templates are the x86 ones, their blocks sized for NEON's registers.
+  static const Strategy kArm{"conv2d_NCHWc.arm",
+                             "depthwise_conv2d_NCHWc.x86",
+                             "group_conv2d_NCHWc.arm",
+                             "dense.x86",
+                             "batch_matmul.x86",
+                             "conv2d_winograd_NCHWc.x86",
+                             /*blocked=*/true,
+                             /*fused_dense_epilogue=*/true,
+                             "conv2d_NCHWc_int8.x86"};
   static const Strategy kCUDA{"conv2d_nchw.cuda",
                               "depthwise_conv2d.cuda",
                               nullptr,
@@ -32,7 +44,15 @@ const Strategy& StrategyFor(const Target& target) {
                               nullptr,
                               /*blocked=*/false,
                               /*fused_dense_epilogue=*/false};
-  return target.kind() == TargetKind::kCUDA ? kCUDA : kCPU;
+  switch (FamilyOf(target)) {
+    case TargetFamily::kCUDA:
+      return kCUDA;
+    case TargetFamily::kAArch64:
+      return kArm;
+    case TargetFamily::kX86:
+      break;
+  }
+  return kCPU;
 }
 
 ChosenConfig ChooseTemplateConfig(const task::Task& task, const ModelBuildOptions& options,

@@ -157,6 +157,16 @@ TemplateDef Conv2dNCHWcX86Template(bool grouped) {
   return d;
 }
 
+// The direct blocked convolution for Arm: the x86 computation, its space with lane_loads.
+TemplateDef Conv2dNCHWcArmTemplate(bool grouped) {
+  TemplateDef d = Conv2dNCHWcX86Template(grouped);
+  d.name = grouped ? "group_conv2d_NCHWc.arm" : "conv2d_NCHWc.arm";
+  d.space = [](const TaskArgs& args, const topi::VectorUnit& vector_unit) {
+    return topi::Conv2dNCHWcArmSpace(ConvShapeOf(args), vector_unit);
+  };
+  return d;
+}
+
 // A 3x3 stride-1 convolution: (N,C,H,W,K,pad).
 topi::Conv2dShape WinogradShapeOf(const TaskArgs& args) {
   const auto& v = args.ints;
@@ -340,6 +350,8 @@ const std::vector<TemplateDef>& Templates() {
         DenseX86Template(),
         Conv2dNCHWcX86Template(/*grouped=*/false),
         Conv2dNCHWcX86Template(/*grouped=*/true),
+        Conv2dNCHWcArmTemplate(/*grouped=*/false),
+        Conv2dNCHWcArmTemplate(/*grouped=*/true),
         BatchMatmulX86Template(),
         DepthwiseTemplate(
             "depthwise_conv2d.x86", /*version=*/1,

@@ -71,21 +71,51 @@ bool CanSplitBorders(const Conv2dShape& s) {
   return true;
 }
 
+// Whether `config`'s space has knob `name` (conv2d_NCHWc.arm's lane_loads; the x86 space lacks it).
+bool HasKnob(const space::ConfigEntity& config, const std::string& name) {
+  for (const space::Knob& knob : config.knobs()) {
+    if (knob.name == name) return true;
+  }
+  return false;
+}
+
+// How a register tile's reduction runs inside the input-channel blocks and kernel rows.
+struct ReductionOrder {
+  // Kernel columns unrolled: outside the block's channels, or with lane_loads inside them.
+  bool unroll_kw = false;
+  // The block's channels unrolled innermost but for the tile, so that each input pixel's
+  // adjacent channels are loaded as one vector and multiplied lane by lane (Arm's lane-indexed
+  // fmla, codegen/llvm/lane_indexed_loads.h) instead of one scalar load per broadcast.
+  bool lane_loads = false;
+};
+
+// Orders (and unrolls) the reduction axes of tile stage `a` as `order` says, the output axes
+// `oh`, `ow` of the tile inside them.
+void OrderReduction(te::Stage& a, ir::IterVar oh, ir::IterVar ow, ir::IterVar oc,
+                    std::vector<ir::IterVar> outer, ReductionOrder order) {
+  ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
+              r_kw = a.reduce_axis(3);
+  std::vector<ir::IterVar> axes = {r_icc, r_kh};
+  axes.insert(axes.end(), outer.begin(), outer.end());
+  if (order.unroll_kw && !order.lane_loads) {
+    axes.insert(axes.end(), {r_ici, r_kw});
+  } else {
+    axes.insert(axes.end(), {r_kw, r_ici});
+  }
+  axes.insert(axes.end(), {oh, ow, oc});
+  a.reorder(axes);
+  if (order.unroll_kw) a.unroll(r_kw);
+  if (order.lane_loads) a.unroll(r_ici);
+}
+
 // Register tile of one blocked convolution stage: reg_h rows x reg_n columns x oc_bn channels,
 // the reduction inside so its accumulators stay in registers. `out` writes the tile: `conv`
 // itself, or an epilogue on it.
 void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
-                          int64_t reg_h, int64_t reg_n, bool unroll_kw) {
+                          int64_t reg_h, int64_t reg_n, ReductionOrder order) {
   te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_n);
   ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_oc = a.axis(4);
-  ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
-              r_kw = a.reduce_axis(3);
-  if (unroll_kw) {
-    a.reorder({r_icc, r_kh, r_ici, r_kw, a_oh, a_ow, a_oc});
-    a.unroll(r_kw);
-  } else {
-    a.reorder({r_icc, r_kh, r_kw, r_ici, a_oh, a_ow, a_oc});
-  }
+  OrderReduction(a, a_oh, a_ow, a_oc, {}, order);
   a.unroll(a_oh);
   a.unroll(a_ow);
   a.vectorize(a_oc);
@@ -98,7 +128,8 @@ void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Ten
 // so each weight is read from memory once, and prefetched a slice ahead, at the pace of the whole
 // computation instead of one row's.
 void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
-                       const te::Tensor& kernel, int64_t reg_h, int64_t reg_n, bool unroll_kw) {
+                       const te::Tensor& kernel, int64_t reg_h, int64_t reg_n,
+                       ReductionOrder order) {
   te::Tensor acc = LocalAccumulator(s, conv, out);
   te::Stage o = s[out];
   ir::IterVar block = o.fuse(o.axis(0), o.axis(1));
@@ -109,14 +140,8 @@ void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor
   auto [oh_chunk, oh_block] = a.split(a.axis(2), I(reg_h));
   auto [ow_chunk, ow_block] = a.split(a.axis(3), I(reg_n));
   ir::IterVar a_oc = a.axis(4);
-  ir::IterVar r_icc = a.reduce_axis(0), r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2),
-              r_kw = a.reduce_axis(3);
-  if (unroll_kw) {
-    a.reorder({r_icc, r_kh, oh_chunk, ow_chunk, r_ici, r_kw, oh_block, ow_block, a_oc});
-    a.unroll(r_kw);
-  } else {
-    a.reorder({r_icc, r_kh, oh_chunk, ow_chunk, r_kw, r_ici, oh_block, ow_block, a_oc});
-  }
+  ir::IterVar r_ici = a.reduce_axis(1), r_kh = a.reduce_axis(2);
+  OrderReduction(a, oh_block, ow_block, a_oc, {oh_chunk, ow_chunk}, order);
   a.unroll(oh_block);
   a.unroll(ow_block);
   a.vectorize(a_oc);
@@ -269,6 +294,16 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   return sp;
 }
 
+space::ConfigSpace Conv2dNCHWcArmSpace(const Conv2dShape& shape, const VectorUnit& unit) {
+  space::ConfigSpace sp = Conv2dNCHWcX86Space(shape, unit);
+  sp.DefineKnob("lane_loads", {0, 1});
+  // One vector load per pixel and channel block, its lanes multiplied in turn; the kernel
+  // columns then stay a loop (their unrolled bodies times the block's lanes spill registers).
+  sp.SetFallback("lane_loads", {1});
+  sp.SetFallback("unroll_kw", {0});
+  return sp;
+}
+
 int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d) {
     if (n % d == 0) return d;
@@ -353,7 +388,7 @@ void ParallelPadding(te::Schedule& s, const te::Tensor& padded) {
 
 // All output rows in one stage, in register tiles or (image) in accumulators of the whole image.
 ScheduledOp Conv2dOneStage(const BlockedConv& bc, const OutputEpilogue* epilogue, bool pad_stage,
-                           bool image, int64_t reg_h, int64_t reg_n, bool unroll_kw) {
+                           bool image, int64_t reg_h, int64_t reg_n, ReductionOrder order) {
   const Conv2dShape& sh = bc.sh;
   te::Tensor conv = bc.Rows(0, sh.oh(), 0, sh.r, "conv_NCHWc");
   te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
@@ -361,9 +396,9 @@ ScheduledOp Conv2dOneStage(const BlockedConv& bc, const OutputEpilogue* epilogue
   InlineEpilogueStages(s, {"data_pad"});
   if (pad_stage) ParallelPadding(s, bc.padded);
   if (image) {
-    ScheduleImageTile(s, conv, out, bc.kernel, reg_h, reg_n, unroll_kw);
+    ScheduleImageTile(s, conv, out, bc.kernel, reg_h, reg_n, order);
   } else {
-    ScheduleRegisterTile(s, conv, out, reg_h, reg_n, unroll_kw);
+    ScheduleRegisterTile(s, conv, out, reg_h, reg_n, order);
   }
   return {s, bc.Args(epilogue, out), Conv2dFlops(sh)};
 }
@@ -371,7 +406,8 @@ ScheduledOp Conv2dOneStage(const BlockedConv& bc, const OutputEpilogue* epilogue
 // Each border row in a stage of its own running only its in-bounds kernel rows, the middle
 // rows in one stage, then one pass gathers the rows into the output.
 ScheduledOp Conv2dBorderRowsApart(const BlockedConv& bc, const OutputEpilogue* epilogue,
-                                  bool pad_stage, int64_t reg_h, int64_t reg_n, bool unroll_kw) {
+                                  bool pad_stage, int64_t reg_h, int64_t reg_n,
+                                  ReductionOrder order) {
   const Conv2dShape& sh = bc.sh;
   const int64_t oh = sh.oh(), ow = sh.ow(), oc_bn = bc.oc_bn;
   const BorderRows b = BorderRowsOf(sh);
@@ -400,10 +436,9 @@ ScheduledOp Conv2dBorderRowsApart(const BlockedConv& bc, const OutputEpilogue* e
   InlineEpilogueStages(s, {"data_pad"});
   if (pad_stage) ParallelPadding(s, bc.padded);
   for (const auto& entry : border) {
-    ScheduleRegisterTile(s, entry.second, entry.second, 1, reg_n, unroll_kw);
+    ScheduleRegisterTile(s, entry.second, entry.second, 1, reg_n, order);
   }
-  ScheduleRegisterTile(s, middle, middle, LargestDivisorAtMost(middle_rows, reg_h), reg_n,
-                       unroll_kw);
+  ScheduleRegisterTile(s, middle, middle, LargestDivisorAtMost(middle_rows, reg_h), reg_n, order);
   te::Stage o = s[out];
   o.parallel(o.fuse(o.axis(0), o.axis(1)));
   o.vectorize(o.axis(4));
@@ -423,7 +458,9 @@ ScheduledOp BlockedConvolution(const char* name, const Conv2dShape& sh,
   const auto [ic_bn, oc_bn] = Conv2dNCHWcBlocks(config);
   const int64_t reg_h = config.Split("tile_oh")[1];
   const int64_t reg_n = config.Split("tile_ow")[1];
-  const bool unroll_kw = config.Value("unroll_kw") != 0;
+  ReductionOrder order;
+  order.unroll_kw = config.Value("unroll_kw") != 0;
+  order.lane_loads = HasKnob(config, "lane_loads") && config.Value("lane_loads") != 0;
   const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad;
   TESSERA_USER_CHECK(sh.group_c() % ic_bn == 0 && sh.group_k() % oc_bn == 0 && oh % reg_h == 0 &&
                      ow % reg_n == 0)
@@ -445,9 +482,9 @@ ScheduledOp BlockedConvolution(const char* name, const Conv2dShape& sh,
   // border rows apart skip the padding's kernel rows, which only zero padding allows.
   const bool image = config.Value("image_acc") != 0;
   if (image || !split_borders || fill.defined()) {
-    return Conv2dOneStage(bc, epilogue, pad_stage, image, reg_h, reg_n, unroll_kw);
+    return Conv2dOneStage(bc, epilogue, pad_stage, image, reg_h, reg_n, order);
   }
-  return Conv2dBorderRowsApart(bc, epilogue, pad_stage, reg_h, reg_n, unroll_kw);
+  return Conv2dBorderRowsApart(bc, epilogue, pad_stage, reg_h, reg_n, order);
 }
 
 }  // namespace

@@ -55,6 +55,13 @@ struct Conv2dBlocks {
 /// hold, the most multiply-adds per load. Throws `UserError` for an impossible shape.
 space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUnit& unit = {});
 
+/// The configuration space of `conv2d_NCHWc.arm` (and `group_conv2d_NCHWc.arm`), the same
+/// computation for vector units whose multiply-adds take a lane of a register but no operand
+/// broadcast from memory (Arm NEON): the x86 space and lane_loads (0/1: the input block's
+/// channels unrolled inside the kernel columns, so each pixel's channels load as one vector and
+/// feed lane-indexed multiply-adds), 1 in the fallback, which also keeps unroll_kw 0.
+space::ConfigSpace Conv2dNCHWcArmSpace(const Conv2dShape& shape, const VectorUnit& unit);
+
 /// The channel blocks of `config`.
 Conv2dBlocks Conv2dNCHWcBlocks(const space::ConfigEntity& config);
 

@@ -16,12 +16,14 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <mutex>
 #include <unordered_map>
 
 #include "common/file.h"
+#include "compiler/codegen/llvm/lane_indexed_loads.h"
 #include "compiler/codegen/llvm/link.h"
 #include "compiler/support/error.h"
 #include "runtime/c_backend_api.h"
@@ -65,6 +67,13 @@ OptimizationEffort EffortFor(unsigned instructions) {
   return OptimizationEffort::kLight;
 }
 
+// Targets whose vector multiply-adds take a lane of a register but no operand broadcast from
+// memory (64-bit Arm), where adjacent broadcast loads pay as one vector load
+// (lane_indexed_loads.h).
+bool HasLaneIndexedMultiplyAdd(const llvm::TargetMachine& machine) {
+  return machine.getTargetTriple().isAArch64();
+}
+
 void Optimize(llvm::Module* module, llvm::TargetMachine* machine, OptimizationEffort effort) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -86,6 +95,14 @@ void Optimize(llvm::Module* module, llvm::TargetMachine* machine, OptimizationEf
         builder.parsePassPipeline(pipeline, "function(sroa,early-cse,instcombine,simplifycfg)"));
   } else {
     pipeline = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  }
+  if (HasLaneIndexedMultiplyAdd(*machine)) {
+    // After the full pipeline, when unrolling has put a tile's broadcast loads side by side;
+    // instcombine then turns each lane extract and broadcast into one lane broadcast.
+    llvm::FunctionPassManager lanes;
+    lanes.addPass(LaneIndexedLoadsPass());
+    lanes.addPass(llvm::InstCombinePass());
+    pipeline.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(lanes)));
   }
   pipeline.run(*module, modules);
 }

@@ -110,6 +110,24 @@ tasks:
 )plan");
 }
 
+// 64-bit Arm runs the blocked layouts too, its direct convolutions through conv2d_NCHWc.arm with
+// each pixel's channels loaded as one vector (lane_loads), blocks sized for NEON's 4 lanes.
+TEST(ModelPlanTest, SmallCNNOnArm) {
+  const std::string text =
+      Plan("residual_blocks", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a76").ToText();
+  auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(" conv2d_NCHWc.x86("), 0) << text;
+  EXPECT_EQ(count(" conv2d_NCHWc.arm(1,32,8,8,32,3,3,1,1,float32) ["), 2) << text;
+  EXPECT_EQ(count("lane_loads=ot(1)"), 5) << text;  // every direct convolution of the model
+  EXPECT_EQ(count("unroll_kw=ot(0)"), 5) << text;
+  EXPECT_EQ(count("depthwise_conv2d_NCHWc.x86(1,64,8,8,3,3,1,1,float32) x1"), 1) << text;
+  EXPECT_NE(text.find("tile_oc=sp[-1,8]"), std::string::npos) << text;  // two NEON vectors
+}
+
 // The task list of a model is its plan's.
 TEST(ModelPlanTest, ExtractTasksIsThePlansTaskList) {
   ModelBuildOptions options;

@@ -105,6 +105,8 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
       HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
                 "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
                 "float32) group_conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,G,float32) "
+                "conv2d_NCHWc.arm(N,C,H,W,K,R,S,stride,pad,float32) "
+                "group_conv2d_NCHWc.arm(N,C,H,W,K,R,S,stride,pad,G,float32) "
                 "batch_matmul.x86(B,M,N,K,float32) depthwise_conv2d.x86(N,C,H,W,R,S,"
                 "stride,pad,float32) depthwise_conv2d_NCHWc.x86(N,C,H,W,R,S,stride,pad,"
                 "float32) conv2d_winograd_NCHWc.x86(N,C,H,W,K,pad,float32) "

@@ -149,6 +149,54 @@ TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
   }
 }
 
+// conv2d_NCHWc.arm's space: the x86 knobs and lane_loads, the fallback loading each pixel's
+// channels as one vector (NEON: 4 lanes, 32 registers).
+TEST(Conv2dNCHWcArmTest, FallbackLoadsEachPixelsChannelsAsOneVector) {
+  const Conv2dShape shape{1, 64, 56, 56, 128, 3, 3, 2, 1};
+  const space::ConfigSpace arm = Conv2dNCHWcArmSpace(shape, VectorUnit{4, 32});
+  const space::ConfigSpace x86 = Conv2dNCHWcX86Space(shape, VectorUnit{4, 32});
+  EXPECT_EQ(arm.size(), 2 * x86.size());
+  const space::ConfigEntity fallback = arm.Fallback();
+  EXPECT_EQ(fallback.Value("lane_loads"), 1);
+  EXPECT_EQ(fallback.Value("unroll_kw"), 0);
+  EXPECT_EQ(x86.Fallback().Value("unroll_kw"), 1);  // x86 broadcasts from memory instead
+  EXPECT_EQ(fallback.Split("tile_ic"), x86.Fallback().Split("tile_ic"));
+  EXPECT_EQ(fallback.Split("tile_oc"), x86.Fallback().Split("tile_oc"));
+}
+
+// Every nest with the block's channels unrolled inside the kernel columns (register tile, border
+// rows apart, image accumulators; kernel columns unrolled or not) computes the convolution.
+TEST(Conv2dNCHWcArmTest, LaneLoadsMatchTheReference) {
+  for (Conv2dShape shape :
+       {Conv2dShape{1, 8, 6, 6, 8, 3, 3, 1, 1}, Conv2dShape{2, 4, 7, 7, 6, 3, 3, 2, 1},
+        Conv2dShape{1, 4, 9, 5, 4, 5, 3, 1, 2}}) {
+    space::ConfigSpace s = Conv2dNCHWcArmSpace(shape, VectorUnit{4, 32});
+    const int64_t borders_apart = s.knob("border_rows").choices.size() > 1 ? 1 : 0;
+    std::vector<space::ConfigEntity> configs = {s.Fallback()};
+    for (int64_t unroll_kw : {0, 1}) {
+      for (int64_t image_acc : {0, 1}) {
+        configs.push_back(s.FromValues({{"tile_ic", {-1, 4}},
+                                        {"tile_oc", {-1, shape.k % 4 == 0 ? 4 : 2}},
+                                        {"tile_oh", {-1, 1}},
+                                        {"tile_ow", {-1, 1}},
+                                        {"unroll_kw", {unroll_kw}},
+                                        {"border_rows", {image_acc ? 0 : borders_apart}},
+                                        {"image_acc", {image_acc}},
+                                        {"lane_loads", {1}}}));
+      }
+    }
+    for (const auto& config : configs) {
+      ScheduledOp op = Conv2dNCHWcX86(shape, config);
+      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
+          << "C backend: " << config.ToString();
+      EXPECT_EQ(
+          testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, testing::LLVMBackend()),
+          "")
+          << "LLVM backend: " << config.ToString();
+    }
+  }
+}
+
 ir::Expr I(int64_t v) { return ir::IntImm(ir::DataType::Int(32), v); }
 
 // The fused epilogue (per-channel bias, a residual read in the output's layout, ReLU) is written
