@@ -17,8 +17,8 @@ PACKAGES=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
   # the aarch64 rpc_server's arm64 libraries (Debian multiarch; see README "Add a board")
   libgrpc++-dev:arm64 libprotobuf-dev:arm64 libssl-dev:arm64 pkgconf:arm64
-  # benchmarks' baselines; the Arm anchor of //bench:arm_counts (arm64 XNNPACK, multiarch)
-  libopenblas-dev libdnnl-dev libtorch-dev libxnnpack-dev:arm64 libpthreadpool-dev:arm64
+  # benchmarks' baselines (the Arm one, arm64 XNNPACK, is unpacked below)
+  libopenblas-dev libdnnl-dev libtorch-dev
   # models: ONNX import, and the tests' model generators and references
   libonnx-dev python3-onnx python3-numpy python3-torch python3-torchvision
   # the ONNX conformance cases (the quantized operators among them)
@@ -37,6 +37,26 @@ PACKAGES=(
   libasan8 libubsan1 libtsan2
 )
 
+# The Arm anchor of //bench:arm_counts: Debian's arm64 XNNPACK, unpacked into its own directory
+# rather than installed, because its runtime package cannot be installed for two architectures
+# at once and python3-torch needs the amd64 one. bench/arm/cross_anchor.sh builds against it.
+XNNPACK_ARM64=/opt/tessera/xnnpack-arm64
+unpack_xnnpack_arm64() {
+  [ -f "$XNNPACK_ARM64/usr/include/xnnpack.h" ] && return 0
+  local tmp
+  tmp=$(mktemp -d)
+  if (cd "$tmp" && apt-get download -qq libxnnpack-dev:arm64 libxnnpack0:arm64 \
+        libpthreadpool-dev:arm64 libpthreadpool0:arm64 libcpuinfo0:arm64 >/dev/null 2>&1); then
+    $SUDO mkdir -p "$XNNPACK_ARM64"
+    for deb in "$tmp"/*.deb; do
+      $SUDO dpkg-deb -x "$deb" "$XNNPACK_ARM64" || echo "setup: cannot unpack $deb" >&2
+    done
+  else
+    echo "setup: could not download arm64 XNNPACK (//bench:arm_counts will say so)" >&2
+  fi
+  rm -rf "$tmp"
+}
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -44,13 +64,14 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if [ ${#missing[@]} -eq 0 ]; then
+  unpack_xnnpack_arm64
   exit 0
 fi
 
 echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}" >&2
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 # Multiarch: the arm64 packages need the arm64 architecture next to the host's.
 if printf '%s\n' "${missing[@]}" | grep -q ':arm64$' && ! dpkg --print-foreign-architectures | grep -qx arm64; then
@@ -58,4 +79,5 @@ if printf '%s\n' "${missing[@]}" | grep -q ':arm64$' && ! dpkg --print-foreign-a
 fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+unpack_xnnpack_arm64
 echo "setup: done" >&2

@@ -1,19 +1,22 @@
 #!/bin/sh
 # Cross-builds the XNNPACK anchor of //bench:arm_counts for aarch64 against Debian's arm64
-# libXNNPACK (multiarch: libxnnpack-dev:arm64, libpthreadpool-dev:arm64, installed by
-# tools/setup.sh). Without them OUT becomes a placeholder starting with "SKIP:" saying what is
-# missing, so `bazel build //...` works everywhere and arm_counts says why it cannot count.
+# libXNNPACK, which tools/setup.sh unpacks into /opt/tessera/xnnpack-arm64 (its runtime package
+# cannot be installed beside the amd64 one python3-torch needs). Without them OUT becomes a
+# placeholder starting with "SKIP:" saying what is missing, so `bazel build //...` works
+# everywhere and arm_counts says why it cannot count.
 #   cross_anchor.sh OUT SOURCE
 set -eu
 out="$1"; src="$2"
-arm64_libs=/usr/lib/aarch64-linux-gnu
+xnnpack=${TESSERA_XNNPACK_ARM64:-/opt/tessera/xnnpack-arm64}
+libs="$xnnpack/usr/lib/aarch64-linux-gnu"
 missing=""
 command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 || missing="aarch64-linux-gnu-g++ (Debian g++-aarch64-linux-gnu)"
-[ -n "$missing" ] || [ -f "$arm64_libs/libXNNPACK.so" ] || missing="the arm64 XNNPACK library (libxnnpack-dev:arm64)"
-[ -n "$missing" ] || [ -f /usr/include/pthreadpool.h ] || missing="pthreadpool's header (libpthreadpool-dev:arm64)"
+[ -n "$missing" ] || [ -f "$libs/libXNNPACK.so" ] || missing="arm64 XNNPACK in $xnnpack (tools/setup.sh unpacks libxnnpack-dev:arm64 there)"
 if [ -n "$missing" ]; then
   printf 'SKIP: %s is not installed\n' "$missing" > "$out"
   exit 0
 fi
-exec aarch64-linux-gnu-g++ -std=c++17 -O2 -Wall -Werror "$src" -o "$out" \
-  -L"$arm64_libs" -Wl,-rpath-link,"$arm64_libs" -lXNNPACK
+# The run-time path (DT_RPATH, which XNNPACK's own dependencies inherit) points at the unpacked
+# libraries: the cross sysroot qemu runs the anchor in does not hold them.
+exec aarch64-linux-gnu-g++ -std=c++17 -O2 -Wall -Werror -isystem "$xnnpack/usr/include" "$src" \
+  -o "$out" -L"$libs" -Wl,--disable-new-dtags,-rpath,"$libs" -Wl,-rpath-link,"$libs" -lXNNPACK
