@@ -140,11 +140,36 @@ TargetFamily FamilyOf(const Target& target) {
   return TargetFamily::kX86;
 }
 
+namespace {
+
+// Arm cores by LLVM CPU name: one core's streaming bandwidth from memory (typical boards and
+// servers with these cores, rounded down) and the L2 one core can fill (its own, or the
+// cluster's where the cores share one).
+struct ArmCore {
+  const char* mcpu;
+  TargetHardware hardware;
+};
+constexpr ArmCore kArmCores[] = {
+    {"cortex-a53", {2e9, int64_t{512} << 10}},   // Raspberry Pi 3, many boards
+    {"cortex-a55", {3e9, int64_t{256} << 10}},   // phones' little cores
+    {"cortex-a72", {4e9, int64_t{1} << 20}},     // Raspberry Pi 4 (1 MB shared)
+    {"cortex-a76", {8e9, int64_t{512} << 10}},   // Raspberry Pi 5, phones' big cores
+    {"cortex-a78", {10e9, int64_t{512} << 10}},  // phones, Jetson Orin (A78AE)
+    {"neoverse-n1", {15e9, int64_t{1} << 20}},   // Graviton2, Ampere Altra
+    {"neoverse-v1", {20e9, int64_t{1} << 20}},   // Graviton3
+    {"apple-m1", {60e9, int64_t{12} << 20}},     // the performance cluster's shared 12 MB
+};
+
+}  // namespace
+
 TargetHardware HardwareOf(const Target& target) {
   switch (FamilyOf(target)) {
     case TargetFamily::kX86:
       return {10e9, int64_t{1} << 20};
     case TargetFamily::kAArch64:
+      for (const ArmCore& core : kArmCores) {
+        if (target.mcpu() == core.mcpu) return core.hardware;
+      }
       return {4e9, int64_t{512} << 10};
     case TargetFamily::kCUDA:
       return {300e9, int64_t{2} << 20};

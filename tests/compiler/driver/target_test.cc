@@ -115,8 +115,20 @@ TEST(TargetTest, HardwareFiguresPerFamily) {
   EXPECT_EQ(x86.l2_bytes, int64_t{1} << 20);
   EXPECT_EQ(FamilyOf(Target("llvm -mtriple=x86_64-linux-gnu")), TargetFamily::kX86);
 
+  // Arm cores by -mcpu; any other CPU of the family gets the conservative default.
+  const TargetHardware a72 = HardwareOf(Target("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"));
+  EXPECT_EQ(a72.memory_bytes_per_s, 4e9);
+  EXPECT_EQ(a72.l2_bytes, int64_t{1} << 20);
+  const TargetHardware n1 = HardwareOf(Target("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1"));
+  EXPECT_EQ(n1.memory_bytes_per_s, 15e9);
+  EXPECT_EQ(n1.l2_bytes, int64_t{1} << 20);
+  const TargetHardware m1 = HardwareOf(Target("llvm -mtriple=arm64-apple-macos -mcpu=apple-m1"));
+  EXPECT_EQ(m1.memory_bytes_per_s, 60e9);
+  EXPECT_EQ(m1.l2_bytes, int64_t{12} << 20);
+  EXPECT_EQ(HardwareOf(Target("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a76")).l2_bytes,
+            int64_t{512} << 10);
   for (const char* spec :
-       {"llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "llvm -mtriple=arm64-apple-macos"}) {
+       {"llvm -mtriple=aarch64-linux-gnu -mcpu=thunderx2t99", "llvm -mtriple=arm64-apple-macos"}) {
     const Target target(spec);
     EXPECT_EQ(FamilyOf(target), TargetFamily::kAArch64) << spec;
     const TargetHardware arm = HardwareOf(target);
