@@ -93,11 +93,13 @@ class ArmBoardTest : public ::testing::Test {
     board_ = fleet_->AddServer(kKey).address();
   }
 
-  // `tessera tune` of a small dense task for `target` on the board; stdout and stderr in `output`.
-  int Tune(const std::string& target, const std::string& db, std::string* output) {
+  // `tessera tune` of `task` (default: a small dense task) for `target` on the board; stdout and
+  // stderr in `output`.
+  int Tune(const std::string& target, const std::string& db, std::string* output,
+           const std::string& task = "dense.x86(8,16,16,float32)") {
     return testing::RunCommand(
-        "cli/tessera tune --task 'dense.x86(8,16,16,float32)' --target '" + target +
-            "' --rpc-tracker " + fleet_->tracker_address() + " --rpc-key " + kKey +
+        "cli/tessera tune --task '" + task + "' --target '" + target + "' --rpc-tracker " +
+            fleet_->tracker_address() + " --rpc-key " + kKey +
             " --trials 3 --batch 3 --tuner random --number 1 --repeat 1 --min-repeat-ms 0"
             " --db " +
             db + " 2>&1",
@@ -134,6 +136,25 @@ TEST_F(ArmBoardTest, TunesAarch64CandidatesOnTheEmulatedBoard) {
     EXPECT_EQ(r.target(), kBoardTarget);
     EXPECT_FALSE(r.costs().empty());
   }
+}
+
+// The Arm convolution template (each pixel's channels loaded as one vector, lane-indexed
+// multiply-adds from the aarch64 backend) computes on the board what the host's reference does.
+TEST_F(ArmBoardTest, TunesTheArmConvolutionTemplate) {
+  std::string db = dir_ + "/conv.db";
+  std::string output;
+  ASSERT_EQ(Tune(kBoardTarget, db, &output, "conv2d_NCHWc.arm(1,8,6,6,8,3,3,1,1,float32)"), 0)
+      << output;
+  std::vector<tuning::MeasureRecord> records = records::TuningLog::Open(db)->List({});
+  ASSERT_EQ(records.size(), 3u) << output;
+  bool lane_loads = false;
+  for (const tuning::MeasureRecord& r : records) {
+    EXPECT_EQ(r.error_kind(), tuning::OK) << r.error_message();
+    EXPECT_EQ(r.device_key(), kKey);
+    for (const tuning::KnobValue& knob : r.config().knobs())
+      lane_loads |= knob.name() == "lane_loads";
+  }
+  EXPECT_TRUE(lane_loads) << "no record names the knob";
 }
 
 TEST_F(ArmBoardTest, HostTargetIsRefusedBeforeAnyUpload) {
