@@ -397,9 +397,17 @@ int RunCases(const Flags& flags) {
       PrintCounts("  " + std::to_string(i + 1), kernels[i].counts, 0, kernels[i].name);
     }
     PrintCounts("xnnpack", anchor, Flops(c));
-    // The operator's own kernel (the library's busiest) against the anchor's whole run:
-    // the layout changes around it are the single-operator model's, not a model's middle layer's.
-    const ExecCounts& main_kernel = kernels.empty() ? ours : kernels.front().counts;
+    // The operator's own kernel (the library's busiest that is not a layout change) against the
+    // anchor's whole run: the packing and unpacking around it are the one-operator model's, not a
+    // model's middle layer's.
+    auto layout_change = [](const FunctionCounts& k) {
+      return k.name.find("_pack_") != std::string::npos ||
+             k.name.find("_epilogue") != std::string::npos;
+    };
+    auto main_it = std::find_if(kernels.begin(), kernels.end(),
+                                [&](const FunctionCounts& k) { return !layout_change(k); });
+    if (main_it == kernels.end()) main_it = kernels.begin();
+    const ExecCounts& main_kernel = main_it == kernels.end() ? ours : main_it->counts;
     const double ratio = static_cast<double>(main_kernel.instructions) /
                          static_cast<double>(std::max<uint64_t>(1, anchor.instructions));
     ratios.push_back(ratio);

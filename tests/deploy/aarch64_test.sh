@@ -45,4 +45,20 @@ tol = 1e-4 * np.abs(x).max()
 print('max |arm - x86| =', np.abs(a - x).max(), 'max |arm - torch| =', np.abs(a - ref).max())
 sys.exit(0 if np.allclose(a, x, rtol=1e-4, atol=tol) and np.allclose(a, ref, rtol=1e-4, atol=tol) else 1)"
 
+# The other template kernels on aarch64 (stem and max pool, a residual block, pointwise and
+# depthwise convolutions with Clip, dense; depthwise taps read at constant offsets from one index):
+# each model's aarch64 output against PyTorch's.
+for name in residual_blocks depthwise_relu6; do
+  m="$dir/$name"
+  $tessera compile "$m.onnx" --target 'llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a76' \
+    -o "$dir/$name.tsr" >/dev/null 2>&1
+  timeout 120 tools/qemu_aarch64.sh $runner "$dir/$name.tsr" --input "x=$m.in0.npy" \
+    --output "$dir/$name.npy" >/dev/null 2>&1
+  check "$name: aarch64 output matches PyTorch" /usr/bin/python3 -c "
+import numpy as np, sys
+a, ref = np.load('$dir/$name.npy'), np.load('$m.out0.npy')
+print('$name: max |arm - torch| =', np.abs(a - ref).max())
+sys.exit(0 if np.allclose(a, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max()) else 1)"
+done
+
 checks_done

@@ -237,8 +237,7 @@ void CodeGenLLVM::EmitStore(const ir::StoreNode* op) {
     llvm::Value* address = builder_.CreateInBoundsGEP(MemoryType(t), base, MakeValue(op->index));
     store = builder_.CreateAlignedStore(value, address, align);
   } else if (ramp != nullptr && ir::IsConstInt(ramp->stride, 1)) {
-    llvm::Value* address =
-        builder_.CreateInBoundsGEP(MemoryType(t.element_of()), base, MakeValue(ramp->base));
+    llvm::Value* address = ElementAddress(MemoryType(t.element_of()), base, ramp->base);
     address = builder_.CreateBitCast(address, MemoryType(t)->getPointerTo());
     store = builder_.CreateAlignedStore(value, address, align);
   } else {

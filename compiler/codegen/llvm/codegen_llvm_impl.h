@@ -91,6 +91,8 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
   llvm::Value* MakeCast(ir::DataType to, const ir::Expr& from);
   llvm::Value* MakeRamp(const ir::RampNode* op);
   llvm::Value* MakeLoad(const ir::LoadNode* op);
+  // The address of element `index` of `base` (elements of `type`) for a vector load or store.
+  llvm::Value* ElementAddress(llvm::Type* type, llvm::Value* base, const ir::Expr& index);
   llvm::Value* Broadcast(llvm::Value* scalar, int lanes);
   // The typed element pointer of buffer `var` and the accesses' alias tag.
   llvm::Value* BufferPointer(const ir::Var& var, ir::DataType element);
