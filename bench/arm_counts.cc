@@ -414,7 +414,7 @@ int RunCases(const Flags& flags) {
     std::printf(
         "  instructions tessera/xnnpack: %.2f the operator's kernel (%s), %.2f the whole "
         "run\n",
-        ratio, kernels.empty() ? "-" : kernels.front().name.c_str(),
+        ratio, main_it == kernels.end() ? "-" : main_it->name.c_str(),
         static_cast<double>(ours.instructions) /
             static_cast<double>(std::max<uint64_t>(1, anchor.instructions)));
     std::fflush(stdout);
