@@ -242,17 +242,13 @@ std::string KernelOf(const std::string& function) {
   return parallel == std::string::npos ? function : function.substr(0, parallel);
 }
 
-// Per run, each kernel's counts (its functions together, most instructions first), from a run
-// of one and a run of two repeats.
-std::vector<FunctionCounts> PerKernel(const std::vector<Function>& functions,
-                                      const ExecProfile& one, const ExecProfile& two) {
-  const uint64_t base_one = KernelLibraryBase(one), base_two = KernelLibraryBase(two);
+// Each kernel's counts in `profile` (its functions together, most instructions first).
+std::vector<FunctionCounts> PerKernelIn(const std::vector<Function>& functions,
+                                        const ExecProfile& profile) {
+  const uint64_t base = KernelLibraryBase(profile);
   std::vector<FunctionCounts> out;
   for (const Function& f : functions) {
-    const uint64_t end_one = f.end == UINT64_MAX ? f.end : base_one + f.end;
-    const uint64_t end_two = f.end == UINT64_MAX ? f.end : base_two + f.end;
-    ExecCounts c =
-        two.CountsIn(base_two + f.begin, end_two) - one.CountsIn(base_one + f.begin, end_one);
+    ExecCounts c = profile.CountsIn(base + f.begin, f.end == UINT64_MAX ? f.end : base + f.end);
     if (c.instructions == 0) continue;
     auto kernel = std::find_if(out.begin(), out.end(),
                                [&](const FunctionCounts& k) { return k.name == KernelOf(f.name); });
@@ -262,6 +258,25 @@ std::vector<FunctionCounts> PerKernel(const std::vector<Function>& functions,
       kernel->counts = kernel->counts + c;
     }
   }
+  std::sort(out.begin(), out.end(), [](const FunctionCounts& a, const FunctionCounts& b) {
+    return a.counts.instructions > b.counts.instructions;
+  });
+  return out;
+}
+
+// Per run, each kernel's counts, from a run of one and a run of two repeats.
+std::vector<FunctionCounts> PerKernel(const std::vector<Function>& functions,
+                                      const ExecProfile& one, const ExecProfile& two) {
+  std::vector<FunctionCounts> out = PerKernelIn(functions, two);
+  const std::vector<FunctionCounts> first = PerKernelIn(functions, one);
+  for (FunctionCounts& k : out) {
+    for (const FunctionCounts& f : first) {
+      if (f.name == k.name) k.counts = k.counts - f.counts;
+    }
+  }
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [](const FunctionCounts& k) { return k.counts.instructions == 0; }),
+            out.end());
   std::sort(out.begin(), out.end(), [](const FunctionCounts& a, const FunctionCounts& b) {
     return a.counts.instructions > b.counts.instructions;
   });
@@ -437,6 +452,15 @@ int RunProgramCounted(const Flags& flags) {
   std::printf("  %-9s %9s %9s %7s %9s %8s %8s %8s %8s %7s\n", "millions", "instr", "vec fma", "dot",
               "other ar", "v moves", "loads", "stores", "int+br", "fma%");
   PrintCounts("program", profile.counts, 0);
+  // A model artifact run by tessera-run: its kernels' shares, by the library's symbols.
+  for (const std::string& arg : flags.program) {
+    if (arg.size() < 4 || arg.compare(arg.size() - 4, 4, ".tsr") != 0) continue;
+    TempDir dir("tessera-arm-counts");
+    for (const FunctionCounts& k :
+         PerKernelIn(KernelFunctions(arg, dir.path() + "/kernels.so"), profile)) {
+      PrintCounts("  kernel", k.counts, 0, k.name);
+    }
+  }
   PrintHot(profile);
   return 0;
 }

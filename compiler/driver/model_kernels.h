@@ -29,12 +29,12 @@ class ModelKernels {
   void Add(const te::Schedule& schedule, const std::vector<te::Tensor>& args,
            const std::string& symbol, const std::vector<std::vector<int64_t>>& halos = {});
 
-  // Compiles every kernel added into `result->kernels` (`library_file` and `library_dir` for the
-  // linked host library).
+  // Compiles every kernel added into `result->kernels` (`library_file` and `library_dir` for an
+  // LLVM target's linked library; a cross target's kernels are that file alone, not loaded).
   void Build(ModelBuild* result) const;
 
  private:
-  void BuildHostLibrary(ModelBuild* result) const;
+  void BuildLibrary(ModelBuild* result) const;
 
   Target target_;
   bool emulate_gpu_;
