@@ -301,6 +301,13 @@ Counted PerRun(const Flags& flags, const std::function<std::vector<std::string>(
   return counted;
 }
 
+// The column names of PrintCounts' rows, `first` over the row names.
+void PrintHeader(const char* first, bool flops) {
+  std::printf("  %-9s %9s %9s %7s %9s %8s %8s %8s %8s %7s%s\n", first, "instr", "vec fma", "dot",
+              "other ar", "v moves", "loads", "stores", "int+br", "fma%",
+              flops ? "  flop/ins" : "");
+}
+
 void PrintCounts(const std::string& side, const ExecCounts& c, double flops,
                  const std::string& label = "") {
   auto m = [](uint64_t v) { return static_cast<double>(v) / 1e6; };
@@ -337,21 +344,11 @@ int RunCases(const Flags& flags) {
       cases.push_back(c);
     }
   }
-  for (const std::string& name : flags.cases) {
-    bool known = false;
-    for (const Case& c : AllCases()) known = known || c.name == name;
-    if (!known) {
-      std::string names;
-      for (const Case& c : AllCases()) names += (names.empty() ? "" : ", ") + c.name;
-      throw UserError("--cases: no case '" + name + "' (cases: " + names + ")");
-    }
-  }
   TempDir dir("tessera-arm-counts");
   std::printf("qemu-aarch64 -cpu %s; target '%s'%s; counts in millions per run\n",
               flags.cpu.c_str(), flags.target.c_str(),
               flags.db.empty() ? " (untuned fallbacks)" : (" with " + flags.db).c_str());
-  std::printf("  %-9s %9s %9s %7s %9s %8s %8s %8s %8s %7s %9s\n", "side", "instr", "vec fma", "dot",
-              "other ar", "v moves", "loads", "stores", "int+br", "fma%", "flop/ins");
+  PrintHeader("side", /*flops=*/true);
   std::vector<double> ratios;
   for (const Case& c : cases) {
     std::printf("%s (%.1f MFLOP)\n", c.name.c_str(), Flops(c) / 1e6);
@@ -381,23 +378,26 @@ int RunCases(const Flags& flags) {
         PerRun(
             flags,
             [&](int repeat) {
+              const std::string runs = std::to_string(repeat);
               if (c.matmul) {
-                return std::vector<std::string>{flags.anchor,        "matmul",
-                                                std::to_string(c.m), std::to_string(c.n),
-                                                std::to_string(c.k), std::to_string(repeat)};
+                return std::vector<std::string>{flags.anchor, "matmul",
+                                                "-m",         std::to_string(c.m),
+                                                "-n",         std::to_string(c.n),
+                                                "-k",         std::to_string(c.k),
+                                                "--repeat",   runs};
               }
               return std::vector<std::string>{flags.anchor,
                                               "conv",
-                                              std::to_string(c.batch),
-                                              std::to_string(c.height),
-                                              std::to_string(c.width),
-                                              std::to_string(c.channels),
-                                              std::to_string(c.out_channels),
-                                              std::to_string(c.kernel),
-                                              std::to_string(c.stride),
-                                              std::to_string(c.pad),
-                                              std::to_string(c.groups),
-                                              std::to_string(repeat)};
+                                              "--batch=" + std::to_string(c.batch),
+                                              "--height=" + std::to_string(c.height),
+                                              "--width=" + std::to_string(c.width),
+                                              "--in-channels=" + std::to_string(c.channels),
+                                              "--out-channels=" + std::to_string(c.out_channels),
+                                              "--kernel=" + std::to_string(c.kernel),
+                                              "--stride=" + std::to_string(c.stride),
+                                              "--pad=" + std::to_string(c.pad),
+                                              "--groups=" + std::to_string(c.groups),
+                                              "--repeat=" + runs};
             },
             "xnnpack")
             .per_run();
@@ -449,8 +449,7 @@ int RunProgramCounted(const Flags& flags) {
   std::string output;
   ExecProfile profile = CountExecution(flags.qemu, flags.cpu, flags.program, flags.hot, &output);
   std::fwrite(output.data(), 1, output.size(), stdout);
-  std::printf("  %-9s %9s %9s %7s %9s %8s %8s %8s %8s %7s\n", "millions", "instr", "vec fma", "dot",
-              "other ar", "v moves", "loads", "stores", "int+br", "fma%");
+  PrintHeader("millions", /*flops=*/false);
   PrintCounts("program", profile.counts, 0);
   // A model artifact run by tessera-run: its kernels' shares, by the library's symbols.
   for (const std::string& arg : flags.program) {
@@ -471,7 +470,11 @@ int RunProgramCounted(const Flags& flags) {
 int main(int argc, char** argv) {
   tessera::Flags flags;
   CLI::App app{"Executed aarch64 instructions of Tessera's kernels against XNNPACK's, under qemu"};
-  app.add_option("--cases", flags.cases, "cases to count (default: all)")->delimiter(',');
+  std::vector<std::string> case_names;
+  for (const tessera::Case& c : tessera::AllCases()) case_names.push_back(c.name);
+  app.add_option("--cases", flags.cases, "cases to count (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(case_names));
   app.add_option("--target", flags.target, "Tessera's aarch64 target (-num-threads=1 is added)");
   app.add_option("--cpu", flags.cpu, "qemu's -cpu for both sides");
   app.add_option("--db", flags.db, "tuning log whose records the build uses (default: none)");

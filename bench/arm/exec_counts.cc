@@ -65,16 +65,19 @@ struct Block {
   std::vector<std::string> disassembly;
 };
 
+// Every counter of ExecCounts, for arithmetic over all of them.
+constexpr uint64_t ExecCounts::*kCounters[] = {
+    &ExecCounts::instructions,     &ExecCounts::vector_fma,   &ExecCounts::vector_dot,
+    &ExecCounts::other_arithmetic, &ExecCounts::vector_moves, &ExecCounts::loads,
+    &ExecCounts::stores,           &ExecCounts::branches,     &ExecCounts::scalar};
+
 void AddTimes(const ExecCounts& c, uint64_t times, ExecCounts* total) {
-  total->instructions += c.instructions * times;
-  total->vector_fma += c.vector_fma * times;
-  total->vector_dot += c.vector_dot * times;
-  total->other_arithmetic += c.other_arithmetic * times;
-  total->vector_moves += c.vector_moves * times;
-  total->loads += c.loads * times;
-  total->stores += c.stores * times;
-  total->branches += c.branches * times;
-  total->scalar += c.scalar * times;
+  for (uint64_t ExecCounts::*counter : kCounters) total->*counter += c.*counter * times;
+}
+
+// The hexadecimal number at `at` in `s` (without its 0x), up to the first non-digit.
+uint64_t ParseHexAt(const std::string& s, size_t at) {
+  return std::strtoull(s.c_str() + at, nullptr, 16);
 }
 
 // qemu's -strace lines: "PID openat(AT_FDCWD,\"PATH\",FLAGS) = FD" and
@@ -110,26 +113,8 @@ class MappingTracker {
   }
 
  private:
-  static uint64_t ParseHexAt(const std::string& s, size_t at) {
-    return std::strtoull(s.c_str() + at, nullptr, 16);
-  }
   std::map<long, std::string> open_files_;
 };
-
-uint64_t ParseHex(const std::string& s, size_t begin, size_t end) {
-  uint64_t value = 0;
-  for (size_t i = begin; i < end; ++i) {
-    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
-    if (c >= '0' && c <= '9') {
-      value = value * 16 + static_cast<uint64_t>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      value = value * 16 + static_cast<uint64_t>(c - 'a' + 10);
-    } else {
-      break;
-    }
-  }
-  return value;
-}
 
 // "0x00400550:  4e22cc20  fmla     v0.4s, v1.4s, v2.4s" -> mnemonic and operands.
 bool ParseInstruction(const std::string& line, std::string* mnemonic, std::string* operands) {
@@ -158,17 +143,10 @@ double ExecCounts::fma_share() const {
 }
 
 ExecCounts ExecCounts::operator-(const ExecCounts& o) const {
-  auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
   ExecCounts d;
-  d.instructions = minus(instructions, o.instructions);
-  d.vector_fma = minus(vector_fma, o.vector_fma);
-  d.vector_dot = minus(vector_dot, o.vector_dot);
-  d.other_arithmetic = minus(other_arithmetic, o.other_arithmetic);
-  d.vector_moves = minus(vector_moves, o.vector_moves);
-  d.loads = minus(loads, o.loads);
-  d.stores = minus(stores, o.stores);
-  d.branches = minus(branches, o.branches);
-  d.scalar = minus(scalar, o.scalar);
+  for (uint64_t ExecCounts::*counter : kCounters) {
+    d.*counter = this->*counter > o.*counter ? this->*counter - o.*counter : 0;
+  }
   return d;
 }
 
@@ -176,23 +154,6 @@ ExecCounts ExecCounts::operator+(const ExecCounts& o) const {
   ExecCounts sum = *this;
   AddTimes(o, 1, &sum);
   return sum;
-}
-
-ExecCounts ExecCounts::Scaled(double factor) const {
-  auto scale = [factor](uint64_t v) {
-    return static_cast<uint64_t>(static_cast<double>(v) * factor + 0.5);
-  };
-  ExecCounts s;
-  s.instructions = scale(instructions);
-  s.vector_fma = scale(vector_fma);
-  s.vector_dot = scale(vector_dot);
-  s.other_arithmetic = scale(other_arithmetic);
-  s.vector_moves = scale(vector_moves);
-  s.loads = scale(loads);
-  s.stores = scale(stores);
-  s.branches = scale(branches);
-  s.scalar = scale(scalar);
-  return s;
 }
 
 void CountInstruction(const std::string& m, const std::string& operands, ExecCounts* counts) {
@@ -256,15 +217,12 @@ ExecProfile ParseExecLog(std::istream& log, int hot_blocks) {
       }
       if (!StartsWith(line, "0x") || !ParseInstruction(line, &mnemonic, &operands)) continue;
       Block& block = blocks.back();
-      if (block.disassembly.empty()) {
-        block.pc = ParseHex(line, 2, line.find(':'));
+      if (block.per_execution.instructions == 0) {
+        block.pc = ParseHexAt(line, 2);
         latest_by_pc[block.pc] = blocks.size() - 1;
       }
       CountInstruction(mnemonic, operands, &block.per_execution);
-      if (hot_blocks > 0)
-        block.disassembly.push_back(line);
-      else
-        block.disassembly.emplace_back();
+      if (hot_blocks > 0) block.disassembly.push_back(line);
       continue;
     }
     if (!StartsWith(line, "Trace ")) {
@@ -280,8 +238,8 @@ ExecProfile ParseExecLog(std::istream& log, int hot_blocks) {
     if (host_at == std::string::npos || open == std::string::npos || slash == std::string::npos) {
       continue;
     }
-    const uint64_t host = ParseHex(line, host_at + 2, line.size());
-    const uint64_t pc = ParseHex(line, slash + 1, line.size());
+    const uint64_t host = ParseHexAt(line, host_at + 2);
+    const uint64_t pc = ParseHexAt(line, slash + 1);
     size_t index;
     if (pending >= 0 && blocks[static_cast<size_t>(pending)].pc == pc) {
       index = static_cast<size_t>(pending);

@@ -40,8 +40,6 @@ struct ExecCounts {
   ExecCounts operator-(const ExecCounts& other) const;
   /// `*this + other`, counter by counter.
   ExecCounts operator+(const ExecCounts& other) const;
-  /// `*this * factor`, counter by counter, for averages (`factor` ≥ 0).
-  ExecCounts Scaled(double factor) const;
 };
 
 /// The kind of one disassembled instruction, as qemu's log writes it ("fmla", "v0.4s, v1.4s, ...").

@@ -3,10 +3,12 @@
 // executed instructions are counted the way Tessera's are. Operators are created (weights packed)
 // once; arm_counts runs it at two repeat counts and takes the difference, so only the runs count.
 //
-//   xnnpack_anchor conv BATCH HEIGHT WIDTH IN_CHANNELS OUT_CHANNELS KERNEL STRIDE PAD GROUPS REPEAT
-//   xnnpack_anchor matmul M N K REPEAT
+//   xnnpack_anchor conv --batch N --height H --width W --in-channels C --out-channels K
+//                       --kernel R --stride S --pad P --groups G --repeat N
+//   xnnpack_anchor matmul -m M -n N -k K --repeat N
 #include <xnnpack.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -21,15 +23,9 @@ namespace {
 }
 
 void Check(xnn_status status, const char* call) {
-  if (status != xnn_status_success)
+  if (status != xnn_status_success) {
     Fail(std::string(call) + " failed (status " + std::to_string(static_cast<int>(status)) + ")");
-}
-
-size_t Arg(char** argv, int i) {
-  char* end = nullptr;
-  long value = std::strtol(argv[i], &end, 10);
-  if (*end != '\0' || value < 0) Fail(std::string("not a count: ") + argv[i]);
-  return static_cast<size_t>(value);
+  }
 }
 
 std::vector<float> Filled(size_t n) {
@@ -42,34 +38,37 @@ void RunRepeated(xnn_operator_t op, size_t repeat) {
   for (size_t i = 0; i < repeat; ++i) Check(xnn_run_operator(op, nullptr), "xnn_run_operator");
 }
 
-void Conv(char** argv) {
-  const size_t batch = Arg(argv, 2), height = Arg(argv, 3), width = Arg(argv, 4);
-  const size_t in_channels = Arg(argv, 5), out_channels = Arg(argv, 6), kernel = Arg(argv, 7);
-  const size_t stride = Arg(argv, 8), pad = Arg(argv, 9), groups = Arg(argv, 10);
-  const size_t repeat = Arg(argv, 11);
-  if (groups == 0 || in_channels % groups != 0 || out_channels % groups != 0) Fail("bad groups");
-  const size_t out_height = (height + 2 * pad - kernel) / stride + 1;
-  const size_t out_width = (width + 2 * pad - kernel) / stride + 1;
-  std::vector<float> input = Filled(batch * height * width * in_channels);
-  std::vector<float> weights = Filled(out_channels * kernel * kernel * (in_channels / groups));
-  std::vector<float> bias = Filled(out_channels);
-  std::vector<float> output(batch * out_height * out_width * out_channels);
+struct ConvShape {
+  size_t batch = 1, height = 0, width = 0, in_channels = 0, out_channels = 0, kernel = 0;
+  size_t stride = 1, pad = 0, groups = 1;
+};
+
+void Conv(const ConvShape& s, size_t repeat) {
+  if (s.in_channels % s.groups != 0 || s.out_channels % s.groups != 0) {
+    Fail("--groups must divide both channel counts");
+  }
+  const size_t out_height = (s.height + 2 * s.pad - s.kernel) / s.stride + 1;
+  const size_t out_width = (s.width + 2 * s.pad - s.kernel) / s.stride + 1;
+  std::vector<float> input = Filled(s.batch * s.height * s.width * s.in_channels);
+  std::vector<float> weights =
+      Filled(s.out_channels * s.kernel * s.kernel * (s.in_channels / s.groups));
+  std::vector<float> bias = Filled(s.out_channels);
+  std::vector<float> output(s.batch * out_height * out_width * s.out_channels);
   const float inf = std::numeric_limits<float>::infinity();
   xnn_operator_t op = nullptr;
-  Check(xnn_create_convolution2d_nhwc_f32(pad, pad, pad, pad, kernel, kernel, stride, stride, 1, 1,
-                                          groups, in_channels / groups, out_channels / groups,
-                                          in_channels, out_channels, weights.data(), bias.data(),
-                                          -inf, inf, 0, &op),
+  Check(xnn_create_convolution2d_nhwc_f32(s.pad, s.pad, s.pad, s.pad, s.kernel, s.kernel, s.stride,
+                                          s.stride, 1, 1, s.groups, s.in_channels / s.groups,
+                                          s.out_channels / s.groups, s.in_channels, s.out_channels,
+                                          weights.data(), bias.data(), -inf, inf, 0, &op),
         "xnn_create_convolution2d_nhwc_f32");
-  Check(xnn_setup_convolution2d_nhwc_f32(op, batch, height, width, input.data(), output.data(),
-                                         nullptr),
+  Check(xnn_setup_convolution2d_nhwc_f32(op, s.batch, s.height, s.width, input.data(),
+                                         output.data(), nullptr),
         "xnn_setup_convolution2d_nhwc_f32");
   RunRepeated(op, repeat);
   xnn_delete_operator(op);
 }
 
-void Matmul(char** argv) {
-  const size_t m = Arg(argv, 2), n = Arg(argv, 3), k = Arg(argv, 4), repeat = Arg(argv, 5);
+void Matmul(size_t m, size_t n, size_t k, size_t repeat) {
   std::vector<float> a = Filled(m * k), b = Filled(n * k), c(m * n);
   const float inf = std::numeric_limits<float>::infinity();
   xnn_operator_t op = nullptr;
@@ -84,17 +83,33 @@ void Matmul(char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string op = argc > 1 ? argv[1] : "";
-  if (!(op == "conv" && argc == 12) && !(op == "matmul" && argc == 6)) {
-    Fail(
-        "usage: xnnpack_anchor conv N H W C K KERNEL STRIDE PAD GROUPS REPEAT | "
-        "matmul M N K REPEAT");
-  }
+  CLI::App app{"One XNNPACK operator, run --repeat times (the Arm anchor of //bench:arm_counts)"};
+  app.require_subcommand(1);
+  size_t repeat = 1;
+  ConvShape conv;
+  CLI::App* conv_cmd = app.add_subcommand("conv", "an NHWC convolution, square kernel");
+  conv_cmd->add_option("--batch", conv.batch)->check(CLI::PositiveNumber);
+  conv_cmd->add_option("--height", conv.height)->required()->check(CLI::PositiveNumber);
+  conv_cmd->add_option("--width", conv.width)->required()->check(CLI::PositiveNumber);
+  conv_cmd->add_option("--in-channels", conv.in_channels)->required()->check(CLI::PositiveNumber);
+  conv_cmd->add_option("--out-channels", conv.out_channels)->required()->check(CLI::PositiveNumber);
+  conv_cmd->add_option("--kernel", conv.kernel)->required()->check(CLI::PositiveNumber);
+  conv_cmd->add_option("--stride", conv.stride)->check(CLI::PositiveNumber);
+  conv_cmd->add_option("--pad", conv.pad);
+  conv_cmd->add_option("--groups", conv.groups)->check(CLI::PositiveNumber);
+  conv_cmd->add_option("--repeat", repeat, "runs")->required();
+  size_t m = 0, n = 0, k = 0;
+  CLI::App* matmul_cmd = app.add_subcommand("matmul", "an M x K by K x N fully-connected product");
+  matmul_cmd->add_option("-m", m)->required()->check(CLI::PositiveNumber);
+  matmul_cmd->add_option("-n", n)->required()->check(CLI::PositiveNumber);
+  matmul_cmd->add_option("-k", k)->required()->check(CLI::PositiveNumber);
+  matmul_cmd->add_option("--repeat", repeat, "runs")->required();
+  CLI11_PARSE(app, argc, argv);
   Check(xnn_initialize(nullptr), "xnn_initialize");
-  if (op == "conv") {
-    Conv(argv);
+  if (*conv_cmd) {
+    Conv(conv, repeat);
   } else {
-    Matmul(argv);
+    Matmul(m, n, k, repeat);
   }
   return 0;
 }

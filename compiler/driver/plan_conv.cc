@@ -27,15 +27,12 @@ const Strategy& StrategyFor(const Target& target) {
   // 64-bit Arm: NEON multiply-adds take a register lane, not a broadcast from memory, so the
   // direct convolutions load each pixel's channels as a vector (conv2d_NCHWc.arm's lane_loads);
   // the other templates are the x86 ones, their blocks sized for NEON's registers.
-  static const Strategy kArm{"conv2d_NCHWc.arm",
-                             "depthwise_conv2d_NCHWc.x86",
-                             "group_conv2d_NCHWc.arm",
-                             "dense.x86",
-                             "batch_matmul.x86",
-                             "conv2d_winograd_NCHWc.x86",
-                             /*blocked=*/true,
-                             /*fused_dense_epilogue=*/true,
-                             "conv2d_NCHWc_int8.x86"};
+  static const Strategy kArm = [] {
+    Strategy arm = kCPU;
+    arm.conv = "conv2d_NCHWc.arm";
+    arm.group_conv = "group_conv2d_NCHWc.arm";
+    return arm;
+  }();
   static const Strategy kCUDA{"conv2d_nchw.cuda",
                               "depthwise_conv2d.cuda",
                               nullptr,

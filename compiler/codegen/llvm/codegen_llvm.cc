@@ -1,6 +1,7 @@
 // Functions, types and statements of the LLVM code generator.
 #include "compiler/codegen/llvm/codegen_llvm.h"
 
+#include <llvm/ADT/Triple.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "compiler/codegen/llvm/codegen_llvm_impl.h"
@@ -29,6 +30,7 @@ runtime::Module BuildLLVM(const std::vector<ir::PrimFunc>& functions,
 CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext* context, const ResolvedLLVMTarget& target)
     : context_(context),
       target_(target),
+      split_constant_offsets_(llvm::Triple(target.triple).isAArch64()),
       module_(std::make_unique<llvm::Module>("tessera", *context)),
       builder_(*context),
       md_(*context) {

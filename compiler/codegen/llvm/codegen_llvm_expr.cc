@@ -1,6 +1,4 @@
 // Expressions of the LLVM code generator.
-#include <llvm/ADT/Triple.h>
-
 #include "compiler/codegen/llvm/codegen_llvm_impl.h"
 #include "compiler/ir/builtin.h"
 #include "compiler/ir/functor.h"
@@ -331,7 +329,7 @@ llvm::Value* CodeGenLLVM::ElementAddress(llvm::Type* type, llvm::Value* base,
   // read the same vector. Plain (not in-bounds) address arithmetic: `x` alone may point outside
   // the buffer. Scalar accesses keep one in-bounds index: splitting them cost the direct
   // convolutions 2% more instructions.
-  if (llvm::Triple(target_.triple).isAArch64()) {
+  if (split_constant_offsets_) {
     auto [rest, offset] = ConstantOffset(index);
     if (offset != 0) {
       llvm::Value* address = builder_.CreateGEP(type, base, MakeValue(rest));

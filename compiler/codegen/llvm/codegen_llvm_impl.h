@@ -131,6 +131,8 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
 
   llvm::LLVMContext* context_;
   ResolvedLLVMTarget target_;
+  // Vector accesses at `x + c` address `x`, then `c` (aarch64; see ElementAddress).
+  bool split_constant_offsets_;
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> builder_;
   llvm::MDBuilder md_;

@@ -85,23 +85,22 @@ void LoadAsVector(const std::vector<llvm::LoadInst*>& group, llvm::LoadInst* fir
   for (llvm::LoadInst* load : group) load->eraseFromParent();
 }
 
-// Groups of four consecutive floats among `loads` (their addresses `addresses`), lane 0 first.
-std::vector<std::vector<llvm::LoadInst*>> ConsecutiveGroups(
-    llvm::ScalarEvolution& scev, std::vector<llvm::LoadInst*> loads,
-    std::vector<const llvm::SCEV*> addresses) {
+// A broadcast load and its address.
+using AddressedLoad = std::pair<llvm::LoadInst*, const llvm::SCEV*>;
+
+// Groups of four consecutive floats among `loads`, lane 0 first.
+std::vector<std::vector<llvm::LoadInst*>> ConsecutiveGroups(llvm::ScalarEvolution& scev,
+                                                            std::vector<AddressedLoad> loads) {
   std::vector<std::vector<llvm::LoadInst*>> groups;
   // Loads at a constant distance from the first one left, by offset; the rest in another round.
   while (!loads.empty()) {
     std::map<int64_t, llvm::LoadInst*> by_offset;
-    std::vector<llvm::LoadInst*> rest_loads;
-    std::vector<const llvm::SCEV*> rest_addresses;
-    for (size_t i = 0; i < loads.size(); ++i) {
-      std::optional<int64_t> d = Distance(scev, addresses[0], addresses[i]);
-      if (d) {
-        by_offset.emplace(*d, loads[i]);  // a second load of one address stays as it is
+    std::vector<AddressedLoad> rest;
+    for (const AddressedLoad& load : loads) {
+      if (std::optional<int64_t> d = Distance(scev, loads.front().second, load.second)) {
+        by_offset.emplace(*d, load.first);  // a second load of one address stays as it is
       } else {
-        rest_loads.push_back(loads[i]);
-        rest_addresses.push_back(addresses[i]);
+        rest.push_back(load);
       }
     }
     for (auto it = by_offset.begin(); it != by_offset.end();) {
@@ -118,37 +117,28 @@ std::vector<std::vector<llvm::LoadInst*>> ConsecutiveGroups(
       groups.push_back(group);
       it = by_offset.lower_bound(it->first + kLanes * kFloatBytes);
     }
-    loads = std::move(rest_loads);
-    addresses = std::move(rest_addresses);
+    loads = std::move(rest);
   }
   return groups;
 }
 
 bool RewriteBlock(llvm::BasicBlock& block, llvm::ScalarEvolution& scev) {
-  // Broadcast loads by the pointer they index, and each instruction's place in the block.
-  std::map<const llvm::SCEV*,
-           std::pair<std::vector<llvm::LoadInst*>, std::vector<const llvm::SCEV*>>>
-      by_base;
-  std::map<const llvm::Instruction*, size_t> position;
-  size_t index = 0;
+  // Broadcast loads by the pointer they index.
+  std::map<const llvm::SCEV*, std::vector<AddressedLoad>> by_base;
   for (llvm::Instruction& inst : block) {
-    position[&inst] = index++;
     if (!IsBroadcastLoad(inst)) continue;
     auto* load = llvm::cast<llvm::LoadInst>(&inst);
     const llvm::SCEV* address = scev.getSCEV(load->getPointerOperand());
-    auto& [loads, addresses] = by_base[scev.getPointerBase(address)];
-    loads.push_back(load);
-    addresses.push_back(address);
+    by_base[scev.getPointerBase(address)].emplace_back(load, address);
   }
   bool changed = false;
-  for (auto& [base, bucket] : by_base) {
-    if (bucket.first.size() < static_cast<size_t>(kLanes)) continue;
-    for (const std::vector<llvm::LoadInst*>& group :
-         ConsecutiveGroups(scev, bucket.first, bucket.second)) {
+  for (auto& [base, loads] : by_base) {
+    if (loads.size() < static_cast<size_t>(kLanes)) continue;
+    for (const std::vector<llvm::LoadInst*>& group : ConsecutiveGroups(scev, loads)) {
       size_t first_lane = 0, last_lane = 0;
       for (size_t lane = 1; lane < group.size(); ++lane) {
-        if (position[group[lane]] < position[group[first_lane]]) first_lane = lane;
-        if (position[group[lane]] > position[group[last_lane]]) last_lane = lane;
+        if (group[lane]->comesBefore(group[first_lane])) first_lane = lane;
+        if (group[last_lane]->comesBefore(group[lane])) last_lane = lane;
       }
       if (!NoWritesBetween(group[first_lane], group[last_lane])) continue;
       LoadAsVector(group, group[first_lane], static_cast<int>(first_lane));

@@ -125,6 +125,16 @@ TEST(Conv2dNCHWcX86Test, FallbackReadsAnotherInputBlock) {
   EXPECT_EQ(Conv2dNCHWcWithInputBlock(s, f, 3), f);  // 3 does not divide 64
 }
 
+// `op` (a convolution of `config`, arguments data, kernel, output) computes what the reference
+// evaluator does, compiled by the C and the LLVM backends.
+void ExpectConvMatchesTheReference(const ScheduledOp& op, const space::ConfigEntity& config) {
+  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
+      << "C backend: " << config.ToString();
+  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, testing::LLVMBackend()),
+            "")
+      << "LLVM backend: " << config.ToString();
+}
+
 TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
   for (Conv2dShape shape :
        {Conv2dShape{1, 8, 6, 6, 8, 3, 3, 1, 1}, Conv2dShape{2, 4, 7, 7, 6, 3, 3, 2, 1},
@@ -139,12 +149,7 @@ TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
       ASSERT_EQ(op.args[0].shape().size(), 5u);  // data NCHW[ic_bn]c
       EXPECT_EQ(op.args[0].shape()[4].as<ir::IntImmNode>()->value, b.ic_bn);
       EXPECT_EQ(op.args[2].shape()[4].as<ir::IntImmNode>()->value, b.oc_bn);
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
-          << "C backend: " << config.ToString();
-      EXPECT_EQ(
-          testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, testing::LLVMBackend()),
-          "")
-          << "LLVM backend: " << config.ToString();
+      ExpectConvMatchesTheReference(op, config);
     }
   }
 }
@@ -187,12 +192,7 @@ TEST(Conv2dNCHWcArmTest, LaneLoadsMatchTheReference) {
     }
     for (const auto& config : configs) {
       ScheduledOp op = Conv2dNCHWcX86(shape, config);
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
-          << "C backend: " << config.ToString();
-      EXPECT_EQ(
-          testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, testing::LLVMBackend()),
-          "")
-          << "LLVM backend: " << config.ToString();
+      ExpectConvMatchesTheReference(op, config);
     }
   }
 }
@@ -260,12 +260,7 @@ TEST(Conv2dNCHWcX86Test, ImageAccumulatorsMatchTheReference) {
                                             {"border_rows", {0}},
                                             {"image_acc", {1}}});
       ScheduledOp op = Conv2dNCHWcX86(shape, c);
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "conv", 3), "")
-          << "C backend: " << c.ToString();
-      EXPECT_EQ(
-          testing::CheckAgainstReference(op.schedule, op.args, "conv", 3, testing::LLVMBackend()),
-          "")
-          << "LLVM backend: " << c.ToString();
+      ExpectConvMatchesTheReference(op, c);
     }
   }
 }
