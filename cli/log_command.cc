@@ -56,7 +56,8 @@ void PrintRecord(const tuning::MeasureRecord& r, bool json) {
                     ? FormatCost(records::MeanCost(r))
                     : tuning::ErrorKind_Name(r.error_kind()) + ": " + r.error_message())
             << "  device " << r.device_key() << "  template v" << records::TemplateVersionOf(r)
-            << (r.in_model() ? "  measured in the model" : "") << "\n";
+            << (r.in_model() ? "  measured in the model" : "")
+            << (r.cold_weights() ? "  cold weights" : "") << "\n";
 }
 
 void Import(const LogFlags& flags) {

@@ -34,6 +34,7 @@ struct TuneFlags {
   std::string rpc_token_file;
   bool json = false;
   bool no_check = false;
+  std::string cold_weights = "auto";  // --cold-weights
 };
 
 std::string Duration(double seconds) {
@@ -168,11 +169,23 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
   }
 }
 
+// How the model's kernels are timed (--cold-weights), and why when it was decided for them.
+std::string WeightsState(const TuneFlags& flags, const ModelTask& task) {
+  std::string state =
+      task.cold_weights ? "weights evicted from the caches before every call" : "weights warm";
+  if (flags.cold_weights != "auto") return state;
+  return state + (task.cold_weights ? " (the model's weights exceed the target's caches)"
+                                    : " (the model's weights fit the target's caches)");
+}
+
 void TuneModel(const TuneFlags& flags) {
   tuner::CheckTarget(flags.target);
   std::vector<ModelTask> tasks =
       tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target, flags.buckets);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
+  if (flags.cold_weights != "auto") {
+    for (ModelTask& task : tasks) task.cold_weights = flags.cold_weights == "on";
+  }
   auto log = records::TuningLog::Open(flags.db);
   std::unique_ptr<tuner::CurveWriter> curve;
   if (!flags.curve.empty()) curve = std::make_unique<tuner::CurveWriter>(flags.curve);
@@ -185,7 +198,7 @@ void TuneModel(const TuneFlags& flags) {
   };
   std::cerr << "tuning " << tasks.size() << " tasks of " << flags.model << " for '" << flags.target
             << "': " << options.trials << " trials in all (earlier records count), "
-            << options.task.tuner << " tuner\n";
+            << options.task.tuner << " tuner, " << WeightsState(flags, tasks[0]) << "\n";
   tuner::TuneModelResult result = tuner::TuneModel(
       tasks, flags.target, log.get(), options, [&](const tuner::TuneModelProgress& p) {
         if (curve) curve->Add({elapsed(), 0, p.trials, p.estimated, p.measured_tasks});
@@ -270,6 +283,7 @@ void Tune(TuneFlags& flags) {
   options.transfer = !flags.no_transfer;
   if (!flags.rpc_token_file.empty()) options.rpc_token = fleet::ReadTokenFile(flags.rpc_token_file);
   if (!flags.model.empty()) return TuneModel(flags);
+  options.run.cold_weights = flags.cold_weights == "on";  // auto: a task alone has no model
 
   task::Task task(flags.task, flags.target);
   tuner::CheckTarget(task.target());  // before the header: a bad -mcpu ends the run at once
@@ -299,6 +313,29 @@ void Tune(TuneFlags& flags) {
 constexpr const char* kDbHelp =
     "tuning log (created when missing): a SQLite file or postgresql://USER@HOST/DB (password from "
     "PGPASSWORD or ~/.pgpass)";
+
+namespace {
+
+// How candidates are timed.
+void AddTimingFlags(CLI::App* tune, TuneFlags* flags) {
+  tuner::RunOptions& run = flags->options.run;
+  tune->add_option("--number", run.number, "calls per timing")->check(Positive());
+  tune->add_option("--repeat", run.repeat, "timings per candidate")->check(Positive());
+  tune->add_option("--min-repeat-ms", run.min_repeat_ms, "minimum length of one timing")
+      ->check(NonNegative());
+  tune->add_flag("--flush-cache", run.flush_cache,
+                 "evict every argument from the CPU caches before each call");
+  tune->add_option("--cold-weights", flags->cold_weights,
+                   "evict the kernels' weights from the CPU caches before each call, as a model "
+                   "reads them when they exceed the caches (auto: a model's when its weights "
+                   "exceed the target's cache, a --task's never)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  tune->add_option("--time-budget", run.time_budget_s,
+                   "seconds of timing per candidate before fewer calls are made (0: off)")
+      ->check(NonNegative());
+}
+
+}  // namespace
 
 void AddTuneCommand(CLI::App& app) {
   auto flags = std::make_shared<TuneFlags>();
@@ -353,14 +390,7 @@ void AddTuneCommand(CLI::App& app) {
       ->check(Positive());
   tune->add_option("--early-stopping", o.early_stopping,
                    "stop after N trials without a new best (-1: never)");
-  tune->add_option("--number", o.run.number, "calls per timing")->check(Positive());
-  tune->add_option("--repeat", o.run.repeat, "timings per candidate")->check(Positive());
-  tune->add_option("--min-repeat-ms", o.run.min_repeat_ms, "minimum length of one timing")
-      ->check(NonNegative());
-  tune->add_flag("--flush-cache", o.run.flush_cache, "flush the CPU caches before each call");
-  tune->add_option("--time-budget", o.run.time_budget_s,
-                   "seconds of timing per candidate before fewer calls are made (0: off)")
-      ->check(NonNegative());
+  AddTimingFlags(tune, flags.get());
   tune->add_option("--build-parallel", o.measure.build_parallel, "compiler processes at once")
       ->check(Positive());
   tune->add_option("--build-timeout", o.measure.build_timeout_s, "seconds per build")

@@ -67,7 +67,7 @@ class PostgresLog : public TuningLog {
     std::vector<tuning::MeasureRecord> records;
     records.reserve(static_cast<size_t>(rows.size()));
     for (int i = 0; i < rows.size(); ++i) records.push_back(RowToRecord(PostgresRow(rows, i)));
-    if (rows.size() > 0) *last_id = rows.Int(rows.size() - 1, 14);
+    if (rows.size() > 0) *last_id = rows.Int(rows.size() - 1, kScanIdColumn);
     return records;
   }
 

@@ -12,7 +12,8 @@ namespace records {
 
 const char* const kRecordColumns =
     "workload_key, target, device_key, config_index, config_json, costs, error_kind, "
-    "error_message, timestamp, tuner_version, all_cost, config, template_version, in_model";
+    "error_message, timestamp, tuner_version, all_cost, config, template_version, in_model, "
+    "cold_weights";
 
 std::string CostsToText(const tuning::MeasureRecord& r) {
   std::string text = "[";
@@ -39,7 +40,7 @@ std::string InsertSql(int rows) {
   std::string sql =
       std::string("INSERT INTO records (") + kRecordColumns + ", template, mean_cost) VALUES ";
   for (int i = 0; i < rows; ++i)
-    sql += i ? ",(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    sql += i ? ",(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   return sql;
 }
 
@@ -61,6 +62,7 @@ std::vector<SqlValue> InsertValues(const tuning::MeasureRecord& record) {
       r.has_config() ? SqlValue::Bytes(r.config().SerializeAsString()) : SqlValue::Null(),
       static_cast<int64_t>(TemplateVersionOf(r)),
       r.in_model() ? 1 : 0,
+      r.cold_weights() ? 1 : 0,
       TemplateOfWorkload(r.workload_key()),
       std::isfinite(mean) ? SqlValue(mean) : SqlValue::Null(),
   };
@@ -69,7 +71,7 @@ std::vector<SqlValue> InsertValues(const tuning::MeasureRecord& record) {
 std::string BestSql() {
   return std::string("SELECT ") + kRecordColumns +
          " FROM records WHERE workload_key = ? AND target = ? AND mean_cost IS NOT NULL"
-         " ORDER BY mean_cost ASC, id ASC LIMIT 1";
+         " ORDER BY cold_weights DESC, mean_cost ASC, id ASC LIMIT 1";
 }
 
 std::string MeasuredConfigsSql() {

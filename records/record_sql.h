@@ -45,8 +45,10 @@ Where BuildWhere(const RecordFilter& filter);
 /// Records matching `where`, in insertion order; with a limit, the newest `limit` of them.
 std::string ListSql(const Where& where, int64_t limit);
 /// A batch of `batch` records matching `where` after the one with row id `?` (bound after the
-/// clause's values), in insertion order; the row id is column 14.
+/// clause's values), in insertion order; the row id is column `kScanIdColumn`.
 std::string ScanSql(const Where& where, int64_t batch);
+/// The column of `ScanSql`'s rows that holds the row id (after the record's columns).
+constexpr int kScanIdColumn = 15;
 /// Per-(workload, target) counts and best mean cost for `where`.
 std::string StatsSql(const Where& where);
 
@@ -79,6 +81,7 @@ tuning::MeasureRecord RowToRecord(const Row& q) {
   if (!q.IsNull(11)) r.mutable_config()->ParseFromString(q.Bytes(11));
   r.set_template_version(static_cast<int32_t>(q.Int(12)));
   r.set_in_model(q.Int(13) != 0);
+  r.set_cold_weights(q.Int(14) != 0);
   return WithConfigMessage(std::move(r));  // rows written before the config column
 }
 

@@ -49,6 +49,11 @@ constexpr const char* kMigrations[] = {
     R"sql(
     ALTER TABLE records ADD COLUMN in_model INTEGER NOT NULL DEFAULT 0;
     )sql",
+    // 5: records timed with cold weights, which rank first among their workload's.
+    R"sql(
+    ALTER TABLE records ADD COLUMN cold_weights INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX records_best ON records (workload_key, target, cold_weights DESC, mean_cost);
+    )sql",
 };
 
 constexpr const char* kPostgresMigrations[] = {
@@ -84,6 +89,10 @@ constexpr const char* kPostgresMigrations[] = {
     )sql",
     R"sql(
     ALTER TABLE records ADD COLUMN in_model INTEGER NOT NULL DEFAULT 0;
+    )sql",
+    R"sql(
+    ALTER TABLE records ADD COLUMN cold_weights INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX records_best ON records (workload_key, target, cold_weights DESC, mean_cost, id);
     )sql",
 };
 

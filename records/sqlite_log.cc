@@ -75,7 +75,7 @@ class SqliteLog : public TuningLog {
     std::vector<tuning::MeasureRecord> records;
     while (q.Step()) {
       records.push_back(RowToRecord(SqliteRow{q}));
-      *last_id = q.Int(14);
+      *last_id = q.Int(kScanIdColumn);
     }
     return records;
   }

@@ -29,7 +29,7 @@ namespace tessera {
 namespace records {
 
 /// Schema version this build writes; older logs are migrated on open, newer ones refused.
-constexpr int kTuningLogSchemaVersion = 4;
+constexpr int kTuningLogSchemaVersion = 5;
 
 /// The template name of a workload key: "dense.x86(1024,...)" → "dense.x86".
 std::string TemplateOfWorkload(const std::string& workload_key);

@@ -190,6 +190,7 @@ class Worker {
     options.number = time->number();
     options.repeat = time->repeat();
     options.min_repeat_ms = time->min_repeat_ms();
+    options.evict_args.assign(time->evict_args().begin(), time->evict_args().end());
     for (double seconds :
          runtime::TimeFunction(func, gpu ? kGpu : runtime::CPUDevice(), options, args)) {
       reply->add_seconds(seconds);

@@ -429,14 +429,37 @@ void Planner::PlanPlain(GroupPlan& gp, const std::vector<const Node*>& group) {
 
 }  // namespace driver
 
+namespace {
+
+// Bytes of the constants the graph's nodes read: the weights a run streams through.
+int64_t WeightBytes(const graph::Graph& g) {
+  std::set<int> read;
+  for (const graph::Node& node : g.nodes) {
+    for (int id : node.inputs) {
+      if (id >= 0 && g.values[id].is_constant()) read.insert(id);
+    }
+  }
+  int64_t bytes = 0;
+  for (int id : read) bytes += static_cast<int64_t>(g.values[id].data->bytes.size());
+  return bytes;
+}
+
+}  // namespace
+
 ModelPlan PlanModel(graph::Graph g, const ModelBuildOptions& options) {
   graph::OptimizeGraph(g, options.after_pass);
   ModelPlan plan;
   plan.graph = std::move(g);
   plan.target = options.target;
-  plan.hardware = HardwareOf(Target(options.target));
+  const Target target(options.target);
+  plan.hardware = HardwareOf(target);
   driver::Planner planner(plan, options);
   planner.Run();
+  // Weights that outgrow the caches come from memory on every run; only CPU caches are
+  // evicted when timing (a GPU's kernels are timed as they are).
+  const bool cold = FamilyOf(target) != TargetFamily::kCUDA &&
+                    WeightBytes(plan.graph) > plan.hardware.cache_bytes;
+  for (ModelTask& task : plan.tasks) task.cold_weights = cold;
   return plan;
 }
 

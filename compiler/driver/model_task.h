@@ -27,6 +27,9 @@ struct ModelTask {
   std::string unused_records;
   /// Untuned, configured from this workload's record (`ChosenConfig::nearest_workload`).
   std::string nearest_workload;
+  /// The model's weights exceed the target's caches (`TargetHardware::cache_bytes`), so its
+  /// kernels read theirs from memory on every run: the tuner times them so.
+  bool cold_weights = false;
 };
 
 }  // namespace tessera

@@ -142,22 +142,26 @@ TargetFamily FamilyOf(const Target& target) {
 
 namespace {
 
+constexpr int64_t KB = int64_t{1} << 10;
+constexpr int64_t MB = int64_t{1} << 20;
+
 // Arm cores by LLVM CPU name: one core's streaming bandwidth from memory (typical boards and
-// servers with these cores, rounded down) and the L2 one core can fill (its own, or the
-// cluster's where the cores share one).
+// servers with these cores, rounded down), the L2 one core can fill (its own, or the cluster's
+// where the cores share one) and the last-level cache it can keep weights in between runs (a
+// server's share of a large one, not all of it).
 struct ArmCore {
   const char* mcpu;
   TargetHardware hardware;
 };
 constexpr ArmCore kArmCores[] = {
-    {"cortex-a53", {2e9, int64_t{512} << 10}},   // Raspberry Pi 3, many boards
-    {"cortex-a55", {3e9, int64_t{256} << 10}},   // phones' little cores
-    {"cortex-a72", {4e9, int64_t{1} << 20}},     // Raspberry Pi 4 (1 MB shared)
-    {"cortex-a76", {8e9, int64_t{512} << 10}},   // Raspberry Pi 5, phones' big cores
-    {"cortex-a78", {10e9, int64_t{512} << 10}},  // phones, Jetson Orin (A78AE)
-    {"neoverse-n1", {15e9, int64_t{1} << 20}},   // Graviton2, Ampere Altra
-    {"neoverse-v1", {20e9, int64_t{1} << 20}},   // Graviton3
-    {"apple-m1", {60e9, int64_t{12} << 20}},     // the performance cluster's shared 12 MB
+    {"cortex-a53", {2e9, 512 * KB, 512 * KB}},  // Raspberry Pi 3, many boards: no L3
+    {"cortex-a55", {3e9, 256 * KB, 1 * MB}},    // phones' little cores
+    {"cortex-a72", {4e9, 1 * MB, 1 * MB}},      // Raspberry Pi 4 (1 MB shared, no L3)
+    {"cortex-a76", {8e9, 512 * KB, 2 * MB}},    // Raspberry Pi 5 (2 MB L3), phones' big cores
+    {"cortex-a78", {10e9, 512 * KB, 2 * MB}},   // phones, Jetson Orin (A78AE)
+    {"neoverse-n1", {15e9, 1 * MB, 8 * MB}},    // Graviton2, Ampere Altra
+    {"neoverse-v1", {20e9, 1 * MB, 8 * MB}},    // Graviton3
+    {"apple-m1", {60e9, 12 * MB, 12 * MB}},     // the performance cluster's shared 12 MB
 };
 
 }  // namespace
@@ -165,16 +169,16 @@ constexpr ArmCore kArmCores[] = {
 TargetHardware HardwareOf(const Target& target) {
   switch (FamilyOf(target)) {
     case TargetFamily::kX86:
-      return {10e9, int64_t{1} << 20};
+      return {10e9, 1 * MB, 8 * MB};
     case TargetFamily::kAArch64:
       for (const ArmCore& core : kArmCores) {
         if (target.mcpu() == core.mcpu) return core.hardware;
       }
-      return {4e9, int64_t{512} << 10};
+      return {4e9, 512 * KB, 1 * MB};
     case TargetFamily::kCUDA:
-      return {300e9, int64_t{2} << 20};
+      return {300e9, 2 * MB, 40 * MB};
   }
-  return {10e9, int64_t{1} << 20};
+  return {10e9, 1 * MB, 8 * MB};
 }
 
 std::string Target::str() const {

@@ -82,13 +82,18 @@ struct TargetHardware {
   double memory_bytes_per_s;
   /// Bytes of one core's L2 cache: data larger than this streams from L3 or memory.
   int64_t l2_bytes;
+  /// Bytes of cache a model's weights can stay in from one run to the next (the last level one
+  /// core can count on, conservatively): a model whose weights exceed it reads them from memory
+  /// on every run, and its kernels are tuned so (`ModelTask::cold_weights`).
+  int64_t cache_bytes;
 };
 
-/// The hardware figures of `target`: x86 10 GB/s (a pessimistic single core) and a 1 MB L2;
-/// aarch64 by `-mcpu` (cortex-a53 2 GB/s and 512 KB, cortex-a55 3 GB/s and 256 KB, cortex-a72
-/// 4 GB/s and 1 MB, cortex-a76 8 GB/s and 512 KB, cortex-a78 10 GB/s and 512 KB, neoverse-n1
-/// 15 GB/s and 1 MB, neoverse-v1 20 GB/s and 1 MB, apple-m1 60 GB/s and 12 MB), else 4 GB/s and
-/// 512 KB; CUDA 300 GB/s and 2 MB.
+/// The hardware figures of `target` (bandwidth, L2, cache kept between runs): x86 10 GB/s (a
+/// pessimistic single core), 1 MB and 8 MB; aarch64 by `-mcpu` (cortex-a53 2 GB/s, 512 KB and
+/// 512 KB, cortex-a55 3 GB/s, 256 KB and 1 MB, cortex-a72 4 GB/s, 1 MB and 1 MB, cortex-a76
+/// 8 GB/s, 512 KB and 2 MB, cortex-a78 10 GB/s, 512 KB and 2 MB, neoverse-n1 15 GB/s, 1 MB and
+/// 8 MB, neoverse-v1 20 GB/s, 1 MB and 8 MB, apple-m1 60 GB/s, 12 MB and 12 MB), else 4 GB/s,
+/// 512 KB and 1 MB; CUDA 300 GB/s, 2 MB and 40 MB.
 TargetHardware HardwareOf(const Target& target);
 
 }  // namespace tessera

@@ -59,6 +59,9 @@ struct TemplateDef {
   /// The arguments of a config's candidates; empty when they are the reference's (`baseline`'s)
   /// arguments as they are.
   std::function<CandidateLayout(const TaskArgs& args, const space::ConfigEntity& config)> layout;
+  /// The candidates' arguments a model passes its weights in (constants it reads from memory
+  /// once per run), by index: what `tessera tune --cold-weights` evicts before every call.
+  std::vector<int> weight_args;
 };
 
 /// The tunable templates, by name.

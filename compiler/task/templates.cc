@@ -69,6 +69,7 @@ TemplateDef DenseX86Template() {
   d.baseline = [](const TaskArgs& args) { return topi::DenseDefault(DenseShapeOf(args)); };
   d.reference = DenseReference;
   d.layout = DenseX86Layout;
+  d.weight_args = {1};
   return d;
 }
 
@@ -154,6 +155,7 @@ TemplateDef Conv2dNCHWcX86Template(bool grouped) {
   d.baseline = [](const TaskArgs& args) { return topi::Conv2dDefault(ConvShapeOf(args)); };
   d.reference = Conv2dReference;
   d.layout = Conv2dNCHWcLayout;
+  d.weight_args = {1};
   return d;
 }
 
@@ -218,6 +220,7 @@ TemplateDef Conv2dWinogradX86Template() {
     return Conv2dReference(direct, inputs);
   };
   d.layout = Conv2dWinogradLayout;
+  d.weight_args = {1};
   return d;
 }
 
@@ -339,6 +342,7 @@ TemplateDef DepthwiseTemplate(
   };
   d.reference = DepthwiseReference;
   d.layout = std::move(layout);
+  d.weight_args = {1};
   return d;
 }
 

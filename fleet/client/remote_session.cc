@@ -344,7 +344,7 @@ void RemoteSession::Call(int64_t module, const std::string& function,
 
 std::vector<double> RemoteSession::Time(int64_t module, const std::string& function,
                                         const std::vector<RemoteArg>& args, int number, int repeat,
-                                        int min_repeat_ms) {
+                                        int min_repeat_ms, const std::vector<int>& evict_args) {
   Scope scope(this);
   device::v1::TimeRequest request;
   device::v1::CallRequest* call = request.mutable_call();
@@ -355,6 +355,7 @@ std::vector<double> RemoteSession::Time(int64_t module, const std::string& funct
   request.set_number(number);
   request.set_repeat(repeat);
   request.set_min_repeat_ms(min_repeat_ms);
+  for (int i : evict_args) request.add_evict_args(i);
   device::v1::TimeReply reply;
   Check(stub_->Time(&scope.context, request, &reply), "Time");
   return std::vector<double>(reply.seconds().begin(), reply.seconds().end());

@@ -74,9 +74,10 @@ class RemoteSession {
   /// Calls `function` of `module`.
   void Call(int64_t module, const std::string& function, const std::vector<RemoteArg>& args);
   /// Times `function` with the runtime's time evaluator; mean seconds per call of each repeat.
+  /// The arguments at `evict_args` leave the device's CPU caches before every call.
   std::vector<double> Time(int64_t module, const std::string& function,
                            const std::vector<RemoteArg>& args, int number, int repeat,
-                           int min_repeat_ms = 0);
+                           int min_repeat_ms = 0, const std::vector<int>& evict_args = {});
   /// Loads an uploaded model artifact (`deploy/artifact.h`) on the device, which checks that it
   /// runs there (a refusal is kCallFailed with the device's message); returns its id, target
   /// and signature.

@@ -9,7 +9,7 @@
 
 Records are dicts with the fields `tessera log export` writes (workload_key, target, device_key,
 config_index, costs, error_kind, error_message, timestamp, tuner_version, all_cost, config,
-template_version, in_model).
+template_version, in_model, cold_weights).
 """
 import collections
 import json

@@ -153,6 +153,25 @@ out=$($tessera compile "$dir/tiny.onnx" --target 'llvm -num-threads=1' --db "$di
 check "a build at one thread uses the one-thread records" \
   grep -q "coverage: tuned 4/4 tasks, 100.0% of template FLOPs$" <<<"$out"
 
+# Weights in the caches: the tiny model's fit them, so its first run timed them warm (auto);
+# --cold-weights on evicts them before every call, in records of their own.
+check "auto times a small model's weights warm and says why" \
+  grep -q "weights warm (the model's weights fit the target's caches)$" "$dir/progress"
+cold=("$dir/tiny.onnx" --target llvm --db "$dir/cold.db" --batch 2 --tuner random --number 2
+      --repeat 2 --trials 12 --no-check)
+$tessera tune "${cold[@]}" >/dev/null 2>&1
+out=$($tessera tune "${cold[@]}" --cold-weights on 2>"$dir/cold_progress"); rc=$?
+check "a cold-weights run exits 0" test $rc -eq 0
+check "and says so" grep -q "weights evicted from the caches before every call$" "$dir/cold_progress"
+check "warm records are no history of a cold search" grep -q "6 tasks, 12 trials measured" <<<"$out"
+check "log list marks the cold records" \
+  test "$($tessera log list --db "$dir/cold.db" | grep -c '  cold weights$')" -eq 12
+check "export carries the mark" \
+  test "$($tessera log export --db "$dir/cold.db" | grep -c '"cold_weights":true')" -eq 12
+err=$($tessera tune "${cold[@]}" --cold-weights sometimes 2>&1); rc=$?
+check "a bad --cold-weights exits 2" test $rc -eq 2
+check "and names the choices" grep -q "cold-weights" <<<"$err"
+
 err=$($tessera tune "${common[@]}" --trials 2 --task 'dense.x86(1,10,128,float32)' 2>&1); rc=$?
 check "model and --task together exit 2" test $rc -eq 2
 check "and say why" grep -q "either a model .* or --task" <<<"$err"

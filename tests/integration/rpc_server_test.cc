@@ -67,6 +67,19 @@ TEST(RpcServerTest, UploadLoadCallTimeAndClose) {
       session->Time(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)}, 5, 3);
   ASSERT_EQ(seconds.size(), 3u);
   for (double s : seconds) EXPECT_GT(s, 0.0);
+  // Cold arguments (a kernel's weights as a model reads them): evicted on the device before
+  // every call; an index that names no array is the call's failure, said by the device.
+  std::vector<double> cold = session->Time(
+      module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)}, 5, 3, 0, {0});
+  ASSERT_EQ(cold.size(), 3u);
+  for (double s : cold) EXPECT_GT(s, 0.0);
+  FleetError evict = Failure([&] {
+    session->Time(module, "add_one_u8", {RemoteArg::Array(in), RemoteArg::Array(out)}, 1, 1, 0,
+                  {2});
+  });
+  EXPECT_EQ(evict.code(), FleetErrorCode::kCallFailed);
+  EXPECT_TRUE(Contains(evict.what(), "cannot evict argument 2: the call has 2 arguments"))
+      << evict.what();
 
   FleetError failed = Failure([&] { session->Call(module, "fail_politely", {}); });
   EXPECT_EQ(failed.code(), FleetErrorCode::kCallFailed);

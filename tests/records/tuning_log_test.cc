@@ -137,10 +137,33 @@ TEST_P(TuningLogTest, RecordsRoundTripAllFields) {
   r.set_all_cost(0.75);
   r.set_template_version(3);
   r.set_in_model(true);
+  r.set_cold_weights(true);
   log->Append(r);
   auto back = log->List({})[0];
   EXPECT_EQ(back.SerializeAsString(), r.SerializeAsString());
   EXPECT_DOUBLE_EQ(MeanCost(back), 1.375e-3);
+}
+
+// A workload's records timed with cold weights are its best however fast a warm one was: they
+// were measured as the model reads its weights. Export and import keep the mark.
+TEST_P(TuningLogTest, RecordsTimedWithColdWeightsAreTheBest) {
+  auto log = TuningLog::Open(Location("cold.db"));
+  tuning::MeasureRecord warm = Record(kDense, kZen3, 5, {1e-3});
+  tuning::MeasureRecord cold = Record(kDense, kZen3, 6, {3e-3});
+  cold.set_cold_weights(true);
+  tuning::MeasureRecord slower_cold = Record(kDense, kZen3, 7, {4e-3});
+  slower_cold.set_cold_weights(true);
+  log->AppendBatch({warm, slower_cold, cold});
+  auto best = log->Best(kDense, kZen3);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->config_index(), 6);
+  EXPECT_TRUE(best->cold_weights());
+  std::stringstream lines;
+  log->ExportJsonLines(lines);
+  EXPECT_NE(lines.str().find("\"cold_weights\":true"), std::string::npos) << lines.str();
+  auto copy = TuningLog::Open(Location("cold_copy.db"));
+  copy->ImportJsonLines(lines, "cold.jsonl");
+  EXPECT_EQ(copy->Best(kDense, kZen3)->config_index(), 6);
 }
 
 // A record without a template version was written before versions: it counts as version 1, and
@@ -297,7 +320,7 @@ TEST(SqliteLogTest, NewerSchemaIsRefused) {
   sqlite3_close(db);
   EXPECT_EQ(OpenError(path), "tuning log '" + path +
                                  "' has schema version 9, newer than this Tessera understands "
-                                 "(4); use a newer Tessera to read it");
+                                 "(5); use a newer Tessera to read it");
 }
 
 TEST(SqliteLogTest, ForeignSqliteDatabaseIsRefused) {
@@ -442,7 +465,7 @@ TEST_F(PostgresLogTest, NewerSchemaIsRefused) {
   Exec(uri, "UPDATE tessera_log SET value = '9' WHERE key = 'schema_version'");
   EXPECT_EQ(OpenError(uri), "tuning log '" + uri +
                                 "' has schema version 9, newer than this Tessera understands "
-                                "(4); use a newer Tessera to read it");
+                                "(5); use a newer Tessera to read it");
 }
 
 TEST_F(PostgresLogTest, ForeignRecordsTableIsRefused) {

@@ -108,9 +108,11 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
   if (out.error == tuning::OK) {
     TimingPlan plan = PlanTiming(options_.run, first_call_s);
     if (!plan.first_call_only) Step("time");
-    out.costs = plan.first_call_only ? std::vector<double>{first_call_s}
-                                     : session_->Time(module, kCandidateFunction, args, plan.number,
-                                                      plan.repeat, plan.min_repeat_ms);
+    out.costs = plan.first_call_only
+                    ? std::vector<double>{first_call_s}
+                    : session_->Time(module, kCandidateFunction, args, plan.number, plan.repeat,
+                                     plan.min_repeat_ms,
+                                     EvictedArguments(task_, options_.run, args.size()));
     out.cost = std::accumulate(out.costs.begin(), out.costs.end(), 0.0) / out.costs.size();
   }
   for (int64_t id : arrays) session_->FreeArray(id);

@@ -117,6 +117,17 @@ std::string CompareOutput(const TaskFixture& fixture, const float* got, double r
   return "";
 }
 
+std::vector<int> EvictedArguments(const task::Task& task, const RunOptions& options,
+                                  size_t num_args) {
+  std::vector<int> evicted;
+  if (options.flush_cache) {
+    for (size_t i = 0; i < num_args; ++i) evicted.push_back(static_cast<int>(i));
+  } else if (options.cold_weights) {
+    evicted = task.templ().weight_args;
+  }
+  return evicted;
+}
+
 ir::PrimFunc LowerCandidate(const task::Task& task, const space::ConfigEntity& config) {
   topi::ScheduledOp op = task.Instantiate(config);
   return lower::Lower(op.schedule, op.args, kCandidateFunction);
@@ -188,7 +199,7 @@ RunFn TaskRunFn(const task::Task& task, const RunOptions& options) {
     timing.number = plan.number;
     timing.repeat = plan.repeat;
     timing.min_repeat_ms = plan.min_repeat_ms;
-    timing.flush_cache = options.flush_cache;
+    timing.evict_args = EvictedArguments(task, options, arrays.size());
     return runtime::TimeFunction(func, device, timing, args);
   };
 }

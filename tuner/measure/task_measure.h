@@ -22,7 +22,12 @@ struct RunOptions {
   int number = 10;
   int repeat = 3;
   int min_repeat_ms = 0;
+  /// Every argument leaves the CPU caches before every timed call.
   bool flush_cache = false;
+  /// The template's weight arguments (`TemplateDef::weight_args`) leave the CPU caches before
+  /// every timed call, inputs and outputs stay warm: a kernel as a model runs it when the
+  /// model's weights do not fit the caches. Its records say so (`MeasureRecord::cold_weights`).
+  bool cold_weights = false;
   double rtol = 1e-3;  ///< relative tolerance of the check
   double atol = 1e-3;  ///< absolute tolerance of the check
   uint64_t seed = 1;   ///< of the random inputs
@@ -54,6 +59,11 @@ struct TaskFixture {
 
 /// Seeded random inputs for `task` and the template's reference output for them.
 std::shared_ptr<const TaskFixture> MakeTaskFixture(const task::Task& task, uint64_t seed);
+
+/// The arguments of `task`'s candidates (`num_args` of them) to evict from the CPU caches before
+/// every timed call under `options`: all for `flush_cache`, the weights for `cold_weights`.
+std::vector<int> EvictedArguments(const task::Task& task, const RunOptions& options,
+                                  size_t num_args);
 
 /// The arguments of one config's candidate: the fixture's inputs converted by the template's
 /// layout (for example packed into blocked layouts), prepared outside any timed call.

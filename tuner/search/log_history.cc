@@ -11,7 +11,7 @@ namespace tuner {
 
 LoadedHistory TrialsFromLog(const records::TuningLog& log, const std::string& workload_key,
                             const std::string& target, const space::ConfigSpace& space,
-                            int template_version) {
+                            int template_version, std::optional<bool> cold_weights) {
   records::RecordFilter filter;
   filter.workload_key = workload_key;
   filter.target = target;
@@ -20,6 +20,10 @@ LoadedHistory TrialsFromLog(const records::TuningLog& log, const std::string& wo
     if (record.in_model()) continue;  // the end-of-tuning check's, not a trial of the search
     if (template_version != 0 && records::TemplateVersionOf(record) != template_version) {
       ++out.skipped;  // measured another version of the template
+      continue;
+    }
+    if (cold_weights && record.cold_weights() != *cold_weights) {
+      ++out.skipped;  // timed with the weights in another state of the caches
       continue;
     }
     Trial trial{space.Fallback(), {}};

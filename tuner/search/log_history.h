@@ -4,6 +4,7 @@
 #ifndef TESSERA_TUNER_SEARCH_LOG_HISTORY_H_
 #define TESSERA_TUNER_SEARCH_LOG_HISTORY_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,13 @@ struct LoadedHistory {
 
 /// The records of exactly `workload_key` on exactly `target`, as trials over `space`; with a
 /// `template_version` (0: any), only records of that template version
-/// (`records::TemplateVersionOf`), the others counted as skipped: they measured other code.
+/// (`records::TemplateVersionOf`), the others counted as skipped: they measured other code. With
+/// `cold_weights`, only records timed that way (`MeasureRecord::cold_weights`), the others
+/// skipped: a search compares costs measured in one condition.
 LoadedHistory TrialsFromLog(const records::TuningLog& log, const std::string& workload_key,
                             const std::string& target, const space::ConfigSpace& space,
-                            int template_version = 0);
+                            int template_version = 0,
+                            std::optional<bool> cold_weights = std::nullopt);
 
 /// The tuning record of `trial`.
 tuning::MeasureRecord RecordOfTrial(const Trial& trial, const std::string& workload_key,

@@ -39,6 +39,19 @@ std::string VersionList(const std::set<int>& versions) {
   return out;
 }
 
+// `records` without the task records timed hot (`MeasureRecord::cold_weights` false) when some
+// were timed with cold weights: those were measured as the model reads its weights, and a hot
+// cost would win against them by the caches alone.
+std::vector<tuning::MeasureRecord> PreferColdWeights(std::vector<tuning::MeasureRecord> records) {
+  const bool any_cold =
+      std::any_of(records.begin(), records.end(), [](const auto& r) { return r.cold_weights(); });
+  if (!any_cold) return records;
+  records.erase(std::remove_if(records.begin(), records.end(),
+                               [](const auto& r) { return !r.in_model() && !r.cold_weights(); }),
+                records.end());
+  return records;
+}
+
 // `records` where a config measured inside a model (`MeasureRecord::in_model`) counts by its
 // newest such record alone: the end-of-tuning check found the model runs it at that cost, which
 // its task records (hot weights, no epilogue) may have promised far below. The other task
@@ -46,6 +59,7 @@ std::string VersionList(const std::set<int>& versions) {
 // ways, so that the next-best task record does not win against the kept choice by the same
 // optimism the check just corrected. Fastest first (by mean cost, ties in log order).
 std::vector<tuning::MeasureRecord> RankByModelCost(std::vector<tuning::MeasureRecord> records) {
+  records = PreferColdWeights(std::move(records));
   auto fastest_first = [](std::vector<tuning::MeasureRecord> ranked) {
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return records::MeanCost(a) < records::MeanCost(b);

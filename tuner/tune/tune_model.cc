@@ -60,8 +60,9 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
   int64_t recorded = 0;
   // Earlier records count: for the budget, for the curves, and a full space is done.
   for (size_t i = 0; i < parsed.size(); ++i) {
-    LoadedHistory history = TrialsFromLog(*log, parsed[i].workload_key(), target,
-                                          parsed[i].config_space(), parsed[i].templ().version);
+    LoadedHistory history =
+        TrialsFromLog(*log, parsed[i].workload_key(), target, parsed[i].config_space(),
+                      parsed[i].templ().version, tasks[i].cold_weights);
     std::vector<double> costs;
     std::vector<int64_t> configs;
     for (const Trial& trial : history.trials) {
@@ -81,6 +82,7 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     batch.trials = std::min<int64_t>(options.task.batch_size, options.trials - recorded);
     batch.early_stopping = -1;
     batch.seed = options.task.seed + static_cast<uint64_t>(round);  // fresh proposals each round
+    batch.run.cold_weights = tasks[t].cold_weights;
     std::vector<double> costs;
     std::vector<int64_t> configs;
     TuneTask(parsed[t], log, batch, [&](const TuneProgress&, const std::vector<Trial>& trials) {

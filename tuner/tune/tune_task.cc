@@ -53,8 +53,9 @@ TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
                         const TuneTaskOptions& options, const ProgressFn& progress) {
   CheckTarget(task.target());
   TuneTaskResult result;
-  LoadedHistory history = TrialsFromLog(*log, task.workload_key(), task.target(),
-                                        task.config_space(), task.templ().version);
+  LoadedHistory history =
+      TrialsFromLog(*log, task.workload_key(), task.target(), task.config_space(),
+                    task.templ().version, options.run.cold_weights);
   result.resumed = static_cast<int64_t>(history.trials.size());
   std::unique_ptr<Tuner> tuner;
   if (options.tuner == "xgb") {
@@ -120,6 +121,7 @@ TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
           records.push_back(
               RecordOfTrial(t, task.workload_key(), task.target(), device_key, kTunerVersion));
           records.back().set_template_version(task.templ().version);
+          records.back().set_cold_weights(options.run.cold_weights);
         }
         log->AppendBatch(records);
         if (progress) progress(p, trials);

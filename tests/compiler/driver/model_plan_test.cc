@@ -144,5 +144,48 @@ TEST(ModelPlanTest, ExtractTasksIsThePlansTaskList) {
   }
 }
 
+// One MatMul of a [1, k] input by constant [k, n] weights.
+graph::Graph MatMulModel(int64_t k, int64_t n) {
+  graph::Graph g;
+  graph::Value x;
+  x.name = "x";
+  x.shape = {1, k};
+  const int input = g.AddValue(x);
+  g.inputs.push_back(input);
+  const int weights = g.AddConstant("w", graph::TensorData::Zeros(graph::DType::kFloat32, {k, n}));
+  graph::Value y;
+  y.name = "y";
+  const int output = g.AddValue(y);
+  graph::Node matmul;
+  matmul.op = "MatMul";
+  matmul.name = "matmul";
+  matmul.inputs = {input, weights};
+  matmul.outputs = {output};
+  g.nodes.push_back(matmul);
+  g.outputs = {output};
+  return g;
+}
+
+// A model whose weights outgrow the target's cache (`TargetHardware::cache_bytes`: 8 MB on x86,
+// 1 MB on a Raspberry Pi 4's cortex-a72) reads them from memory on every run: its tasks are
+// tuned with cold weights.
+TEST(ModelPlanTest, WeightsBeyondTheTargetsCacheAreTunedCold) {
+  ModelBuildOptions options;
+  std::ostringstream warnings;
+  options.warnings = &warnings;
+  auto cold = [&](int64_t k, int64_t n, const std::string& target) {
+    options.target = target;
+    const std::vector<ModelTask> tasks = ExtractTasks(MatMulModel(k, n), options);
+    EXPECT_EQ(tasks.size(), 1u) << k << "x" << n << " on " << target;
+    return !tasks.empty() && tasks[0].cold_weights;
+  };
+  const std::string a72 = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72";
+  EXPECT_FALSE(cold(256, 256, kCPU));      // 256 KB
+  EXPECT_FALSE(cold(1024, 512, kCPU));     // 2 MB
+  EXPECT_TRUE(cold(1024, 512, a72));       // 2 MB on a board of 1 MB
+  EXPECT_TRUE(cold(1536, 2048, kCPU));     // 12 MB
+  EXPECT_FALSE(cold(1536, 2048, "cuda"));  // a GPU's kernels are timed as they are
+}
+
 }  // namespace
 }  // namespace tessera

@@ -113,15 +113,18 @@ TEST(TargetTest, HardwareFiguresPerFamily) {
   const TargetHardware x86 = HardwareOf(Target("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64-v3"));
   EXPECT_EQ(x86.memory_bytes_per_s, 10e9);
   EXPECT_EQ(x86.l2_bytes, int64_t{1} << 20);
+  EXPECT_EQ(x86.cache_bytes, int64_t{8} << 20);
   EXPECT_EQ(FamilyOf(Target("llvm -mtriple=x86_64-linux-gnu")), TargetFamily::kX86);
 
   // Arm cores by -mcpu; any other CPU of the family gets the conservative default.
   const TargetHardware a72 = HardwareOf(Target("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"));
   EXPECT_EQ(a72.memory_bytes_per_s, 4e9);
   EXPECT_EQ(a72.l2_bytes, int64_t{1} << 20);
+  EXPECT_EQ(a72.cache_bytes, int64_t{1} << 20);  // no L3 on a Raspberry Pi 4
   const TargetHardware n1 = HardwareOf(Target("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1"));
   EXPECT_EQ(n1.memory_bytes_per_s, 15e9);
   EXPECT_EQ(n1.l2_bytes, int64_t{1} << 20);
+  EXPECT_EQ(n1.cache_bytes, int64_t{8} << 20);
   const TargetHardware m1 = HardwareOf(Target("llvm -mtriple=arm64-apple-macos -mcpu=apple-m1"));
   EXPECT_EQ(m1.memory_bytes_per_s, 60e9);
   EXPECT_EQ(m1.l2_bytes, int64_t{12} << 20);

@@ -80,6 +80,32 @@ TEST(TaskRunFnTest, ATinyBudgetTimesEachCandidateOnce) {
   }
 }
 
+// The weights (the templates' packed second argument) are what --cold-weights evicts; a
+// template without weights evicts nothing; --flush-cache evicts everything.
+TEST(TaskMeasureTest, ColdWeightsEvictTheTemplatesWeightArguments) {
+  RunOptions cold;
+  cold.cold_weights = true;
+  for (const char* key :
+       {"dense.x86(8,16,8,float32)", "conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)",
+        "depthwise_conv2d_NCHWc.x86(1,16,6,6,3,3,1,1,float32)",
+        "conv2d_winograd_NCHWc.x86(1,8,8,8,16,1,float32)"}) {
+    EXPECT_EQ(EvictedArguments(task::Task(key, "llvm"), cold, 3), (std::vector<int>{1})) << key;
+  }
+  task::Task batch_matmul("batch_matmul.x86(1,4,8,2,float32)", "llvm");
+  EXPECT_TRUE(EvictedArguments(batch_matmul, cold, 3).empty());
+  EXPECT_TRUE(EvictedArguments(batch_matmul, {}, 3).empty());
+  RunOptions all;
+  all.flush_cache = true;
+  EXPECT_EQ(EvictedArguments(batch_matmul, all, 3), (std::vector<int>{0, 1, 2}));
+  // End to end: cold candidates are checked and timed as warm ones are.
+  task::Task conv("conv2d_NCHWc.x86(1,8,6,6,8,3,3,1,1,float32)", "llvm");
+  LocalMeasurer measurer(TaskBuildFn(conv), TaskRunFn(conv, cold), {2, 60, 30, true, WorkDir()});
+  for (const MeasureOutcome& o : measurer.Measure({conv.config_space().Fallback()})) {
+    ASSERT_TRUE(o.ok()) << o.message;
+    EXPECT_EQ(o.costs.size(), 3u);
+  }
+}
+
 using ::testing::HasSubstr;
 
 space::ConfigEntity ConvConfig(const task::Task& task, int64_t ic_bn, int64_t oc_bn,

@@ -91,6 +91,42 @@ TEST(LogHistoryTest, RecordsRoundTripIntoTrials) {
   EXPECT_EQ(space::ConfigFromProto(s, best->config()), s.Get(5));
 }
 
+// A search timed with cold weights resumes from records timed so, and the log's best is one of
+// them however fast a warm record of the workload was.
+TEST(LogHistoryTest, ColdWeightRecordsAreTheirOwnHistoryAndTheBest) {
+  auto log = records::TuningLog::Open(TempDb("cold.db"));
+  testing::SyntheticDense dense{64, 64, 64};
+  space::ConfigSpace s = dense.Space();
+  Trial warm{s.Get(3), {}};
+  warm.outcome.cost = 1.0;
+  Trial cold{s.Get(7), {}};
+  cold.outcome.cost = 4.0;
+  log->Append(RecordOfTrial(warm, dense.WorkloadKey(), kTarget, "local", "test"));
+  tuning::MeasureRecord cold_record =
+      RecordOfTrial(cold, dense.WorkloadKey(), kTarget, "local", "test");
+  cold_record.set_cold_weights(true);
+  log->Append(cold_record);
+
+  LoadedHistory only_cold = TrialsFromLog(*log, dense.WorkloadKey(), kTarget, s, 0, true);
+  ASSERT_EQ(only_cold.trials.size(), 1u);
+  EXPECT_EQ(only_cold.trials[0].config, s.Get(7));
+  EXPECT_EQ(only_cold.skipped, 1);
+  LoadedHistory only_warm = TrialsFromLog(*log, dense.WorkloadKey(), kTarget, s, 0, false);
+  ASSERT_EQ(only_warm.trials.size(), 1u);
+  EXPECT_EQ(only_warm.trials[0].config, s.Get(3));
+  EXPECT_EQ(TrialsFromLog(*log, dense.WorkloadKey(), kTarget, s).trials.size(), 2u);
+
+  auto best = log->Best(dense.WorkloadKey(), kTarget);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_TRUE(best->cold_weights());
+  EXPECT_EQ(space::ConfigFromProto(s, best->config()), s.Get(7));
+  // Read back as written.
+  std::vector<tuning::MeasureRecord> all = log->List({});
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_FALSE(all[0].cold_weights());
+  EXPECT_TRUE(all[1].cold_weights());
+}
+
 }  // namespace
 }  // namespace tuner
 }  // namespace tessera

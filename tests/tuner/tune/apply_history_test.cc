@@ -92,6 +92,27 @@ TEST(ApplyHistoryTest, ARecordMeasuredInTheModelStandsForItsConfig) {
   EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(3));
 }
 
+// Records timed with cold weights (as the model reads them) decide once a workload has any: a
+// config timed warm, however fast, no longer competes with them.
+TEST(ApplyHistoryTest, RecordsTimedWithColdWeightsOutrankWarmOnes) {
+  auto log = records::TuningLog::Open(TempPath("cold.db"));
+  task::Task task("dense.x86(64,64,64,float32)", "llvm");
+  const auto& s = task.config_space();
+  auto cold = [&](const space::ConfigEntity& c, double cost) {
+    tuning::MeasureRecord r = Record(task, c, cost);
+    r.set_cold_weights(true);
+    return r;
+  };
+  log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(5), 2.0)});
+  std::ostringstream warnings;
+  EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(3));
+  log->AppendBatch({cold(s.Get(5), 3.0), cold(s.Get(7), 2.5)});
+  ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
+  EXPECT_EQ(chosen.config, s.Get(7));
+  ASSERT_TRUE(chosen.record.has_value());
+  EXPECT_TRUE(chosen.record->cold_weights());
+}
+
 // A preferred config (a convolution whose input block its producer writes) wins when it is
 // within the tolerance of the best record, and only then.
 TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
