@@ -47,6 +47,7 @@ void InPython(const Fn& fn) {
 // What the tuning options say, as `tessera tune`'s flags set them.
 struct TuneArgs {
   std::string target, db, tuner, rpc_tracker, rpc_key, token_file;
+  std::string cold_weights = "auto";  // auto, on or off, as `tessera tune --cold-weights`
   int64_t trials = 0;
   int number = 0, repeat = 0;
 };
@@ -57,6 +58,9 @@ tuner::TuneTaskOptions TaskOptions(const TuneArgs& args) {
         "tune: rpc_tracker and rpc_key go together (measure on fleet devices of that key); leave "
         "both out to measure on this machine");
   }
+  TESSERA_USER_CHECK(args.cold_weights == "auto" || args.cold_weights == "on" ||
+                     args.cold_weights == "off")
+      << "tune: cold_weights is 'auto', 'on' or 'off', not '" << args.cold_weights << "'";
   tuner::CheckTarget(args.target);
   if (args.rpc_tracker.empty()) tuner::CheckRunsOnThisHost(args.target);
   tuner::TuneTaskOptions options;
@@ -66,6 +70,7 @@ tuner::TuneTaskOptions TaskOptions(const TuneArgs& args) {
   options.tuner = args.tuner;
   if (args.number > 0) options.run.number = args.number;
   if (args.repeat > 0) options.run.repeat = args.repeat;
+  options.run.cold_weights = args.cold_weights == "on";  // a model's tasks decide for themselves
   options.rpc_tracker = args.rpc_tracker;
   options.rpc_key = args.rpc_key;
   if (!args.token_file.empty()) options.rpc_token = fleet::ReadTokenFile(args.token_file);
@@ -108,6 +113,9 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
     py::gil_scoped_release release;
     tasks = tuner::ExtractModelTasks(path, input_shapes, args.target);
     if (tasks.empty()) throw UserError(path + ": the model has no tunable task");
+    if (args.cold_weights != "auto") {
+      for (ModelTask& task : tasks) task.cold_weights = args.cold_weights == "on";
+    }
     auto log = records::TuningLog::Open(args.db);
     try {
       result = tuner::TuneModel(
@@ -191,8 +199,10 @@ py::dict TuneOneTask(const std::string& workload_key, const TuneArgs& args,
 void BindTuning(py::module_& m) {
   auto args = [](const std::string& target, const std::string& db, int64_t trials,
                  const std::string& tuner, int number, int repeat, const std::string& rpc_tracker,
-                 const std::string& rpc_key, const std::string& token_file) {
+                 const std::string& rpc_key, const std::string& token_file,
+                 const std::string& cold_weights) {
     TuneArgs a;
+    a.cold_weights = cold_weights;
     a.target = target;
     a.db = db;
     a.trials = trials;
@@ -210,29 +220,31 @@ void BindTuning(py::module_& m) {
              const std::string& target, const std::string& db, int64_t trials,
              const std::string& tuner, int number, int repeat, const std::string& rpc_tracker,
              const std::string& rpc_key, const std::string& token_file, const py::object& progress,
-             bool check) {
-        return TuneModelFile(
-            path, input_shapes,
-            args(target, db, trials, tuner, number, repeat, rpc_tracker, rpc_key, token_file),
-            progress, check);
+             bool check, const std::string& cold_weights) {
+        return TuneModelFile(path, input_shapes,
+                             args(target, db, trials, tuner, number, repeat, rpc_tracker, rpc_key,
+                                  token_file, cold_weights),
+                             progress, check);
       },
       py::arg("path"), py::arg("input_shapes"), py::arg("target"), py::arg("db"), py::arg("trials"),
       py::arg("tuner"), py::arg("number"), py::arg("repeat"), py::arg("rpc_tracker"),
-      py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"), py::arg("check"));
+      py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"), py::arg("check"),
+      py::arg("cold_weights"));
   m.def(
       "tune_task",
       [args](const std::string& workload_key, const std::string& target, const std::string& db,
              int64_t trials, const std::string& tuner, int number, int repeat,
              const std::string& rpc_tracker, const std::string& rpc_key,
-             const std::string& token_file, const py::object& progress) {
-        return TuneOneTask(
-            workload_key,
-            args(target, db, trials, tuner, number, repeat, rpc_tracker, rpc_key, token_file),
-            progress);
+             const std::string& token_file, const py::object& progress,
+             const std::string& cold_weights) {
+        return TuneOneTask(workload_key,
+                           args(target, db, trials, tuner, number, repeat, rpc_tracker, rpc_key,
+                                token_file, cold_weights),
+                           progress);
       },
       py::arg("workload_key"), py::arg("target"), py::arg("db"), py::arg("trials"),
       py::arg("tuner"), py::arg("number"), py::arg("repeat"), py::arg("rpc_tracker"),
-      py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"));
+      py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"), py::arg("cold_weights"));
 }
 
 }  // namespace python

@@ -37,7 +37,8 @@ class _ProgressLine:
 
 
 def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0, repeat=0,
-         rpc_tracker=None, rpc_key=None, token_file=None, progress=True, check=True):
+         rpc_tracker=None, rpc_key=None, token_file=None, progress=True, check=True,
+         cold_weights="auto"):
     """Tunes every tunable task of an ONNX model (a path, its bytes or an onnx.ModelProto), or
     one task by its workload key ("dense.x86(1024,1024,1024,float32)"), for `target`, recording
     every measurement in the log `db`, a SQLite file or a postgresql:// URI (created when
@@ -56,6 +57,11 @@ def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0
     kernel ran slower tuned (docs/tuner.md, "The end-of-tuning check"); its figures are the
     summary's "check" (None when skipped), its report is printed when `progress` is True.
 
+    `cold_weights` ("auto", "on" or "off", as `tessera tune --cold-weights`): time each kernel
+    with its weights evicted from the CPU caches before every call, as a model whose weights
+    exceed the caches reads them; "auto" does so for a model when its weights exceed the
+    target's cache, never for one task.
+
     Returns a summary dict (per task: trials, measured, best_seconds, state; for a model also the
     estimated latency of its tunable part and the check)."""
     line = None
@@ -69,7 +75,7 @@ def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0
     common = dict(target=target, db=os.fspath(db), trials=int(trials), tuner=tuner,
                   number=int(number), repeat=int(repeat), rpc_tracker=rpc_tracker or "",
                   rpc_key=rpc_key or "", token_file=os.fspath(token_file) if token_file else "",
-                  progress=callback)
+                  progress=callback, cold_weights=str(cold_weights))
     try:
         if _looks_like_workload(model):
             return _tessera.tune_task(model, **common)

@@ -66,6 +66,21 @@ def test_the_log_reads_back_as_plain_python(conv_model, tmp_path):
         tessera.log.open(str(tmp_path / "missing.db"))
 
 
+def test_cold_weights_are_timed_into_records_of_their_own(conv_model, tmp_path):
+    db = str(tmp_path / "cold.db")
+    tune_conv(conv_model, db, 4, progress=False, check=False)
+    # The small model's weights fit the caches: auto timed them warm.
+    assert not any(r["cold_weights"] for r in tessera.log.open(db).records())
+    summary = tune_conv(conv_model, db, 4, progress=False, check=False, cold_weights="on")
+    assert summary["measured"] == 4  # warm records are no history of a cold search
+    records = tessera.log.open(db).records()
+    assert sum(r["cold_weights"] for r in records) == 4
+    assert tessera.log.open(db).best(CONV, "llvm")["cold_weights"]
+    tune_conv(CONV, db, 2, progress=False, cold_weights="off")
+    with pytest.raises(tessera.UserError, match="cold_weights is 'auto', 'on' or 'off'"):
+        tune_conv(CONV, db, 2, cold_weights="lukewarm")
+
+
 def test_bad_arguments_are_user_errors(conv_model, tmp_path):
     db = str(tmp_path / "bad.db")
     with pytest.raises(tessera.UserError, match="rpc_tracker and rpc_key go together"):
