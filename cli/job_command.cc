@@ -36,6 +36,7 @@ struct JobFlags {
   int64_t trials = 0;
   int priority = 0;
   int batch = 8;
+  std::string cold_weights = "auto";  // --cold-weights
   // status, watch, cancel
   std::string job_id;
   int64_t interval_ms = 2000;
@@ -118,6 +119,8 @@ void Submit(const JobFlags& flags) {
       spec->set_trials(shares[i]);
       spec->set_weight(tasks[i].weight);
       spec->set_alternative_to(tasks[i].alternative_to);
+      spec->set_cold_weights(flags.cold_weights == "auto" ? tasks[i].cold_weights
+                                                          : flags.cold_weights == "on");
     }
     request.set_name(flags.model.substr(flags.model.find_last_of('/') + 1));
   } else {
@@ -125,6 +128,7 @@ void Submit(const JobFlags& flags) {
       jobs::v1::TaskSpec* spec = request.add_tasks();
       spec->set_workload_key(task::Task(key, flags.target).workload_key());  // canonical
       spec->set_trials(flags.trials);
+      spec->set_cold_weights(flags.cold_weights == "on");  // auto: a task alone has no model
     }
   }
   request.set_target(flags.target);
@@ -244,6 +248,12 @@ void AddJobCommand(CLI::App& app) {
   submit->add_option("--batch", flags->batch, "trials per leased batch")
       ->check(CLI::Range(1, 1024));
   submit->add_option("--user", flags->user, "whose job (fair sharing); default $USER");
+  submit
+      ->add_option("--cold-weights", flags->cold_weights,
+                   "time kernels with their weights evicted from the CPU caches, as `tessera "
+                   "tune --cold-weights` (auto: a model's when its weights exceed the target's "
+                   "cache, a --task's never)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   submit->callback([flags] { Submit(*flags); });
 
   CLI::App* list = job->add_subcommand("list", "every job with its progress");

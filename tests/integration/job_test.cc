@@ -293,6 +293,8 @@ TEST(JobTest, CancelStopsTheJobsLeasesAndKeepsItsRecords) {
 }
 
 // A model job: the command extracts the tasks and their trial shares; the tracker only sees keys.
+// Submitted with --cold-weights on, every batch is timed with the weights evicted on the device
+// and every record says so.
 TEST(JobTest, AModelJobTunesEveryTaskOfTheModelWithItsShare) {
   JobFleet f("jobs-model");
   f.fleet.AddServer("cpu");
@@ -302,7 +304,7 @@ TEST(JobTest, AModelJobTunesEveryTaskOfTheModelWithItsShare) {
             0);
   ASSERT_EQ(testing::RunCommand("cli/tessera job submit " + f.state +
                                     "/tiny.onnx --target llvm --rpc-key cpu --trials 12 --batch 2 "
-                                    "--tuner random --tracker " +
+                                    "--tuner random --cold-weights on --tracker " +
                                     f.fleet.tracker_address(),
                                 &out),
             0)
@@ -321,6 +323,10 @@ TEST(JobTest, AModelJobTunesEveryTaskOfTheModelWithItsShare) {
     EXPECT_EQ(task.done(), task.trials()) << task.workload_key();
     // Some conv2d configurations legitimately fail to build; none is lost to a device.
     f.ExpectExactRecords(task.workload_key(), static_cast<int>(task.trials()), /*all_ok=*/false);
+    EXPECT_TRUE(task.cold_weights()) << task.workload_key();
+    for (const tuning::MeasureRecord& r : f.Records(task.workload_key())) {
+      EXPECT_TRUE(r.cold_weights()) << task.workload_key() << " config " << r.config_index();
+    }
   }
 }
 

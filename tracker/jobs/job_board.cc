@@ -254,7 +254,8 @@ std::string JobBoard::Submit(const jobs::v1::SubmitRequest& request, int64_t now
   stored.submitted_unix_ms = now_unix_ms;
   for (const jobs::v1::TaskSpec& spec : request.tasks()) {
     stored.tasks.push_back({spec.workload_key(), spec.trials(), false, 0,
-                            std::max<int64_t>(spec.weight(), 1), spec.alternative_to()});
+                            std::max<int64_t>(spec.weight(), 1), spec.alternative_to(),
+                            spec.cold_weights()});
     Task task;
     task.workload_key = spec.workload_key();
     task.trials = spec.trials();
@@ -295,6 +296,7 @@ jobs::v1::JobStatus JobBoard::StatusOf(const Job& job, int64_t now_unix_ms) cons
     t->set_exhausted(task.exhausted);
     t->set_weight(s.tasks[i].weight);
     t->set_alternative_to(s.tasks[i].alternative_to);
+    t->set_cold_weights(s.tasks[i].cold_weights);
     for (const jobs::v1::BestPoint& point : task.improvements) *t->add_improvements() = point;
     double task_eta = 0;
     if (!task.finished() && job.active()) {
@@ -414,6 +416,7 @@ std::optional<jobs::v1::WorkLease> JobBoard::Lease(
   out.set_trials(s.trials);
   out.set_seed(s.seed);
   out.set_lease_ms(lease_ms_);
+  out.set_cold_weights(best->stored.tasks[best_task].cold_weights);
   return out;
 }
 

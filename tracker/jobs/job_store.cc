@@ -50,6 +50,8 @@ constexpr const char* kPostgresSchema =
     "workload_key TEXT NOT NULL, trials BIGINT NOT NULL, exhausted BIGINT NOT NULL, "
     "started_unix_ms BIGINT NOT NULL, weight BIGINT NOT NULL DEFAULT 1, "
     "alternative_to TEXT NOT NULL DEFAULT '', PRIMARY KEY (job_id, task));"
+    // Tasks timed with cold weights came after the first shared stores.
+    "ALTER TABLE job_tasks ADD COLUMN IF NOT EXISTS cold_weights BIGINT NOT NULL DEFAULT 0;"
     "CREATE TABLE IF NOT EXISTS job_leases (lease_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, "
     "task BIGINT NOT NULL, worker_id TEXT NOT NULL, trials BIGINT NOT NULL, "
     "seed BIGINT NOT NULL, expires_ms BIGINT NOT NULL DEFAULT 0);"
@@ -84,7 +86,8 @@ JobStore::~JobStore() = default;
 void JobStore::CreateSqliteSchema() {
   sql_->Exec(kSqliteSchema);
   // Tasks' weights and alternatives came with the tuning curves on the dashboard, leases' ends
-  // with shared stores; older files weigh each task by 1, with no alternatives.
+  // with shared stores, cold weights after them; older files weigh each task by 1, with no
+  // alternatives, warm.
   std::set<std::string> columns;
   sql_->Query(
       "SELECT name FROM pragma_table_info('job_tasks') UNION ALL "
@@ -95,6 +98,9 @@ void JobStore::CreateSqliteSchema() {
   }
   if (columns.count("alternative_to") == 0) {
     sql_->Exec("ALTER TABLE job_tasks ADD COLUMN alternative_to TEXT NOT NULL DEFAULT '';");
+  }
+  if (columns.count("cold_weights") == 0) {
+    sql_->Exec("ALTER TABLE job_tasks ADD COLUMN cold_weights INTEGER NOT NULL DEFAULT 0;");
   }
   if (columns.count("leases.expires_ms") == 0) {
     sql_->Exec("ALTER TABLE job_leases ADD COLUMN expires_ms INTEGER NOT NULL DEFAULT 0;");
@@ -170,13 +176,13 @@ StoredJobs JobStore::Load() {
   std::map<std::string, StoredJob*> by_id;
   for (StoredJob& job : out.jobs) by_id[job.job_id] = &job;
   sql_->Query(
-      "SELECT job_id, workload_key, trials, exhausted, started_unix_ms, weight, alternative_to "
-      "FROM job_tasks ORDER BY job_id, task",
+      "SELECT job_id, workload_key, trials, exhausted, started_unix_ms, weight, alternative_to, "
+      "cold_weights FROM job_tasks ORDER BY job_id, task",
       {}, [&](const SqlRow& row) {
         auto job = by_id.find(row.Text(0));
         if (job == by_id.end()) return;
-        job->second->tasks.push_back(
-            {row.Text(1), row.Int(2), row.Int(3) != 0, row.Int(4), row.Int(5), row.Text(6)});
+        job->second->tasks.push_back({row.Text(1), row.Int(2), row.Int(3) != 0, row.Int(4),
+                                      row.Int(5), row.Text(6), row.Int(7) != 0});
       });
   sql_->Query("SELECT lease_id, job_id, task, worker_id, trials, seed, expires_ms FROM job_leases",
               {}, [&](const SqlRow& row) {
@@ -227,9 +233,10 @@ void JobStore::SaveJob(const StoredJob& job) {
   for (size_t i = 0; i < job.tasks.size(); ++i) {
     sql_->Query(
         "INSERT INTO job_tasks (job_id, task, workload_key, trials, exhausted, started_unix_ms, "
-        "weight, alternative_to) VALUES (?, ?, ?, ?, 0, 0, ?, ?)",
+        "weight, alternative_to, cold_weights) VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)",
         {job.job_id, static_cast<int64_t>(i), job.tasks[i].workload_key, job.tasks[i].trials,
-         job.tasks[i].weight, job.tasks[i].alternative_to});
+         job.tasks[i].weight, job.tasks[i].alternative_to,
+         int64_t{job.tasks[i].cold_weights ? 1 : 0}});
   }
   BumpVersion();
   transaction.Commit();

@@ -33,6 +33,7 @@ struct StoredTask {
   int64_t started_unix_ms = 0;  ///< first lease (0: none yet)
   int64_t weight = 1;           ///< kernels of the model that run it (`TaskSpec::weight`)
   std::string alternative_to;   ///< `TaskSpec::alternative_to`
+  bool cold_weights = false;    ///< `TaskSpec::cold_weights`
 };
 
 /// A job as stored.

@@ -102,6 +102,7 @@ BatchOutcome RunBatch(fleet::JobClient& client, const jobs::v1::WorkLease& lease
     tune.seed = lease.seed();
     tune.measure = options.measure;
     tune.run = options.run;
+    tune.run.cold_weights = lease.cold_weights();
     tune.rpc_tracker = client.address();
     tune.rpc_key = lease.rpc_key();
     tune.rpc_token = options.tracker.token;

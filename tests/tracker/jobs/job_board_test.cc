@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "common/error.h"
 #include "common/file.h"
 #include "common/sqlite.h"
@@ -257,6 +259,43 @@ TEST_P(JobBoardOnStoreTest, ATrackerLeasesOnlyJobsOfTheDevicesItBrokers) {
   EXPECT_EQ(board.Lease("w", 0, 0, only_cpu)->job_id(), cpu_job);
   EXPECT_FALSE(board.Lease("w", 0, 0, only_cpu)) << "the phones' job waits for a phone tracker";
   EXPECT_EQ(board.Lease("w", 0, 0)->job_id(), phone_job);
+}
+
+// A task to be timed with cold weights leases its batches so, also from a store opened again
+// (another tracker, or this one restarted); a store from before the column leases them warm.
+TEST_P(JobBoardOnStoreTest, ColdWeightTasksLeaseTheirBatchesCold) {
+  jobs::v1::SubmitRequest request = Job("ann", 4);
+  request.mutable_tasks(0)->set_cold_weights(true);
+  jobs::v1::TaskSpec* warm = request.add_tasks();
+  warm->set_workload_key("dense.x86(32,32,32,float32)");
+  warm->set_trials(4);
+  std::string id;
+  {
+    auto store = Open();
+    JobBoard board(store.get(), kLeaseMs, 0);
+    id = board.Submit(request, 0);
+    EXPECT_TRUE(board.Status(id, 0)->tasks(0).cold_weights());
+    EXPECT_FALSE(board.Status(id, 0)->tasks(1).cold_weights());
+  }
+  auto store = Open();
+  JobBoard board(store.get(), kLeaseMs, 0);
+  std::map<std::string, bool> cold;
+  for (int i = 0; i < 4; ++i) {
+    auto lease = board.Lease("w1", 0, 0);
+    ASSERT_TRUE(lease.has_value());
+    cold[lease->workload_key()] = lease->cold_weights();
+  }
+  EXPECT_EQ(cold, (std::map<std::string, bool>{{"dense.x86(16,16,16,float32)", true},
+                                               {"dense.x86(32,32,32,float32)", false}}));
+  if (sqlite()) {
+    {
+      Database db(dir_.path() + "/jobs.db", false,
+                  [](const SqliteFailure&) { FAIL() << "cannot change the store"; });
+      db.Exec("ALTER TABLE job_tasks DROP COLUMN cold_weights;");
+    }
+    JobStore old_store(dir_.path());
+    EXPECT_FALSE(JobBoard(&old_store, kLeaseMs, 0).Status(id, 0)->tasks(0).cold_weights());
+  }
 }
 
 // The dashboard's tuning curve: each new best with when and after how many records, and the
