@@ -6,6 +6,8 @@
 #include <chrono>
 #include <dnnl.hpp>
 
+#include "runtime/time_evaluator.h"
+
 namespace tessera {
 namespace bench {
 namespace {
@@ -23,7 +25,8 @@ void Fill(const dnnl::memory& mem, float scale) {
 
 }  // namespace
 
-double OneDnnConv2dSeconds(const Conv2dShape& c, int threads, int repeat, bool int8) {
+double OneDnnConv2dSeconds(const Conv2dShape& c, int threads, int repeat, bool int8,
+                           bool cold_weights) {
   using dnnl::memory;
   omp_set_num_threads(threads);
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -52,6 +55,9 @@ double OneDnnConv2dSeconds(const Conv2dShape& c, int threads, int repeat, bool i
   run();  // warm up: JIT of oneDNN's kernel, thread start
   double best = 1e30;
   for (int i = 0; i < repeat; ++i) {
+    if (cold_weights) {
+      runtime::EvictFromCaches(weights.get_data_handle(), weights.get_desc().get_size());
+    }
     auto start = std::chrono::steady_clock::now();
     run();
     best = std::min(

@@ -34,6 +34,22 @@ double BestSeconds(int repeat, F&& run) {
   return best;
 }
 
+/// The shortest of `repeat` timed calls of `run`, each after an untimed `before` (such as evicting
+/// a kernel's weights from the caches), after one untimed call.
+template <typename B, typename F>
+double BestSecondsAfter(int repeat, B&& before, F&& run) {
+  run();
+  double best = 1e30;
+  for (int r = 0; r < repeat; ++r) {
+    before();
+    auto start = std::chrono::steady_clock::now();
+    run();
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
 /// The nearest-rank percentile `p` (0..1) of `values`; 0 when there are none.
 double Percentile(std::vector<double> values, double p);
 

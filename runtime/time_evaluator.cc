@@ -3,28 +3,34 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 
 #include "runtime/data_type.h"
 #include "runtime/device_api.h"
 
 namespace tessera {
 namespace runtime {
-namespace {
 
-void FlushFromCache(const void* data, size_t nbytes) {
+void EvictFromCaches(const void* data, size_t nbytes) {
+  if (nbytes == 0) return;
+  // Every 64-byte line the bytes touch, the first and last ones partly.
+  const uintptr_t first = reinterpret_cast<uintptr_t>(data) & ~uintptr_t{63};
+  const uintptr_t end = reinterpret_cast<uintptr_t>(data) + nbytes;
 #if defined(__x86_64__) || defined(__i386__)
-  const char* p = static_cast<const char*>(data);
-  for (size_t off = 0; off < nbytes; off += 64) __builtin_ia32_clflush(p + off);
+  for (uintptr_t line = first; line < end; line += 64) {
+    __builtin_ia32_clflush(reinterpret_cast<const void*>(line));
+  }
   __builtin_ia32_mfence();
 #elif defined(__aarch64__)
-  const char* p = static_cast<const char*>(data);
-  for (size_t off = 0; off < nbytes; off += 64) asm volatile("dc civac, %0" ::"r"(p + off));
+  for (uintptr_t line = first; line < end; line += 64) asm volatile("dc civac, %0" ::"r"(line));
   asm volatile("dsb ish" ::: "memory");
 #else
-  (void)data;
-  (void)nbytes;
+  (void)first;
+  (void)end;
 #endif
 }
+
+namespace {
 
 bool IsArray(PackedArgs args, int i) {
   const int code = args[i].type_code();
@@ -54,7 +60,7 @@ void Evict(PackedArgs args, const std::vector<int>& evicted) {
   for (int i : evicted) {
     const DLTensor* t = args[i].AsDLTensor();
     if (t == nullptr || t->device.device_type != kDLCPU) continue;
-    FlushFromCache(static_cast<const char*>(t->data) + t->byte_offset, DataBytes(*t));
+    EvictFromCaches(static_cast<const char*>(t->data) + t->byte_offset, DataBytes(*t));
   }
 }
 

@@ -32,6 +32,11 @@ struct TimeEvaluatorOptions {
 std::vector<double> TimeFunction(const PackedFunc& func, DLDevice device,
                                  const TimeEvaluatorOptions& options, PackedArgs args);
 
+/// Evicts `nbytes` of host memory at `data` from every level of the CPU caches (x86 clflush,
+/// Arm `dc civac`; nothing elsewhere), as `TimeFunction` does to evicted arguments: for a
+/// benchmark that times a peer's kernel in the same condition.
+void EvictFromCaches(const void* data, size_t nbytes);
+
 /// Seconds that `run` took on CUDA device `device_id`: its launches go to a stream of their own
 /// (this thread's current stream meanwhile, restored afterwards), bracketed by CUDA events
 /// (`TimeFunction` uses it for CUDA devices). Throws `Error` "no CUDA device: ..." without a

@@ -77,6 +77,15 @@ TEST(TimeEvaluatorTest, EvictedArgumentsTimeEachCallAlone) {
   EXPECT_EQ(out.Data<float>()[0], 7.5f);
 }
 
+// Eviction moves lines out of the caches, never changes them: any length, any alignment.
+TEST(TimeEvaluatorTest, EvictFromCachesKeepsTheData) {
+  std::vector<float> data(1000);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i) * 0.5f;
+  EvictFromCaches(data.data() + 3, (data.size() - 3) * sizeof(float));
+  EvictFromCaches(data.data(), 0);
+  for (size_t i = 0; i < data.size(); ++i) ASSERT_EQ(data[i], static_cast<float>(i) * 0.5f);
+}
+
 TEST(TimeEvaluatorTest, EvictingWhatIsNoArrayArgumentIsAnError) {
   NDArray a = NDArray::Empty({4}, MakeDataType(kDLFloat, 32), CPUDevice());
   PackedFunc f([](PackedArgs, RetValue*) {});
