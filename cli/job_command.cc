@@ -15,6 +15,7 @@
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/proto_json.h"
+#include "compiler/driver/target.h"
 #include "compiler/task/task.h"
 #include "fleet/client/job_client.h"
 #include "fleet/secrets.h"
@@ -107,6 +108,11 @@ void Submit(const JobFlags& flags) {
         "not to --task");
   }
   tuner::CheckTarget(flags.target);
+  if (flags.cold_weights == "on" && Target(flags.target).kind() == TargetKind::kCUDA) {
+    throw UserError(
+        "tessera job submit: --cold-weights on is for CPU targets (a GPU's memory is "
+        "not in the CPU caches)");
+  }
   jobs::v1::SubmitRequest request;
   if (!flags.model.empty()) {
     std::vector<ModelTask> tasks =

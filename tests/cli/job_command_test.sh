@@ -25,6 +25,12 @@ err=$($tessera job submit --tracker 127.0.0.1:1 --target 'llvm -mcpu=nosuchcpu' 
 check "unknown cpu exits 2" test $rc -eq 2
 err=$($tessera "${submit[@]}" --task 'dense.x86(16,16,16,float32)' --priority 5000 2>&1); rc=$?
 check "priority out of range exits 2" test $rc -eq 2
+err=$($tessera job submit --tracker 127.0.0.1:1 --target 'cuda -arch=sm_80' --rpc-key gpu \
+  --trials 8 --task 'dense.cuda(16,16,16,float32)' --cold-weights on 2>&1); rc=$?
+check "cold weights on a GPU target exit 2" test $rc -eq 2
+check "and say they are for CPU targets" grep -q "cold-weights on is for CPU targets" <<<"$err"
+err=$($tessera "${submit[@]}" --task 'dense.x86(16,16,16,float32)' --cold-weights hot 2>&1); rc=$?
+check "a bad --cold-weights exits 2" test $rc -eq 2
 err=$($tessera job status --tracker 127.0.0.1:1 2>&1); rc=$?
 check "status without an id exits 2" test $rc -eq 2
 err=$($tessera job cancel abc --tracker 127.0.0.1:1 2>&1); rc=$?

@@ -1,5 +1,6 @@
 #include "tuner/tune/tune_task.h"
 
+#include "compiler/driver/target.h"
 #include "compiler/support/error.h"
 #include "tuner/cost_model/knob_features.h"
 #include "tuner/cost_model/loop_nest_features.h"
@@ -52,6 +53,10 @@ std::unique_ptr<Tuner> MakeTuner(const std::string& name, const task::Task& task
 TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
                         const TuneTaskOptions& options, const ProgressFn& progress) {
   CheckTarget(task.target());
+  TESSERA_USER_CHECK(!options.run.cold_weights || Target(task.target()).kind() != TargetKind::kCUDA)
+      << "target '" << task.target()
+      << "': cold weights are for CPU targets (a GPU's memory is not in the CPU caches); tune it "
+         "without --cold-weights on";
   TuneTaskResult result;
   LoadedHistory history =
       TrialsFromLog(*log, task.workload_key(), task.target(), task.config_space(),

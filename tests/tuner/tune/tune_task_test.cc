@@ -171,6 +171,22 @@ TEST(TuneTaskTest, ThreadCountIsPartOfTheRecordsTarget) {
   }
 }
 
+// Cold weights leave the CPU caches: a GPU target's kernels cannot be timed so, and records
+// claiming it would lie.
+TEST(TuneTaskTest, ColdWeightsOnAGPUTargetAreAUserError) {
+  auto log = records::TuningLog::Open(TempPath("cold_gpu.db"));
+  task::Task task("dense.cuda(16,32,8,float32)", "cuda -arch=sm_80");
+  TuneTaskOptions cold = SmallRun("random", 4);
+  cold.run.cold_weights = true;
+  try {
+    TuneTask(task, log.get(), cold);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("cold weights are for CPU targets"));
+  }
+  EXPECT_EQ(log->Count(), 0);
+}
+
 TEST(TuneTaskTest, UnknownTunerIsAUserError) {
   auto log = records::TuningLog::Open(TempPath("bad.db"));
   task::Task task("dense.x86(16,32,8,float32)", "llvm");
