@@ -50,13 +50,22 @@ std::unique_ptr<Tuner> MakeTuner(const std::string& name, const task::Task& task
   return nullptr;
 }
 
-TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
-                        const TuneTaskOptions& options, const ProgressFn& progress) {
-  CheckTarget(task.target());
-  TESSERA_USER_CHECK(!options.run.cold_weights || Target(task.target()).kind() != TargetKind::kCUDA)
+namespace {
+
+// Cold weights leave the CPU caches only: a GPU's kernels cannot be timed so.
+void CheckColdWeights(const task::Task& task, const RunOptions& run) {
+  TESSERA_USER_CHECK(!run.cold_weights || Target(task.target()).kind() != TargetKind::kCUDA)
       << "target '" << task.target()
       << "': cold weights are for CPU targets (a GPU's memory is not in the CPU caches); tune it "
          "without --cold-weights on";
+}
+
+}  // namespace
+
+TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
+                        const TuneTaskOptions& options, const ProgressFn& progress) {
+  CheckTarget(task.target());
+  CheckColdWeights(task, options.run);
   TuneTaskResult result;
   LoadedHistory history =
       TrialsFromLog(*log, task.workload_key(), task.target(), task.config_space(),
