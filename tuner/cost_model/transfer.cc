@@ -25,7 +25,8 @@ TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records
                                const std::string& skip_workload, int64_t width,
                                int template_version) {
   // Group rows by workload: a ranking objective compares candidates of one workload only,
-  // since costs of different shapes are not comparable.
+  // since costs of different shapes are not comparable; nor are costs timed with cold weights
+  // and warm ones, so each condition of a workload is a group of its own.
   std::map<std::string, std::vector<std::pair<std::vector<float>, double>>> by_workload;
   for (const tuning::MeasureRecord& record : records) {
     if (record.workload_key() == skip_workload || !record.has_config()) continue;
@@ -39,7 +40,8 @@ TrainingSet HistoryTrainingSet(const std::vector<tuning::MeasureRecord>& records
     }
     std::vector<float> row = CandidateFeatures(settings, record.workload_key());
     if (static_cast<int64_t>(row.size()) != width) continue;
-    by_workload[record.workload_key()].emplace_back(std::move(row), BestRepeatCost(record));
+    const std::string group = record.workload_key() + (record.cold_weights() ? " cold" : "");
+    by_workload[group].emplace_back(std::move(row), BestRepeatCost(record));
   }
   TrainingSet set;
   for (auto& entry : by_workload) {

@@ -21,14 +21,15 @@ struct TrainingSet {
   FeatureMatrix features;
   std::vector<double> costs;           ///< `BestRepeatCost` of each record
   std::vector<unsigned> group_sizes;   ///< one group per workload, rows contiguous
-  std::vector<std::string> workloads;  ///< the workload of each group
+  std::vector<std::string> workloads;  ///< the workload of each group (" cold": its cold records)
 };
 
 /// The cost a model learns from for `record`: the fastest of its repeats (seconds), +infinity for
 /// a failed record. Slower repeats measure interference from other work more than the candidate.
 double BestRepeatCost(const tuning::MeasureRecord& record);
 
-/// Turns `records` into `CandidateFeatures` rows grouped by workload, skipping records of
+/// Turns `records` into `CandidateFeatures` rows grouped by workload (its records timed with cold
+/// weights a group of their own, named with " cold" after the key), skipping records of
 /// `skip_workload`, records whose config JSON does not parse, rows whose width is not `width`,
 /// and with a `template_version` (0: any) records of another version of the template (their
 /// knobs meant other code, even where the names and widths still match).

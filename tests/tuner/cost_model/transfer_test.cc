@@ -74,6 +74,22 @@ TEST(TransferTest, HistoryIsGroupedByWorkloadAndSkipsTheTaskItself) {
   EXPECT_EQ(HistoryTrainingSet(log->List({}), task.WorkloadKey(), 3).features.rows(), 0);
 }
 
+// A workload timed warm and with cold weights gives two ranking groups: their costs are not
+// comparable with each other, only within each condition.
+TEST(TransferTest, HistoryGroupsAWorkloadsColdRecordsApart) {
+  testing::SyntheticDense a{256, 256, 256}, task{1024, 1024, 1024};
+  std::vector<tuning::MeasureRecord> records;
+  for (int i = 0; i < 12; ++i) {
+    tuning::MeasureRecord r = a.Record(a.Space().Get(i), kTarget);
+    r.set_cold_weights(i % 3 == 0);
+    records.push_back(r);
+  }
+  TrainingSet set = HistoryTrainingSet(records, task.WorkloadKey(), Width(task));
+  EXPECT_EQ(set.features.rows(), 12);
+  EXPECT_EQ(set.group_sizes, (std::vector<unsigned>{8, 4}));
+  EXPECT_EQ(set.workloads, (std::vector<std::string>{a.WorkloadKey(), a.WorkloadKey() + " cold"}));
+}
+
 // Records of another template version measured other code: with the task's version given,
 // transfer leaves them out (records without a version count as version 1).
 TEST(TransferTest, HistoryKeepsOnlyTheTemplatesVersion) {
