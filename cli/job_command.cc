@@ -89,7 +89,8 @@ void PrintStatus(const jobs::v1::JobStatus& job, std::ostream& out) {
     out << "  " << std::setw(44) << task.workload_key() << std::setw(14)
         << (std::to_string(task.done()) + "/" + std::to_string(task.trials())) << std::setw(8)
         << failed << std::setw(14) << Millis(task.best_cost())
-        << (task.exhausted() ? "exhausted" : Duration(task.eta_s())) << "\n";
+        << (task.exhausted() ? "exhausted" : Duration(task.eta_s()))
+        << (task.cold_weights() ? "  (cold weights)" : "") << "\n";
   }
 }
 

@@ -328,6 +328,10 @@ TEST(JobTest, AModelJobTunesEveryTaskOfTheModelWithItsShare) {
       EXPECT_TRUE(r.cold_weights()) << task.workload_key() << " config " << r.config_index();
     }
   }
+  ASSERT_EQ(testing::RunCommand(
+                "cli/tessera job status " + job + " --tracker " + f.fleet.tracker_address(), &out),
+            0);
+  EXPECT_THAT(out, ::testing::HasSubstr("  (cold weights)\n"));
 }
 
 TEST(JobTest, EveryJobCallNeedsTheTokenAndAReportNeedsItsLease) {

@@ -156,6 +156,7 @@ Json JobsJson(const jobs::v1::JobList& list) {
                        {"exhausted", task.exhausted()},
                        {"weight", task.weight()},
                        {"alternative_to", task.alternative_to()},
+                       {"cold_weights", task.cold_weights()},
                        {"improvements", ImprovementsJson(task)}});
     }
     jobs.push_back({{"id", job.job_id()},

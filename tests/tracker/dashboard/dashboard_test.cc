@@ -206,6 +206,9 @@ TEST(JobsJsonTest, TheModelCurveStartsWhenEveryTaskHasABest) {
   *list.add_jobs() = job;
   EXPECT_EQ(JobsJson(list)[0]["tasks"][1]["improvements"],
             Json::parse("[[200,2,0.001],[300,5,0.0005]]"));
+  EXPECT_EQ(JobsJson(list)[0]["tasks"][1]["cold_weights"], false);
+  list.mutable_jobs(0)->mutable_tasks(1)->set_cold_weights(true);
+  EXPECT_EQ(JobsJson(list)[0]["tasks"][1]["cold_weights"], true);
 }
 
 TEST_F(DashboardTest, FleetCountsServersPerKeyByState) {
