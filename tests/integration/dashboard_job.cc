@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     task->set_workload_key(workload);
     task->set_trials(8);
   }
+  submit.mutable_tasks(1)->set_cold_weights(true);  // the page marks it
   submit.set_target("llvm -mcpu=znver3");
   submit.set_rpc_key(key);
   submit.set_user("ana");

@@ -102,6 +102,8 @@ check "its failed share and best are shown" \
   grep -q '<td class="num">4 / 16</td><td class="num">2.0000 ms</td><td class="num">25%</td>' "$dir/dom.html"
 check "its first task shows its progress" \
   grep -q '<td colspan="5" class="task">dense.x86(64,64,64,float32)</td><td><div class="bar" title="4 / 8"><div style="width:50.0%">' "$dir/dom.html"
+check "a task timed with cold weights says so" \
+  grep -q '<td colspan="5" class="task">dense.x86(128,128,128,float32) (cold weights)</td>' "$dir/dom.html"
 
 chrome --dump-dom "$url/?token=forged" >"$dir/forged.html"
 check "a forged token shows no fleet" bash -c "! grep -q dash-board-cpu '$dir/forged.html'"
