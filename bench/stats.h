@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -19,23 +20,9 @@ inline double Millis(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
-/// The shortest of `repeat` timed calls of `run`, in seconds, after one untimed call (page
+/// The shortest of `repeat` timed calls of `run`, in seconds, each after an untimed `before`
+/// (such as evicting a kernel's weights from the caches), after one untimed call of `run` (page
 /// faults, thread pool start).
-template <typename F>
-double BestSeconds(int repeat, F&& run) {
-  run();
-  double best = 1e30;
-  for (int r = 0; r < repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    run();
-    best = std::min(
-        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
-}
-
-/// The shortest of `repeat` timed calls of `run`, each after an untimed `before` (such as evicting
-/// a kernel's weights from the caches), after one untimed call.
 template <typename B, typename F>
 double BestSecondsAfter(int repeat, B&& before, F&& run) {
   run();
@@ -48,6 +35,14 @@ double BestSecondsAfter(int repeat, B&& before, F&& run) {
         best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return best;
+}
+
+/// The shortest of `repeat` timed calls of `run`, in seconds, after one untimed call (page
+/// faults, thread pool start).
+template <typename F>
+double BestSeconds(int repeat, F&& run) {
+  return BestSecondsAfter(
+      repeat, [] {}, std::forward<F>(run));
 }
 
 /// The nearest-rank percentile `p` (0..1) of `values`; 0 when there are none.

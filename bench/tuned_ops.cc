@@ -198,7 +198,7 @@ bool RunWithoutVendor(const task::Task& task, const records::TuningLog& log, con
       if (!o.cold_weights) return;
       for (int i : task.templ().weight_args) {
         const runtime::NDArray& w = bound.arrays[static_cast<size_t>(i)];
-        runtime::EvictFromCaches(w.Data<float>(), static_cast<size_t>(w.NumElements()) * 4);
+        runtime::EvictFromCaches(w.Data<float>(), runtime::DataBytes(*w.get()));
       }
     };
   };

@@ -119,6 +119,7 @@ void Submit(const JobFlags& flags) {
     std::vector<ModelTask> tasks =
         tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target, flags.buckets);
     if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
+    tuner::ApplyColdWeights(flags.cold_weights, &tasks);
     std::vector<int64_t> shares = tuner::TrialShares(tasks, flags.trials);
     for (size_t i = 0; i < tasks.size(); ++i) {
       jobs::v1::TaskSpec* spec = request.add_tasks();
@@ -126,8 +127,7 @@ void Submit(const JobFlags& flags) {
       spec->set_trials(shares[i]);
       spec->set_weight(tasks[i].weight);
       spec->set_alternative_to(tasks[i].alternative_to);
-      spec->set_cold_weights(flags.cold_weights == "auto" ? tasks[i].cold_weights
-                                                          : flags.cold_weights == "on");
+      spec->set_cold_weights(tasks[i].cold_weights);
     }
     request.set_name(flags.model.substr(flags.model.find_last_of('/') + 1));
   } else {
@@ -135,7 +135,7 @@ void Submit(const JobFlags& flags) {
       jobs::v1::TaskSpec* spec = request.add_tasks();
       spec->set_workload_key(task::Task(key, flags.target).workload_key());  // canonical
       spec->set_trials(flags.trials);
-      spec->set_cold_weights(flags.cold_weights == "on");  // auto: a task alone has no model
+      spec->set_cold_weights(tuner::ColdWeightsOfTask(flags.cold_weights));
     }
   }
   request.set_target(flags.target);

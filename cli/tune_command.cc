@@ -183,9 +183,7 @@ void TuneModel(const TuneFlags& flags) {
   std::vector<ModelTask> tasks =
       tuner::ExtractModelTasks(flags.model, flags.input_shapes, flags.target, flags.buckets);
   if (tasks.empty()) throw UserError(flags.model + ": the model has no tunable task");
-  if (flags.cold_weights != "auto") {
-    for (ModelTask& task : tasks) task.cold_weights = flags.cold_weights == "on";
-  }
+  tuner::ApplyColdWeights(flags.cold_weights, &tasks);
   auto log = records::TuningLog::Open(flags.db);
   std::unique_ptr<tuner::CurveWriter> curve;
   if (!flags.curve.empty()) curve = std::make_unique<tuner::CurveWriter>(flags.curve);
@@ -283,7 +281,7 @@ void Tune(TuneFlags& flags) {
   options.transfer = !flags.no_transfer;
   if (!flags.rpc_token_file.empty()) options.rpc_token = fleet::ReadTokenFile(flags.rpc_token_file);
   if (!flags.model.empty()) return TuneModel(flags);
-  options.run.cold_weights = flags.cold_weights == "on";  // auto: a task alone has no model
+  options.run.cold_weights = tuner::ColdWeightsOfTask(flags.cold_weights);
 
   task::Task task(flags.task, flags.target);
   tuner::CheckTarget(task.target());  // before the header: a bad -mcpu ends the run at once

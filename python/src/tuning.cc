@@ -58,9 +58,8 @@ tuner::TuneTaskOptions TaskOptions(const TuneArgs& args) {
         "tune: rpc_tracker and rpc_key go together (measure on fleet devices of that key); leave "
         "both out to measure on this machine");
   }
-  TESSERA_USER_CHECK(args.cold_weights == "auto" || args.cold_weights == "on" ||
-                     args.cold_weights == "off")
-      << "tune: cold_weights is 'auto', 'on' or 'off', not '" << args.cold_weights << "'";
+  // A model's tasks decide for themselves (ApplyColdWeights); one task is cold only when asked.
+  const bool cold_weights = tuner::ColdWeightsOfTask(args.cold_weights);
   tuner::CheckTarget(args.target);
   if (args.rpc_tracker.empty()) tuner::CheckRunsOnThisHost(args.target);
   tuner::TuneTaskOptions options;
@@ -70,7 +69,7 @@ tuner::TuneTaskOptions TaskOptions(const TuneArgs& args) {
   options.tuner = args.tuner;
   if (args.number > 0) options.run.number = args.number;
   if (args.repeat > 0) options.run.repeat = args.repeat;
-  options.run.cold_weights = args.cold_weights == "on";  // a model's tasks decide for themselves
+  options.run.cold_weights = cold_weights;
   options.rpc_tracker = args.rpc_tracker;
   options.rpc_key = args.rpc_key;
   if (!args.token_file.empty()) options.rpc_token = fleet::ReadTokenFile(args.token_file);
@@ -113,9 +112,7 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
     py::gil_scoped_release release;
     tasks = tuner::ExtractModelTasks(path, input_shapes, args.target);
     if (tasks.empty()) throw UserError(path + ": the model has no tunable task");
-    if (args.cold_weights != "auto") {
-      for (ModelTask& task : tasks) task.cold_weights = args.cold_weights == "on";
-    }
+    tuner::ApplyColdWeights(args.cold_weights, &tasks);
     auto log = records::TuningLog::Open(args.db);
     try {
       result = tuner::TuneModel(

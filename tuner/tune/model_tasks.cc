@@ -68,5 +68,17 @@ std::vector<ModelTask> ExtractModelTasks(const std::string& model,
   return tasks;
 }
 
+bool ColdWeightsOfTask(const std::string& mode) {
+  TESSERA_USER_CHECK(mode == "auto" || mode == "on" || mode == "off")
+      << "cold_weights is 'auto', 'on' or 'off', not '" << mode << "'";
+  return mode == "on";
+}
+
+void ApplyColdWeights(const std::string& mode, std::vector<ModelTask>* tasks) {
+  const bool on = ColdWeightsOfTask(mode);
+  if (mode == "auto") return;
+  for (ModelTask& task : *tasks) task.cold_weights = on;
+}
+
 }  // namespace tuner
 }  // namespace tessera

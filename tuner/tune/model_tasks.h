@@ -35,6 +35,15 @@ std::vector<ModelTask> ExtractModelTasks(const std::string& model,
                                          const std::string& target,
                                          const BatchBuckets& buckets = {});
 
+/// Applies `mode`, the value of `--cold-weights` (and of `tessera.tune`'s `cold_weights`), to a
+/// model's `tasks`: "auto" leaves each its model's decision (`ModelTask::cold_weights`), "on" and
+/// "off" set every one. Throws `UserError` for another value.
+void ApplyColdWeights(const std::string& mode, std::vector<ModelTask>* tasks);
+
+/// Whether a task tuned alone (a workload key: no model to decide) is timed with cold weights
+/// under `mode`: only for "on". Throws `UserError` for a value other than auto, on or off.
+bool ColdWeightsOfTask(const std::string& mode);
+
 }  // namespace tuner
 }  // namespace tessera
 
