@@ -4,6 +4,7 @@
 // (Σ x·w − zero point × Σ w) × input scale × weight scale, before the group's bias and chain.
 #include "compiler/driver/emitter.h"
 #include "compiler/ir/op.h"
+#include "compiler/task/blocked_layout.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 
 namespace tessera {
@@ -34,30 +35,6 @@ te::Tensor QuantizedWords(const te::Tensor& xb, const std::vector<int64_t>& word
         return word;
       },
       name);
-}
-
-// int8 weights [K, C, R, S] as words `OIHW[ic]i[oc]o` of four input channels each.
-std::vector<int32_t> PackWeightWords(const graph::TensorData& w, const topi::Conv2dShape& sh,
-                                     int64_t ic_words, int64_t oc_bn) {
-  std::vector<int32_t> out;
-  out.reserve(static_cast<size_t>(sh.k * sh.c / 4 * sh.r * sh.s));
-  auto at = [&](int64_t k, int64_t c, int64_t r, int64_t s) {
-    return static_cast<uint8_t>(static_cast<int8_t>(w.At(((k * sh.c + c) * sh.r + r) * sh.s + s)));
-  };
-  for (int64_t kb = 0; kb < sh.k / oc_bn; ++kb)
-    for (int64_t cb = 0; cb < sh.c / 4 / ic_words; ++cb)
-      for (int64_t r = 0; r < sh.r; ++r)
-        for (int64_t s = 0; s < sh.s; ++s)
-          for (int64_t cw = 0; cw < ic_words; ++cw)
-            for (int64_t ko = 0; ko < oc_bn; ++ko) {
-              uint32_t word = 0;
-              for (int b = 0; b < 4; ++b) {
-                word |= uint32_t{at(kb * oc_bn + ko, (cb * ic_words + cw) * 4 + b, r, s)}
-                        << (8 * b);
-              }
-              out.push_back(static_cast<int32_t>(word));
-            }
-  return out;
 }
 
 // Per output channel: the zero point's share of the sums (input zero point × Σ w) and the
@@ -108,7 +85,12 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   // The weights as words, and the per-channel correction and scale of the output stage.
   const graph::TensorData& weights = *g_.values[conv.inputs[1]].data;
   const graph::QuantizedForm& wq = *weights.quantized;
-  const std::vector<int32_t> packed = PackWeightWords(*wq.values, sh, ic_words, oc_bn);
+  std::vector<float> weight_bytes(static_cast<size_t>(wq.values->NumElements()));
+  for (size_t i = 0; i < weight_bytes.size(); ++i) {
+    weight_bytes[i] = static_cast<float>(wq.values->At(static_cast<int64_t>(i)));
+  }
+  const std::vector<int32_t> packed =
+      task::ToOIHWioWords(weight_bytes, {sh.k, sh.c, sh.r, sh.s}, ic_words, oc_bn);
   const std::vector<int64_t> pw_shape = {sh.k / oc_bn, sh.c / 4 / ic_words, sh.r, sh.s, ic_words,
                                          oc_bn};
   const int pw = AddParam(g_.values[conv.inputs[1]].name + "_int8_words",

@@ -146,8 +146,9 @@ int64_t Planner::HaloFor(int value, int64_t bn) const {
   for (const Node& node : g_.nodes) {
     if (node.op != "Conv" || node.inputs.empty() || node.inputs[0] != value) continue;
     auto plan = conv_plans_.find(&node);
+    // An int8 convolution reads its input's quantized words, padded inside the kernel.
     if (plan == conv_plans_.end() || !plan->second.task || plan->second.depthwise ||
-        plan->second.in_block != bn) {
+        plan->second.int8 || plan->second.in_block != bn) {
       continue;
     }
     halo = std::max(halo, plan->second.shape.pad);
@@ -160,16 +161,26 @@ int64_t Planner::HaloFor(int value, int64_t bn) const {
 // through a view; reshapes and matrix products need the plain layout. The block is the one
 // the first blocked convolution among the readers reads, else `natural` (the block the
 // producer computes in, 0 for none).
-int64_t Planner::OutputBlock(int value, int64_t natural) {
+bool Planner::MayWriteBlocked(int value) const {
   const Value& v = g_.values[value];
   if (!strategy_.blocked || is_output_[value] || v.shape.size() != 4 ||
-      v.dtype != graph::DType::kFloat32)
-    return 0;
+      v.dtype != graph::DType::kFloat32) {
+    return false;
+  }
+  for (const Node& node : g_.nodes) {
+    if (std::find(node.inputs.begin(), node.inputs.end(), value) == node.inputs.end()) continue;
+    if (ops::IsReshape(node.op) || node.op == "Gemm" || node.op == "MatMul") return false;
+  }
+  return true;
+}
+
+int64_t Planner::OutputBlock(int value, int64_t natural) {
+  if (!MayWriteBlocked(value)) return 0;
+  const Value& v = g_.values[value];
   int64_t wanted = 0;
   for (const Node& node : g_.nodes) {
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       if (node.inputs[k] != value) continue;
-      if (ops::IsReshape(node.op) || node.op == "Gemm" || node.op == "MatMul") return 0;
       if (node.op == "Conv" && k == 0) {
         const int64_t block = PlanConv(node, natural).in_block;
         if (wanted == 0) wanted = block;
@@ -209,10 +220,6 @@ bool Planner::PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& gro
   const Node& conv = *group[0];
   const ConvPlan& cp = PlanConv(conv);
   if (!cp.task) return false;
-  if (PlanConvInt8(gp, group, cp)) return true;
-  gp.path = cp.winograd    ? KernelPath::kWinogradX86
-            : cp.depthwise ? KernelPath::kDepthwiseX86
-                           : KernelPath::kConvX86;
   gp.task = cp.task;
   gp.config = cp.config;
   gp.source = cp.source;
@@ -220,6 +227,13 @@ bool Planner::PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& gro
   gp.conv = cp.shape;
   gp.in_block = cp.in_block;
   gp.out_block = cp.out_block;
+  if (cp.int8) {
+    PlanConvInt8(gp, group, cp);
+    return true;
+  }
+  gp.path = cp.winograd    ? KernelPath::kWinogradX86
+            : cp.depthwise ? KernelPath::kDepthwiseX86
+                           : KernelPath::kConvX86;
   NoteConfig(conv, gp);
   const int x = conv.inputs[0];
   Blocked(x, gp.in_block);
@@ -431,8 +445,16 @@ void Planner::PlanPlain(GroupPlan& gp, const std::vector<const Node*>& group) {
 
 namespace {
 
-// Bytes of the constants the graph's nodes read: the weights a run streams through.
-int64_t WeightBytes(const graph::Graph& g) {
+// Bytes of the constants the plan's kernels read: the weights a run streams through (an int8
+// convolution's weights one byte each, as it reads them).
+int64_t WeightBytes(const ModelPlan& plan) {
+  const graph::Graph& g = plan.graph;
+  std::set<int> int8_weights;
+  for (const GroupPlan& group : plan.groups) {
+    if (group.path == KernelPath::kConvInt8X86) {
+      int8_weights.insert(g.nodes[group.nodes[0]].inputs[1]);
+    }
+  }
   std::set<int> read;
   for (const graph::Node& node : g.nodes) {
     for (int id : node.inputs) {
@@ -440,7 +462,10 @@ int64_t WeightBytes(const graph::Graph& g) {
     }
   }
   int64_t bytes = 0;
-  for (int id : read) bytes += static_cast<int64_t>(g.values[id].data->bytes.size());
+  for (int id : read) {
+    const graph::TensorData& data = *g.values[id].data;
+    bytes += int8_weights.count(id) ? data.NumElements() : static_cast<int64_t>(data.bytes.size());
+  }
   return bytes;
 }
 
@@ -457,8 +482,8 @@ ModelPlan PlanModel(graph::Graph g, const ModelBuildOptions& options) {
   planner.Run();
   // Weights that outgrow the caches come from memory on every run; only CPU caches are
   // evicted when timing (a GPU's kernels are timed as they are).
-  const bool cold = FamilyOf(target) != TargetFamily::kCUDA &&
-                    WeightBytes(plan.graph) > plan.hardware.cache_bytes;
+  const bool cold =
+      FamilyOf(target) != TargetFamily::kCUDA && WeightBytes(plan) > plan.hardware.cache_bytes;
   for (ModelTask& task : plan.tasks) task.cold_weights = cold;
   return plan;
 }

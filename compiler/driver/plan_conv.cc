@@ -70,8 +70,9 @@ std::string SourceOf(const ChosenConfig& chosen) {
 }  // namespace
 
 std::shared_ptr<const task::Task> Planner::MakeTask(const char* templ,
-                                                    const std::vector<int64_t>& ints) {
-  const std::string key = task::MakeWorkloadKey(templ, task::TaskArgs{ints, "float32"});
+                                                    const std::vector<int64_t>& ints,
+                                                    const std::string& dtype) {
+  const std::string key = task::MakeWorkloadKey(templ, task::TaskArgs{ints, dtype});
   try {
     return std::make_shared<const task::Task>(key, options_.target);
   } catch (const UserError&) {
@@ -133,8 +134,11 @@ const Planner::ConvPlan& Planner::PlanConv(const Node& conv, int64_t in_block) {
     plan.task =
         MakeTask(strategy_.depthwise, {sh.n, sh.c, sh.h, sh.w, sh.r, sh.s, sh.stride, sh.pad});
   } else if (attrs.group == 1) {
-    plan.task =
-        MakeTask(strategy_.conv, {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad});
+    ConsiderInt8(plan, conv);
+    if (!plan.int8) {
+      plan.task =
+          MakeTask(strategy_.conv, {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad});
+    }
   } else if (strategy_.group_conv) {
     plan.task = MakeTask(strategy_.group_conv,
                          {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad, sh.groups});
@@ -149,11 +153,13 @@ const Planner::ConvPlan& Planner::PlanConv(const Node& conv, int64_t in_block) {
   // layout pass and unfused epilogue it saves (tuned MobileNetV2: 66 -> 56 kernel calls).
   const space::ConfigSpace& space = plan.task->config_space();
   plan.chosen = plan.config->ToString();
-  if (in_block > 0) {
+  const int64_t per_element = plan.ChannelsPerInputElement();
+  if (in_block > 0 && in_block % per_element == 0) {
     const int64_t chosen_index = plan.config->index();
-    plan.config = plan.depthwise
-                      ? topi::DepthwiseConv2dNCHWcWithBlock(space, *plan.config, in_block)
-                      : topi::Conv2dNCHWcWithInputBlock(space, *plan.config, in_block);
+    plan.config =
+        plan.depthwise
+            ? topi::DepthwiseConv2dNCHWcWithBlock(space, *plan.config, in_block)
+            : topi::Conv2dNCHWcWithInputBlock(space, *plan.config, in_block / per_element);
     if (plan.config->index() != chosen_index) {
       plan.source += ", input blocks of " + std::to_string(in_block);
     }
@@ -162,7 +168,7 @@ const Planner::ConvPlan& Planner::PlanConv(const Node& conv, int64_t in_block) {
     plan.in_block = plan.out_block = topi::DepthwiseConv2dNCHWcBlock(*plan.config);
   } else {
     const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(*plan.config);
-    plan.in_block = b.ic_bn;
+    plan.in_block = b.ic_bn * per_element;
     plan.out_block = b.oc_bn;
   }
   return plan;
@@ -174,10 +180,11 @@ void Planner::ChooseConvConfig(ConvPlan& plan, const Node& conv, int64_t in_bloc
   const topi::Conv2dShape& sh = plan.shape;
   ConfigPreference preference;
   const bool depthwise = plan.depthwise;
+  const int64_t per_element = plan.ChannelsPerInputElement();
   if (in_block > 0) {
-    preference.wanted = [depthwise, in_block](const space::ConfigEntity& c) {
-      return (depthwise ? topi::DepthwiseConv2dNCHWcBlock(c) : topi::Conv2dNCHWcBlocks(c).ic_bn) ==
-             in_block;
+    preference.wanted = [depthwise, in_block, per_element](const space::ConfigEntity& c) {
+      return (depthwise ? topi::DepthwiseConv2dNCHWcBlock(c)
+                        : topi::Conv2dNCHWcBlocks(c).ic_bn * per_element) == in_block;
     };
   }
   // The alternative to a record of the producer's block is the best record adapted to it
@@ -192,7 +199,7 @@ void Planner::ChooseConvConfig(ConvPlan& plan, const Node& conv, int64_t in_bloc
   // 64-channel blocks through a record 14% slower than the best when tuned and 40% slower a day
   // later (1.41 ms against 1.03 for the best adapted, `config_probe --cold`).
   const TargetHardware& hw = plan_.hardware;
-  const int64_t data_bytes = 4 * sh.n * sh.c * sh.h * sh.w;
+  const int64_t data_bytes = (plan.int8 ? 1 : 4) * sh.n * sh.c * sh.h * sh.w;
   if (plan.depthwise || data_bytes > hw.l2_bytes) {
     preference.slack_s = 2.0 * data_bytes / hw.memory_bytes_per_s;
   }
@@ -229,7 +236,7 @@ void Planner::ChooseConvConfig(ConvPlan& plan, const Node& conv, int64_t in_bloc
     plan.source = SourceOf(*direct);
     plan.config = Use(*plan.task, *direct);
   }
-  if (!depthwise && strategy_.winograd && topi::WinogradApplies(sh)) {
+  if (!depthwise && !plan.int8 && strategy_.winograd && topi::WinogradApplies(sh)) {
     ConsiderWinograd(plan, direct, preference, partner_block);
   }
 }

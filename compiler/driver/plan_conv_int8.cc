@@ -1,14 +1,11 @@
 // The planner's int8 convolutions: a convolution of a QDQ model (its input quantized to uint8 and
 // dequantized, its weights int8 with zero points 0, dequantized at compile time) runs through
-// conv2d_NCHWc_int8.x86 where the target has a byte dot product. The kernel computes the same
+// conv2d_NCHWc_int8.x86 where the target has a byte dot product, configured by that template's
+// records (it is the model's task, so tuning the model tunes it). The kernel computes the same
 // float value the float template would (the products exact in int32, then scaled), so the
 // group's bias and elementwise chain run unchanged in its output stage and every reader of the
 // output is unchanged.
-#include <algorithm>
-
 #include "compiler/driver/planner.h"
-#include "compiler/driver/vector_unit.h"
-#include "compiler/topi/conv2d_nchwc_x86.h"
 
 namespace tessera {
 namespace driver {
@@ -50,46 +47,46 @@ bool Planner::QuantizedInput(int value, float* scale, int64_t* zero) const {
   return true;
 }
 
-bool Planner::PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group,
+int Planner::GroupOutput(const Node& anchor) const {
+  int out = anchor.outputs[0];
+  for (const Node& node : g_.nodes) {
+    if (node.group == anchor.group) out = node.outputs[0];
+  }
+  return out;
+}
+
+void Planner::ConsiderInt8(ConvPlan& plan, const Node& conv) {
+  const topi::Conv2dShape& sh = plan.shape;
+  // The int8 template writes its output stage's float value blocked, in the block it computes.
+  if (!strategy_.int8_conv || !byte_dot_product_ || sh.groups != 1 || sh.c % 4 != 0 ||
+      !MayWriteBlocked(GroupOutput(conv)) ||
+      !QuantizedInput(conv.inputs[0], &plan.input_scale, &plan.input_zero) ||
+      !QuantizedWeights(g_.values[conv.inputs[1]])) {
+    return;
+  }
+  // The padding holds the zero point; without padding the kernel is the same for any.
+  const int64_t zero = sh.pad > 0 ? plan.input_zero : 0;
+  plan.task =
+      MakeTask(strategy_.int8_conv,
+               {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad, zero}, "uint8");
+  plan.int8 = plan.task != nullptr;
+}
+
+void Planner::PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group,
                            const ConvPlan& cp) {
   const Node& conv = *group[0];
-  const topi::Conv2dShape& sh = cp.shape;
-  float input_scale = 1;
-  int64_t input_zero = 0;
-  if (!strategy_.int8_conv || !byte_dot_product_ || cp.depthwise || cp.winograd || sh.groups != 1 ||
-      sh.c % 4 != 0 || !QuantizedInput(conv.inputs[0], &input_scale, &input_zero) ||
-      !QuantizedWeights(g_.values[conv.inputs[1]])) {
-    return false;
-  }
-  const Target target(options_.target);
-  const space::ConfigSpace space =
-      topi::Conv2dNCHWcX86Space(topi::Conv2dWords(sh), VectorUnitOf(target));
-  // Input words of the block the producer writes (four channels to a word) where that is a
-  // choice: the input is then read as written, no repacking pass.
-  const int64_t producer_block = plan_.values[conv.inputs[0]].block;
-  const space::ConfigEntity config =
-      producer_block % 4 == 0 && producer_block > 0
-          ? topi::Conv2dNCHWcWithInputBlock(space, space.Fallback(), producer_block / 4)
-          : space.Fallback();
-  const topi::Conv2dBlocks words = topi::Conv2dNCHWcBlocks(config);
-  const int value = group.back()->outputs[0];
-  if (OutputBlock(value, words.oc_bn) != words.oc_bn) return false;
   gp.path = KernelPath::kConvInt8X86;
-  gp.input_scale = input_scale;
-  gp.input_zero = input_zero;
-  gp.task = cp.task;  // the float workload it replaces: what the coverage line counts
-  gp.config = config;
-  gp.source = std::string(strategy_.int8_conv) + " fallback";
-  gp.chosen = config.ToString();
-  gp.conv = sh;
-  gp.in_block = 4 * words.ic_bn;  // the float input's block: four channels to a word
-  gp.out_block = words.oc_bn;
+  gp.input_scale = cp.input_scale;
+  gp.input_zero = cp.input_zero;
   gp.fused = true;
   NoteConfig(conv, gp);
   Blocked(conv.inputs[0], gp.in_block);
   ReadExternals(group, conv.inputs.size() > 2 ? conv.inputs[2] : -1, /*anchor=*/false);
+  // Written in the template's block: readers' convolutions are planned to read it where they
+  // can (OutputBlock), and one that takes another block repacks it.
+  const int value = group.back()->outputs[0];
+  OutputBlock(value, gp.out_block);
   Write(value, gp.out_block);
-  return true;
 }
 
 }  // namespace driver

@@ -68,14 +68,27 @@ class Planner {
     std::string source;     // for KernelConfig::source
     std::string chosen;     // the config before it was adapted, for KernelConfig::chosen
     bool winograd = false;  // `task` is the winograd template
+    // `task` is the int8 template (a quantized convolution in integers): its input block counts
+    // words of four channels, and the input is quantized to uint8 with this scale and zero point.
+    bool int8 = false;
+    float input_scale = 1;
+    int64_t input_zero = 0;
+    // Channels of the data in one element of the config's input block (4 for int8's words).
+    int64_t ChannelsPerInputElement() const { return int8 ? 4 : 1; }
   };
 
   void PlanGroup(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
-  bool PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group, const ConvPlan& cp);
+  // The rest of an int8 convolution's group plan (`gp` has `cp`'s task, config and blocks).
+  void PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group, const ConvPlan& cp);
+  // plan_conv_int8.cc: whether the ungrouped convolution `conv` (of `shape`) runs in integers
+  // (`plan.int8`, with its input's quantization), and its task.
+  void ConsiderInt8(ConvPlan& plan, const Node& conv);
   // The uint8 quantization (scale, zero point) of a value a QuantizeDequantize produced, when
   // its parameters are single constants; false otherwise.
   bool QuantizedInput(int value, float* scale, int64_t* zero) const;
+  // The value the group anchored at `anchor` writes (its last node's output).
+  int GroupOutput(const Node& anchor) const;
   bool PlanConvNCHW(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanDense(GroupPlan& gp, const std::vector<const Node*>& group);
   bool PlanBatchMatmul(GroupPlan& gp, const std::vector<const Node*>& group);
@@ -98,6 +111,10 @@ class Planner {
   int64_t ReadExternals(const std::vector<const Node*>& group, int bias, bool anchor);
   int64_t HaloFor(int value, int64_t bn) const;
   int64_t OutputBlock(int value, int64_t natural);
+  // Whether `value` may be written blocked at all: a 4-D float32 value of a blocked strategy that
+  // is no graph output and no reshape or matrix product reads (OutputBlock's other answers
+  // depend on the block).
+  bool MayWriteBlocked(int value) const;
 
   // plan_conv.cc: template configs.
   const ConvPlan& PlanConv(const Node& conv, int64_t in_block = 0);
@@ -105,7 +122,8 @@ class Planner {
   void ConsiderWinograd(ConvPlan& plan, const std::optional<ChosenConfig>& direct,
                         ConfigPreference preference, int64_t partner_block);
   int64_t ResidualPartnerBlock(const Node& conv);
-  std::shared_ptr<const task::Task> MakeTask(const char* templ, const std::vector<int64_t>& ints);
+  std::shared_ptr<const task::Task> MakeTask(const char* templ, const std::vector<int64_t>& ints,
+                                             const std::string& dtype = "float32");
   void Configure(const Node& node, GroupPlan& gp);
   void NoteConfig(const Node& node, const GroupPlan& gp);
   space::ConfigEntity Use(const task::Task& task, const ChosenConfig& chosen);

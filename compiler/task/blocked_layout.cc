@@ -31,6 +31,11 @@ void ForEachBlocked(const NCHWDims& d, int64_t bn, Visit visit) {
   }
 }
 
+// A byte's two's complement (of a whole number in [-128, 255]) in byte `b` of a word.
+uint32_t InByte(float value, int64_t b) {
+  return uint32_t{static_cast<uint8_t>(static_cast<int32_t>(value))} << (8 * b);
+}
+
 }  // namespace
 
 std::vector<float> ToNCHWc(const std::vector<float>& plain, const NCHWDims& d, int64_t bn) {
@@ -68,6 +73,44 @@ std::vector<float> ToOIHWio(const std::vector<float>& kernel, const NCHWDims& d,
     }
   }
   return out;
+}
+
+std::vector<int32_t> ToNCHWcWords(const std::vector<float>& plain, const NCHWDims& d,
+                                  int64_t ic_words) {
+  // NCHW[4 ic_words]c holds each word's four channels next to each other.
+  const std::vector<float> blocked = ToNCHWc(plain, d, 4 * ic_words);
+  std::vector<int32_t> out(blocked.size() / 4);
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint32_t word = 0;
+    for (int64_t b = 0; b < 4; ++b) word |= InByte(blocked[4 * i + b], b);
+    out[i] = static_cast<int32_t>(word);
+  }
+  return out;
+}
+
+std::vector<int32_t> ToOIHWioWords(const std::vector<float>& kernel, const NCHWDims& d,
+                                   int64_t ic_words, int64_t oc_bn) {
+  const int64_t ic_bn = 4 * ic_words;
+  Check(kernel, d, ic_bn);
+  TESSERA_INTERNAL_CHECK(oc_bn > 0 && d.n % oc_bn == 0)
+      << "block " << oc_bn << " does not divide " << d.n;
+  std::vector<uint32_t> words(kernel.size() / 4, 0);
+  const int64_t k = d.n, c = d.c, r = d.h, s = d.w;
+  for (int64_t o = 0, i = 0; o < k; ++o) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t y = 0; y < r; ++y) {
+        for (int64_t x = 0; x < s; ++x) {
+          const int64_t word =
+              ((((o / oc_bn * (c / ic_bn) + ch / ic_bn) * r + y) * s + x) * ic_words +
+               ch % ic_bn / 4) *
+                  oc_bn +
+              o % oc_bn;
+          words[word] |= InByte(kernel[i++], ch % 4);
+        }
+      }
+    }
+  }
+  return std::vector<int32_t>(words.begin(), words.end());
 }
 
 std::vector<float> ToColumnBlocks(const std::vector<float>& w, int64_t n, int64_t k, int64_t bn) {

@@ -27,6 +27,20 @@ std::vector<float> FromNCHWc(const std::vector<float>& blocked, const NCHWDims& 
 std::vector<float> ToOIHWio(const std::vector<float>& kernel, const NCHWDims& dims, int64_t ic_bn,
                             int64_t oc_bn);
 
+/// Bytes of `plain[n, c, h, w]` (whole numbers in [-128, 255], as uint8 or int8 hold them) as
+/// int32 words of four channels in blocks of `ic_words` words:
+/// `words[n, c / (4 ic_words), h, w, (c / 4) % ic_words]`, channel c in byte c % 4 (the data of
+/// `topi::Conv2dNCHWcInt8X86`); `4 ic_words` must divide `c`.
+std::vector<int32_t> ToNCHWcWords(const std::vector<float>& plain, const NCHWDims& dims,
+                                  int64_t ic_words);
+
+/// Weight bytes `kernel[k, c, r, s]` (`dims` = {k, c, r, s}, whole numbers in [-128, 127]) as
+/// int32 words of four input channels:
+/// `words[k / oc_bn, c / (4 ic_words), r, s, (c / 4) % ic_words, k % oc_bn]`, channel c in byte
+/// c % 4 (the weights of `topi::Conv2dNCHWcInt8X86`).
+std::vector<int32_t> ToOIHWioWords(const std::vector<float>& kernel, const NCHWDims& dims,
+                                   int64_t ic_words, int64_t oc_bn);
+
 /// Dense weights `w[n, k]` → `packed[n / bn, k, n % bn]` (`topi::DensePackWeights`); `bn` must
 /// divide `n`.
 std::vector<float> ToColumnBlocks(const std::vector<float>& w, int64_t n, int64_t k, int64_t bn);

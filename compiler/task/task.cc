@@ -1,6 +1,7 @@
 #include "compiler/task/task.h"
 
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -74,7 +75,38 @@ topi::VectorUnit VectorUnitOfTarget(const std::string& target) {
   return unit;
 }
 
+template <typename T>
+ArgValues ValuesOf(ir::DataType dtype, const std::vector<T>& values) {
+  ArgValues out;
+  out.dtype = dtype;
+  out.bytes.resize(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(out.bytes.data(), values.data(), out.bytes.size());
+  return out;
+}
+
+template <typename T>
+std::vector<float> FloatsOf(const std::vector<uint8_t>& bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return std::vector<float>(values.begin(), values.end());
+}
+
 }  // namespace
+
+ArgValues ArgValues::Floats(const std::vector<float>& values) {
+  return ValuesOf(ir::DataType::Float(32), values);
+}
+
+ArgValues ArgValues::Int32s(const std::vector<int32_t>& values) {
+  return ValuesOf(ir::DataType::Int(32), values);
+}
+
+std::vector<float> ArgValues::ToFloats() const {
+  if (dtype == ir::DataType::Float(32)) return FloatsOf<float>(bytes);
+  TESSERA_INTERNAL_CHECK(dtype == ir::DataType::Int(32))
+      << "argument values of type " << ir::ToString(dtype) << " have no float32 form";
+  return FloatsOf<int32_t>(bytes);
+}
 
 std::string MakeWorkloadKey(const std::string& template_name, const TaskArgs& args) {
   std::ostringstream os;

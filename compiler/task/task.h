@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/data_type.h"
 #include "compiler/space/config_space.h"
 #include "compiler/topi/scheduled_op.h"
 #include "compiler/topi/vector_unit.h"
@@ -24,15 +25,39 @@ struct TaskArgs {
   std::string dtype;
 };
 
+/// The values of one argument as a candidate takes them: an element type and row-major bytes.
+struct ArgValues {
+  ir::DataType dtype = ir::DataType::Float(32);  ///< the element type
+  std::vector<uint8_t> bytes;                    ///< the elements, `dtype.bytes()` each
+
+  /// float32 values.
+  static ArgValues Floats(const std::vector<float>& values);
+  /// int32 values.
+  static ArgValues Int32s(const std::vector<int32_t>& values);
+  /// The values as float32 (exact for float32; int32 rounds to the nearest float). Throws
+  /// `InternalError` for another element type.
+  std::vector<float> ToFloats() const;
+};
+
 /// How the candidates of one config take their arguments when these differ from the reference's
-/// (blocked layouts, pre-packed weights): the caller converts outside any timed call.
+/// (blocked layouts, pre-packed weights, integer words): the caller converts outside any timed
+/// call.
 struct CandidateLayout {
   std::vector<std::vector<int64_t>> shapes;  ///< every argument of the candidate, output last
   /// The candidate's inputs from the reference's inputs (row-major float32).
-  std::function<std::vector<std::vector<float>>(const std::vector<std::vector<float>>& inputs)>
-      pack_inputs;
-  /// The output in the reference's layout from the candidate's output.
-  std::function<std::vector<float>(const std::vector<float>& output)> unpack_output;
+  std::function<std::vector<ArgValues>(const std::vector<std::vector<float>>& inputs)> pack_inputs;
+  /// The element type of the candidate's output.
+  ir::DataType output_dtype = ir::DataType::Float(32);
+  /// The output in the reference's layout (float32) from the candidate's output.
+  std::function<std::vector<float>(const ArgValues& output)> unpack_output;
+};
+
+/// The values a reference input is drawn from when a task is measured: uniform reals in
+/// [low, high], or with `integers` uniform integers in it (the bytes of a quantized operator).
+struct InputRange {
+  double low = -1;        ///< the smallest value
+  double high = 1;        ///< the largest value
+  bool integers = false;  ///< whole numbers only
 };
 
 /// One tunable operator template: what model builds instantiate and the tuner tunes.
@@ -62,6 +87,9 @@ struct TemplateDef {
   /// The candidates' arguments a model passes its weights in (constants it reads from memory
   /// once per run), by index: what `tessera tune --cold-weights` evicts before every call.
   std::vector<int> weight_args;
+  /// The ranges of the reference's random inputs, by input; inputs past its end (all, when
+  /// empty) are reals in [-1, 1].
+  std::vector<InputRange> input_ranges;
 };
 
 /// The tunable templates, by name.

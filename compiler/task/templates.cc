@@ -5,6 +5,7 @@
 #include "compiler/task/blocked_layout.h"
 #include "compiler/task/task.h"
 #include "compiler/task/templates_cuda.h"
+#include "compiler/task/templates_int8.h"
 #include "compiler/topi/batch_matmul_x86.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "compiler/topi/conv2d_winograd_x86.h"
@@ -44,9 +45,10 @@ CandidateLayout DenseX86Layout(const TaskArgs& args, const space::ConfigEntity& 
   CandidateLayout layout;
   layout.shapes = {{s.m, s.k}, {s.n / bn, s.k, bn}, {s.m, s.n}};
   layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
-    return std::vector<std::vector<float>>{inputs[0], ToColumnBlocks(inputs[1], s.n, s.k, bn)};
+    return std::vector<ArgValues>{ArgValues::Floats(inputs[0]),
+                                  ArgValues::Floats(ToColumnBlocks(inputs[1], s.n, s.k, bn))};
   };
-  layout.unpack_output = [](const std::vector<float>& output) { return output; };
+  layout.unpack_output = [](const ArgValues& output) { return output.ToFloats(); };
   return layout;
 }
 
@@ -125,11 +127,12 @@ CandidateLayout Conv2dNCHWcLayout(const TaskArgs& args, const space::ConfigEntit
                    {s.k / b.oc_bn, s.group_c() / b.ic_bn, s.r, s.s, b.ic_bn, b.oc_bn},
                    {s.n, s.k / b.oc_bn, s.oh(), s.ow(), b.oc_bn}};
   layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
-    return std::vector<std::vector<float>>{ToNCHWc(inputs[0], data, b.ic_bn),
-                                           ToOIHWio(inputs[1], weights, b.ic_bn, b.oc_bn)};
+    return std::vector<ArgValues>{
+        ArgValues::Floats(ToNCHWc(inputs[0], data, b.ic_bn)),
+        ArgValues::Floats(ToOIHWio(inputs[1], weights, b.ic_bn, b.oc_bn))};
   };
-  layout.unpack_output = [=](const std::vector<float>& output) {
-    return FromNCHWc(output, out, b.oc_bn);
+  layout.unpack_output = [=](const ArgValues& output) {
+    return FromNCHWc(output.ToFloats(), out, b.oc_bn);
   };
   return layout;
 }
@@ -186,12 +189,12 @@ CandidateLayout Conv2dWinogradLayout(const TaskArgs& args, const space::ConfigEn
                    {alpha, alpha, s.k / b.oc_bn, s.c / b.ic_bn, b.ic_bn, b.oc_bn},
                    {s.n, s.k / b.oc_bn, s.oh(), s.ow(), b.oc_bn}};
   layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
-    return std::vector<std::vector<float>>{
-        ToNCHWc(inputs[0], data, b.ic_bn),
-        topi::WinogradWeights(inputs[1], s, m, b.ic_bn, b.oc_bn)};
+    return std::vector<ArgValues>{
+        ArgValues::Floats(ToNCHWc(inputs[0], data, b.ic_bn)),
+        ArgValues::Floats(topi::WinogradWeights(inputs[1], s, m, b.ic_bn, b.oc_bn))};
   };
-  layout.unpack_output = [=](const std::vector<float>& output) {
-    return FromNCHWc(output, out, b.oc_bn);
+  layout.unpack_output = [=](const ArgValues& output) {
+    return FromNCHWc(output.ToFloats(), out, b.oc_bn);
   };
   return layout;
 }
@@ -306,11 +309,11 @@ CandidateLayout DepthwiseNCHWcLayout(const TaskArgs& args, const space::ConfigEn
   layout.shapes = {
       {s.n, s.c / bn, s.h, s.w, bn}, {s.c / bn, s.r, s.s, bn}, {s.n, s.c / bn, s.oh(), s.ow(), bn}};
   layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
-    return std::vector<std::vector<float>>{ToNCHWc(inputs[0], data, bn),
-                                           ToNCHWc(inputs[1], weights, bn)};
+    return std::vector<ArgValues>{ArgValues::Floats(ToNCHWc(inputs[0], data, bn)),
+                                  ArgValues::Floats(ToNCHWc(inputs[1], weights, bn))};
   };
-  layout.unpack_output = [=](const std::vector<float>& output) {
-    return FromNCHWc(output, out, bn);
+  layout.unpack_output = [=](const ArgValues& output) {
+    return FromNCHWc(output.ToFloats(), out, bn);
   };
   return layout;
 }
@@ -369,7 +372,8 @@ const std::vector<TemplateDef>& Templates() {
               return topi::DepthwiseConv2dNCHWcX86(shape, config);
             },
             DepthwiseNCHWcLayout),
-        Conv2dWinogradX86Template()};
+        Conv2dWinogradX86Template(),
+        Conv2dNCHWcInt8X86Template()};
     for (TemplateDef& d : CUDATemplates(all)) all.push_back(std::move(d));
     return all;
   }();

@@ -515,6 +515,32 @@ Conv2dShape Conv2dWords(const Conv2dShape& shape) {
   return words;
 }
 
+ScheduledOp Conv2dInt8Default(const Conv2dShape& sh, int64_t zero_point) {
+  CheckShape(sh);
+  const int64_t pad = sh.pad, stride = sh.stride;
+  te::Tensor data =
+      te::placeholder({I(sh.n), I(sh.c), I(sh.h), I(sh.w)}, DataType::UInt(8), "data");
+  te::Tensor kernel =
+      te::placeholder({I(sh.k), I(sh.group_c()), I(sh.r), I(sh.s)}, DataType::Int(8), "kernel");
+  te::Tensor padded =
+      ZeroPadRowsCols(data, {I(sh.n), I(sh.c), I(sh.h + 2 * pad), I(sh.w + 2 * pad)}, sh.h, sh.w,
+                      pad, "padded", ir::IntImm(DataType::UInt(8), zero_point));
+  ir::IterVar rc = te::reduce_axis(I(sh.group_c()), "rc");
+  ir::IterVar ry = te::reduce_axis(I(sh.r), "ry");
+  ir::IterVar rx = te::reduce_axis(I(sh.s), "rx");
+  te::Tensor out = te::compute(
+      {I(sh.n), I(sh.k), I(sh.oh()), I(sh.ow())},
+      [&](Var n, Var k, Var y, Var x) {
+        Expr c = sh.groups > 1 ? ir::floordiv(k, I(sh.group_k())) * I(sh.group_c()) + rc : rc;
+        return te::sum(
+            ir::cast(DataType::Int(32), padded(n, c, y * I(stride) + ry, x * I(stride) + rx)) *
+                ir::cast(DataType::Int(32), kernel(k, rc, ry, rx)),
+            {rc, ry, rx});
+      },
+      "output");
+  return {te::create_schedule({out}), {data, kernel, out}, Conv2dFlops(sh)};
+}
+
 Conv2dOperands Conv2dNCHWCompute(const Conv2dShape& sh) {
   CheckShape(sh);
   const int64_t pad = sh.pad, stride = sh.stride;

@@ -111,6 +111,10 @@ Conv2dShape Conv2dWords(const Conv2dShape& shape);
 ScheduledOp Conv2dNCHWcInt8X86(const Conv2dShape& shape, const space::ConfigEntity& config,
                                int32_t pad_word = 0, const OutputEpilogue* epilogue = nullptr);
 
+/// The plain NCHW int8 convolution, the untuned baseline of `conv2d_NCHWc_int8.x86`: uint8 data
+/// [n, c, h, w] padded with `zero_point`, int8 weights [k, c, r, s], int32 sums [n, k, oh, ow].
+ScheduledOp Conv2dInt8Default(const Conv2dShape& shape, int64_t zero_point = 0);
+
 /// The tensors of a convolution compute (NCHW data, OIHW weights of one group's input channels,
 /// or depthwise [c, 1, r, s] weights),
 /// shared by the x86 and CUDA templates.

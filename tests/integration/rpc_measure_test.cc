@@ -79,6 +79,21 @@ TEST(RpcMeasureTest, Conv2dCandidatesOfDifferentBlocksAreCheckedOnADevice) {
   }
 }
 
+// int8 candidates take int32 words of bytes and give int32 sums: the device allocates their
+// arrays in those types, and the exact check passes there as locally.
+TEST(RpcMeasureTest, Int8CandidatesTakeTheirWordsOnADevice) {
+  Fleet fleet;
+  fleet.AddServer("cpu");
+  task::Task task("conv2d_NCHWc_int8.x86(1,16,6,6,8,3,3,1,1,7,uint8)", "llvm");
+  RpcMeasurer measurer(task, Options(fleet));
+  std::mt19937_64 rng(2);
+  std::vector<space::ConfigEntity> batch = {task.config_space().Fallback(),
+                                            space::RandomConfig(task.config_space(), rng)};
+  for (const MeasureOutcome& o : measurer.Measure(batch)) {
+    EXPECT_TRUE(o.ok()) << tuning::ErrorKind_Name(o.error) << " " << o.message;
+  }
+}
+
 TEST(RpcMeasureTest, ACandidateWhoseDeviceIsLostIsRequeuedOnAnother) {
   Fleet fleet;
   fleet.AddServer("cpu");

@@ -76,12 +76,15 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
   std::vector<int64_t> arrays;
   CandidateArgs candidate = PrepareCandidateArgs(task_, *fixture_, config);
   for (size_t i = 0; i < candidate.shapes.size(); ++i) {
-    int64_t id = session_->AllocArray(candidate.shapes[i], "float32");
+    const bool input = i < candidate.inputs.size();
+    int64_t id = session_->AllocArray(
+        candidate.shapes[i],
+        ir::ToString(input ? candidate.inputs[i].dtype : candidate.output_dtype));
     arrays.push_back(id);
     args.push_back(fleet::RemoteArg::Array(id));
-    if (i < candidate.inputs.size()) {
+    if (input) {
       Step("copy_in");
-      session_->CopyIn(id, candidate.inputs[i].data(), candidate.inputs[i].size() * sizeof(float));
+      session_->CopyIn(id, candidate.inputs[i].bytes.data(), candidate.inputs[i].bytes.size());
     }
   }
   // The first call checks the answer (when asked) and tells how long timing would take; its
@@ -92,11 +95,9 @@ MeasureOutcome RpcMeasurer::RunRemote(const space::ConfigEntity& config, const s
   double first_call_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options_.measure.check_correctness) {
-    int64_t count = 1;
-    for (int64_t d : candidate.shapes.back()) count *= d;
-    std::vector<float> raw(static_cast<size_t>(count));
+    std::vector<uint8_t> raw(candidate.OutputBytes());
     Step("copy_out");
-    session_->CopyOut(arrays.back(), raw.data(), raw.size() * sizeof(float));
+    session_->CopyOut(arrays.back(), raw.data(), raw.size());
     std::vector<float> got = candidate.output_as_reference(raw.data());
     std::string mismatch =
         CompareOutput(*fixture_, got.data(), options_.run.rtol, options_.run.atol);

@@ -38,11 +38,33 @@ std::vector<int64_t> ConstShape(const te::Tensor& t) {
   return shape;
 }
 
-runtime::NDArray Array(const std::vector<int64_t>& shape, const std::vector<float>* values,
-                       DLDevice device) {
-  runtime::NDArray a = runtime::NDArray::Empty(shape, DLDataType{kDLFloat, 32, 1}, device);
-  if (values) a.CopyFromBytes(values->data(), values->size() * sizeof(float));
+runtime::NDArray Array(const std::vector<int64_t>& shape, ir::DataType dtype,
+                       const task::ArgValues* values, DLDevice device) {
+  runtime::NDArray a = runtime::NDArray::Empty(shape, dtype.ToDL(), device);
+  if (values) a.CopyFromBytes(values->bytes.data(), values->bytes.size());
   return a;
+}
+
+// `count` values drawn from `range`.
+std::vector<float> RandomValues(int64_t count, const task::InputRange& range,
+                                std::mt19937_64& rng) {
+  std::vector<float> values(static_cast<size_t>(count));
+  if (range.integers) {
+    std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(range.low),
+                                                static_cast<int64_t>(range.high));
+    for (float& v : values) v = static_cast<float>(dist(rng));
+  } else {
+    std::uniform_real_distribution<float> dist(static_cast<float>(range.low),
+                                               static_cast<float>(range.high));
+    for (float& v : values) v = dist(rng);
+  }
+  return values;
+}
+
+int64_t Elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
 }
 
 }  // namespace
@@ -67,19 +89,20 @@ TimingPlan PlanTiming(const RunOptions& options, double first_call_s) {
 std::shared_ptr<const TaskFixture> MakeTaskFixture(const task::Task& task, uint64_t seed) {
   auto fixture = std::make_shared<TaskFixture>();
   topi::ScheduledOp op = task.templ().baseline(task.args());
+  const std::vector<task::InputRange>& ranges = task.templ().input_ranges;
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
   for (size_t i = 0; i < op.args.size(); ++i) {
     fixture->shapes.push_back(ConstShape(op.args[i]));
     if (i + 1 == op.args.size()) break;
-    int64_t n = 1;
-    for (int64_t d : fixture->shapes.back()) n *= d;
-    std::vector<float> values(static_cast<size_t>(n));
-    for (float& v : values) v = dist(rng);
-    fixture->inputs.push_back(std::move(values));
+    fixture->inputs.push_back(RandomValues(
+        Elements(fixture->shapes.back()), i < ranges.size() ? ranges[i] : task::InputRange{}, rng));
   }
   fixture->expected = task.templ().reference(task.args(), fixture->inputs);
   return fixture;
+}
+
+size_t CandidateArgs::OutputBytes() const {
+  return static_cast<size_t>(Elements(shapes.back())) * output_dtype.bytes();
 }
 
 CandidateArgs PrepareCandidateArgs(const task::Task& task, const TaskFixture& fixture,
@@ -87,20 +110,28 @@ CandidateArgs PrepareCandidateArgs(const task::Task& task, const TaskFixture& fi
   CandidateArgs out;
   if (!task.templ().layout) {
     out.shapes = fixture.shapes;
-    out.inputs = fixture.inputs;
+    for (const std::vector<float>& input : fixture.inputs) {
+      out.inputs.push_back(task::ArgValues::Floats(input));
+    }
     const size_t count = fixture.expected.size();
-    out.output_as_reference = [count](const float* output) {
-      return std::vector<float>(output, output + count);
+    out.output_as_reference = [count](const void* output) {
+      const float* values = static_cast<const float*>(output);
+      return std::vector<float>(values, values + count);
     };
     return out;
   }
   task::CandidateLayout layout = task.templ().layout(task.args(), config);
   out.shapes = layout.shapes;
   out.inputs = layout.pack_inputs(fixture.inputs);
-  int64_t count = 1;
-  for (int64_t d : out.shapes.back()) count *= d;
-  out.output_as_reference = [count, unpack = layout.unpack_output](const float* output) {
-    return unpack(std::vector<float>(output, output + count));
+  out.output_dtype = layout.output_dtype;
+  const size_t bytes = out.OutputBytes();
+  out.output_as_reference = [bytes, dtype = layout.output_dtype,
+                             unpack = layout.unpack_output](const void* output) {
+    task::ArgValues values;
+    values.dtype = dtype;
+    const uint8_t* begin = static_cast<const uint8_t*>(output);
+    values.bytes.assign(begin, begin + bytes);
+    return unpack(values);
   };
   return out;
 }
@@ -171,8 +202,10 @@ RunFn TaskRunFn(const task::Task& task, const RunOptions& options) {
     CandidateArgs candidate = PrepareCandidateArgs(task, *fixture, config);
     std::vector<runtime::NDArray> arrays;
     for (size_t i = 0; i < candidate.shapes.size(); ++i) {
+      const bool input = i < candidate.inputs.size();
       arrays.push_back(Array(candidate.shapes[i],
-                             i < candidate.inputs.size() ? &candidate.inputs[i] : nullptr, device));
+                             input ? candidate.inputs[i].dtype : candidate.output_dtype,
+                             input ? &candidate.inputs[i] : nullptr, device));
     }
     std::vector<TesseraValue> values(arrays.size());
     std::vector<int32_t> codes(arrays.size());
@@ -189,7 +222,7 @@ RunFn TaskRunFn(const task::Task& task, const RunOptions& options) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (check) {
       runtime::NDArray output = gpu ? arrays.back().CopyTo(kCpu) : arrays.back();
-      std::vector<float> got = candidate.output_as_reference(output.Data<float>());
+      std::vector<float> got = candidate.output_as_reference(output->data);
       std::string mismatch = CompareOutput(*fixture, got.data(), options.rtol, options.atol);
       if (!mismatch.empty()) throw WrongAnswerError(mismatch);
     }

@@ -51,6 +51,7 @@ struct TimingPlan {
 TimingPlan PlanTiming(const RunOptions& options, double first_call_s);
 
 /// Inputs, expected output and argument shapes of one task (float32, row-major), computed once.
+/// A quantized template's inputs are whole numbers in its `TemplateDef::input_ranges`.
 struct TaskFixture {
   std::vector<std::vector<int64_t>> shapes;  ///< every argument, the output last
   std::vector<std::vector<float>> inputs;    ///< one per input argument
@@ -66,12 +67,18 @@ std::vector<int> EvictedArguments(const task::Task& task, const RunOptions& opti
                                   size_t num_args);
 
 /// The arguments of one config's candidate: the fixture's inputs converted by the template's
-/// layout (for example packed into blocked layouts), prepared outside any timed call.
+/// layout (for example packed into blocked layouts or integer words), prepared outside any timed
+/// call.
 struct CandidateArgs {
   std::vector<std::vector<int64_t>> shapes;  ///< every argument of the candidate, output last
-  std::vector<std::vector<float>> inputs;    ///< one per input argument
-  /// The candidate's output (`shapes.back()` values) in the reference's layout.
-  std::function<std::vector<float>(const float* output)> output_as_reference;
+  std::vector<task::ArgValues> inputs;       ///< one per input argument, in its element type
+  ir::DataType output_dtype = ir::DataType::Float(32);  ///< the output's element type
+  /// The candidate's output (`shapes.back()` elements of `output_dtype`) in the reference's
+  /// layout, as float32.
+  std::function<std::vector<float>(const void* output)> output_as_reference;
+
+  /// The bytes of the output.
+  size_t OutputBytes() const;
 };
 
 /// The arguments for candidates of `config` of `task`, from `fixture` (made for `task`).

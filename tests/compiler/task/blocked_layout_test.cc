@@ -66,6 +66,28 @@ TEST(BlockedLayoutTest, DenseWeightsPackInColumnBlocks) {
   }
 }
 
+// Words of four bytes: byte b of a word is channel 4 w + b of its pixel, in two's complement.
+TEST(BlockedLayoutTest, BytesPackIntoWordsOfFourChannels) {
+  // 8 channels of one pixel in blocks of one word: words[c / 4] holds channels 4 (c / 4) .. + 3.
+  const std::vector<float> data = {1, 2, 3, 4, 255, 0, 128, 7};
+  EXPECT_EQ(ToNCHWcWords(data, {1, 8, 1, 1}, 1),
+            (std::vector<int32_t>{0x04030201, static_cast<int32_t>(0x078000FFu)}));
+  // Blocks of two words keep a block's words per pixel: [n, c / 8, h, w, (c / 4) % 2].
+  std::vector<float> two_pixels(16);
+  for (int c = 0; c < 8; ++c) {
+    two_pixels[c * 2] = static_cast<float>(c);           // pixel 0
+    two_pixels[c * 2 + 1] = static_cast<float>(16 + c);  // pixel 1
+  }
+  EXPECT_EQ(ToNCHWcWords(two_pixels, {1, 8, 1, 2}, 2),
+            (std::vector<int32_t>{0x03020100, 0x07060504, 0x13121110, 0x17161514}));
+  // Weights [k = 2, c = 4, 1, 1], signed: words[k / oc_bn, c / 4, 0, 0, 0, k % oc_bn].
+  const std::vector<float> kernel = {-1, 2, -128, 127, 0, 1, 0, -2};
+  EXPECT_EQ(
+      ToOIHWioWords(kernel, {2, 4, 1, 1}, 1, 2),
+      (std::vector<int32_t>{static_cast<int32_t>(0x7F8002FFu), static_cast<int32_t>(0xFE000100u)}));
+  EXPECT_EQ(ToOIHWioWords(kernel, {2, 4, 1, 1}, 1, 1), ToOIHWioWords(kernel, {2, 4, 1, 1}, 1, 2));
+}
+
 }  // namespace
 }  // namespace task
 }  // namespace tessera

@@ -99,6 +99,47 @@ TEST(TaskTest, DepthwiseReference) {
   EXPECT_EQ(out, (std::vector<float>{2, 4, 6, 8, 50, 60, 70, 80}));
 }
 
+// The int8 convolution sums uint8 data times int8 weights exactly, its padding the zero point.
+TEST(TaskTest, Int8ConvReference) {
+  Task task("conv2d_NCHWc_int8.x86(1,4,1,2,1,1,3,1,1,10,uint8)", "llvm");
+  // Channels 0..3 of pixels (0, 0) and (0, 1); one output channel, a 1x3 window padded by 1.
+  const std::vector<float> data = {1, 2, 3, 4, 5, 6, 255, 0};
+  const std::vector<float> kernel = {1, -1, 2, -2, 3, -3, -128, 127, 0, 0, 1, 1};
+  std::vector<float> out = task.templ().reference(task.args(), {data, kernel});
+  // A 3x2 output: row y reads input row y - 1, column x columns x - 1 .. x + 1; outside the
+  // 1x2 input the padding holds 10.
+  ASSERT_EQ(out.size(), 6u);
+  for (int y = 0; y < 3; ++y) {
+    for (int x = 0; x < 2; ++x) {
+      int64_t sum = 0;
+      for (int c = 0; c < 4; ++c) {
+        for (int q = 0; q < 3; ++q) {
+          const int column = x + q - 1;
+          const bool inside = y == 1 && column >= 0 && column <= 1;
+          const int64_t value = inside ? static_cast<int64_t>(data[c * 2 + column]) : 10;
+          sum += value * static_cast<int64_t>(kernel[c * 3 + q]);
+        }
+      }
+      EXPECT_EQ(out[y * 2 + x], static_cast<float>(sum)) << "y " << y << " x " << x;
+    }
+  }
+  // Row 1, column 0 by hand: the padding, then columns 0 and 1, channel by channel.
+  EXPECT_EQ(out[2], 10 * (1 - 2 - 128 + 0) + (1 * -1 + 3 * 3 + 5 * 127 + 255 * 1) +
+                        (2 * 2 + 4 * -3 + 6 * 0 + 0 * 1));
+}
+
+TEST(TaskTest, Int8ConvKeysAreChecked) {
+  EXPECT_THAT(ErrorOf("conv2d_NCHWc_int8.x86(1,8,8,8,8,3,3,1,1,float32)"),
+              HasSubstr("conv2d_NCHWc_int8.x86 takes "
+                        "(N,C,H,W,K,R,S,stride,pad,zero_point,uint8)"));
+  EXPECT_THAT(ErrorOf("conv2d_NCHWc_int8.x86(1,8,8,8,8,3,3,1,1,256,uint8)"),
+              HasSubstr("the zero point 256 is no uint8 (0 to 255)"));
+  EXPECT_THAT(ErrorOf("conv2d_NCHWc_int8.x86(1,8,8,8,8,1,1,1,0,3,uint8)"),
+              HasSubstr("without padding the zero point changes nothing: give 0"));
+  EXPECT_THAT(ErrorOf("conv2d_NCHWc_int8.x86(1,6,8,8,8,3,3,1,1,0,uint8)"),
+              HasSubstr("the input channels (6) must be a multiple of 4"));
+}
+
 TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
   EXPECT_THAT(
       ErrorOf("conv9d.x86(1,2)"),
@@ -110,6 +151,7 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
                 "batch_matmul.x86(B,M,N,K,float32) depthwise_conv2d.x86(N,C,H,W,R,S,"
                 "stride,pad,float32) depthwise_conv2d_NCHWc.x86(N,C,H,W,R,S,stride,pad,"
                 "float32) conv2d_winograd_NCHWc.x86(N,C,H,W,K,pad,float32) "
+                "conv2d_NCHWc_int8.x86(N,C,H,W,K,R,S,stride,pad,zero_point,uint8) "
                 "dense.cuda(M,N,K,float32) conv2d_nchw.cuda(N,C,H,W,K,R,S,"
                 "stride,pad,float32) depthwise_conv2d.cuda(N,C,H,W,R,S,stride,pad,float32))"));
   EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));

@@ -3,9 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 
 #include "compiler/driver/build.h"
+#include "compiler/driver/vector_unit.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
 #include "runtime/ndarray.h"
 #include "tuner/measure/local_measurer.h"
@@ -123,7 +125,10 @@ TEST(TaskMeasureTest, PlainTemplatesTakeTheFixtureAsItIs) {
   auto fixture = MakeTaskFixture(task, 1);
   CandidateArgs args = PrepareCandidateArgs(task, *fixture, task.config_space().Fallback());
   EXPECT_EQ(args.shapes, fixture->shapes);
-  EXPECT_EQ(args.inputs, fixture->inputs);
+  ASSERT_EQ(args.inputs.size(), fixture->inputs.size());
+  for (size_t i = 0; i < args.inputs.size(); ++i) {
+    EXPECT_EQ(args.inputs[i].ToFloats(), fixture->inputs[i]);
+  }
   std::vector<float> out(32, 2.f);
   EXPECT_EQ(args.output_as_reference(out.data()), out);
 }
@@ -135,12 +140,13 @@ TEST(TaskMeasureTest, DenseCandidatesGetWeightsPackedInTheirColumnBlock) {
       {{"tile_y", {-1, 1, 4}}, {"tile_x", {-1, 1, 8}}, {"tile_k", {-1, 2}}, {"unroll_k", {0}}});
   CandidateArgs args = PrepareCandidateArgs(task, *fixture, config);
   EXPECT_EQ(args.shapes, (std::vector<std::vector<int64_t>>{{4, 2}, {2, 2, 8}, {4, 16}}));
-  EXPECT_EQ(args.inputs[0], fixture->inputs[0]);
+  EXPECT_EQ(args.inputs[0].ToFloats(), fixture->inputs[0]);
   const std::vector<float>& w = fixture->inputs[1];  // 16x2
-  EXPECT_EQ(args.inputs[1][0], w[0]);                // packed[0][0][0] = w[0][0]
-  EXPECT_EQ(args.inputs[1][1], w[2]);                // packed[0][0][1] = w[1][0]
-  EXPECT_EQ(args.inputs[1][8], w[1]);                // packed[0][1][0] = w[0][1]
-  EXPECT_EQ(args.inputs[1][16], w[16]);              // packed[1][0][0] = w[8][0]
+  const std::vector<float> packed = args.inputs[1].ToFloats();
+  EXPECT_EQ(packed[0], w[0]);    // packed[0][0][0] = w[0][0]
+  EXPECT_EQ(packed[1], w[2]);    // packed[0][0][1] = w[1][0]
+  EXPECT_EQ(packed[8], w[1]);    // packed[0][1][0] = w[0][1]
+  EXPECT_EQ(packed[16], w[16]);  // packed[1][0][0] = w[8][0]
   // Measured end to end, the first result is checked against the plain reference.
   LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
   for (const MeasureOutcome& o : measurer.Measure({config, task.config_space().Fallback()})) {
@@ -157,7 +163,7 @@ TEST(TaskMeasureTest, Conv2dCandidatesGetInputsPackedForTheirConfig) {
   EXPECT_EQ(args.shapes[1], (std::vector<int64_t>{2, 4, 3, 3, 2, 4}));
   EXPECT_EQ(args.shapes[2], (std::vector<int64_t>{1, 2, 6, 6, 4}));
   // data[0, c=1, 0, 0] is element 1 of NCHW[2]c (block 0, lane 1) and element 36 of NCHW.
-  EXPECT_EQ(args.inputs[0][1], fixture->inputs[0][36]);
+  EXPECT_EQ(args.inputs[0].ToFloats()[1], fixture->inputs[0][36]);
 }
 
 // The check reads the candidate's blocked output through the layout: read raw, it is wrong.
@@ -171,7 +177,7 @@ TEST(TaskMeasureTest, TheCheckUnpacksTheBlockedOutput) {
   for (size_t i = 0; i < args.shapes.size(); ++i) {
     arrays.push_back(runtime::NDArray::Empty(args.shapes[i], {kDLFloat, 32, 1}, {kDLCPU, 0}));
     if (i < args.inputs.size()) {
-      arrays[i].CopyFromBytes(args.inputs[i].data(), args.inputs[i].size() * sizeof(float));
+      arrays[i].CopyFromBytes(args.inputs[i].bytes.data(), args.inputs[i].bytes.size());
     }
   }
   module[kCandidateFunction](arrays[0], arrays[1], arrays[2]);
@@ -194,15 +200,15 @@ TEST(TaskMeasureTest, Conv2dConfigsOfDifferentBlocksMeasureCorrectly) {
 
 // The fallback and three configs spread over `key`'s space all build, run and pass the check
 // against the template's reference.
-void ExpectSampledConfigsMeasure(const std::string& key) {
-  task::Task task(key, "llvm");
+void ExpectSampledConfigsMeasure(const std::string& key, const std::string& target = "llvm") {
+  task::Task task(key, target);
   const space::ConfigSpace& space = task.config_space();
   std::vector<space::ConfigEntity> batch = {
       space.Fallback(), space.Get(0), space.Get(space.size() - 1), space.Get(space.size() / 3)};
   LocalMeasurer measurer(TaskBuildFn(task), TaskRunFn(task, {}), {2, 60, 30, true, WorkDir()});
   std::vector<MeasureOutcome> outcomes = measurer.Measure(batch);
   for (size_t i = 0; i < outcomes.size(); ++i) {
-    EXPECT_TRUE(outcomes[i].ok()) << key << " " << batch[i].ToString() << ": "
+    EXPECT_TRUE(outcomes[i].ok()) << key << " on " << target << " " << batch[i].ToString() << ": "
                                   << tuning::ErrorKind_Name(outcomes[i].error) << " "
                                   << outcomes[i].message;
   }
@@ -227,6 +233,48 @@ TEST(TaskMeasureTest, GroupedConvConfigsComputeTheConvolution) {
                                 "group_conv2d_NCHWc.x86(1,12,7,7,24,3,3,2,1,3,float32)",
                                 "group_conv2d_NCHWc.x86(2,8,5,5,8,1,1,1,0,2,float32)"}) {
     ExpectSampledConfigsMeasure(key);
+  }
+}
+
+// int8 candidates take uint8 data and int8 weights as int32 words of four channels and give
+// int32 sums: the fixture's inputs are bytes, each word holds four consecutive channels, and the
+// output is the exact sum.
+TEST(TaskMeasureTest, Int8ConvCandidatesTakeBytesInWords) {
+  task::Task task("conv2d_NCHWc_int8.x86(1,8,5,5,4,3,3,1,1,3,uint8)", "llvm");
+  auto fixture = MakeTaskFixture(task, 1);
+  for (float v : fixture->inputs[0]) {
+    EXPECT_TRUE(v >= 0 && v <= 255 && v == std::floor(v)) << v;
+  }
+  for (float v : fixture->inputs[1]) {
+    EXPECT_TRUE(v >= -128 && v <= 127 && v == std::floor(v)) << v;
+  }
+  const space::ConfigEntity config = task.config_space().Fallback();
+  const topi::Conv2dBlocks words = topi::Conv2dNCHWcBlocks(config);
+  CandidateArgs args = PrepareCandidateArgs(task, *fixture, config);
+  ASSERT_EQ(args.inputs.size(), 2u);
+  EXPECT_EQ(args.inputs[0].dtype, ir::DataType::Int(32));
+  EXPECT_EQ(args.inputs[1].dtype, ir::DataType::Int(32));
+  EXPECT_EQ(args.output_dtype, ir::DataType::Int(32));
+  EXPECT_EQ(args.shapes[0], (std::vector<int64_t>{1, 2 / words.ic_bn, 5, 5, words.ic_bn}));
+  // Word 0 of the data: channels 0..3 of pixel (0, 0), one per byte.
+  const std::vector<uint8_t>& bytes = args.inputs[0].bytes;
+  for (int b = 0; b < 4; ++b) {
+    EXPECT_EQ(static_cast<float>(bytes[b]), fixture->inputs[0][b * 25]) << "byte " << b;
+  }
+  ExpectSampledConfigsMeasure("conv2d_NCHWc_int8.x86(1,8,5,5,4,3,3,1,1,3,uint8)");
+}
+
+// Sampled configs of the int8 template compute the exact sums: padding holding the zero point,
+// stride 2, no padding, a batch of two; with the byte dot product where the CPU has one.
+TEST(TaskMeasureTest, Int8ConvConfigsComputeTheExactSums) {
+  std::vector<std::string> targets = {"llvm"};
+  if (HasByteDotProduct(Target("llvm -mcpu=native"))) targets.push_back("llvm -mcpu=native");
+  for (const std::string& target : targets) {
+    for (const std::string key : {"conv2d_NCHWc_int8.x86(1,16,6,6,16,3,3,1,1,128,uint8)",
+                                  "conv2d_NCHWc_int8.x86(1,12,7,7,24,3,3,2,1,0,uint8)",
+                                  "conv2d_NCHWc_int8.x86(2,8,5,5,8,1,1,1,0,0,uint8)"}) {
+      ExpectSampledConfigsMeasure(key, target);
+    }
   }
 }
 

@@ -1,0 +1,119 @@
+#include "compiler/task/templates_int8.h"
+
+#include "compiler/support/error.h"
+#include "compiler/task/blocked_layout.h"
+#include "compiler/topi/conv2d_nchwc_x86.h"
+
+namespace tessera {
+namespace task {
+namespace {
+
+// (N,C,H,W,K,R,S,stride,pad,zero_point): the convolution's shape.
+topi::Conv2dShape Int8ConvShapeOf(const TaskArgs& args) {
+  const auto& v = args.ints;
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+}
+
+int64_t ZeroPointOf(const TaskArgs& args) { return args.ints[9]; }
+
+// The byte the padding holds, four times in a word.
+int32_t PadWord(const TaskArgs& args) {
+  return static_cast<int32_t>(0x01010101u * static_cast<uint32_t>(ZeroPointOf(args)));
+}
+
+// The exact int32 sums (as float32) of uint8 data and int8 weights, the padding the zero point.
+std::vector<float> Int8ConvReference(const TaskArgs& args,
+                                     const std::vector<std::vector<float>>& inputs) {
+  const topi::Conv2dShape s = Int8ConvShapeOf(args);
+  const std::vector<float>& data = inputs[0];
+  const std::vector<float>& kernel = inputs[1];
+  const int64_t oh = s.oh(), ow = s.ow(), zero = ZeroPointOf(args);
+  std::vector<float> out(static_cast<size_t>(s.n * s.k * oh * ow));
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t k = 0; k < s.k; ++k) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t sum = 0;
+          for (int64_t c = 0; c < s.c; ++c) {
+            for (int64_t r = 0; r < s.r; ++r) {
+              const int64_t iy = y * s.stride + r - s.pad;
+              for (int64_t q = 0; q < s.s; ++q) {
+                const int64_t ix = x * s.stride + q - s.pad;
+                const bool inside = iy >= 0 && iy < s.h && ix >= 0 && ix < s.w;
+                const int64_t value =
+                    inside ? static_cast<int64_t>(data[((n * s.c + c) * s.h + iy) * s.w + ix])
+                           : zero;
+                sum += value * static_cast<int64_t>(kernel[((k * s.c + c) * s.r + r) * s.s + q]);
+              }
+            }
+          }
+          out[((n * s.k + k) * oh + y) * ow + x] = static_cast<float>(sum);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Candidates take data and weights as words of four channels (NCHW[ic]c and OIHW[ic]i[oc_bn]o of
+// words) and give int32 NCHW[oc_bn]c.
+CandidateLayout Int8ConvLayout(const TaskArgs& args, const space::ConfigEntity& config) {
+  const topi::Conv2dShape s = Int8ConvShapeOf(args);
+  const topi::Conv2dBlocks words = topi::Conv2dNCHWcBlocks(config);  // ic_bn counts words
+  const int64_t ic_bn = 4 * words.ic_bn, oc_bn = words.oc_bn;
+  const NCHWDims data{s.n, s.c, s.h, s.w}, weights{s.k, s.c, s.r, s.s},
+      out{s.n, s.k, s.oh(), s.ow()};
+  CandidateLayout layout;
+  layout.shapes = {{s.n, s.c / ic_bn, s.h, s.w, words.ic_bn},
+                   {s.k / oc_bn, s.c / ic_bn, s.r, s.s, words.ic_bn, oc_bn},
+                   {s.n, s.k / oc_bn, s.oh(), s.ow(), oc_bn}};
+  layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
+    return std::vector<ArgValues>{
+        ArgValues::Int32s(ToNCHWcWords(inputs[0], data, words.ic_bn)),
+        ArgValues::Int32s(ToOIHWioWords(inputs[1], weights, words.ic_bn, oc_bn))};
+  };
+  layout.output_dtype = ir::DataType::Int(32);
+  layout.unpack_output = [=](const ArgValues& output) {
+    return FromNCHWc(output.ToFloats(), out, oc_bn);
+  };
+  return layout;
+}
+
+}  // namespace
+
+TemplateDef Conv2dNCHWcInt8X86Template() {
+  TemplateDef d;
+  d.name = "conv2d_NCHWc_int8.x86";
+  d.version = 1;
+  d.args_help = "(N,C,H,W,K,R,S,stride,pad,zero_point,uint8)";
+  d.validate = [name = d.name, help = d.args_help](const TaskArgs& args) {
+    TESSERA_USER_CHECK(args.ints.size() == 10 && args.dtype == "uint8")
+        << name << " takes " << help;
+    const int64_t zero = ZeroPointOf(args);
+    TESSERA_USER_CHECK(zero >= 0 && zero <= 255)
+        << "the zero point " << zero << " is no uint8 (0 to 255)";
+    TESSERA_USER_CHECK(zero == 0 || Int8ConvShapeOf(args).pad > 0)
+        << "without padding the zero point changes nothing: give 0";
+    const topi::Conv2dShape shape = Int8ConvShapeOf(args);
+    TESSERA_USER_CHECK(shape.c % 4 == 0)
+        << "the input channels (" << shape.c << ") must be a multiple of 4";
+    topi::Conv2dNCHWcX86Space(topi::Conv2dWords(shape));  // checks the shape
+  };
+  d.space = [](const TaskArgs& args, const topi::VectorUnit& vector_unit) {
+    return topi::Conv2dNCHWcX86Space(topi::Conv2dWords(Int8ConvShapeOf(args)), vector_unit);
+  };
+  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
+    return topi::Conv2dNCHWcInt8X86(Int8ConvShapeOf(args), config, PadWord(args));
+  };
+  d.baseline = [](const TaskArgs& args) {
+    return topi::Conv2dInt8Default(Int8ConvShapeOf(args), ZeroPointOf(args));
+  };
+  d.reference = Int8ConvReference;
+  d.layout = Int8ConvLayout;
+  d.weight_args = {1};
+  d.input_ranges = {{0, 255, true}, {-128, 127, true}};
+  return d;
+}
+
+}  // namespace task
+}  // namespace tessera

@@ -1,0 +1,20 @@
+/// \file
+/// Private to compiler/task: the int8 templates (`conv2d_NCHWc_int8.x86`), whose candidates take
+/// bytes packed into int32 words and give exact int32 sums.
+#ifndef TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
+#define TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
+
+#include "compiler/task/task.h"
+
+namespace tessera {
+namespace task {
+
+/// `conv2d_NCHWc_int8.x86(N,C,H,W,K,R,S,stride,pad,zero_point,uint8)`: uint8 data times int8
+/// weights summed in int32 (`topi::Conv2dNCHWcInt8X86`), the padding holding the data's zero
+/// point (0 without padding, where it changes nothing).
+TemplateDef Conv2dNCHWcInt8X86Template();
+
+}  // namespace task
+}  // namespace tessera
+
+#endif  // TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
