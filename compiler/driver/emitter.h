@@ -148,6 +148,7 @@ class ModelEmitter {
                       int64_t oc_bn);
   // emit_conv_int8.cc: a quantized convolution through the int8 template.
   void EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
+  int Int8InputWords(const GroupPlan& plan, const Node& conv, int64_t ic_words);
   // A convolution through its GPU template (NCHW data, OIHW weights as they are), then the
   // epilogue kernel; false leaves it to the plain compute.
   bool EmitConvCUDA(const GroupPlan& plan, const std::vector<const Node*>& group);

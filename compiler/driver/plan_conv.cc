@@ -154,7 +154,10 @@ const Planner::ConvPlan& Planner::PlanConv(const Node& conv, int64_t in_block) {
   const space::ConfigSpace& space = plan.task->config_space();
   plan.chosen = plan.config->ToString();
   const int64_t per_element = plan.ChannelsPerInputElement();
-  if (in_block > 0 && in_block % per_element == 0) {
+  // An int8 convolution over channels padded to whole words quantizes its input from the plain
+  // layout (blocks of one channel), whatever its words' block.
+  const bool padded_words = plan.int8 && plan.shape.c % 4 != 0;
+  if (in_block > 0 && in_block % per_element == 0 && !padded_words) {
     const int64_t chosen_index = plan.config->index();
     plan.config =
         plan.depthwise
@@ -168,7 +171,7 @@ const Planner::ConvPlan& Planner::PlanConv(const Node& conv, int64_t in_block) {
     plan.in_block = plan.out_block = topi::DepthwiseConv2dNCHWcBlock(*plan.config);
   } else {
     const topi::Conv2dBlocks b = topi::Conv2dNCHWcBlocks(*plan.config);
-    plan.in_block = b.ic_bn * per_element;
+    plan.in_block = padded_words ? 1 : b.ic_bn * per_element;
     plan.out_block = b.oc_bn;
   }
   return plan;

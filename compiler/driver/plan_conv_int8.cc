@@ -58,17 +58,20 @@ int Planner::GroupOutput(const Node& anchor) const {
 void Planner::ConsiderInt8(ConvPlan& plan, const Node& conv) {
   const topi::Conv2dShape& sh = plan.shape;
   // The int8 template writes its output stage's float value blocked, in the block it computes.
-  if (!strategy_.int8_conv || !byte_dot_product_ || sh.groups != 1 || sh.c % 4 != 0 ||
+  if (!strategy_.int8_conv || !byte_dot_product_ || sh.groups != 1 ||
       !MayWriteBlocked(GroupOutput(conv)) ||
       !QuantizedInput(conv.inputs[0], &plan.input_scale, &plan.input_zero) ||
       !QuantizedWeights(g_.values[conv.inputs[1]])) {
     return;
   }
-  // The padding holds the zero point; without padding the kernel is the same for any.
+  // The padding holds the zero point; without padding the kernel is the same for any. Channels
+  // of no multiple of four (a 3-channel stem) are padded to whole words with zero weights: the
+  // template's work is then that of the padded channels.
   const int64_t zero = sh.pad > 0 ? plan.input_zero : 0;
+  const int64_t channels = (sh.c + 3) / 4 * 4;
   plan.task =
       MakeTask(strategy_.int8_conv,
-               {sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad, zero}, "uint8");
+               {sh.n, channels, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride, sh.pad, zero}, "uint8");
   plan.int8 = plan.task != nullptr;
 }
 
