@@ -113,14 +113,10 @@ int Run(const Options& o) {
     if (cross) continue;
     k.f = module["op"];
     k.args = tuner::PrepareCandidateArgs(task, *fixture, config);
-    k.values.resize(k.args.shapes.size());
-    k.codes.resize(k.args.shapes.size());
-    for (size_t i = 0; i < k.args.shapes.size(); ++i) {
-      k.arrays.push_back(runtime::NDArray::Empty(k.args.shapes[i], DLDataType{kDLFloat, 32, 1},
-                                                 DLDevice{kDLCPU, 0}));
-      if (i < k.args.inputs.size()) {
-        k.arrays.back().CopyFromBytes(k.args.inputs[i].data(), k.args.inputs[i].size() * 4);
-      }
+    k.arrays = tuner::CandidateArrays(k.args, DLDevice{kDLCPU, 0});
+    k.values.resize(k.arrays.size());
+    k.codes.resize(k.arrays.size());
+    for (size_t i = 0; i < k.arrays.size(); ++i) {
       runtime::PackedFunc::SetArg(&k.values[i], &k.codes[i], k.arrays[i]);
     }
   }
@@ -130,7 +126,7 @@ int Run(const Options& o) {
   for (Candidate& k : candidates) {
     k.Call();
     mismatches.push_back(tuner::CompareOutput(
-        *fixture, k.args.output_as_reference(k.arrays.back().Data<float>()).data(), 1e-3, 1e-3));
+        *fixture, k.args.output_as_reference(k.arrays.back()->data).data(), 1e-3, 1e-3));
   }
   // 64 MB written between calls pushes the operands out of every cache level of today's CPUs.
   std::vector<float> flush(o.cold ? 16 << 20 : 0, 1.0f);

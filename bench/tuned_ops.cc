@@ -80,6 +80,7 @@ struct BoundArgs {
   std::vector<TesseraValue> values;
   std::vector<int32_t> codes;
 
+  // float32 arrays of `shapes`, the first `inputs.size()` filled.
   BoundArgs(const std::vector<std::vector<int64_t>>& shapes,
             const std::vector<std::vector<float>>& inputs) {
     for (size_t i = 0; i < shapes.size(); ++i) {
@@ -89,6 +90,14 @@ struct BoundArgs {
         arrays.back().CopyFromBytes(inputs[i].data(), inputs[i].size() * sizeof(float));
       }
     }
+    Bind();
+  }
+  // A candidate's arrays, in their element types.
+  explicit BoundArgs(const tuner::CandidateArgs& candidate)
+      : arrays(tuner::CandidateArrays(candidate, DLDevice{kDLCPU, 0})) {
+    Bind();
+  }
+  void Bind() {
     values.resize(arrays.size());
     codes.resize(arrays.size());
     for (size_t i = 0; i < arrays.size(); ++i) {
@@ -100,7 +109,7 @@ struct BoundArgs {
     runtime::RetValue ret;
     f.CallPacked(args, &ret);
   }
-  const float* output() const { return arrays.back().Data<float>(); }
+  const void* output() const { return arrays.back()->data; }
 };
 
 std::vector<float> Contents(const runtime::NDArray& a) {
@@ -140,12 +149,12 @@ Conv2dTransforms TimeConv2dTransforms(const task::Task& task, const space::Confi
   t.pack_data_s = BestSeconds(repeat, [&] { data_args.Call(pack_data); });
   t.pack_weights_s = BestSeconds(repeat, [&] { weight_args.Call(pack_weights); });
   t.unpack_output_s = BestSeconds(repeat, [&] { out_args.Call(unpack); });
-  if (Contents(data_args.arrays[1]) != candidate.inputs[0]) {
+  if (Contents(data_args.arrays[1]) != candidate.inputs[0].ToFloats()) {
     t.mismatch = "compiled data packing differs from the measurer's";
-  } else if (Contents(weight_args.arrays[1]) != candidate.inputs[1]) {
+  } else if (Contents(weight_args.arrays[1]) != candidate.inputs[1].ToFloats()) {
     t.mismatch = "compiled weight packing differs from the measurer's";
   } else {
-    t.mismatch = tuner::CompareOutput(fixture, out_args.output(), 1e-3, 1e-3);
+    t.mismatch = tuner::CompareOutput(fixture, out_args.arrays.back().Data<float>(), 1e-3, 1e-3);
   }
   return t;
 }
@@ -158,8 +167,8 @@ bool RunWithoutVendor(const task::Task& task, const records::TuningLog& log, con
   const space::ConfigEntity fallback = task.config_space().Fallback();
   tuner::CandidateArgs tuned_args = tuner::PrepareCandidateArgs(task, *fixture, tuned.config);
   tuner::CandidateArgs fallback_args = tuner::PrepareCandidateArgs(task, *fixture, fallback);
-  BoundArgs tuned_bound(tuned_args.shapes, tuned_args.inputs);
-  BoundArgs fallback_bound(fallback_args.shapes, fallback_args.inputs);
+  BoundArgs tuned_bound(tuned_args);
+  BoundArgs fallback_bound(fallback_args);
   BoundArgs plain_bound(fixture->shapes, fixture->inputs);
   runtime::Module tuned_module, fallback_module;
   runtime::PackedFunc tuned_fn = Compile(task, tuned.config, &tuned_module);

@@ -33,16 +33,35 @@ void InferTranspose(Graph& g, const Node& n) {
   SetOutput(g, n, 0, x.dtype, out);
 }
 
+// `form` (of a constant of `in_shape`) transposed by `perm` as the floats are: the integers
+// moved alike, a per-axis scale along the axis's new position.
+std::shared_ptr<const graph::QuantizedForm> TransposedForm(
+    const graph::QuantizedForm& form, const std::vector<int64_t>& perm,
+    const std::function<int64_t(int64_t)>& source) {
+  auto values = std::make_shared<graph::TensorData>(*form.values);
+  for (size_t d = 0; d < perm.size(); ++d) values->shape[d] = form.values->shape[perm[d]];
+  for (int64_t i = 0; i < values->NumElements(); ++i) values->Set(i, form.values->At(source(i)));
+  auto out = std::make_shared<graph::QuantizedForm>(form);
+  out->values = values;
+  out->axis = std::find(perm.begin(), perm.end(), form.axis) - perm.begin();
+  return out;
+}
+
 std::vector<Data> EvaluateTranspose(const Graph& g, const Node& n) {
   const Value& x = Input(g, n, 0);
   const std::vector<int64_t>& out_shape = g.values[n.outputs[0]].shape;
   std::vector<int64_t> perm = TransposePerm(n, x.shape.size());
   std::vector<int64_t> os = Strides(out_shape), is = Strides(x.shape);
-  return One(Gathered(g, n, [&](int64_t i) {
+  auto source = [&](int64_t i) {
     int64_t index = 0;
     for (size_t d = 0; d < perm.size(); ++d) index += (i / os[d] % out_shape[d]) * is[perm[d]];
     return index;
-  }));
+  };
+  Data out = Gathered(g, n, source);
+  // A transposed weight keeps the integers it was dequantized from (the int8 templates read
+  // them): PyTorch exports a quantized linear layer as MatMul(x, Transpose(DequantizeLinear(W))).
+  if (x.data->quantized) out->quantized = TransposedForm(*x.data->quantized, perm, source);
+  return One(out);
 }
 
 void InferSlice(Graph& g, const Node& n) {

@@ -113,6 +113,32 @@ std::vector<int32_t> ToOIHWioWords(const std::vector<float>& kernel, const NCHWD
   return std::vector<int32_t>(words.begin(), words.end());
 }
 
+std::vector<int32_t> ToRowWords(const std::vector<float>& a, int64_t m, int64_t k) {
+  TESSERA_INTERNAL_CHECK(k % 4 == 0 && static_cast<int64_t>(a.size()) == m * k)
+      << "cannot pack " << a.size() << " bytes as " << m << "x" << k << " in words of four";
+  std::vector<int32_t> out(a.size() / 4);
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint32_t word = 0;
+    for (int64_t b = 0; b < 4; ++b) word |= InByte(a[4 * i + b], b);
+    out[i] = static_cast<int32_t>(word);
+  }
+  return out;
+}
+
+std::vector<int32_t> ToColumnBlockWords(const std::vector<float>& w, int64_t n, int64_t k,
+                                        int64_t bn) {
+  TESSERA_INTERNAL_CHECK(bn > 0 && n % bn == 0) << "block " << bn << " does not divide " << n;
+  const std::vector<int32_t> rows = ToRowWords(w, n, k);  // [n, k / 4]
+  const int64_t words = k / 4;
+  std::vector<int32_t> out(rows.size());
+  for (int64_t row = 0; row < n; ++row) {
+    for (int64_t col = 0; col < words; ++col) {
+      out[(row / bn * words + col) * bn + row % bn] = rows[row * words + col];
+    }
+  }
+  return out;
+}
+
 std::vector<float> ToColumnBlocks(const std::vector<float>& w, int64_t n, int64_t k, int64_t bn) {
   TESSERA_INTERNAL_CHECK(bn > 0 && n % bn == 0 && static_cast<int64_t>(w.size()) == n * k)
       << "cannot pack " << w.size() << " weights as " << n << "x" << k << " in blocks of " << bn;

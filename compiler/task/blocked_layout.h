@@ -41,6 +41,15 @@ std::vector<int32_t> ToNCHWcWords(const std::vector<float>& plain, const NCHWDim
 std::vector<int32_t> ToOIHWioWords(const std::vector<float>& kernel, const NCHWDims& dims,
                                    int64_t ic_words, int64_t oc_bn);
 
+/// Bytes of a row-major `a[m, k]` (whole numbers in [-128, 255]) as int32 words of four
+/// consecutive bytes of a row (the A of `topi::DenseInt8X86`); 4 must divide `k`.
+std::vector<int32_t> ToRowWords(const std::vector<float>& a, int64_t m, int64_t k);
+
+/// Dense weight bytes `w[n, k]` as words of four bytes of a row in column blocks of `bn`:
+/// `packed[n / bn, k / 4, n % bn]` (the packed_W of `topi::DenseInt8X86`).
+std::vector<int32_t> ToColumnBlockWords(const std::vector<float>& w, int64_t n, int64_t k,
+                                        int64_t bn);
+
 /// Dense weights `w[n, k]` → `packed[n / bn, k, n % bn]` (`topi::DensePackWeights`); `bn` must
 /// divide `n`.
 std::vector<float> ToColumnBlocks(const std::vector<float>& w, int64_t n, int64_t k, int64_t bn);

@@ -373,7 +373,8 @@ const std::vector<TemplateDef>& Templates() {
             },
             DepthwiseNCHWcLayout),
         Conv2dWinogradX86Template(),
-        Conv2dNCHWcInt8X86Template()};
+        Conv2dNCHWcInt8X86Template(),
+        DenseInt8X86Template()};
     for (TemplateDef& d : CUDATemplates(all)) all.push_back(std::move(d));
     return all;
   }();

@@ -3,6 +3,7 @@
 #include "compiler/support/error.h"
 #include "compiler/task/blocked_layout.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
+#include "compiler/topi/dense_x86.h"
 
 namespace tessera {
 namespace task {
@@ -79,7 +80,69 @@ CandidateLayout Int8ConvLayout(const TaskArgs& args, const space::ConfigEntity& 
   return layout;
 }
 
+topi::DenseShape DenseShapeOf(const TaskArgs& args) {
+  return {args.ints[0], args.ints[1], args.ints[2]};
+}
+
+// The exact int32 sums (as float32) of uint8 A[m, k] times int8 W[n, k].
+std::vector<float> Int8DenseReference(const TaskArgs& args,
+                                      const std::vector<std::vector<float>>& inputs) {
+  const topi::DenseShape s = DenseShapeOf(args);
+  std::vector<float> c(static_cast<size_t>(s.m * s.n));
+  for (int64_t i = 0; i < s.m; ++i) {
+    for (int64_t j = 0; j < s.n; ++j) {
+      int64_t sum = 0;
+      for (int64_t l = 0; l < s.k; ++l) {
+        sum += static_cast<int64_t>(inputs[0][i * s.k + l]) *
+               static_cast<int64_t>(inputs[1][j * s.k + l]);
+      }
+      c[i * s.n + j] = static_cast<float>(sum);
+    }
+  }
+  return c;
+}
+
+// Candidates take A's rows and W's rows as words of four bytes, W in column blocks.
+CandidateLayout Int8DenseLayout(const TaskArgs& args, const space::ConfigEntity& config) {
+  const topi::DenseShape s = DenseShapeOf(args);
+  const int64_t bn = topi::DenseWeightBlock(config);
+  CandidateLayout layout;
+  layout.shapes = {{s.m, s.k / 4}, {s.n / bn, s.k / 4, bn}, {s.m, s.n}};
+  layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
+    return std::vector<ArgValues>{ArgValues::Int32s(ToRowWords(inputs[0], s.m, s.k)),
+                                  ArgValues::Int32s(ToColumnBlockWords(inputs[1], s.n, s.k, bn))};
+  };
+  layout.output_dtype = ir::DataType::Int(32);
+  layout.unpack_output = [](const ArgValues& output) { return output.ToFloats(); };
+  return layout;
+}
+
 }  // namespace
+
+TemplateDef DenseInt8X86Template() {
+  TemplateDef d;
+  d.name = "dense_int8.x86";
+  d.version = 1;
+  d.args_help = "(M,N,K,uint8)";
+  d.validate = [name = d.name, help = d.args_help](const TaskArgs& args) {
+    TESSERA_USER_CHECK(args.ints.size() == 3 && args.dtype == "uint8") << name << " takes " << help;
+    TESSERA_USER_CHECK(args.ints[2] % 4 == 0)
+        << "the reduction (" << args.ints[2] << ") must be a multiple of 4";
+    topi::DenseX86Space(topi::DenseWords(DenseShapeOf(args)));  // checks the dimensions
+  };
+  d.space = [](const TaskArgs& args, const topi::VectorUnit& unit) {
+    return topi::DenseX86Space(topi::DenseWords(DenseShapeOf(args)), unit);
+  };
+  d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
+    return topi::DenseInt8X86(DenseShapeOf(args), config);
+  };
+  d.baseline = [](const TaskArgs& args) { return topi::DenseInt8Default(DenseShapeOf(args)); };
+  d.reference = Int8DenseReference;
+  d.layout = Int8DenseLayout;
+  d.weight_args = {1};
+  d.input_ranges = {{0, 255, true}, {-128, 127, true}};
+  return d;
+}
 
 TemplateDef Conv2dNCHWcInt8X86Template() {
   TemplateDef d;

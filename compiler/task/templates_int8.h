@@ -1,5 +1,6 @@
 /// \file
-/// Private to compiler/task: the int8 templates (`conv2d_NCHWc_int8.x86`), whose candidates take
+/// Private to compiler/task: the int8 templates (`conv2d_NCHWc_int8.x86`, `dense_int8.x86`),
+/// whose candidates take
 /// bytes packed into int32 words and give exact int32 sums.
 #ifndef TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
 #define TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
@@ -13,6 +14,10 @@ namespace task {
 /// weights summed in int32 (`topi::Conv2dNCHWcInt8X86`), the padding holding the data's zero
 /// point (0 without padding, where it changes nothing).
 TemplateDef Conv2dNCHWcInt8X86Template();
+
+/// `dense_int8.x86(M,N,K,uint8)`: uint8 A[M, K] times int8 W[N, K] summed in int32
+/// (`topi::DenseInt8X86`).
+TemplateDef DenseInt8X86Template();
 
 }  // namespace task
 }  // namespace tessera

@@ -32,20 +32,26 @@ double DenseFlops(const DenseShape& shape) {
          static_cast<double>(shape.k);
 }
 
-// C = A × W on `padded_m` rows (W packed in column blocks), the padding rows repeating A's last.
+// C = A × W on `padded_m` rows (W packed in column blocks), the padding rows repeating A's last;
+// with `bytes`, A and W hold words of four bytes multiplied by dot4_u8s8.
 te::Tensor PaddedProduct(const DenseShape& shape, const te::Tensor& a, const te::Tensor& packed,
-                         int64_t padded_m) {
+                         int64_t padded_m, bool bytes) {
   const Expr bn = packed.shape()[2];
   ir::IterVar k = te::reduce_axis(I(shape.k), "k");
   return te::compute(
       {I(padded_m), I(shape.n)},
       [&](Var y, Var x) {
-        return te::sum(a(ClampedRow(y, shape.m, padded_m), k) *
-                           packed(ir::floordiv(x, bn), k, ir::floormod(x, bn)),
-                       {k});
+        const Expr av = a(ClampedRow(y, shape.m, padded_m), k);
+        const Expr wv = packed(ir::floordiv(x, bn), k, ir::floormod(x, bn));
+        return te::sum(bytes ? ir::dot4_u8s8(av, wv) : av * wv, {k});
       },
       "C", "dense");
 }
+
+// The tiled dense of `shape` (counted in words when `bytes`) for `config`: DenseX86 and, over
+// int32 words of four bytes, DenseInt8X86.
+ScheduledOp TiledDense(const char* name, const DenseShape& shape, const space::ConfigEntity& config,
+                       const OutputEpilogue* epilogue, bool bytes);
 
 }  // namespace
 
@@ -114,6 +120,40 @@ ScheduledOp DensePackWeights(const DenseShape& shape, int64_t bn) {
 
 ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
                      const OutputEpilogue* epilogue) {
+  return TiledDense("dense.x86", shape, config, epilogue, /*bytes=*/false);
+}
+
+DenseShape DenseWords(const DenseShape& shape) { return {shape.m, shape.n, shape.k / 4}; }
+
+ScheduledOp DenseInt8X86(const DenseShape& shape, const space::ConfigEntity& config,
+                         const OutputEpilogue* epilogue) {
+  CheckShape(shape);
+  TESSERA_USER_CHECK(shape.k % 4 == 0)
+      << "dense_int8.x86: the reduction (" << shape.k << ") must be a multiple of 4";
+  ScheduledOp op = TiledDense("dense_int8.x86", DenseWords(shape), config, epilogue, true);
+  op.flops = DenseFlops(shape);
+  return op;
+}
+
+ScheduledOp DenseInt8Default(const DenseShape& shape) {
+  CheckShape(shape);
+  te::Tensor a = te::placeholder({I(shape.m), I(shape.k)}, DataType::UInt(8), "A");
+  te::Tensor w = te::placeholder({I(shape.n), I(shape.k)}, DataType::Int(8), "W");
+  ir::IterVar k = te::reduce_axis(I(shape.k), "k");
+  te::Tensor c = te::compute(
+      {I(shape.m), I(shape.n)},
+      [&](Var y, Var x) {
+        return te::sum(ir::cast(DataType::Int(32), a(y, k)) * ir::cast(DataType::Int(32), w(x, k)),
+                       {k});
+      },
+      "C", "dense");
+  return {te::create_schedule({c}), {a, w, c}, DenseFlops(shape)};
+}
+
+namespace {
+
+ScheduledOp TiledDense(const char* name, const DenseShape& shape, const space::ConfigEntity& config,
+                       const OutputEpilogue* epilogue, bool bytes) {
   CheckShape(shape);
   std::vector<int64_t> ty = config.Split("tile_y");
   std::vector<int64_t> tx = config.Split("tile_x");
@@ -122,13 +162,13 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   const int64_t padded_m = PaddedExtent(shape.m, ty[2]);
   TESSERA_USER_CHECK((padded_m / ty[2]) % ty[1] == 0 && shape.n % (tx[1] * tx[2]) == 0 &&
                      shape.k % tk[1] == 0)
-      << "dense.x86: config " << config.ToString() << " does not tile the shape m=" << shape.m
+      << name << ": config " << config.ToString() << " does not tile the shape m=" << shape.m
       << " n=" << shape.n << " k=" << shape.k;
   int64_t bn = tx[2];
-  te::Tensor a = te::placeholder({I(shape.m), I(shape.k)}, DataType::Float(32), "A");
-  te::Tensor packed =
-      te::placeholder({I(shape.n / bn), I(shape.k), I(bn)}, DataType::Float(32), "packed_W");
-  te::Tensor c = PaddedProduct(shape, a, packed, padded_m);
+  const DataType element = bytes ? DataType::Int(32) : DataType::Float(32);
+  te::Tensor a = te::placeholder({I(shape.m), I(shape.k)}, element, "A");
+  te::Tensor packed = te::placeholder({I(shape.n / bn), I(shape.k), I(bn)}, element, "packed_W");
+  te::Tensor c = PaddedProduct(shape, a, packed, padded_m, bytes);
   const te::Tensor rows =
       padded_m == shape.m ? c : CropPadded(c, {shape.m, shape.n}, "C_rows", "dense_rows");
 
@@ -182,6 +222,8 @@ ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
   args.push_back(result);
   return {s, args, DenseFlops(shape)};
 }
+
+}  // namespace
 
 ScheduledOp DenseDefault(const DenseShape& shape) {
   CheckShape(shape);

@@ -44,6 +44,24 @@ int64_t DenseWeightBlock(const space::ConfigEntity& config);
 ScheduledOp DenseX86(const DenseShape& shape, const space::ConfigEntity& config,
                      const OutputEpilogue* epilogue = nullptr);
 
+/// `shape` counted in int32 words of four bytes along k (k / 4): the shape whose float template
+/// `dense_int8.x86` follows, word for element. Its config space is
+/// `DenseX86Space(DenseWords(shape))`.
+DenseShape DenseWords(const DenseShape& shape);
+
+/// The int8 dense for `config` (a point of `DenseX86Space(DenseWords(shape))`): uint8 A times
+/// int8 W, summed exactly in int32, four bytes per `ir::dot4_u8s8` (x86 VNNI's vpdpbusd where the
+/// target has it). Args: A[m, k / 4] as int32 words of four consecutive bytes of a row (byte j of
+/// word i is A[m, 4 i + j]), packed_W[n / bn, k / 4, bn] of words of W's rows, the epilogue's
+/// inputs, C[m, n] int32 (`epilogue` applied, when given). Zero points are the caller's. Throws
+/// `UserError` unless k is a multiple of 4.
+ScheduledOp DenseInt8X86(const DenseShape& shape, const space::ConfigEntity& config,
+                         const OutputEpilogue* epilogue = nullptr);
+
+/// The plain int8 dense (uint8 A[m, k], int8 W[n, k], int32 C[m, n]): the untuned baseline of
+/// `dense_int8.x86`.
+ScheduledOp DenseInt8Default(const DenseShape& shape);
+
 /// The weight packing of `DenseX86`; args: W[n, k], packed_W[n / bn, k, bn]. Throws `UserError`
 /// unless `bn` divides n.
 ScheduledOp DensePackWeights(const DenseShape& shape, int64_t bn);

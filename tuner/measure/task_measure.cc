@@ -38,13 +38,6 @@ std::vector<int64_t> ConstShape(const te::Tensor& t) {
   return shape;
 }
 
-runtime::NDArray Array(const std::vector<int64_t>& shape, ir::DataType dtype,
-                       const task::ArgValues* values, DLDevice device) {
-  runtime::NDArray a = runtime::NDArray::Empty(shape, dtype.ToDL(), device);
-  if (values) a.CopyFromBytes(values->bytes.data(), values->bytes.size());
-  return a;
-}
-
 // `count` values drawn from `range`.
 std::vector<float> RandomValues(int64_t count, const task::InputRange& range,
                                 std::mt19937_64& rng) {
@@ -136,6 +129,18 @@ CandidateArgs PrepareCandidateArgs(const task::Task& task, const TaskFixture& fi
   return out;
 }
 
+std::vector<runtime::NDArray> CandidateArrays(const CandidateArgs& args, DLDevice device) {
+  std::vector<runtime::NDArray> arrays;
+  for (size_t i = 0; i < args.shapes.size(); ++i) {
+    const bool input = i < args.inputs.size();
+    const ir::DataType dtype = input ? args.inputs[i].dtype : args.output_dtype;
+    arrays.push_back(runtime::NDArray::Empty(args.shapes[i], dtype.ToDL(), device));
+    if (input)
+      arrays.back().CopyFromBytes(args.inputs[i].bytes.data(), args.inputs[i].bytes.size());
+  }
+  return arrays;
+}
+
 std::string CompareOutput(const TaskFixture& fixture, const float* got, double rtol, double atol) {
   for (size_t i = 0; i < fixture.expected.size(); ++i) {
     double want = fixture.expected[i];
@@ -200,13 +205,7 @@ RunFn TaskRunFn(const task::Task& task, const RunOptions& options) {
         gpu ? runtime::LoadCUDAModule(path) : runtime::Module::LoadFromFile(path);
     runtime::PackedFunc func = module[kCandidateFunction];
     CandidateArgs candidate = PrepareCandidateArgs(task, *fixture, config);
-    std::vector<runtime::NDArray> arrays;
-    for (size_t i = 0; i < candidate.shapes.size(); ++i) {
-      const bool input = i < candidate.inputs.size();
-      arrays.push_back(Array(candidate.shapes[i],
-                             input ? candidate.inputs[i].dtype : candidate.output_dtype,
-                             input ? &candidate.inputs[i] : nullptr, device));
-    }
+    std::vector<runtime::NDArray> arrays = CandidateArrays(candidate, device);
     std::vector<TesseraValue> values(arrays.size());
     std::vector<int32_t> codes(arrays.size());
     for (size_t i = 0; i < arrays.size(); ++i) {

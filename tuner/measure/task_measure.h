@@ -12,6 +12,7 @@
 
 #include "compiler/ir/function.h"
 #include "compiler/task/task.h"
+#include "runtime/ndarray.h"
 #include "tuner/measure/local_measurer.h"
 
 namespace tessera {
@@ -80,6 +81,10 @@ struct CandidateArgs {
   /// The bytes of the output.
   size_t OutputBytes() const;
 };
+
+/// The candidate's arrays on `device` in their element types: the inputs filled, the output
+/// (last) allocated.
+std::vector<runtime::NDArray> CandidateArrays(const CandidateArgs& args, DLDevice device);
 
 /// The arguments for candidates of `config` of `task`, from `fixture` (made for `task`).
 CandidateArgs PrepareCandidateArgs(const task::Task& task, const TaskFixture& fixture,

@@ -117,6 +117,42 @@ TEST(QuantizePassesTest, QLinearConvWithRunTimeWeightsStaysInteger) {
   EXPECT_EQ(Ops(g), std::vector<std::string>{"QLinearConv"});
 }
 
+// PyTorch's quantized linear layer: MatMul(x, Transpose(DequantizeLinear(W int8 [n, k], per
+// output channel))). The transposed weights keep their integers, transposed, and the scale's
+// axis follows the output channels to axis 1.
+TEST(QuantizePassesTest, ATransposedWeightKeepsItsIntegers) {
+  Graph g;
+  int x = Input(g, "x", {2, 3});
+  auto w = TensorData::Zeros(DType::kInt8, {2, 3});  // W[n, k] = 10 n + k
+  for (int64_t i = 0; i < 6; ++i) w->Set(i, static_cast<double>(i / 3 * 10 + i % 3));
+  auto scale = TensorData::Zeros(DType::kFloat32, {2});
+  scale->Set(0, 0.5);
+  scale->Set(1, 0.25);
+  int dq = Add(
+      g, "DequantizeLinear",
+      {g.AddConstant("w", w), g.AddConstant("ws", scale), Const(g, "wz", {2}, 0, DType::kInt8)});
+  g.nodes.back().attrs["axis"] = Attr::Int(0);
+  int t = Add(g, "Transpose", {dq});
+  Attr perm;
+  perm.kind = Attr::kInts;
+  perm.ints = {1, 0};
+  g.nodes.back().attrs["perm"] = perm;
+  g.outputs = {Add(g, "MatMul", {x, t})};
+  FoldConstants(g);
+  ASSERT_EQ(Ops(g), std::vector<std::string>{"MatMul"});
+  const TensorData& b = *g.values[g.nodes[0].inputs[1]].data;
+  ASSERT_TRUE(b.quantized);
+  const QuantizedForm& q = *b.quantized;
+  EXPECT_EQ(q.values->shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(q.axis, 1);
+  for (int64_t k = 0; k < 3; ++k) {
+    for (int64_t n = 0; n < 2; ++n) {
+      EXPECT_EQ(q.values->At(k * 2 + n), 10 * n + k) << "k " << k << " n " << n;
+      EXPECT_FLOAT_EQ(b.At(k * 2 + n), (10 * n + k) * (n == 0 ? 0.5 : 0.25));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace graph
 }  // namespace tessera

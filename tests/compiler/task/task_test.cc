@@ -152,6 +152,7 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
                 "stride,pad,float32) depthwise_conv2d_NCHWc.x86(N,C,H,W,R,S,stride,pad,"
                 "float32) conv2d_winograd_NCHWc.x86(N,C,H,W,K,pad,float32) "
                 "conv2d_NCHWc_int8.x86(N,C,H,W,K,R,S,stride,pad,zero_point,uint8) "
+                "dense_int8.x86(M,N,K,uint8) "
                 "dense.cuda(M,N,K,float32) conv2d_nchw.cuda(N,C,H,W,K,R,S,"
                 "stride,pad,float32) depthwise_conv2d.cuda(N,C,H,W,R,S,stride,pad,float32))"));
   EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));

@@ -278,6 +278,19 @@ TEST(TaskMeasureTest, Int8ConvConfigsComputeTheExactSums) {
   }
 }
 
+// int8 dense candidates take rows of bytes as words, the weights in column blocks of words, and
+// give the exact sums: prime and padded row counts, several column blocks.
+TEST(TaskMeasureTest, Int8DenseConfigsComputeTheExactSums) {
+  std::vector<std::string> targets = {"llvm"};
+  if (HasByteDotProduct(Target("llvm -mcpu=native"))) targets.push_back("llvm -mcpu=native");
+  for (const std::string& target : targets) {
+    for (const std::string key : {"dense_int8.x86(7,32,24,uint8)", "dense_int8.x86(16,48,64,uint8)",
+                                  "dense_int8.x86(1,16,8,uint8)"}) {
+      ExpectSampledConfigsMeasure(key, target);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tuner
 }  // namespace tessera
