@@ -46,7 +46,7 @@ std::string ModelBuild::CoverageLine() const {
   }
   if (!untuned.empty()) os << "; untuned: " << untuned;
   if (quantized_in_int8 + quantized_in_float + quantized_in_integers > 0) {
-    os << "; int8: " << quantized_in_int8 << " quantized convolutions in int8 templates, "
+    os << "; int8: " << quantized_in_int8 << " quantized operators in int8 templates, "
        << quantized_in_float << " quantized operators in float32 on dequantized values, "
        << quantized_in_integers << " integer operators as plain computes";
   }
@@ -85,7 +85,7 @@ void CountQuantized(const ModelPlan& plan, ModelBuild* build) {
     if (p < 0 || (g.nodes[p].op != "QuantizeDequantize" && g.nodes[p].op != "DequantizeLinear")) {
       continue;
     }
-    if (group.path == KernelPath::kConvInt8X86) {
+    if (group.path == KernelPath::kConvInt8X86 || group.path == KernelPath::kDenseInt8X86) {
       ++build->quantized_in_int8;
     } else {
       ++build->quantized_in_float;

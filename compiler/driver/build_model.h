@@ -75,8 +75,9 @@ struct ModelBuild {
   std::shared_ptr<const void> library_dir;  ///< keeps `library_file`'s directory alive
   int64_t planned_bytes = 0;                ///< intermediate memory after buffer reuse (the peak)
   int64_t unplanned_bytes = 0;              ///< the same without reuse
-  /// Quantized convolutions (of a QDQ or operator-form int8 model) run through the int8 template
-  /// (`conv2d_NCHWc_int8.x86`, where the target has a byte dot product).
+  /// Quantized convolutions and dense layers (of a QDQ or operator-form int8 model) run through
+  /// the int8 templates (`conv2d_NCHWc_int8.x86`, `dense_int8.x86`, where the target has a byte
+  /// dot product).
   int quantized_in_int8 = 0;
   /// Quantized convolutions and matrix products computed in float32 on dequantized values.
   int quantized_in_float = 0;

@@ -50,24 +50,8 @@ bool ModelEmitter::EmitDense(const GroupPlan& plan, const std::vector<const Node
     // Bias, activation and residual add run in the template's output stage: one kernel.
     const Value& last = g_.values[group.back()->outputs[0]];
     Args args;
-    auto output = [&](const te::Tensor& result) {
-      auto read = [&](const te::Tensor& t, const std::vector<Var>& i) {
-        return t(RowOf(i, out.shape), i.back());
-      };
-      te::Tensor value = GroupValue(group, result, bias, -1, read, &args);
-      return te::compute(
-          {I(m), I(n)},
-          [&](Var y, Var x) {
-            std::vector<Expr> index = Unflatten(y, last.shape);
-            index.push_back(x);
-            return value(index);
-          },
-          last.name + "_2d");
-    };
-    // A first pass on a stand-in collects the epilogue's inputs; the template's pass then
-    // finds them in `args`.
-    output(te::placeholder({I(m), I(n)}, ir::DataType::Float(32), "stand_in"));
-    topi::OutputEpilogue epilogue{output, args.tensors};
+    const topi::OutputEpilogue epilogue =
+        FusedDenseEpilogue(group, bias, m, n, ir::DataType::Float(32), nullptr, &args);
     topi::DenseShape shape{m, n, k};
     int raw = NewTensor(last.name + "_2d", f32, {m, n}, kNewBuffer);
     std::vector<int> inputs = {a2, pw};
@@ -83,6 +67,34 @@ bool ModelEmitter::EmitDense(const GroupPlan& plan, const std::vector<const Node
   int shaped = Alias(raw, out.shape, node.name + "_dense_nd");
   Epilogue(group, shaped, bias, -1, {}, out.shape);
   return true;
+}
+
+topi::OutputEpilogue ModelEmitter::FusedDenseEpilogue(
+    const std::vector<const Node*>& group, int bias, int64_t m, int64_t n, ir::DataType result_type,
+    std::function<te::Tensor(const te::Tensor&)> to_float, Args* args) {
+  const std::vector<int64_t> out_shape = g_.values[group[0]->outputs[0]].shape;
+  const Value& last = g_.values[group.back()->outputs[0]];
+  const std::vector<int64_t> last_shape = last.shape;
+  const std::string name = last.name + "_2d";
+  auto output = [this, group, bias, m, n, to_float, args, out_shape, last_shape,
+                 name](const te::Tensor& result) {
+    const te::Tensor base = to_float ? to_float(result) : result;
+    auto read = [out_shape](const te::Tensor& t, const std::vector<Var>& i) {
+      return t(RowOf(i, out_shape), i.back());
+    };
+    te::Tensor value = GroupValue(group, base, bias, -1, read, args);
+    return te::compute(
+        {I(m), I(n)},
+        [&](Var y, Var x) {
+          std::vector<Expr> index = Unflatten(y, last_shape);
+          index.push_back(x);
+          return value(index);
+        },
+        name);
+  };
+  // The template's pass then finds the stand-in's inputs in `args`.
+  output(te::placeholder({I(m), I(n)}, result_type, "stand_in"));
+  return {output, args->tensors};
 }
 
 Expr ModelEmitter::RowOf(const std::vector<Var>& i, const std::vector<int64_t>& shape) {

@@ -421,6 +421,8 @@ void ModelEmitter::EmitKernels(const GroupPlan& plan, const std::vector<const No
       return EmitConv(plan, group);
     case KernelPath::kConvInt8X86:
       return EmitConvInt8(plan, group);
+    case KernelPath::kDenseInt8X86:
+      return EmitDenseInt8(plan, group);
     case KernelPath::kConvCUDA:
       if (!EmitConvCUDA(plan, group)) EmitPlain(group);
       return;

@@ -146,8 +146,9 @@ class ModelEmitter {
   void AddFusedKernel(const std::vector<const Node*>& group, const std::string& kernel,
                       const topi::ScheduledOp& op, std::vector<int> inputs, const Args& args,
                       int64_t oc_bn);
-  // emit_conv_int8.cc: a quantized convolution through the int8 template.
+  // emit_int8.cc: quantized convolutions and dense layers through the int8 templates.
   void EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
+  void EmitDenseInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
   int Int8InputWords(const GroupPlan& plan, const Node& conv, int64_t ic_words);
   // A convolution through its GPU template (NCHW data, OIHW weights as they are), then the
   // epilogue kernel; false leaves it to the plain compute.
@@ -156,6 +157,13 @@ class ModelEmitter {
   // emit_dense.cc.
   // False: the GPU cannot run the config; the group runs as its plain compute.
   bool EmitDense(const GroupPlan& plan, const std::vector<const Node*>& group);
+  // The output stage of a dense template that runs `group`'s bias and chain on its m × n result
+  // of `result_type`, `to_float` (null: none) of it first; inputs gathered in `args` (which must
+  // outlive the epilogue) as FusedEpilogue's are.
+  topi::OutputEpilogue FusedDenseEpilogue(const std::vector<const Node*>& group, int bias,
+                                          int64_t m, int64_t n, ir::DataType result_type,
+                                          std::function<te::Tensor(const te::Tensor&)> to_float,
+                                          Args* args);
   // The row of a matrix whose rows are the leading dimensions of `shape` (the last is the
   // column): the flat offset of `i`'s leading indices.
   static ir::Expr RowOf(const std::vector<ir::Var>& i, const std::vector<int64_t>& shape);
@@ -187,7 +195,7 @@ class ModelEmitter {
   std::vector<KernelConfig> configs_;  // the plan's, less those a GPU could not run
   std::map<int, std::map<int64_t, int>> value_blocked_;  // value -> block -> blocked tensor
   std::map<int, int64_t> tensor_halo_;  // blocked tensor -> rows and columns of zeros around it
-  // (value, block) -> the tensor of its uint8 quantization packed into words (emit_conv_int8.cc)
+  // (value, block) -> the tensor of its uint8 quantization packed into words (emit_int8.cc)
   std::map<std::pair<int, int64_t>, int> quantized_words_;
 };
 

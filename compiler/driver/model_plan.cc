@@ -293,6 +293,7 @@ bool Planner::PlanDense(GroupPlan& gp, const std::vector<const Node*>& group) {
   const bool trans_b = gemm && node.Int("transB", 0);
   const int64_t k = as.back(), n = trans_b ? bs[0] : bs[1];
   const int64_t m = graph::NumElements(as) / k;
+  if (PlanDenseInt8(gp, group, m, n, k, trans_b)) return true;
   gp.task = MakeTask(strategy_.dense, {m, n, k});
   if (!gp.task) return false;
   gp.path = strategy_.blocked ? KernelPath::kDenseX86 : KernelPath::kDenseCUDA;
@@ -446,12 +447,12 @@ void Planner::PlanPlain(GroupPlan& gp, const std::vector<const Node*>& group) {
 namespace {
 
 // Bytes of the constants the plan's kernels read: the weights a run streams through (an int8
-// convolution's weights one byte each, as it reads them).
+// template's weights one byte each, as it reads them).
 int64_t WeightBytes(const ModelPlan& plan) {
   const graph::Graph& g = plan.graph;
   std::set<int> int8_weights;
   for (const GroupPlan& group : plan.groups) {
-    if (group.path == KernelPath::kConvInt8X86) {
+    if (group.path == KernelPath::kConvInt8X86 || group.path == KernelPath::kDenseInt8X86) {
       int8_weights.insert(g.nodes[group.nodes[0]].inputs[1]);
     }
   }

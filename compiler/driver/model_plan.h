@@ -42,6 +42,7 @@ enum class KernelPath {
   kWinogradX86,     ///< conv2d_winograd_NCHWc.x86
   kDepthwiseX86,    ///< depthwise_conv2d_NCHWc.x86
   kDenseX86,        ///< dense.x86
+  kDenseInt8X86,    ///< a quantized dense layer through dense_int8.x86
   kBatchMatmulX86,  ///< batch_matmul.x86
   kConvCUDA,        ///< conv2d_nchw.cuda or depthwise_conv2d.cuda
   kDenseCUDA,       ///< dense.cuda
@@ -70,8 +71,8 @@ struct GroupPlan {
   int64_t raw_halo = 0;
   /// Plain groups: the block of the first input read through a plain view of its blocked form.
   int64_t natural = 0;
-  /// int8 convolutions: the scale and zero point of the input's quantization to uint8 (its
-  /// QuantizeDequantize's), which the emitter quantizes the float input with.
+  /// int8 convolutions and dense layers: the scale and zero point of the input's quantization
+  /// to uint8 (its QuantizeDequantize's), which the emitter quantizes the float input with.
   float input_scale = 1;
   int64_t input_zero = 0;
 };

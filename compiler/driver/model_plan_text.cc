@@ -75,6 +75,8 @@ const char* KernelPathName(KernelPath path) {
       return "depthwise";
     case KernelPath::kDenseX86:
       return "dense";
+    case KernelPath::kDenseInt8X86:
+      return "dense-int8";
     case KernelPath::kBatchMatmulX86:
       return "batch_matmul";
     case KernelPath::kConvCUDA:

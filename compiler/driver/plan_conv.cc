@@ -23,7 +23,8 @@ const Strategy& StrategyFor(const Target& target) {
                              "conv2d_winograd_NCHWc.x86",
                              /*blocked=*/true,
                              /*fused_dense_epilogue=*/true,
-                             "conv2d_NCHWc_int8.x86"};
+                             "conv2d_NCHWc_int8.x86",
+                             "dense_int8.x86"};
   // 64-bit Arm: NEON multiply-adds take a register lane, not a broadcast from memory, so the
   // direct convolutions load each pixel's channels as a vector (conv2d_NCHWc.arm's lane_loads);
   // the other templates are the x86 ones, their blocks sized for NEON's registers.

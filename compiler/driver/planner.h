@@ -29,8 +29,10 @@ struct Strategy {
   const char* winograd;       // 3x3 stride-1 convolutions' alternative to `conv`
   bool blocked;               // NCHW[bn]c layouts between kernels
   bool fused_dense_epilogue;  // dense's output stage runs bias and chain
-  // Quantized convolutions in integers, where the target has a byte dot product (null: none).
+  // Quantized convolutions and dense layers in integers, where the target has a byte dot
+  // product (null: none).
   const char* int8_conv = nullptr;
+  const char* int8_dense = nullptr;
 };
 
 // The strategy of `target`'s family.
@@ -81,9 +83,13 @@ class Planner {
   bool PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& group);
   // The rest of an int8 convolution's group plan (`gp` has `cp`'s task, config and blocks).
   void PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group, const ConvPlan& cp);
-  // plan_conv_int8.cc: whether the ungrouped convolution `conv` (of `shape`) runs in integers
+  // plan_int8.cc: whether the ungrouped convolution `conv` (of `shape`) runs in integers
   // (`plan.int8`, with its input's quantization), and its task.
   void ConsiderInt8(ConvPlan& plan, const Node& conv);
+  // A dense layer (m × k times k × n; `trans_b`: its weights stored n × k) in integers, where
+  // its input is quantized to uint8 and its weights are int8; false otherwise.
+  bool PlanDenseInt8(GroupPlan& gp, const std::vector<const Node*>& group, int64_t m, int64_t n,
+                     int64_t k, bool trans_b);
   // The uint8 quantization (scale, zero point) of a value a QuantizeDequantize produced, when
   // its parameters are single constants; false otherwise.
   bool QuantizedInput(int value, float* scale, int64_t* zero) const;

@@ -74,7 +74,7 @@ TEST_P(QuantizedModelTest, QdqFormInFloatWithinOneStepOfPyTorch) {
   EXPECT_EQ(CountKernels(build, "_QuantizeLinear"), 0);
   EXPECT_EQ(CountKernels(build, "_DequantizeLinear"), 0);
   EXPECT_THAT(build.CoverageLine(),
-              HasSubstr("; int8: 0 quantized convolutions in int8 templates, 6 quantized "
+              HasSubstr("; int8: 0 quantized operators in int8 templates, 6 quantized "
                         "operators in float32 on dequantized values, 0 integer operators as plain "
                         "computes"));
 }
@@ -82,7 +82,8 @@ TEST_P(QuantizedModelTest, QdqFormInFloatWithinOneStepOfPyTorch) {
 // QDQ on this machine's CPU: where it has a byte dot product (VNNI), the four ungrouped
 // convolutions run the int8 template, in integers, within the same step of PyTorch's output (the
 // 3-channel stem in words of four channels, the fourth holding the zero point against zero
-// weights, its input quantized from the plain layout); the depthwise one stays float.
+// weights, its input quantized from the plain layout), and the classifier the int8 dense
+// template; the depthwise one stays float.
 TEST_P(QuantizedModelTest, QdqFormInInt8WithinOneStepOfPyTorch) {
   const std::string& dir = ModelDir(GetParam());
   ModelBuildOptions options;
@@ -91,9 +92,10 @@ TEST_P(QuantizedModelTest, QdqFormInInt8WithinOneStepOfPyTorch) {
   ModelBuild build =
       testing::CheckModel(dir, "small_cnn", 0, OutputStep(dir) * 1.001, false, options);
   EXPECT_EQ(CountKernels(build, "conv2d_NCHWc_int8"), int8 ? 4 : 0);
-  EXPECT_EQ(CountKernels(build, "quantize_pack"), int8 ? 4 : 0);
-  EXPECT_EQ(build.quantized_in_int8, int8 ? 4 : 0);
-  EXPECT_EQ(build.quantized_in_float, int8 ? 2 : 6);
+  EXPECT_EQ(CountKernels(build, "dense_int8"), int8 ? 1 : 0);  // the classifier
+  EXPECT_EQ(CountKernels(build, "quantize_pack"), int8 ? 5 : 0);
+  EXPECT_EQ(build.quantized_in_int8, int8 ? 5 : 0);
+  EXPECT_EQ(build.quantized_in_float, int8 ? 1 : 6);
   if (!int8) std::cout << "this CPU has no byte dot product: the int8 template was not used\n";
 }
 
@@ -109,6 +111,25 @@ TEST_P(QuantizedModelTest, OperatorFormWithinOneStepOfPyTorch) {
   EXPECT_EQ(CountKernels(build, "conv2d_NCHWc"), 5);
   EXPECT_EQ(CountKernels(build, "conv2d_NCHWc_int8"), int8 ? 4 : 0);
   EXPECT_EQ(CountKernels(build, "QLinearConv"), 0);
+}
+
+// The quantized encoder's linear layers (QDQ MatMuls over transposed per-channel int8 weights)
+// run the int8 dense template where the CPU has a byte dot product, and the float one on
+// dequantized weights elsewhere; either way within 1% of the output's magnitude of PyTorch's
+// quantized module (its outputs are not quantized, so no step applies).
+TEST(QuantizedEncoderTest, LinearLayersRunInInt8) {
+  const std::string dir = testing::TempDir("encoder");
+  ASSERT_TRUE(testing::RunPython("tools/make_quantized_models.py",
+                                 dir + " --models encoder --reference 1"));
+  for (const char* target : {"llvm -mcpu=x86-64-v3", "llvm -mcpu=native"}) {
+    ModelBuildOptions options;
+    options.target = target;
+    const bool int8 = HasByteDotProduct(Target(options.target));
+    ModelBuild build = testing::CheckModel(dir, "encoder", 0, 0.01, true, options);
+    EXPECT_EQ(CountKernels(build, "dense_int8"), int8 ? 4 : 0) << target;
+    EXPECT_EQ(build.quantized_in_int8, int8 ? 4 : 0) << target;
+    EXPECT_EQ(build.quantized_in_float, int8 ? 0 : 4) << target;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Quantized, QuantizedModelTest, ::testing::Values(false, true),

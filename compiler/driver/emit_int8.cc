@@ -1,13 +1,15 @@
-// The emitter's int8 convolutions (planned by plan_conv_int8.cc): a kernel quantizes the float
-// input and packs it into int32 words of four channels; the int8 template sums the byte products
-// exactly and its output stage scales the sums back to the float convolution's value,
-// (Σ x·w − zero point × Σ w) × input scale × weight scale, before the group's bias and chain.
+// The emitter's int8 convolutions and dense layers (planned by plan_int8.cc): a kernel quantizes
+// the float input and packs it into int32 words of four channels (or four elements of a row);
+// the int8 template sums the byte products exactly and its output stage scales the sums back to
+// the float operator's value, (Σ x·w − zero point × Σ w) × input scale × weight scale, before the
+// group's bias and chain.
 #include <functional>
 
 #include "compiler/driver/emitter.h"
 #include "compiler/ir/op.h"
 #include "compiler/task/blocked_layout.h"
 #include "compiler/topi/conv2d_nchwc_x86.h"
+#include "compiler/topi/dense_x86.h"
 
 namespace tessera {
 namespace driver {
@@ -66,6 +68,32 @@ OutputScaling OutputScalingOf(const graph::QuantizedForm& wq, float input_scale,
     out.scale.push_back(input_scale *
                         static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : k)));
   }
+  return out;
+}
+
+// The int8 weights of a dense layer as W[n, k] bytes (from [k, n], or [n, k] with `trans_b`), in
+// column blocks of `bn` words, with each column's correction and scale as OutputScalingOf's.
+struct DenseWeightWords {
+  std::vector<int32_t> packed;
+  OutputScaling scaling;
+};
+
+DenseWeightWords DenseWeightsOf(const graph::QuantizedForm& wq, bool trans_b, int64_t n, int64_t k,
+                                int64_t bn, float input_scale, int64_t input_zero) {
+  std::vector<float> w(static_cast<size_t>(n * k));
+  DenseWeightWords out;
+  for (int64_t r = 0; r < n; ++r) {
+    int64_t sum = 0;
+    for (int64_t c = 0; c < k; ++c) {
+      const double v = wq.values->At(trans_b ? r * k + c : c * n + r);
+      w[r * k + c] = static_cast<float>(v);
+      sum += static_cast<int64_t>(v);
+    }
+    out.scaling.correction.push_back(static_cast<int32_t>(input_zero * sum));
+    out.scaling.scale.push_back(
+        input_scale * static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : r)));
+  }
+  out.packed = task::ToColumnBlockWords(w, n, k, bn);
   return out;
 }
 
@@ -154,6 +182,62 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   const topi::ScheduledOp op =
       topi::Conv2dNCHWcInt8X86(padded, *plan.config, static_cast<int32_t>(pad_word), &epilogue);
   AddFusedKernel(group, "conv2d_NCHWc_int8", op, {words_id, pw}, args, oc_bn);
+}
+
+void ModelEmitter::EmitDenseInt8(const GroupPlan& plan, const std::vector<const Node*>& group) {
+  const Node& node = *group[0];
+  const int a = node.inputs[0], bw = node.inputs[1];
+  const auto& as = g_.values[a].shape;
+  const auto& bs = g_.values[bw].shape;
+  const bool trans_b = node.op == "Gemm" && node.Int("transB", 0);
+  const int64_t k = as.back(), n = trans_b ? bs[0] : bs[1], m = graph::NumElements(as) / k;
+  const int bias = node.op == "Gemm" && node.inputs.size() > 2 ? node.inputs[2] : -1;
+  const DLDataType i32 = runtime::MakeDataType(kDLInt, 32), f32 = DLType(graph::DType::kFloat32);
+  // The input's rows quantized to uint8, four elements to a word.
+  te::Tensor at = te::placeholder({I(m), I(k)}, DataType::Float(32), "a");
+  auto byte = [&](const std::vector<Var>& i, int b) -> ByteSource {
+    return {at(i[0], i[1] * I(4) + I(b)), Expr()};
+  };
+  te::Tensor quantized =
+      QuantizedWords(byte, {m, k / 4}, plan.input_scale, plan.input_zero, node.name + "_quantized");
+  const int words = NewTensor(node.name + "_words", i32, {m, k / 4}, kNewBuffer);
+  AddKernel(node.name + "_quantize", "quantize_pack", Default(quantized, node.name),
+            {at, quantized}, {Alias(TensorOf(a), {m, k}, g_.values[a].name + "_2d")}, {words});
+  // The weights as words in column blocks, each column's correction and scale.
+  const int64_t bn = topi::DenseWeightBlock(*plan.config);
+  const DenseWeightWords weights = DenseWeightsOf(*g_.values[bw].data->quantized, trans_b, n, k, bn,
+                                                  plan.input_scale, plan.input_zero);
+  const int pw = AddParam(g_.values[bw].name + "_int8_words",
+                          HostArray({n / bn, k / 4, bn}, i32, weights.packed.data(),
+                                    weights.packed.size() * sizeof(int32_t)));
+  const std::vector<int32_t>& correction = weights.scaling.correction;
+  const std::vector<float>& scale = weights.scaling.scale;
+  Args args;
+  te::Tensor correction_t = te::placeholder({I(n)}, DataType::Int(32), "zero_point_sums");
+  te::Tensor scale_t = te::placeholder({I(n)}, DataType::Float(32), "scales");
+  args.tensors = {correction_t, scale_t};
+  args.ids = {AddParam(node.name + "_zero_point_sums",
+                       HostArray({n}, i32, correction.data(), correction.size() * sizeof(int32_t))),
+              AddParam(node.name + "_scales",
+                       HostArray({n}, f32, scale.data(), scale.size() * sizeof(float)))};
+  const std::string name = node.name + "_dequantized";
+  auto to_float = [correction_t, scale_t, m, n, name](const te::Tensor& sums) {
+    return te::compute(
+        {I(m), I(n)},
+        [&](Var y, Var x) {
+          return ir::cast(DataType::Float(32), sums(y, x) - correction_t(x)) * scale_t(x);
+        },
+        name);
+  };
+  const topi::OutputEpilogue epilogue =
+      FusedDenseEpilogue(group, bias, m, n, DataType::Int(32), to_float, &args);
+  const Value& last = g_.values[group.back()->outputs[0]];
+  const int raw = NewTensor(last.name + "_2d", f32, {m, n}, kNewBuffer);
+  std::vector<int> inputs = {words, pw};
+  inputs.insert(inputs.end(), args.ids.begin(), args.ids.end());
+  AddKernel(GroupName(group), "dense_int8", topi::DenseInt8X86({m, n, k}, *plan.config, &epilogue),
+            inputs, {raw});
+  value_tensor_[group.back()->outputs[0]] = Alias(raw, last.shape, last.name);
 }
 
 }  // namespace driver

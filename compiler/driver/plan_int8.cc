@@ -1,10 +1,10 @@
-// The planner's int8 convolutions: a convolution of a QDQ model (its input quantized to uint8 and
-// dequantized, its weights int8 with zero points 0, dequantized at compile time) runs through
-// conv2d_NCHWc_int8.x86 where the target has a byte dot product, configured by that template's
-// records (it is the model's task, so tuning the model tunes it). The kernel computes the same
-// float value the float template would (the products exact in int32, then scaled), so the
-// group's bias and elementwise chain run unchanged in its output stage and every reader of the
-// output is unchanged.
+// The planner's int8 operators: a convolution or dense layer of a QDQ model (its input quantized
+// to uint8 and dequantized, its weights int8 with zero points 0, dequantized at compile time)
+// runs through conv2d_NCHWc_int8.x86 or dense_int8.x86 where the target has a byte dot product,
+// configured by that template's records (it is the model's task, so tuning the model tunes it).
+// The kernel computes the same float value the float template would (the products exact in
+// int32, then scaled), so the group's bias and elementwise chain run unchanged in its output
+// stage and every reader of the output is unchanged.
 #include "compiler/driver/planner.h"
 
 namespace tessera {
@@ -19,13 +19,14 @@ bool AllZero(const std::shared_ptr<const graph::TensorData>& t) {
   return true;
 }
 
-// Constant weights dequantized from int8 with zero points 0, per tensor or per output channel.
-bool QuantizedWeights(const graph::Value& w) {
+// Constant weights dequantized from int8 with zero points 0, per tensor or per output channel
+// (along `channel_axis`).
+bool QuantizedWeights(const graph::Value& w, int64_t channel_axis = 0) {
   if (!w.is_constant() || !w.data->quantized) return false;
   const graph::QuantizedForm& q = *w.data->quantized;
   const int64_t scales = q.scale->NumElements();
   return q.values->dtype == graph::DType::kInt8 && AllZero(q.zero_point) &&
-         (scales == 1 || (q.axis == 0 && scales == w.shape[0]));
+         (scales == 1 || (q.axis == channel_axis && scales == w.shape[channel_axis]));
 }
 
 }  // namespace
@@ -90,6 +91,28 @@ void Planner::PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group,
   const int value = group.back()->outputs[0];
   OutputBlock(value, gp.out_block);
   Write(value, gp.out_block);
+}
+
+bool Planner::PlanDenseInt8(GroupPlan& gp, const std::vector<const Node*>& group, int64_t m,
+                            int64_t n, int64_t k, bool trans_b) {
+  const Node& node = *group[0];
+  const int a = node.inputs[0];
+  if (!strategy_.int8_dense || !strategy_.fused_dense_epilogue || !byte_dot_product_ ||
+      k % 4 != 0 || !QuantizedInput(a, &gp.input_scale, &gp.input_zero) ||
+      !QuantizedWeights(g_.values[node.inputs[1]], trans_b ? 0 : 1)) {
+    return false;
+  }
+  gp.task = MakeTask(strategy_.int8_dense, {m, n, k}, "uint8");
+  if (!gp.task) return false;
+  gp.path = KernelPath::kDenseInt8X86;
+  Configure(node, gp);
+  Plain(a);
+  // The output stage scales the sums back to floats: the group's kernel always has one.
+  gp.fused = true;
+  ReadExternals(group, node.op == "Gemm" && node.inputs.size() > 2 ? node.inputs[2] : -1,
+                /*anchor=*/false);
+  Write(group.back()->outputs[0], 0);
+  return true;
 }
 
 }  // namespace driver
