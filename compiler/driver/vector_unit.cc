@@ -1,5 +1,7 @@
 #include "compiler/driver/vector_unit.h"
 
+#include <llvm/ADT/Triple.h>
+
 #include "compiler/codegen/llvm/llvm_target.h"
 
 namespace tessera {
@@ -15,8 +17,11 @@ bool HasByteDotProduct(const Target& target) {
   if (target.kind() != TargetKind::kLLVM) return false;
   const codegen::ResolvedLLVMTarget resolved =
       codegen::ResolveLLVMTarget({target.mtriple(), target.mcpu(), target.mattrs()});
-  return codegen::HasFeatures(resolved, "+avx512vnni") ||
-         codegen::HasFeatures(resolved, "+avxvnni");
+  if (llvm::Triple(resolved.triple).isAArch64()) {
+    return codegen::HasFeatures(resolved, "+dotprod") || codegen::HasFeatures(resolved, "+i8mm");
+  }
+  return llvm::Triple(resolved.triple).isX86() && (codegen::HasFeatures(resolved, "+avx512vnni") ||
+                                                   codegen::HasFeatures(resolved, "+avxvnni"));
 }
 
 }  // namespace tessera

@@ -16,8 +16,9 @@ namespace tessera {
 topi::VectorUnit VectorUnitOf(const Target& target);
 
 /// True when code compiled for `target` multiplies bytes four to a 32-bit lane and adds them in
-/// one instruction (x86 AVX512-VNNI or AVX-VNNI `vpdpbusd`), which the int8 templates are built
-/// around; without it their fallback is slower than the float32 templates.
+/// one instruction (x86 AVX512-VNNI or AVX-VNNI `vpdpbusd`, Arm i8mm's `usdot`, or Arm dotprod's
+/// `sdot`, which takes unsigned bytes with one more `sdot` for their offset), which the int8
+/// templates are built around; without it their fallback is slower than the float32 templates.
 bool HasByteDotProduct(const Target& target);
 
 }  // namespace tessera

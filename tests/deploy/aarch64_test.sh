@@ -61,4 +61,29 @@ print('$name: max |arm - torch| =', np.abs(a - ref).max())
 sys.exit(0 if np.allclose(a, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max()) else 1)"
 done
 
+# An int8 model on Arm's byte dot products: the quantized small CNN (its convolutions and
+# classifier through the int8 templates) built for a core with dotprod (sdot, the unsigned bytes
+# offset) and one with i8mm (usdot), run under qemu: each within one output step of the x86
+# build's output and of PyTorch's quantized module.
+/usr/bin/python3 tools/make_quantized_models.py "$dir" --models small_cnn --reference 1 \
+  >/dev/null || exit 1
+q="$dir/small_cnn"
+$tessera compile "$q.onnx" --target 'llvm -mcpu=native' -o "$dir/q_x86.tsr" >/dev/null 2>&1
+$tessera run "$dir/q_x86.tsr" --input "input=$q.in0.npy" --output "$dir/q_x86.npy" >/dev/null
+for variant in "dotprod:-mcpu=cortex-a76" "i8mm:-mcpu=cortex-a76 -mattr=+i8mm"; do
+  name=${variant%%:*}
+  plan=$($tessera compile "$q.onnx" --target "llvm -mtriple=aarch64-linux-gnu ${variant#*:}" \
+    -o "$dir/q_$name.tsr" --print-plan 2>&1)
+  check "int8 ($name): the convolutions and the classifier run the int8 templates" \
+    test "$(grep -c 'int8.x86(' <<<"$plan")" -ge 5
+  timeout 120 tools/qemu_aarch64.sh $runner "$dir/q_$name.tsr" --input "input=$q.in0.npy" \
+    --output "$dir/q_$name.npy" >/dev/null 2>&1
+  check "int8 ($name): aarch64 output within one step of x86 and PyTorch" /usr/bin/python3 -c "
+import numpy as np, sys
+a, x, ref = np.load('$dir/q_$name.npy'), np.load('$dir/q_x86.npy'), np.load('$q.out0.npy')
+step = float(open('$q.step.txt').read())
+print('$name: steps from x86', np.abs(a - x).max() / step, 'from torch', np.abs(a - ref).max() / step)
+sys.exit(0 if np.abs(a - x).max() <= 1.001 * step and np.abs(a - ref).max() <= 1.001 * step else 1)"
+done
+
 checks_done

@@ -38,9 +38,20 @@ CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext* context, const ResolvedLLVMTarget& t
   module_->setTargetTriple(target_.triple);
   module_->setDataLayout(machine->createDataLayout());
   tbaa_root_ = md_.createTBAARoot("tessera.buffers");
-  if (HasFeatures(target_, "+avx512vnni")) dot4_lanes_.push_back(16);
-  if (HasFeatures(target_, "+avx512vnni,+avx512vl") || HasFeatures(target_, "+avxvnni")) {
-    dot4_lanes_.insert(dot4_lanes_.end(), {8, 4});
+  if (llvm::Triple(target.triple).isAArch64()) {
+    // NEON's q and d registers: 4 or 2 int32 lanes.
+    if (HasFeatures(target_, "+i8mm")) {
+      dot4_ = Dot4::kArmUsdot;
+    } else if (HasFeatures(target_, "+dotprod")) {
+      dot4_ = Dot4::kArmSdot;
+    }
+    if (dot4_ != Dot4::kNone) dot4_lanes_ = {4, 2};
+  } else if (llvm::Triple(target.triple).isX86()) {
+    if (HasFeatures(target_, "+avx512vnni")) dot4_lanes_.push_back(16);
+    if (HasFeatures(target_, "+avx512vnni,+avx512vl") || HasFeatures(target_, "+avxvnni")) {
+      dot4_lanes_.insert(dot4_lanes_.end(), {8, 4});
+    }
+    if (!dot4_lanes_.empty()) dot4_ = Dot4::kVnni;
   }
   // Contraction lets a*b+c become one fused multiply-add.
   llvm::FastMathFlags flags;

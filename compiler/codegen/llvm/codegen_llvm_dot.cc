@@ -1,7 +1,8 @@
-// Byte dot products (builtin::kDot4U8S8): x86's vpdpbusd where the target has VNNI, else the
-// products widened to int32 and summed in groups of four.
+// Byte dot products (builtin::kDot4U8S8): x86's vpdpbusd where the target has VNNI, Arm's usdot
+// (i8mm) or sdot (dotprod), else the products widened to int32 and summed in groups of four.
 #include <algorithm>
 
+#include <llvm/IR/IntrinsicsAArch64.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
 #include "compiler/codegen/llvm/codegen_llvm_impl.h"
@@ -9,22 +10,45 @@
 namespace tessera {
 namespace codegen {
 
+llvm::Value* CodeGenLLVM::Dot4Piece(llvm::Value* acc, llvm::Value* a, llvm::Value* b,
+                                    unsigned piece) {
+  if (dot4_ == Dot4::kVnni) {
+    const llvm::Intrinsic::ID id = piece == 16  ? llvm::Intrinsic::x86_avx512_vpdpbusd_512
+                                   : piece == 8 ? llvm::Intrinsic::x86_avx512_vpdpbusd_256
+                                                : llvm::Intrinsic::x86_avx512_vpdpbusd_128;
+    return builder_.CreateIntrinsic(id, {}, {acc, a, b});
+  }
+  llvm::Type* words = acc->getType();
+  llvm::Type* bytes = llvm::FixedVectorType::get(builder_.getInt8Ty(), 4 * piece);
+  auto dot = [&](llvm::Intrinsic::ID id, llvm::Value* sum, llvm::Value* x, llvm::Value* y) {
+    return builder_.CreateIntrinsic(id, {words, bytes}, {sum, builder_.CreateBitCast(x, bytes), y});
+  };
+  llvm::Value* b_bytes = builder_.CreateBitCast(b, bytes);
+  if (dot4_ == Dot4::kArmUsdot) return dot(llvm::Intrinsic::aarch64_neon_usdot, acc, a, b_bytes);
+  // sdot takes both signed: a − 128 (its top bit flipped) times b, plus 128 × Σ b (the sum of
+  // b's bytes from a second sdot with ones, shifted by 7).
+  llvm::Value* offset = llvm::ConstantInt::get(words, 0x80808080u);
+  llvm::Value* ones = llvm::ConstantInt::get(words, 0x01010101u);
+  llvm::Value* shifted =
+      dot(llvm::Intrinsic::aarch64_neon_sdot, acc, builder_.CreateXor(a, offset), b_bytes);
+  llvm::Value* b_sums =
+      dot(llvm::Intrinsic::aarch64_neon_sdot, llvm::Constant::getNullValue(words), ones, b_bytes);
+  return builder_.CreateAdd(shifted, builder_.CreateShl(b_sums, 7));
+}
+
 llvm::Value* CodeGenLLVM::MakeDot4U8S8(llvm::Value* acc, const ir::CallNode* call) {
   llvm::Value* a = MakeValue(call->args.at(0));
   llvm::Value* b = MakeValue(call->args.at(1));
   const unsigned lanes = static_cast<unsigned>(call->dtype.lanes());
   llvm::Type* words = a->getType();
-  // vpdpbusd on each piece of the widest vector the target takes that divides the lanes.
+  // One instruction on each piece of the widest vector the target takes that divides the lanes.
   unsigned piece = 0;
   for (unsigned l : dot4_lanes_) {
     if (lanes % l == 0) piece = std::max(piece, l);
   }
   if (piece > 0) {
-    const llvm::Intrinsic::ID id = piece == 16  ? llvm::Intrinsic::x86_avx512_vpdpbusd_512
-                                   : piece == 8 ? llvm::Intrinsic::x86_avx512_vpdpbusd_256
-                                                : llvm::Intrinsic::x86_avx512_vpdpbusd_128;
     if (acc == nullptr) acc = llvm::Constant::getNullValue(words);
-    if (piece == lanes) return builder_.CreateIntrinsic(id, {}, {acc, a, b});
+    if (piece == lanes) return Dot4Piece(acc, a, b, piece);
     auto slice = [&](llvm::Value* v, unsigned first) {
       std::vector<int> mask;
       for (unsigned l = 0; l < piece; ++l) mask.push_back(static_cast<int>(first + l));
@@ -32,8 +56,7 @@ llvm::Value* CodeGenLLVM::MakeDot4U8S8(llvm::Value* acc, const ir::CallNode* cal
     };
     llvm::Value* result = llvm::UndefValue::get(words);
     for (unsigned first = 0; first < lanes; first += piece) {
-      llvm::Value* part =
-          builder_.CreateIntrinsic(id, {}, {slice(acc, first), slice(a, first), slice(b, first)});
+      llvm::Value* part = Dot4Piece(slice(acc, first), slice(a, first), slice(b, first), piece);
       for (unsigned l = 0; l < piece; ++l) {
         result = builder_.CreateInsertElement(
             result, builder_.CreateExtractElement(part, uint64_t{l}), uint64_t{first + l});

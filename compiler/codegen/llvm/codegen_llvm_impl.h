@@ -108,8 +108,11 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
   llvm::Value* Exp(ir::DataType t, llvm::Value* x);
 
   // Integer dot products (codegen_llvm_dot.cc): `acc` + dot4_u8s8 of `call`'s arguments (`acc`
-  // null: none), one vpdpbusd per vector where the target has it.
+  // null: none), one vpdpbusd (x86 VNNI) or usdot (Arm i8mm) per vector, or Arm dotprod's sdot
+  // with the unsigned bytes' offset made up, where the target has them.
   llvm::Value* MakeDot4U8S8(llvm::Value* acc, const ir::CallNode* call);
+  // One piece of `piece` int32 lanes: acc + the dot products of a's unsigned and b's signed bytes.
+  llvm::Value* Dot4Piece(llvm::Value* acc, llvm::Value* a, llvm::Value* b, unsigned piece);
 
   // Vector math (codegen_llvm_math.cc).
   llvm::Value* VectorExpF32(llvm::Value* x);
@@ -145,7 +148,8 @@ class CodeGenLLVM : private ir::ExprFunctor<llvm::Value*(const ir::Expr&)>,
   llvm::Value* task_error_slot_ = nullptr;
   bool in_parallel_ = false;
   int parallel_count_ = 0;
-  // The lanes of int32 vectors vpdpbusd takes on this target (none: empty).
+  // The target's byte dot product and the lanes of the int32 vectors it takes (none: empty).
+  enum class Dot4 { kNone, kVnni, kArmUsdot, kArmSdot } dot4_ = Dot4::kNone;
   std::vector<unsigned> dot4_lanes_;
 };
 

@@ -93,5 +93,23 @@ TEST(Dot4Test, VnniTargetsAccumulateWithVpdpbusd) {
   EXPECT_THAT(avx_vnni, HasSubstr("@llvm.x86.avx512.vpdpbusd.256"));
 }
 
+// On Arm: usdot (i8mm) takes the unsigned and signed bytes as they are; sdot (dotprod) takes the
+// unsigned bytes with their top bit flipped and a second sdot for the offset; neither without
+// them. (tests/deploy/aarch64_test.sh runs both under qemu inside an int8 model.)
+TEST(Dot4Test, ArmTargetsAccumulateWithTheirDotProducts) {
+  DotSum d = MakeDotSum(64, 5, 8);
+  ir::PrimFunc f = lower::Lower(d.schedule, {d.a, d.b, d.out}, "dot");
+  auto ir_for = [&](const std::string& target) {
+    return testing::LLVMBackend(target)(f).GetSource("ll");
+  };
+  const std::string usdot = ir_for("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a76 -mattr=+i8mm");
+  EXPECT_THAT(usdot, HasSubstr("@llvm.aarch64.neon.usdot.v4i32.v16i8"));
+  const std::string sdot = ir_for("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a76");
+  EXPECT_THAT(sdot, HasSubstr("@llvm.aarch64.neon.sdot.v4i32.v16i8"));
+  EXPECT_THAT(sdot, HasSubstr("xor <16 x i8>"));  // the unsigned bytes' top bit flipped
+  const std::string none = ir_for("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
+  EXPECT_THAT(none, Not(HasSubstr("dot.")));
+}
+
 }  // namespace
 }  // namespace tessera
