@@ -112,9 +112,13 @@ int ModelEmitter::Int8InputWords(const GroupPlan& plan, const Node& conv, int64_
   const std::vector<int64_t> words_shape = {sh.n, words / ic_words, sh.h, sh.w, ic_words};
   const std::vector<int64_t> x_shape = {sh.n, sh.c / in_block, sh.h, sh.w, in_block};
   te::Tensor xb = te::placeholder(ShapeExprs(x_shape), DataType::Float(32), "x");
+  const int input = BlockedOf(x, in_block);
+  if (in_block == 4 * ic_words) {
+    known->second = QuantizedBytesAsWords(input, x_shape, plan, words_shape, conv.name);
+    return known->second;
+  }
+  TESSERA_INTERNAL_CHECK(in_block == 1) << conv.name << ": int8 input in blocks of " << in_block;
   auto byte = [&](const std::vector<Var>& i, int b) -> ByteSource {
-    if (in_block == 4 * ic_words) return {xb(i[0], i[1], i[2], i[3], i[4] * I(4) + I(b)), Expr()};
-    TESSERA_INTERNAL_CHECK(in_block == 1) << conv.name << ": int8 input in blocks of " << in_block;
     const Expr channel = (i[1] * I(ic_words) + i[4]) * I(4) + I(b);
     return {xb(i[0], ir::min(channel, I(sh.c - 1)), i[2], i[3], I(0)), channel < I(sh.c)};
   };
@@ -123,8 +127,42 @@ int ModelEmitter::Int8InputWords(const GroupPlan& plan, const Node& conv, int64_
   known->second =
       NewTensor(conv.name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape, kNewBuffer);
   AddKernel(conv.name + "_quantize", "quantize_pack", Default(quantized, conv.name),
-            {xb, quantized}, {BlockedOf(x, in_block)}, {known->second});
+            {xb, quantized}, {input}, {known->second});
   return known->second;
+}
+
+// The input's four consecutive channels (a block of 4 ic words, or four elements of a row) are
+// a word's four bytes in memory order: the input quantized to uint8 element for element, in its
+// own layout, is the words' buffer. The kernel runs over the elements as one flat array (without
+// a halo around the input), so it vectorizes without index arithmetic; computing each word from
+// four strided reads ran 4-lane vectors (MobileNetV2's 144-channel 56x56 input: 0.39 ms) and a
+// 5-D loop nest recomputed its indices for every vector (0.17 ms for 96 channels).
+int ModelEmitter::QuantizedBytesAsWords(int input, const std::vector<int64_t>& shape,
+                                        const GroupPlan& plan,
+                                        const std::vector<int64_t>& words_shape,
+                                        const std::string& name) {
+  const bool flat = HaloOf(input) == 0;
+  const std::vector<int64_t> bytes_shape =
+      flat ? std::vector<int64_t>{graph::NumElements(shape)} : shape;
+  te::Tensor x = te::placeholder(ShapeExprs(bytes_shape), DataType::Float(32), "x");
+  const float scale = plan.input_scale;
+  const int64_t zero = plan.input_zero;
+  te::Tensor quantized = te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        Expr q = ir::round(x(E(i)) / ir::FloatImm(DataType::Float(32), scale)) +
+                 ir::FloatImm(DataType::Float(32), static_cast<double>(zero));
+        q = ir::min(ir::max(q, ir::const_like(q, 0)), ir::const_like(q, 255));
+        return ir::cast(DataType::UInt(8), q);
+      },
+      name + "_quantized");
+  const int bytes =
+      NewTensor(name + "_bytes", runtime::MakeDataType(kDLUInt, 8), bytes_shape, kNewBuffer);
+  const int read = flat ? Alias(input, bytes_shape, name + "_input_flat") : input;
+  AddKernel(name + "_quantize", "quantize_pack", Default(quantized, name), {x, quantized}, {read},
+            {bytes});
+  return NewTensor(name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape,
+                   tensor_buffer_[bytes]);
 }
 
 void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group) {
@@ -194,15 +232,8 @@ void ModelEmitter::EmitDenseInt8(const GroupPlan& plan, const std::vector<const 
   const int bias = node.op == "Gemm" && node.inputs.size() > 2 ? node.inputs[2] : -1;
   const DLDataType i32 = runtime::MakeDataType(kDLInt, 32), f32 = DLType(graph::DType::kFloat32);
   // The input's rows quantized to uint8, four elements to a word.
-  te::Tensor at = te::placeholder({I(m), I(k)}, DataType::Float(32), "a");
-  auto byte = [&](const std::vector<Var>& i, int b) -> ByteSource {
-    return {at(i[0], i[1] * I(4) + I(b)), Expr()};
-  };
-  te::Tensor quantized =
-      QuantizedWords(byte, {m, k / 4}, plan.input_scale, plan.input_zero, node.name + "_quantized");
-  const int words = NewTensor(node.name + "_words", i32, {m, k / 4}, kNewBuffer);
-  AddKernel(node.name + "_quantize", "quantize_pack", Default(quantized, node.name),
-            {at, quantized}, {Alias(TensorOf(a), {m, k}, g_.values[a].name + "_2d")}, {words});
+  const int words = QuantizedBytesAsWords(Alias(TensorOf(a), {m, k}, g_.values[a].name + "_2d"),
+                                          {m, k}, plan, {m, k / 4}, node.name);
   // The weights as words in column blocks, each column's correction and scale.
   const int64_t bn = topi::DenseWeightBlock(*plan.config);
   const DenseWeightWords weights = DenseWeightsOf(*g_.values[bw].data->quantized, trans_b, n, k, bn,

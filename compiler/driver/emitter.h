@@ -150,6 +150,10 @@ class ModelEmitter {
   void EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
   void EmitDenseInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
   int Int8InputWords(const GroupPlan& plan, const Node& conv, int64_t ic_words);
+  // The float tensor `input` (of `shape`) quantized to uint8 by `plan`'s input scale and zero
+  // point in a kernel of its own; returns the int32 words of `words_shape` that view its bytes.
+  int QuantizedBytesAsWords(int input, const std::vector<int64_t>& shape, const GroupPlan& plan,
+                            const std::vector<int64_t>& words_shape, const std::string& name);
   // A convolution through its GPU template (NCHW data, OIHW weights as they are), then the
   // epilogue kernel; false leaves it to the plain compute.
   bool EmitConvCUDA(const GroupPlan& plan, const std::vector<const Node*>& group);

@@ -96,6 +96,19 @@ TEST_P(QuantizedModelTest, QdqFormInInt8WithinOneStepOfPyTorch) {
   EXPECT_EQ(CountKernels(build, "quantize_pack"), int8 ? 5 : 0);
   EXPECT_EQ(build.quantized_in_int8, int8 ? 5 : 0);
   EXPECT_EQ(build.quantized_in_float, int8 ? 1 : 6);
+  // Inputs in blocks of whole words are quantized to bytes in their own layout, which the int8
+  // kernels read as words of the same storage (the padded stem's words are computed one by one).
+  int byte_views = 0;
+  for (const runtime::ExecTensor& words : build.graph.tensors) {
+    const size_t suffix = words.name.rfind("_words");
+    if (words.dtype.code != kDLInt || suffix == std::string::npos) continue;
+    const std::string bytes_name = words.name.substr(0, suffix) + "_bytes";
+    for (const runtime::ExecTensor& bytes : build.graph.tensors) {
+      byte_views += bytes.name == bytes_name && bytes.storage == words.storage &&
+                    bytes.dtype.code == kDLUInt && bytes.dtype.bits == 8;
+    }
+  }
+  EXPECT_EQ(byte_views, int8 ? 4 : 0);
   if (!int8) std::cout << "this CPU has no byte dot product: the int8 template was not used\n";
 }
 
