@@ -236,9 +236,9 @@ TEST(TaskMeasureTest, GroupedConvConfigsComputeTheConvolution) {
   }
 }
 
-// int8 candidates take uint8 data and int8 weights as int32 words of four channels and give
-// int32 sums: the fixture's inputs are bytes, each word holds four consecutive channels, and the
-// output is the exact sum.
+// int8 convolution candidates take uint8 data and int8 weights as int32 words of four channels
+// and run the output stage a model runs on the sums: the fixture's inputs are bytes, each word
+// holds four consecutive channels, and the output matches the reference exactly.
 TEST(TaskMeasureTest, Int8ConvCandidatesTakeBytesInWords) {
   task::Task task("conv2d_NCHWc_int8.x86(1,8,5,5,4,3,3,1,1,3,uint8)", "llvm");
   auto fixture = MakeTaskFixture(task, 1);
@@ -251,10 +251,13 @@ TEST(TaskMeasureTest, Int8ConvCandidatesTakeBytesInWords) {
   const space::ConfigEntity config = task.config_space().Fallback();
   const topi::Conv2dBlocks words = topi::Conv2dNCHWcBlocks(config);
   CandidateArgs args = PrepareCandidateArgs(task, *fixture, config);
-  ASSERT_EQ(args.inputs.size(), 2u);
+  // Data and weights as words, then the output stage's per-channel zero-point shares and scales.
+  ASSERT_EQ(args.inputs.size(), 4u);
   EXPECT_EQ(args.inputs[0].dtype, ir::DataType::Int(32));
   EXPECT_EQ(args.inputs[1].dtype, ir::DataType::Int(32));
-  EXPECT_EQ(args.output_dtype, ir::DataType::Int(32));
+  EXPECT_EQ(args.inputs[2].dtype, ir::DataType::Int(32));
+  EXPECT_EQ(args.inputs[3].dtype, ir::DataType::Float(32));
+  EXPECT_EQ(args.output_dtype, ir::DataType::Float(32));
   EXPECT_EQ(args.shapes[0], (std::vector<int64_t>{1, 2 / words.ic_bn, 5, 5, words.ic_bn}));
   // Word 0 of the data: channels 0..3 of pixel (0, 0), one per byte.
   const std::vector<uint8_t>& bytes = args.inputs[0].bytes;
@@ -264,8 +267,9 @@ TEST(TaskMeasureTest, Int8ConvCandidatesTakeBytesInWords) {
   ExpectSampledConfigsMeasure("conv2d_NCHWc_int8.x86(1,8,5,5,4,3,3,1,1,3,uint8)");
 }
 
-// Sampled configs of the int8 template compute the exact sums: padding holding the zero point,
-// stride 2, no padding, a batch of two; with the byte dot product where the CPU has one.
+// Sampled configs of the int8 template compute the exact sums (seen through the output stage):
+// padding holding the zero point, stride 2, no padding, a batch of two; with the byte dot product
+// where the CPU has one.
 TEST(TaskMeasureTest, Int8ConvConfigsComputeTheExactSums) {
   std::vector<std::string> targets = {"llvm"};
   if (HasByteDotProduct(Target("llvm -mcpu=native"))) targets.push_back("llvm -mcpu=native");
