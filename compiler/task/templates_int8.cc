@@ -150,10 +150,30 @@ topi::DenseShape DenseShapeOf(const TaskArgs& args) {
   return {args.ints[0], args.ints[1], args.ints[2]};
 }
 
-// The exact int32 sums (as float32) of uint8 A[m, k] times int8 W[n, k].
+// The output stage a model's int8 dense layer runs on its sums, as its task times it: each
+// column's sums (less the zero point's share, 0 here) scaled back to floats and its bias added;
+// the scales put sums of random bytes (about 147 × 73 × sqrt(K) across) near one.
+struct DenseStage {
+  std::vector<float> scale, bias;  // per column
+};
+
+DenseStage DenseStageOf(const TaskArgs& args) {
+  const topi::DenseShape s = DenseShapeOf(args);
+  const double base = 1.0 / (10000.0 * std::sqrt(static_cast<double>(s.k)));
+  DenseStage stage;
+  for (int64_t j = 0; j < s.n; ++j) {
+    stage.scale.push_back(static_cast<float>(base * (1.0 + 0.1 * static_cast<double>(j % 5))));
+    stage.bias.push_back(0.01f * static_cast<float>(j % 7));
+  }
+  return stage;
+}
+
+// The exact int32 sums of uint8 A[m, k] times int8 W[n, k] through the output stage (the kernel's
+// may contract the scale and bias into one fma: the check's tolerance covers that rounding).
 std::vector<float> Int8DenseReference(const TaskArgs& args,
                                       const std::vector<std::vector<float>>& inputs) {
   const topi::DenseShape s = DenseShapeOf(args);
+  const DenseStage stage = DenseStageOf(args);
   std::vector<float> c(static_cast<size_t>(s.m * s.n));
   for (int64_t i = 0; i < s.m; ++i) {
     for (int64_t j = 0; j < s.n; ++j) {
@@ -162,23 +182,48 @@ std::vector<float> Int8DenseReference(const TaskArgs& args,
         sum += static_cast<int64_t>(inputs[0][i * s.k + l]) *
                static_cast<int64_t>(inputs[1][j * s.k + l]);
       }
-      c[i * s.n + j] = static_cast<float>(sum);
+      c[i * s.n + j] =
+          static_cast<float>(static_cast<int32_t>(sum)) * stage.scale[j] + stage.bias[j];
     }
   }
   return c;
 }
 
-// Candidates take A's rows and W's rows as words of four bytes, W in column blocks.
+// The output stage as the kernel's epilogue over its [m, n] sums; its inputs are each column's
+// zero-point share (int32), scale and bias (float32).
+topi::OutputEpilogue DenseStageEpilogue(const TaskArgs& args) {
+  using ir::DataType;
+  const topi::DenseShape s = DenseShapeOf(args);
+  const ir::Expr n = ir::IntImm(DataType::Int(32), s.n);
+  te::Tensor correction = te::placeholder({n}, DataType::Int(32), "correction");
+  te::Tensor scale = te::placeholder({n}, DataType::Float(32), "scale");
+  te::Tensor bias = te::placeholder({n}, DataType::Float(32), "bias");
+  auto apply = [=](const te::Tensor& sums) {
+    return te::compute(
+        sums.shape(),
+        [&](const std::vector<ir::Var>& i) {
+          return ir::cast(DataType::Float(32), sums(i[0], i[1]) - correction(i[1])) * scale(i[1]) +
+                 bias(i[1]);
+        },
+        "output_stage");
+  };
+  return {apply, {correction, scale, bias}};
+}
+
+// Candidates take A's rows and W's rows as words of four bytes, W in column blocks, and the
+// output stage's per-column inputs, and give float32 C.
 CandidateLayout Int8DenseLayout(const TaskArgs& args, const space::ConfigEntity& config) {
   const topi::DenseShape s = DenseShapeOf(args);
   const int64_t bn = topi::DenseWeightBlock(config);
+  const DenseStage stage = DenseStageOf(args);
   CandidateLayout layout;
-  layout.shapes = {{s.m, s.k / 4}, {s.n / bn, s.k / 4, bn}, {s.m, s.n}};
+  layout.shapes = {{s.m, s.k / 4}, {s.n / bn, s.k / 4, bn}, {s.n}, {s.n}, {s.n}, {s.m, s.n}};
   layout.pack_inputs = [=](const std::vector<std::vector<float>>& inputs) {
     return std::vector<ArgValues>{ArgValues::Int32s(ToRowWords(inputs[0], s.m, s.k)),
-                                  ArgValues::Int32s(ToColumnBlockWords(inputs[1], s.n, s.k, bn))};
+                                  ArgValues::Int32s(ToColumnBlockWords(inputs[1], s.n, s.k, bn)),
+                                  ArgValues::Int32s(std::vector<int32_t>(s.n, 0)),
+                                  ArgValues::Floats(stage.scale), ArgValues::Floats(stage.bias)};
   };
-  layout.output_dtype = ir::DataType::Int(32);
   layout.unpack_output = [](const ArgValues& output) { return output.ToFloats(); };
   return layout;
 }
@@ -188,7 +233,8 @@ CandidateLayout Int8DenseLayout(const TaskArgs& args, const space::ConfigEntity&
 TemplateDef DenseInt8X86Template() {
   TemplateDef d;
   d.name = "dense_int8.x86";
-  d.version = 1;
+  // 2: timed with a model's output stage (dequantize, bias), as conv2d_NCHWc_int8.x86 is.
+  d.version = 2;
   d.args_help = "(M,N,K,uint8)";
   d.validate = [name = d.name, help = d.args_help](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 3 && args.dtype == "uint8") << name << " takes " << help;
@@ -200,7 +246,8 @@ TemplateDef DenseInt8X86Template() {
     return topi::DenseX86Space(topi::DenseWords(DenseShapeOf(args)), unit);
   };
   d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
-    return topi::DenseInt8X86(DenseShapeOf(args), config);
+    const topi::OutputEpilogue stage = DenseStageEpilogue(args);
+    return topi::DenseInt8X86(DenseShapeOf(args), config, &stage);
   };
   d.baseline = [](const TaskArgs& args) { return topi::DenseInt8Default(DenseShapeOf(args)); };
   d.reference = Int8DenseReference;

@@ -283,7 +283,8 @@ TEST(TaskMeasureTest, Int8ConvConfigsComputeTheExactSums) {
 }
 
 // int8 dense candidates take rows of bytes as words, the weights in column blocks of words, and
-// give the exact sums: prime and padded row counts, several column blocks.
+// give the sums through the output stage (dequantize, bias): prime and padded row counts,
+// several column blocks.
 TEST(TaskMeasureTest, Int8DenseConfigsComputeTheExactSums) {
   std::vector<std::string> targets = {"llvm"};
   if (HasByteDotProduct(Target("llvm -mcpu=native"))) targets.push_back("llvm -mcpu=native");
