@@ -11,6 +11,8 @@
 #include <optional>
 #include <set>
 
+#include "compiler/driver/target.h"
+#include "compiler/driver/vector_unit.h"
 #include "fleet/client/job_client.h"
 #include "records/tuning_log.h"
 #include "tests/integration/fleet_fixture.h"
@@ -88,18 +90,20 @@ struct JobFleet {
   }
 
   // The shared log's records of `workload` on "llvm".
-  std::vector<tuning::MeasureRecord> Records(const std::string& workload) const {
+  std::vector<tuning::MeasureRecord> Records(const std::string& workload,
+                                             const std::string& target = "llvm") const {
     auto records_log = records::TuningLog::Open(log, /*create=*/false);
     records::RecordFilter filter;
     filter.workload_key = workload;
-    filter.target = "llvm";
+    filter.target = target;
     return records_log->List(filter);
   }
 
   // Exactly `trials` records of `workload`, one per configuration, none a lost device (and with
   // `all_ok`, none an error at all).
-  void ExpectExactRecords(const std::string& workload, int trials, bool all_ok = true) const {
-    std::vector<tuning::MeasureRecord> records = Records(workload);
+  void ExpectExactRecords(const std::string& workload, int trials, bool all_ok = true,
+                          const std::string& target = "llvm") const {
+    std::vector<tuning::MeasureRecord> records = Records(workload, target);
     EXPECT_EQ(records.size(), static_cast<size_t>(trials)) << workload;
     std::set<int64_t> configs;
     for (const tuning::MeasureRecord& r : records) {
@@ -332,6 +336,55 @@ TEST(JobTest, AModelJobTunesEveryTaskOfTheModelWithItsShare) {
                 "cli/tessera job status " + job + " --tracker " + f.fleet.tracker_address(), &out),
             0);
   EXPECT_THAT(out, ::testing::HasSubstr("  (cold weights)\n"));
+}
+
+// A quantized model's job tunes its int8 tasks: the submitted tasks are the int8 templates'
+// workloads (no float convolution for a convolution that runs in int8), and the worker measures
+// them on the device with their typed arguments, each record checked there exactly.
+TEST(JobTest, AQuantizedModelJobTunesItsInt8Tasks) {
+  if (!HasByteDotProduct(Target("llvm -mcpu=native"))) {
+    GTEST_SKIP() << "this CPU has no byte dot product: the model has no int8 task";
+  }
+  JobFleet f("jobs-int8");
+  f.fleet.AddServer("cpu");
+  std::string out;
+  ASSERT_EQ(testing::RunCommand("/usr/bin/python3 tools/make_quantized_models.py " + f.state +
+                                    " --models small_cnn",
+                                &out),
+            0)
+      << out;
+  ASSERT_EQ(testing::RunCommand("cli/tessera job submit " + f.state +
+                                    "/small_cnn.onnx --target 'llvm -mcpu=native' --rpc-key cpu "
+                                    "--trials 16 --batch 4 --tuner random --tracker " +
+                                    f.fleet.tracker_address(),
+                                &out),
+            0)
+      << out;
+  std::string job = out.substr(0, out.find('\n'));
+  std::vector<std::string> int8_keys;
+  const jobs::v1::JobStatus submitted = f.Client().Status(job);
+  for (const jobs::v1::TaskStatus& task : submitted.tasks()) {
+    EXPECT_EQ(task.workload_key().rfind("conv2d_NCHWc.x86(", 0), std::string::npos)
+        << task.workload_key();
+    if (task.workload_key().find("_int8.x86(") != std::string::npos) {
+      int8_keys.push_back(task.workload_key());
+    }
+  }
+  EXPECT_EQ(int8_keys.size(), 4u);  // the stem, the 3x3 (twice), the 1x1, the classifier
+  auto worker = f.StartWorker();
+  ASSERT_TRUE(f.WaitForState(job, "done", 180000));
+  int ok = 0;
+  const jobs::v1::JobStatus done = f.Client().Status(job);
+  for (const jobs::v1::TaskStatus& task : done.tasks()) {
+    f.ExpectExactRecords(task.workload_key(), static_cast<int>(task.trials()), /*all_ok=*/false,
+                         "llvm -mcpu=native");
+    for (const tuning::MeasureRecord& r : f.Records(task.workload_key(), "llvm -mcpu=native")) {
+      EXPECT_NE(r.error_kind(), tuning::WRONG_ANSWER) << task.workload_key();
+      ok += r.error_kind() == tuning::OK &&
+            task.workload_key().find("_int8.x86(") != std::string::npos;
+    }
+  }
+  EXPECT_GT(ok, 0);
 }
 
 TEST(JobTest, EveryJobCallNeedsTheTokenAndAReportNeedsItsLease) {
