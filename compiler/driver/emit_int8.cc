@@ -3,8 +3,6 @@
 // the int8 template sums the byte products exactly and its output stage scales the sums back to
 // the float operator's value, (Σ x·w − zero point × Σ w) × input scale × weight scale, before the
 // group's bias and chain.
-#include <functional>
-
 #include "compiler/driver/emitter.h"
 #include "compiler/ir/op.h"
 #include "compiler/task/blocked_layout.h"
@@ -19,17 +17,18 @@ using ir::DataType;
 using ir::Expr;
 using ir::Var;
 
-// Where byte `b` of word `i` comes from: the float value, and whether the channel exists (a
-// channel past the input's, padding it to whole words, holds the zero point; undefined: all do).
-struct ByteSource {
-  Expr value;
-  Expr exists;
-};
+// `v` quantized to uint8 by `scale` and `zero` (rounded to nearest-even, saturated), as float.
+Expr QuantizedByte(const Expr& v, float scale, int64_t zero) {
+  const Expr q = ir::round(v / ir::FloatImm(DataType::Float(32), scale)) +
+                 ir::FloatImm(DataType::Float(32), static_cast<double>(zero));
+  return ir::min(ir::max(q, ir::const_like(q, 0)), ir::const_like(q, 255));
+}
 
-// The input quantized to uint8 and packed four channels to an int32 word.
-te::Tensor QuantizedWords(const std::function<ByteSource(const std::vector<Var>&, int)>& byte,
-                          const std::vector<int64_t>& words_shape, float scale, int64_t zero,
-                          const std::string& name) {
+// `x` (float NCHW, `c` channels, read as NCHW1c) quantized to uint8 and packed four channels to
+// an int32 word, the channels past `c` (padding it to whole words) holding the zero point.
+te::Tensor PaddedChannelWords(const te::Tensor& x, int64_t c, int64_t ic_words,
+                              const std::vector<int64_t>& words_shape, float scale, int64_t zero,
+                              const std::string& name) {
   return te::compute(
       ShapeExprs(words_shape),
       [&](const std::vector<Var>& i) {
@@ -37,11 +36,10 @@ te::Tensor QuantizedWords(const std::function<ByteSource(const std::vector<Var>&
         // the word's two's complement.
         Expr word = I(0);
         for (int b = 0; b < 4; ++b) {
-          const ByteSource source = byte(i, b);
-          const Expr zero_value = ir::FloatImm(DataType::Float(32), static_cast<double>(zero));
-          Expr q = ir::round(source.value / ir::FloatImm(DataType::Float(32), scale)) + zero_value;
-          q = ir::min(ir::max(q, ir::const_like(q, 0)), ir::const_like(q, 255));
-          if (source.exists.defined()) q = ir::select(source.exists, q, zero_value);
+          const Expr channel = (i[1] * I(ic_words) + i[4]) * I(4) + I(b);
+          Expr q =
+              QuantizedByte(x(i[0], ir::min(channel, I(c - 1)), i[2], i[3], I(0)), scale, zero);
+          q = ir::select(channel < I(c), q, ir::const_like(q, static_cast<double>(zero)));
           if (b == 3) q = ir::select(q >= ir::const_like(q, 128), q - ir::const_like(q, 256), q);
           word = word + ir::cast(DataType::Int(32), q) * I(int64_t{1} << (8 * b));
         }
@@ -50,38 +48,50 @@ te::Tensor QuantizedWords(const std::function<ByteSource(const std::vector<Var>&
       name);
 }
 
-// Per output channel: the zero point's share of the sums (input zero point × Σ w) and the
-// scale that turns the corrected sums into the float convolution (input scale × weight scale).
-struct OutputScaling {
+// int8 weights as the packed int32 words a template reads, with each output channel's share of
+// the input's zero point in the sums (input zero point × Σ w) and the scale that turns the
+// corrected sums into the float operator's value (input scale × weight scale).
+struct WeightWords {
+  std::vector<int32_t> packed;
   std::vector<int32_t> correction;
   std::vector<float> scale;
 };
 
-OutputScaling OutputScalingOf(const graph::QuantizedForm& wq, float input_scale, int64_t input_zero,
-                              const topi::Conv2dShape& sh) {
-  OutputScaling out;
-  const int64_t per_k = sh.c * sh.r * sh.s;
+// Output channel `k`'s correction and scale, from the sum of its weights.
+void AddOutputChannel(WeightWords* w, const graph::QuantizedForm& wq, int64_t k, int64_t sum,
+                      float input_scale, int64_t input_zero) {
+  w->correction.push_back(static_cast<int32_t>(input_zero * sum));
+  w->scale.push_back(input_scale *
+                     static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : k)));
+}
+
+// A convolution's weights [K, C, R, S] in words `OIHW[ic]i[oc_bn]o` over `padded_c` channels
+// (those past C zero).
+WeightWords ConvWeightsOf(const graph::QuantizedForm& wq, const topi::Conv2dShape& sh,
+                          int64_t padded_c, int64_t ic_words, int64_t oc_bn, float input_scale,
+                          int64_t input_zero) {
+  const int64_t per_channel = sh.r * sh.s, per_k = sh.c * per_channel;
+  std::vector<float> bytes(static_cast<size_t>(sh.k * padded_c * per_channel), 0.f);
+  WeightWords out;
   for (int64_t k = 0; k < sh.k; ++k) {
     int64_t sum = 0;
-    for (int64_t j = 0; j < per_k; ++j) sum += static_cast<int64_t>(wq.values->At(k * per_k + j));
-    out.correction.push_back(static_cast<int32_t>(input_zero * sum));
-    out.scale.push_back(input_scale *
-                        static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : k)));
+    for (int64_t j = 0; j < per_k; ++j) {
+      const double v = wq.values->At(k * per_k + j);
+      bytes[k * padded_c * per_channel + j] = static_cast<float>(v);
+      sum += static_cast<int64_t>(v);
+    }
+    AddOutputChannel(&out, wq, k, sum, input_scale, input_zero);
   }
+  out.packed = task::ToOIHWioWords(bytes, {sh.k, padded_c, sh.r, sh.s}, ic_words, oc_bn);
   return out;
 }
 
-// The int8 weights of a dense layer as W[n, k] bytes (from [k, n], or [n, k] with `trans_b`), in
-// column blocks of `bn` words, with each column's correction and scale as OutputScalingOf's.
-struct DenseWeightWords {
-  std::vector<int32_t> packed;
-  OutputScaling scaling;
-};
-
-DenseWeightWords DenseWeightsOf(const graph::QuantizedForm& wq, bool trans_b, int64_t n, int64_t k,
-                                int64_t bn, float input_scale, int64_t input_zero) {
+// A dense layer's weights as W[n, k] bytes (from [k, n], or [n, k] with `trans_b`) in column
+// blocks of `bn` words.
+WeightWords DenseWeightsOf(const graph::QuantizedForm& wq, bool trans_b, int64_t n, int64_t k,
+                           int64_t bn, float input_scale, int64_t input_zero) {
   std::vector<float> w(static_cast<size_t>(n * k));
-  DenseWeightWords out;
+  WeightWords out;
   for (int64_t r = 0; r < n; ++r) {
     int64_t sum = 0;
     for (int64_t c = 0; c < k; ++c) {
@@ -89,9 +99,7 @@ DenseWeightWords DenseWeightsOf(const graph::QuantizedForm& wq, bool trans_b, in
       w[r * k + c] = static_cast<float>(v);
       sum += static_cast<int64_t>(v);
     }
-    out.scaling.correction.push_back(static_cast<int32_t>(input_zero * sum));
-    out.scaling.scale.push_back(
-        input_scale * static_cast<float>(wq.scale->At(wq.scale->NumElements() == 1 ? 0 : r)));
+    AddOutputChannel(&out, wq, r, sum, input_scale, input_zero);
   }
   out.packed = task::ToColumnBlockWords(w, n, k, bn);
   return out;
@@ -111,19 +119,15 @@ int ModelEmitter::Int8InputWords(const GroupPlan& plan, const Node& conv, int64_
   if (!inserted) return known->second;
   const std::vector<int64_t> words_shape = {sh.n, words / ic_words, sh.h, sh.w, ic_words};
   const std::vector<int64_t> x_shape = {sh.n, sh.c / in_block, sh.h, sh.w, in_block};
-  te::Tensor xb = te::placeholder(ShapeExprs(x_shape), DataType::Float(32), "x");
   const int input = BlockedOf(x, in_block);
   if (in_block == 4 * ic_words) {
     known->second = QuantizedBytesAsWords(input, x_shape, plan, words_shape, conv.name);
     return known->second;
   }
   TESSERA_INTERNAL_CHECK(in_block == 1) << conv.name << ": int8 input in blocks of " << in_block;
-  auto byte = [&](const std::vector<Var>& i, int b) -> ByteSource {
-    const Expr channel = (i[1] * I(ic_words) + i[4]) * I(4) + I(b);
-    return {xb(i[0], ir::min(channel, I(sh.c - 1)), i[2], i[3], I(0)), channel < I(sh.c)};
-  };
-  te::Tensor quantized = QuantizedWords(byte, words_shape, plan.input_scale, plan.input_zero,
-                                        conv.name + "_quantized");
+  te::Tensor xb = te::placeholder(ShapeExprs(x_shape), DataType::Float(32), "x");
+  te::Tensor quantized = PaddedChannelWords(xb, sh.c, ic_words, words_shape, plan.input_scale,
+                                            plan.input_zero, conv.name + "_quantized");
   known->second =
       NewTensor(conv.name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape, kNewBuffer);
   AddKernel(conv.name + "_quantize", "quantize_pack", Default(quantized, conv.name),
@@ -150,10 +154,7 @@ int ModelEmitter::QuantizedBytesAsWords(int input, const std::vector<int64_t>& s
   te::Tensor quantized = te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {
-        Expr q = ir::round(x(E(i)) / ir::FloatImm(DataType::Float(32), scale)) +
-                 ir::FloatImm(DataType::Float(32), static_cast<double>(zero));
-        q = ir::min(ir::max(q, ir::const_like(q, 0)), ir::const_like(q, 255));
-        return ir::cast(DataType::UInt(8), q);
+        return ir::cast(DataType::UInt(8), QuantizedByte(x(E(i)), scale, zero));
       },
       name + "_quantized");
   const int bytes =
@@ -163,6 +164,21 @@ int ModelEmitter::QuantizedBytesAsWords(int input, const std::vector<int64_t>& s
             {bytes});
   return NewTensor(name + "_words", runtime::MakeDataType(kDLInt, 32), words_shape,
                    tensor_buffer_[bytes]);
+}
+
+ModelEmitter::Args ModelEmitter::DequantizationArgs(const std::string& name,
+                                                    const std::vector<int32_t>& correction,
+                                                    const std::vector<float>& scale) {
+  const int64_t n = static_cast<int64_t>(scale.size());
+  Args args;
+  args.tensors = {te::placeholder({I(n)}, DataType::Int(32), "zero_point_sums"),
+                  te::placeholder({I(n)}, DataType::Float(32), "scales")};
+  args.ids = {AddParam(name + "_zero_point_sums",
+                       HostArray({n}, runtime::MakeDataType(kDLInt, 32), correction.data(),
+                                 correction.size() * sizeof(int32_t))),
+              AddParam(name + "_scales", HostArray({n}, DLType(graph::DType::kFloat32),
+                                                   scale.data(), scale.size() * sizeof(float)))};
+  return args;
 }
 
 void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group) {
@@ -175,34 +191,17 @@ void ModelEmitter::EmitConvInt8(const GroupPlan& plan, const std::vector<const N
   padded.c = (sh.c + 3) / 4 * 4;
   const int words_id = Int8InputWords(plan, conv, ic_words);
   // The weights as words, and the per-channel correction and scale of the output stage.
-  const graph::TensorData& weights = *g_.values[conv.inputs[1]].data;
-  const graph::QuantizedForm& wq = *weights.quantized;
-  std::vector<float> weight_bytes(static_cast<size_t>(sh.k * padded.c * sh.r * sh.s), 0.f);
-  const int64_t per_channel = sh.r * sh.s, per_k = sh.c * per_channel;
-  for (int64_t i = 0; i < wq.values->NumElements(); ++i) {
-    weight_bytes[i / per_k * padded.c * per_channel + i % per_k] =
-        static_cast<float>(wq.values->At(i));
-  }
-  const std::vector<int32_t> packed =
-      task::ToOIHWioWords(weight_bytes, {sh.k, padded.c, sh.r, sh.s}, ic_words, oc_bn);
+  const WeightWords weights =
+      ConvWeightsOf(*g_.values[conv.inputs[1]].data->quantized, sh, padded.c, ic_words, oc_bn,
+                    plan.input_scale, plan.input_zero);
   const std::vector<int64_t> pw_shape = {
       sh.k / oc_bn, padded.c / 4 / ic_words, sh.r, sh.s, ic_words, oc_bn};
-  const int pw = AddParam(g_.values[conv.inputs[1]].name + "_int8_words",
-                          HostArray(pw_shape, runtime::MakeDataType(kDLInt, 32), packed.data(),
-                                    packed.size() * sizeof(int32_t)));
-  const OutputScaling scaling = OutputScalingOf(wq, plan.input_scale, plan.input_zero, sh);
-  const int correction_id =
-      AddParam(conv.name + "_zero_point_sums",
-               HostArray({sh.k}, runtime::MakeDataType(kDLInt, 32), scaling.correction.data(),
-                         scaling.correction.size() * sizeof(int32_t)));
-  const int scale_id = AddParam(
-      conv.name + "_scales", HostArray({sh.k}, DLType(graph::DType::kFloat32), scaling.scale.data(),
-                                       scaling.scale.size() * sizeof(float)));
-  Args args;
-  te::Tensor correction_t = te::placeholder({I(sh.k)}, DataType::Int(32), "zero_point_sums");
-  te::Tensor scale_t = te::placeholder({I(sh.k)}, DataType::Float(32), "scales");
-  args.tensors = {correction_t, scale_t};
-  args.ids = {correction_id, scale_id};
+  const int pw =
+      AddParam(g_.values[conv.inputs[1]].name + "_int8_words",
+               HostArray(pw_shape, runtime::MakeDataType(kDLInt, 32), weights.packed.data(),
+                         weights.packed.size() * sizeof(int32_t)));
+  Args args = DequantizationArgs(conv.name, weights.correction, weights.scale);
+  const te::Tensor correction_t = args.tensors[0], scale_t = args.tensors[1];
   const std::vector<int64_t> blocked_shape = {sh.n, sh.k / oc_bn, sh.oh(), sh.ow(), oc_bn};
   const std::string name = conv.name + "_dequantized";
   auto to_float = [correction_t, scale_t, oc_bn, blocked_shape, name](const te::Tensor& sums) {
@@ -236,21 +235,13 @@ void ModelEmitter::EmitDenseInt8(const GroupPlan& plan, const std::vector<const 
                                           {m, k}, plan, {m, k / 4}, node.name);
   // The weights as words in column blocks, each column's correction and scale.
   const int64_t bn = topi::DenseWeightBlock(*plan.config);
-  const DenseWeightWords weights = DenseWeightsOf(*g_.values[bw].data->quantized, trans_b, n, k, bn,
-                                                  plan.input_scale, plan.input_zero);
+  const WeightWords weights = DenseWeightsOf(*g_.values[bw].data->quantized, trans_b, n, k, bn,
+                                             plan.input_scale, plan.input_zero);
   const int pw = AddParam(g_.values[bw].name + "_int8_words",
                           HostArray({n / bn, k / 4, bn}, i32, weights.packed.data(),
                                     weights.packed.size() * sizeof(int32_t)));
-  const std::vector<int32_t>& correction = weights.scaling.correction;
-  const std::vector<float>& scale = weights.scaling.scale;
-  Args args;
-  te::Tensor correction_t = te::placeholder({I(n)}, DataType::Int(32), "zero_point_sums");
-  te::Tensor scale_t = te::placeholder({I(n)}, DataType::Float(32), "scales");
-  args.tensors = {correction_t, scale_t};
-  args.ids = {AddParam(node.name + "_zero_point_sums",
-                       HostArray({n}, i32, correction.data(), correction.size() * sizeof(int32_t))),
-              AddParam(node.name + "_scales",
-                       HostArray({n}, f32, scale.data(), scale.size() * sizeof(float)))};
+  Args args = DequantizationArgs(node.name, weights.correction, weights.scale);
+  const te::Tensor correction_t = args.tensors[0], scale_t = args.tensors[1];
   const std::string name = node.name + "_dequantized";
   auto to_float = [correction_t, scale_t, m, n, name](const te::Tensor& sums) {
     return te::compute(

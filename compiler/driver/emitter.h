@@ -150,6 +150,10 @@ class ModelEmitter {
   void EmitConvInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
   void EmitDenseInt8(const GroupPlan& plan, const std::vector<const Node*>& group);
   int Int8InputWords(const GroupPlan& plan, const Node& conv, int64_t ic_words);
+  // The output stage's per-channel inputs of an int8 kernel: the zero point's share of the sums
+  // (int32) and the dequantizing scale (float32), as parameters named after `name`.
+  Args DequantizationArgs(const std::string& name, const std::vector<int32_t>& correction,
+                          const std::vector<float>& scale);
   // The float tensor `input` (of `shape`) quantized to uint8 by `plan`'s input scale and zero
   // point in a kernel of its own; returns the int32 words of `words_shape` that view its bytes.
   int QuantizedBytesAsWords(int input, const std::vector<int64_t>& shape, const GroupPlan& plan,

@@ -33,8 +33,8 @@ void InferTranspose(Graph& g, const Node& n) {
   SetOutput(g, n, 0, x.dtype, out);
 }
 
-// `form` (of a constant of `in_shape`) transposed by `perm` as the floats are: the integers
-// moved alike, a per-axis scale along the axis's new position.
+// `form` transposed by `perm` as its constant's floats are (`source`: the input element of each
+// output element): the integers moved alike, a per-axis scale along the axis's new position.
 std::shared_ptr<const graph::QuantizedForm> TransposedForm(
     const graph::QuantizedForm& form, const std::vector<int64_t>& perm,
     const std::function<int64_t(int64_t)>& source) {

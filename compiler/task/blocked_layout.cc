@@ -36,6 +36,17 @@ uint32_t InByte(float value, int64_t b) {
   return uint32_t{static_cast<uint8_t>(static_cast<int32_t>(value))} << (8 * b);
 }
 
+// Every four consecutive bytes of `bytes` as one little-endian word.
+std::vector<int32_t> WordsOfBytes(const std::vector<float>& bytes) {
+  std::vector<int32_t> out(bytes.size() / 4);
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint32_t word = 0;
+    for (int64_t b = 0; b < 4; ++b) word |= InByte(bytes[4 * i + b], b);
+    out[i] = static_cast<int32_t>(word);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<float> ToNCHWc(const std::vector<float>& plain, const NCHWDims& d, int64_t bn) {
@@ -78,14 +89,7 @@ std::vector<float> ToOIHWio(const std::vector<float>& kernel, const NCHWDims& d,
 std::vector<int32_t> ToNCHWcWords(const std::vector<float>& plain, const NCHWDims& d,
                                   int64_t ic_words) {
   // NCHW[4 ic_words]c holds each word's four channels next to each other.
-  const std::vector<float> blocked = ToNCHWc(plain, d, 4 * ic_words);
-  std::vector<int32_t> out(blocked.size() / 4);
-  for (size_t i = 0; i < out.size(); ++i) {
-    uint32_t word = 0;
-    for (int64_t b = 0; b < 4; ++b) word |= InByte(blocked[4 * i + b], b);
-    out[i] = static_cast<int32_t>(word);
-  }
-  return out;
+  return WordsOfBytes(ToNCHWc(plain, d, 4 * ic_words));
 }
 
 std::vector<int32_t> ToOIHWioWords(const std::vector<float>& kernel, const NCHWDims& d,
@@ -116,13 +120,7 @@ std::vector<int32_t> ToOIHWioWords(const std::vector<float>& kernel, const NCHWD
 std::vector<int32_t> ToRowWords(const std::vector<float>& a, int64_t m, int64_t k) {
   TESSERA_INTERNAL_CHECK(k % 4 == 0 && static_cast<int64_t>(a.size()) == m * k)
       << "cannot pack " << a.size() << " bytes as " << m << "x" << k << " in words of four";
-  std::vector<int32_t> out(a.size() / 4);
-  for (size_t i = 0; i < out.size(); ++i) {
-    uint32_t word = 0;
-    for (int64_t b = 0; b < 4; ++b) word |= InByte(a[4 * i + b], b);
-    out[i] = static_cast<int32_t>(word);
-  }
-  return out;
+  return WordsOfBytes(a);
 }
 
 std::vector<int32_t> ToColumnBlockWords(const std::vector<float>& w, int64_t n, int64_t k,

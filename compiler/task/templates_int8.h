@@ -1,7 +1,7 @@
 /// \file
 /// Private to compiler/task: the int8 templates (`conv2d_NCHWc_int8.x86`, `dense_int8.x86`),
-/// whose candidates take
-/// bytes packed into int32 words and give exact int32 sums.
+/// whose candidates take bytes packed into int32 words, sum them exactly in int32 and run a
+/// model's output stage on the sums.
 #ifndef TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
 #define TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
 
