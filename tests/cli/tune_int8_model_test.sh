@@ -3,22 +3,19 @@
 # own (conv2d_NCHWc_int8.x86, measured on bytes packed in words and checked exactly), the log
 # keeps their records, and a build configures its int8 kernels from them and still computes
 # PyTorch's quantized output within one output step. Needs a CPU with a byte dot product (x86
-# VNNI), where the planner chooses the int8 template; elsewhere it says so and passes.
+# VNNI), where the planner chooses the int8 template; elsewhere it skips, saying why.
 set -uo pipefail
 tessera=cli/tessera
 dir="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
+. tests/testing/checks.sh
 /usr/bin/python3 tools/make_quantized_models.py "$dir" --models small_cnn --reference 1 || exit 1
 model="$dir/small_cnn.onnx"
 target='llvm -mcpu=native'
 if ! $tessera compile "$model" --target "$target" -o "$dir/probe.tsr" --print-plan 2>/dev/null |
     grep -q conv2d_NCHWc_int8; then
-  echo "this CPU has no byte dot product: no int8 template to tune (skipped)"
-  exit 0
+  skip "tessera tune tunes a quantized model's int8 tasks" \
+    "this CPU has no byte dot product: no int8 template to tune"
+  checks_done
 fi
 
 out=$($tessera tune "$model" --target "$target" --db "$dir/q.db" --trials 40 --batch 4 \
@@ -56,5 +53,4 @@ step = float(open(sys.argv[3]).read())
 off = float(np.abs(got - want).max()) / step
 print("largest difference:", off, "steps")
 sys.exit(0 if off <= 1.001 else 1)' "$dir/out.npy" "$dir/small_cnn.out0.npy" "$dir/small_cnn.step.txt"
-echo "$failures failure(s)"
-exit $((failures > 0))
+checks_done
