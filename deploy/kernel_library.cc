@@ -55,6 +55,10 @@ bool WriteAll(int fd, std::string_view bytes) {
 }  // namespace
 
 runtime::Module LoadKernelLibrary(std::string_view bytes, const std::string& source) {
+  if (runtime::ActiveKernelLoader() == runtime::KernelLoader::kEmbedded) {
+    // No file at all: a phone's shell can write only under its own directories.
+    return runtime::Module::LoadFromMemory(bytes, source);
+  }
   std::shared_ptr<LoadedLibraryNode> owner;
   std::string path;
   int fd = memfd_create("tessera-kernels", MFD_CLOEXEC);

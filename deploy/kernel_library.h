@@ -11,10 +11,11 @@
 namespace tessera {
 namespace deploy {
 
-// Loads the shared library `bytes` from an anonymous memory file (memfd_create), or where that is
-// unavailable from a file in a fresh private directory; never from a fixed path two processes
-// could race on. The file lives as long as the returned module. Throws `runtime::Error` naming
-// `source`.
+// Loads the shared library `bytes` with the runtime's own loader from memory where that is the
+// process's `runtime::ActiveKernelLoader`; otherwise from an anonymous memory file (memfd_create),
+// or where that is unavailable from a file in a fresh private directory; never from a fixed path
+// two processes could race on. The file lives as long as the returned module. Throws
+// `runtime::Error` naming `source`.
 runtime::Module LoadKernelLibrary(std::string_view bytes, const std::string& source);
 
 // Compiles the C source `code` (what `--target c` generates) into a shared library in a fresh

@@ -1,9 +1,17 @@
 #include "runtime/module.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
+
+#include "runtime/elf_loader.h"
+#include "runtime/kernel_imports.h"
 
 namespace tessera {
 namespace runtime {
@@ -37,7 +45,67 @@ class LibraryModuleNode final : public ModuleNode {
   std::string path_;
 };
 
+// A shared library mapped by the runtime's own loader.
+class EmbeddedLibraryNode final : public ModuleNode {
+ public:
+  EmbeddedLibraryNode(std::shared_ptr<LoadedElf> library, std::string bytes)
+      : library_(std::move(library)), bytes_(std::move(bytes)) {}
+
+  std::string type_key() const override { return "library"; }
+
+  PackedFunc FindFunction(const std::string& name) override {
+    void* symbol = library_->Symbol(name);
+    if (symbol == nullptr) return PackedFunc();
+    return WrapPackedCFunc(reinterpret_cast<TesseraPackedCFunc>(symbol), library_, name);
+  }
+
+  void ExportLibrary(const std::string& path) override {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    TESSERA_CHECK(out.good()) << "cannot export module: cannot write '" << path << "'";
+    out.write(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
+    TESSERA_CHECK(out.good()) << "cannot export module: writing '" << path << "' failed";
+  }
+
+ private:
+  std::shared_ptr<LoadedElf> library_;
+  std::string bytes_;  // what was loaded, for ExportLibrary
+};
+
+// Libraries made by the compiler state the ABI they were built for; others are taken as is.
+void CheckAbiVersion(const void* symbol, const std::string& source) {
+  if (const auto* version = static_cast<const int32_t*>(symbol)) {
+    TESSERA_CHECK(*version == TESSERA_ABI_VERSION)
+        << "cannot load module '" << source << "': built for runtime ABI version " << *version
+        << ", this runtime has version " << TESSERA_ABI_VERSION;
+  }
+}
+
+// A program with a PT_INTERP header was started by the system's dynamic loader.
+bool HasProgramInterpreter() {
+  const auto* headers = reinterpret_cast<const ElfW(Phdr)*>(getauxval(AT_PHDR));
+  const unsigned long count = getauxval(AT_PHNUM);
+  if (headers == nullptr) return true;  // no auxiliary vector to tell: assume the usual case
+  for (unsigned long i = 0; i < count; ++i) {
+    if (headers[i].p_type == PT_INTERP) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+KernelLoader ActiveKernelLoader() {
+  const char* chosen = std::getenv("TESSERA_KERNEL_LOADER");
+  if (chosen != nullptr && *chosen != '\0') {
+    const std::string value = chosen;
+    if (value == "system") return KernelLoader::kSystem;
+    if (value == "embedded") return KernelLoader::kEmbedded;
+    throw Error("TESSERA_KERNEL_LOADER is '" + value +
+                "': use 'system' (dlopen) or 'embedded' "
+                "(the runtime's own loader)");
+  }
+  static const bool dynamic = HasProgramInterpreter();
+  return dynamic ? KernelLoader::kSystem : KernelLoader::kEmbedded;
+}
 
 std::string ModuleNode::GetSource(const std::string& format) {
   throw Error("module of type '" + type_key() + "' has no source" +
@@ -82,6 +150,13 @@ Module Module::LoadFromFile(const std::string& path) {
   TESSERA_CHECK(stat(path.c_str(), &st) == 0)
       << "cannot load module '" << path << "': no such file";
   TESSERA_CHECK(S_ISREG(st.st_mode)) << "cannot load module '" << path << "': not a regular file";
+  if (ActiveKernelLoader() == KernelLoader::kEmbedded) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    TESSERA_CHECK(in.good() || in.eof()) << "cannot load module '" << path << "': cannot read it";
+    return LoadFromMemory(bytes.str(), path);
+  }
   dlerror();
   void* raw = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (raw == nullptr) {
@@ -90,13 +165,14 @@ Module Module::LoadFromFile(const std::string& path) {
                 (why ? why : "unknown reason") + ")");
   }
   std::shared_ptr<void> handle(raw, [](void* h) { dlclose(h); });
-  // Libraries made by the compiler state the ABI they were built for; others are taken as is.
-  if (auto* version = static_cast<const int32_t*>(dlsym(raw, "__tessera_abi_version"))) {
-    TESSERA_CHECK(*version == TESSERA_ABI_VERSION)
-        << "cannot load module '" << path << "': built for runtime ABI version " << *version
-        << ", this runtime has version " << TESSERA_ABI_VERSION;
-  }
+  CheckAbiVersion(dlsym(raw, "__tessera_abi_version"), path);
   return Module(std::make_shared<LibraryModuleNode>(std::move(handle), path));
+}
+
+Module Module::LoadFromMemory(std::string_view bytes, const std::string& source) {
+  std::shared_ptr<LoadedElf> library = LoadElf(bytes, source, KernelImport);
+  CheckAbiVersion(library->Symbol("__tessera_abi_version"), source);
+  return Module(std::make_shared<EmbeddedLibraryNode>(std::move(library), std::string(bytes)));
 }
 
 ModuleNode* Module::Checked() const {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -52,9 +53,13 @@ class Module {
   /// Wraps `node`.
   explicit Module(std::shared_ptr<ModuleNode> node) : node_(std::move(node)) {}
 
-  /// Loads a shared library. Throws `Error` naming `path` when it is missing, is not a library,
-  /// or was built for another ABI version.
+  /// Loads a shared library with the process's `ActiveKernelLoader`. Throws `Error` naming `path`
+  /// when it is missing, is not a library, or was built for another ABI version.
   static Module LoadFromFile(const std::string& path);
+  /// Loads the shared library `bytes` with the runtime's own loader (runtime/elf_loader.h), no
+  /// file and no system loader involved. Throws `Error` naming `source` as `LoadFromFile` does,
+  /// and when the library imports what the runtime does not provide (runtime/kernel_imports.h).
+  static Module LoadFromMemory(std::string_view bytes, const std::string& source);
 
   /// The function `name`, or a null `PackedFunc` when neither this module nor its imports have it.
   PackedFunc GetFunction(const std::string& name, bool query_imports = true) const;
@@ -77,6 +82,18 @@ class Module {
   ModuleNode* Checked() const;
   std::shared_ptr<ModuleNode> node_;
 };
+
+/// How a process loads kernel libraries.
+enum class KernelLoader {
+  kSystem,    ///< the system's dynamic loader (dlopen)
+  kEmbedded,  ///< the runtime's own (`Module::LoadFromMemory`)
+};
+
+/// The loader `Module::LoadFromFile` uses: `$TESSERA_KERNEL_LOADER` ("system" or "embedded") when
+/// set; otherwise the embedded one in a program without a program interpreter (linked statically,
+/// so it has no working dlopen: the Android rpc_server, a static tessera-run), the system's
+/// elsewhere. Throws `Error` on another value of the variable.
+KernelLoader ActiveKernelLoader();
 
 /// Wraps a kernel that follows `TesseraPackedCFunc` as a `PackedFunc`. A non-zero return code
 /// becomes an `Error` carrying the kernel's last-error message. `keep_alive` is held as long as

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "runtime/data_type.h"
 #include "tests/runtime/kernel_library.h"
 
@@ -20,7 +24,18 @@ std::string LoadError(const std::string& path) {
   return "no error";
 }
 
-TEST(ModuleTest, RunsHandWrittenCKernel) {
+// Every test runs with each kernel loader: the system's (dlopen) and the runtime's own.
+class ModuleTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { setenv("TESSERA_KERNEL_LOADER", GetParam().c_str(), 1); }
+  void TearDown() override { unsetenv("TESSERA_KERNEL_LOADER"); }
+  bool embedded() const { return GetParam() == "embedded"; }
+};
+
+INSTANTIATE_TEST_SUITE_P(Loaders, ModuleTest, ::testing::Values("system", "embedded"),
+                         [](const auto& info) { return info.param; });
+
+TEST_P(ModuleTest, RunsHandWrittenCKernel) {
   Module mod = Module::LoadFromFile(testing::KernelLibraryPath());
   EXPECT_EQ(mod.type_key(), "library");
   NDArray a = NDArray::Empty({5}, kF32, CPUDevice());
@@ -37,13 +52,13 @@ TEST(ModuleTest, RunsHandWrittenCKernel) {
   EXPECT_EQ(c.Data<float>()[4], 8.0f);
 }
 
-TEST(ModuleTest, ReturnsValues) {
+TEST_P(ModuleTest, ReturnsValues) {
   Module mod = Module::LoadFromFile(testing::KernelLibraryPath());
   EXPECT_EQ(mod["twice"](21).As<int>(), 42);
   EXPECT_EQ(mod["workspace_sum"](100).As<double>(), 4950.0);
 }
 
-TEST(ModuleTest, KernelErrorKeepsItsMessage) {
+TEST_P(ModuleTest, KernelErrorKeepsItsMessage) {
   Module mod = Module::LoadFromFile(testing::KernelLibraryPath());
   try {
     mod["always_fails"]();
@@ -59,7 +74,7 @@ TEST(ModuleTest, KernelErrorKeepsItsMessage) {
   }
 }
 
-TEST(ModuleTest, ParallelKernelUsesThreadPool) {
+TEST_P(ModuleTest, ParallelKernelUsesThreadPool) {
   Module mod = Module::LoadFromFile(testing::KernelLibraryPath());
   NDArray a = NDArray::Empty({1001}, kF32, CPUDevice());
   for (int i = 0; i < 1001; ++i) a.Data<float>()[i] = static_cast<float>(i);
@@ -67,7 +82,7 @@ TEST(ModuleTest, ParallelKernelUsesThreadPool) {
   for (int i = 0; i < 1001; ++i) ASSERT_EQ(a.Data<float>()[i], 3.0f * i) << i;
 }
 
-TEST(ModuleTest, MissingFunction) {
+TEST_P(ModuleTest, MissingFunction) {
   Module mod = Module::LoadFromFile(testing::KernelLibraryPath());
   EXPECT_FALSE(mod.GetFunction("no_such_kernel").defined());
   try {
@@ -78,7 +93,7 @@ TEST(ModuleTest, MissingFunction) {
   }
 }
 
-TEST(ModuleTest, FunctionsAreCachedAndKeepLibraryAlive) {
+TEST_P(ModuleTest, FunctionsAreCachedAndKeepLibraryAlive) {
   PackedFunc f;
   {
     Module mod = Module::LoadFromFile(testing::KernelLibraryPath());
@@ -87,7 +102,7 @@ TEST(ModuleTest, FunctionsAreCachedAndKeepLibraryAlive) {
   EXPECT_EQ(f(5).As<int>(), 10);  // the module is gone, its code is not
 }
 
-TEST(ModuleTest, ImportsAreSearched) {
+TEST_P(ModuleTest, ImportsAreSearched) {
   class Adder : public ModuleNode {
    public:
     std::string type_key() const override { return "test"; }
@@ -104,26 +119,56 @@ TEST(ModuleTest, ImportsAreSearched) {
   EXPECT_EQ(host->imports().size(), 1u);
 }
 
-TEST(ModuleTest, ExportLibraryCopiesTheLibrary) {
+TEST_P(ModuleTest, ExportLibraryCopiesTheLibrary) {
   Module mod = Module::LoadFromFile(testing::KernelLibraryPath());
   std::string path = testing::WriteTempFile("copy.so", "");
   mod.export_library(path);
   EXPECT_EQ(Module::LoadFromFile(path)["twice"](2).As<int>(), 4);
 }
 
-TEST(ModuleTest, MissingFileIsNamed) {
+TEST_P(ModuleTest, MissingFileIsNamed) {
   EXPECT_EQ(LoadError("/nonexistent/lib.so"),
             "cannot load module '/nonexistent/lib.so': no such file");
 }
 
-TEST(ModuleTest, NonLibraryFileIsAClearError) {
+TEST_P(ModuleTest, NonLibraryFileIsAClearError) {
   std::string path = testing::WriteTempFile("not_a_library.so", "this is text, not ELF\n");
   std::string msg = LoadError(path);
-  EXPECT_EQ(msg.rfind("cannot load module '" + path + "': not a loadable shared library (", 0), 0u)
-      << msg;
+  const std::string expected =
+      embedded() ? path + ": cannot load the kernel library: not an ELF file"
+                 : "cannot load module '" + path + "': not a loadable shared library (";
+  EXPECT_EQ(msg.rfind(expected, 0), 0u) << msg;
 }
 
-TEST(ModuleTest, WrongAbiVersionIsRefused) {
+TEST_P(ModuleTest, TheVariableChoosesTheLoader) {
+  EXPECT_EQ(ActiveKernelLoader(), embedded() ? KernelLoader::kEmbedded : KernelLoader::kSystem);
+  // A dynamically linked test program uses the system's loader unless told otherwise.
+  unsetenv("TESSERA_KERNEL_LOADER");
+  EXPECT_EQ(ActiveKernelLoader(), KernelLoader::kSystem);
+  setenv("TESSERA_KERNEL_LOADER", "ld.so", 1);
+  try {
+    ActiveKernelLoader();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "TESSERA_KERNEL_LOADER is 'ld.so': use 'system' (dlopen) or 'embedded' (the "
+                 "runtime's own loader)");
+  }
+}
+
+TEST_P(ModuleTest, LoadsFromMemoryWithTheRuntimesOwnLoader) {
+  std::ifstream in(testing::KernelLibraryPath(), std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  Module mod = Module::LoadFromMemory(bytes.str(), "kernels.so");
+  EXPECT_EQ(mod["twice"](8).As<int>(), 16);
+  EXPECT_EQ(mod["workspace_sum"](10).As<double>(), 45.0);
+  std::string copy = testing::WriteTempFile("from_memory.so", "");
+  mod.export_library(copy);
+  EXPECT_EQ(Module::LoadFromFile(copy)["twice"](3).As<int>(), 6);
+}
+
+TEST_P(ModuleTest, WrongAbiVersionIsRefused) {
   std::string src = testing::WriteTempFile("v99.c", "int __tessera_abi_version = 99;\n");
   std::string lib = src + ".so";
   ASSERT_EQ(std::system(("cc -shared -fPIC -o " + lib + " " + src).c_str()), 0);

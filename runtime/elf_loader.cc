@@ -1,0 +1,476 @@
+#include "runtime/elf_loader.h"
+
+#include <elf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "runtime/error.h"
+
+namespace tessera {
+namespace runtime {
+namespace {
+
+#if defined(__x86_64__)
+constexpr Elf64_Half kMachine = EM_X86_64;
+constexpr const char* kMachineName = "x86_64";
+#elif defined(__aarch64__)
+constexpr Elf64_Half kMachine = EM_AARCH64;
+constexpr const char* kMachineName = "aarch64";
+#else
+#error "the embedded kernel loader supports x86-64 and aarch64 hosts"
+#endif
+
+std::string MachineName(Elf64_Half machine) {
+  switch (machine) {
+    case EM_X86_64:
+      return "x86_64";
+    case EM_AARCH64:
+      return "aarch64";
+    case EM_ARM:
+      return "arm";
+    case EM_386:
+      return "i386";
+    case EM_RISCV:
+      return "riscv";
+    default:
+      return "machine " + std::to_string(machine);
+  }
+}
+
+// Relocation kinds, the same four on both architectures.
+enum class RelocationKind { kNone, kRelative, kSymbol, kSymbolPlusAddend, kUnsupported };
+
+RelocationKind KindOf(uint32_t type) {
+#if defined(__x86_64__)
+  switch (type) {
+    case R_X86_64_NONE:
+      return RelocationKind::kNone;
+    case R_X86_64_RELATIVE:
+      return RelocationKind::kRelative;
+    case R_X86_64_GLOB_DAT:
+    case R_X86_64_JUMP_SLOT:
+      return RelocationKind::kSymbol;
+    case R_X86_64_64:
+      return RelocationKind::kSymbolPlusAddend;
+    default:
+      return RelocationKind::kUnsupported;
+  }
+#else
+  switch (type) {
+    case R_AARCH64_NONE:
+      return RelocationKind::kNone;
+    case R_AARCH64_RELATIVE:
+      return RelocationKind::kRelative;
+    case R_AARCH64_GLOB_DAT:
+    case R_AARCH64_JUMP_SLOT:
+    case R_AARCH64_ABS64:
+      return RelocationKind::kSymbolPlusAddend;
+    default:
+      return RelocationKind::kUnsupported;
+  }
+#endif
+}
+
+// Reads the library's structures with every offset and address checked against what is there.
+class ElfImage {
+ public:
+  ElfImage(std::string_view bytes, std::string source)
+      : bytes_(bytes), source_(std::move(source)) {}
+
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw Error(source_ + ": cannot load the kernel library: " + what);
+  }
+
+  // A `T` at file offset `offset`, `count` of them.
+  template <typename T>
+  const T* FileArray(uint64_t offset, uint64_t count, const char* what) const {
+    if (offset > bytes_.size() || count > (bytes_.size() - offset) / sizeof(T)) {
+      Fail(std::string(what) + " lies outside the file (" + std::to_string(bytes_.size()) +
+           " bytes; truncated?)");
+    }
+    return reinterpret_cast<const T*>(bytes_.data() + offset);
+  }
+
+  const std::string_view bytes_;
+  const std::string source_;
+};
+
+// The mapped span: library addresses (vaddr) to memory, each access checked.
+class Mapping {
+ public:
+  Mapping(const ElfImage& image, char* base, uint64_t low, uint64_t high)
+      : image_(image), base_(base), low_(low), high_(high) {}
+
+  template <typename T>
+  T* At(uint64_t vaddr, uint64_t count, const char* what) const {
+    if (vaddr < low_ || vaddr > high_ || count > (high_ - vaddr) / sizeof(T)) {
+      image_.Fail(std::string(what) + " lies outside the library's segments");
+    }
+    return reinterpret_cast<T*>(base_ + vaddr);
+  }
+  char* base() const { return base_; }
+
+ private:
+  const ElfImage& image_;
+  char* base_;  // memory of vaddr 0 (the span starts at base_ + low_)
+  uint64_t low_, high_;
+};
+
+struct DynamicInfo {
+  uint64_t symtab = 0, strtab = 0, strsz = 0, hash = 0;
+  uint64_t rela = 0, relasz = 0, jmprel = 0, pltrelsz = 0;
+  uint64_t init = 0, fini = 0, init_array = 0, init_arraysz = 0, fini_array = 0, fini_arraysz = 0;
+};
+
+DynamicInfo ReadDynamic(const ElfImage& image, const Mapping& mapping, const Elf64_Phdr& dynamic) {
+  DynamicInfo info;
+  const uint64_t count = dynamic.p_memsz / sizeof(Elf64_Dyn);
+  const Elf64_Dyn* entries = mapping.At<Elf64_Dyn>(dynamic.p_vaddr, count, "the dynamic section");
+  for (uint64_t i = 0; i < count && entries[i].d_tag != DT_NULL; ++i) {
+    const uint64_t value = entries[i].d_un.d_val;
+    switch (entries[i].d_tag) {
+      case DT_SYMTAB:
+        info.symtab = value;
+        break;
+      case DT_STRTAB:
+        info.strtab = value;
+        break;
+      case DT_STRSZ:
+        info.strsz = value;
+        break;
+      case DT_HASH:
+        info.hash = value;
+        break;
+      case DT_RELA:
+        info.rela = value;
+        break;
+      case DT_RELASZ:
+        info.relasz = value;
+        break;
+      case DT_JMPREL:
+        info.jmprel = value;
+        break;
+      case DT_PLTRELSZ:
+        info.pltrelsz = value;
+        break;
+      case DT_INIT:
+        info.init = value;
+        break;
+      case DT_FINI:
+        info.fini = value;
+        break;
+      case DT_INIT_ARRAY:
+        info.init_array = value;
+        break;
+      case DT_INIT_ARRAYSZ:
+        info.init_arraysz = value;
+        break;
+      case DT_FINI_ARRAY:
+        info.fini_array = value;
+        break;
+      case DT_FINI_ARRAYSZ:
+        info.fini_arraysz = value;
+        break;
+      case DT_PLTREL:
+        if (value != DT_RELA) image.Fail("its PLT relocations are not RELA");
+        break;
+      case DT_REL:
+        image.Fail("it has REL relocations (only RELA is applied)");
+      case DT_RELR:
+        image.Fail("it has packed RELR relocations (link without -z pack-relative-relocs)");
+      case DT_TEXTREL:
+        image.Fail("it relocates its code (text relocations; compile it position-independent)");
+      default:
+        break;  // DT_NEEDED among them: imports bind to the runtime, not to other libraries
+    }
+  }
+  if (info.symtab == 0 || info.strtab == 0) image.Fail("it has no dynamic symbol table");
+  return info;
+}
+
+// The number of dynamic symbols: from DT_HASH when there is one, else from the section headers
+// (GNU-hash-only libraries, which is what Debian's linkers write).
+uint64_t SymbolCount(const ElfImage& image, const Mapping& mapping, const DynamicInfo& info) {
+  if (info.hash != 0) return mapping.At<uint32_t>(info.hash, 2, "the symbol hash table")[1];
+  const auto* header = image.FileArray<Elf64_Ehdr>(0, 1, "the ELF header");
+  if (header->e_shoff == 0 || header->e_shentsize != sizeof(Elf64_Shdr)) {
+    image.Fail("it has neither a DT_HASH table nor section headers to count its symbols");
+  }
+  const auto* sections =
+      image.FileArray<Elf64_Shdr>(header->e_shoff, header->e_shnum, "the section headers");
+  for (int i = 0; i < header->e_shnum; ++i) {
+    if (sections[i].sh_type == SHT_DYNSYM && sections[i].sh_entsize == sizeof(Elf64_Sym)) {
+      return sections[i].sh_size / sizeof(Elf64_Sym);
+    }
+  }
+  image.Fail("it has no .dynsym section");
+}
+
+// Page-granular protections: a page shared by two segments gets both segments' rights, and the
+// part the library declares read-only after relocation (GNU_RELRO) loses its write right.
+void Protect(const ElfImage& image, char* map, size_t size, uint64_t low,
+             const std::vector<const Elf64_Phdr*>& loads, const Elf64_Phdr* relro) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<int> rights(size / page, 0);
+  auto pages = [&](uint64_t vaddr, uint64_t bytes, auto&& apply) {
+    if (bytes == 0) return;
+    const uint64_t first = (vaddr - low) / page, last = (vaddr - low + bytes - 1) / page;
+    for (uint64_t p = first; p <= last && p < rights.size(); ++p) apply(rights[p]);
+  };
+  for (const Elf64_Phdr* load : loads) {
+    int prot = 0;
+    if (load->p_flags & PF_R) prot |= PROT_READ;
+    if (load->p_flags & PF_W) prot |= PROT_WRITE;
+    if (load->p_flags & PF_X) prot |= PROT_EXEC;
+    pages(load->p_vaddr, load->p_memsz, [prot](int& r) { r |= prot; });
+  }
+  if (relro != nullptr) {
+    // Only pages wholly inside the range: a page it shares with writable data stays writable.
+    const uint64_t start = (relro->p_vaddr + page - 1) / page * page;
+    const uint64_t end = (relro->p_vaddr + relro->p_memsz) / page * page;
+    if (end > start) pages(start, end - start, [](int& r) { r &= ~PROT_WRITE; });
+  }
+  for (size_t p = 0; p < rights.size();) {
+    size_t q = p;
+    while (q < rights.size() && rights[q] == rights[p]) ++q;
+    if (mprotect(map + p * page, (q - p) * page, rights[p]) != 0) {
+      image.Fail(std::string("mprotect failed: ") + std::strerror(errno));
+    }
+#if defined(__aarch64__)
+    if (rights[p] & PROT_EXEC) {
+      __builtin___clear_cache(map + p * page, map + q * page);
+    }
+#endif
+    p = q;
+  }
+}
+
+struct Segments {
+  std::vector<const Elf64_Phdr*> loads;
+  const Elf64_Phdr* dynamic = nullptr;
+  const Elf64_Phdr* relro = nullptr;
+  uint64_t low = UINT64_MAX, high = 0;  // the page-aligned span of the loadable segments
+};
+
+const Elf64_Ehdr* CheckHeader(const ElfImage& image) {
+  const std::string_view bytes = image.bytes_;
+  if (bytes.size() < EI_NIDENT || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) {
+    image.Fail("not an ELF file");
+  }
+  if (bytes[EI_CLASS] != ELFCLASS64 || bytes[EI_DATA] != ELFDATA2LSB) {
+    image.Fail("not a 64-bit little-endian ELF file (this runtime runs " +
+               std::string(kMachineName) + ")");
+  }
+  const auto* header = image.FileArray<Elf64_Ehdr>(0, 1, "the ELF header");
+  if (header->e_machine != kMachine) {
+    image.Fail("built for " + MachineName(header->e_machine) + ", this runtime runs " +
+               kMachineName);
+  }
+  if (header->e_type != ET_DYN) {
+    image.Fail("not a shared library (ELF type " + std::to_string(header->e_type) + ")");
+  }
+  if (header->e_phentsize != sizeof(Elf64_Phdr)) image.Fail("unexpected program header size");
+  return header;
+}
+
+Segments ScanSegments(const ElfImage& image, const Elf64_Ehdr& header) {
+  const auto* headers =
+      image.FileArray<Elf64_Phdr>(header.e_phoff, header.e_phnum, "the program headers");
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  Segments segments;
+  for (int i = 0; i < header.e_phnum; ++i) {
+    const Elf64_Phdr& segment = headers[i];
+    switch (segment.p_type) {
+      case PT_LOAD:
+        if (segment.p_filesz > segment.p_memsz || segment.p_memsz > (UINT64_MAX >> 2) ||
+            segment.p_vaddr > (UINT64_MAX >> 2)) {
+          image.Fail("a loadable segment has inconsistent sizes");
+        }
+        image.FileArray<char>(segment.p_offset, segment.p_filesz, "a loadable segment");
+        segments.loads.push_back(&segment);
+        segments.low = std::min(segments.low, segment.p_vaddr / page * page);
+        segments.high =
+            std::max(segments.high, (segment.p_vaddr + segment.p_memsz + page - 1) / page * page);
+        break;
+      case PT_DYNAMIC:
+        segments.dynamic = &segment;
+        break;
+      case PT_GNU_RELRO:
+        segments.relro = &segment;
+        break;
+      case PT_TLS:
+        image.Fail("it uses thread-local storage, which kernels loaded by the runtime cannot");
+      default:
+        break;
+    }
+  }
+  if (segments.loads.empty()) image.Fail("it has no loadable segment");
+  if (segments.dynamic == nullptr) image.Fail("it has no dynamic section (a static executable?)");
+  return segments;
+}
+
+// The dynamic symbols and their names.
+class SymbolTable {
+ public:
+  SymbolTable(const ElfImage& image, const Mapping& mapping, const DynamicInfo& info)
+      : image_(image), count_(SymbolCount(image, mapping, info)), strings_size_(info.strsz) {
+    symbols_ = mapping.At<Elf64_Sym>(info.symtab, count_, "the symbol table");
+    strings_ = mapping.At<char>(info.strtab, info.strsz, "the string table");
+  }
+  uint64_t size() const { return count_; }
+  const Elf64_Sym& operator[](uint64_t index) const {
+    if (index >= count_) image_.Fail("a relocation names a symbol past the symbol table");
+    return symbols_[index];
+  }
+  std::string NameOf(const Elf64_Sym& symbol) const {
+    if (symbol.st_name >= strings_size_) {
+      image_.Fail("a symbol's name lies outside the string table");
+    }
+    const char* name = strings_ + symbol.st_name;
+    return std::string(name, strnlen(name, strings_size_ - symbol.st_name));
+  }
+
+ private:
+  const ElfImage& image_;
+  uint64_t count_, strings_size_;
+  const Elf64_Sym* symbols_;
+  const char* strings_;
+};
+
+// Applies the relocations; imports bind through `resolve`, a library's own definitions to
+// themselves (no interposition). Returns the names of non-weak imports `resolve` does not know.
+std::vector<std::string> Relocate(const ElfImage& image, const Mapping& mapping,
+                                  const DynamicInfo& info, const SymbolTable& symbols,
+                                  const ElfImportResolver& resolve) {
+  const uint64_t base = reinterpret_cast<uint64_t>(mapping.base());
+  std::vector<std::string> missing;
+  std::unordered_map<uint64_t, uint64_t> bound;
+  auto address_of = [&](uint64_t index) -> uint64_t {
+    const Elf64_Sym& symbol = symbols[index];
+    if (symbol.st_shndx != SHN_UNDEF) return base + symbol.st_value;
+    auto known = bound.find(index);
+    if (known != bound.end()) return known->second;
+    const std::string name = symbols.NameOf(symbol);
+    const uint64_t address = reinterpret_cast<uint64_t>(resolve(name));
+    if (address == 0 && ELF64_ST_BIND(symbol.st_info) != STB_WEAK) missing.push_back(name);
+    return bound[index] = address;
+  };
+  auto apply = [&](uint64_t table, uint64_t table_bytes, const char* what) {
+    const uint64_t count = table_bytes / sizeof(Elf64_Rela);
+    if (count == 0) return;
+    const auto* relocations = mapping.At<Elf64_Rela>(table, count, what);
+    for (uint64_t i = 0; i < count; ++i) {
+      const Elf64_Rela& r = relocations[i];
+      const RelocationKind kind = KindOf(ELF64_R_TYPE(r.r_info));
+      if (kind == RelocationKind::kNone) continue;
+      if (kind == RelocationKind::kUnsupported) {
+        image.Fail("it has relocation type " + std::to_string(ELF64_R_TYPE(r.r_info)) +
+                   ", which the runtime's loader does not apply (thread-local storage or "
+                   "non-PIC code?)");
+      }
+      uint64_t* place = mapping.At<uint64_t>(r.r_offset, 1, "a relocated place");
+      const uint64_t addend = static_cast<uint64_t>(r.r_addend);
+      if (kind == RelocationKind::kRelative) {
+        *place = base + addend;
+      } else if (kind == RelocationKind::kSymbol) {
+        *place = address_of(ELF64_R_SYM(r.r_info));
+      } else {
+        *place = address_of(ELF64_R_SYM(r.r_info)) + addend;
+      }
+    }
+  };
+  apply(info.rela, info.relasz, "the relocation table");
+  apply(info.jmprel, info.pltrelsz, "the PLT relocation table");
+  return missing;
+}
+
+using Hook = void (*)();
+
+// The functions of an initializer or finalizer array (0 and -1 are placeholders).
+std::vector<Hook> Hooks(const Mapping& mapping, uint64_t array, uint64_t array_bytes,
+                        const char* what) {
+  std::vector<Hook> out;
+  const uint64_t count = array_bytes / sizeof(uint64_t);
+  if (count == 0) return out;
+  const uint64_t* entries = mapping.At<uint64_t>(array, count, what);
+  for (uint64_t i = 0; i < count; ++i) {
+    if (entries[i] != 0 && entries[i] != UINT64_MAX) {
+      out.push_back(reinterpret_cast<Hook>(entries[i]));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+LoadedElf::~LoadedElf() {
+  if (finalize_) finalize_();
+  if (map_ != nullptr) munmap(map_, size_);
+}
+
+void* LoadedElf::Symbol(const std::string& name) const {
+  auto it = exports_.find(name);
+  return it == exports_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& source,
+                                   const ElfImportResolver& resolve) {
+  ElfImage image(bytes, source);
+  const Segments segments = ScanSegments(image, *CheckHeader(image));
+
+  std::shared_ptr<LoadedElf> library(new LoadedElf());
+  library->size_ = segments.high - segments.low;
+  void* map =
+      mmap(nullptr, library->size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) {
+    image.Fail("cannot map " + std::to_string(library->size_) + " bytes: " + std::strerror(errno));
+  }
+  library->map_ = static_cast<char*>(map);
+  Mapping mapping(image, library->map_ - segments.low, segments.low, segments.high);
+  for (const Elf64_Phdr* load : segments.loads) {
+    std::memcpy(mapping.At<char>(load->p_vaddr, load->p_memsz, "a loadable segment"),
+                bytes.data() + load->p_offset, load->p_filesz);
+  }
+
+  const DynamicInfo info = ReadDynamic(image, mapping, *segments.dynamic);
+  const SymbolTable symbols(image, mapping, info);
+  const std::vector<std::string> missing = Relocate(image, mapping, info, symbols, resolve);
+  if (!missing.empty()) {
+    std::string names;
+    for (const std::string& name : missing) names += (names.empty() ? "'" : ", '") + name + "'";
+    image.Fail("it imports " + names +
+               ", which the runtime does not provide to the kernels it loads itself");
+  }
+  for (uint64_t i = 0; i < symbols.size(); ++i) {
+    const Elf64_Sym& symbol = symbols[i];
+    const int binding = ELF64_ST_BIND(symbol.st_info);
+    if (symbol.st_shndx == SHN_UNDEF || (binding != STB_GLOBAL && binding != STB_WEAK)) continue;
+    library->exports_.emplace(symbols.NameOf(symbol), mapping.base() + symbol.st_value);
+  }
+  Protect(image, library->map_, library->size_, segments.low, segments.loads, segments.relro);
+
+  if (info.init != 0) reinterpret_cast<Hook>(mapping.At<char>(info.init, 1, "DT_INIT"))();
+  for (Hook hook : Hooks(mapping, info.init_array, info.init_arraysz, "the initializer array")) {
+    hook();
+  }
+  std::vector<Hook> finalizers =
+      Hooks(mapping, info.fini_array, info.fini_arraysz, "the finalizer array");
+  if (info.fini != 0) {
+    // Stored first, so that it runs last: DT_FINI_ARRAY in reverse order, then DT_FINI.
+    finalizers.insert(finalizers.begin(),
+                      reinterpret_cast<Hook>(mapping.At<char>(info.fini, 1, "DT_FINI")));
+  }
+  if (!finalizers.empty()) {
+    library->finalize_ = [finalizers] {
+      for (auto it = finalizers.rbegin(); it != finalizers.rend(); ++it) (*it)();
+    };
+  }
+  return library;
+}
+
+}  // namespace runtime
+}  // namespace tessera
