@@ -4,7 +4,9 @@
 source lists are never repeated) one action per file with aarch64-linux-gnu-g++, and links two
 binaries: NAME (against Debian's arm64 shared libraries) and NAME-static (mostly static: only libc,
 libm, libdl and libpthread stay dynamic, so the binary runs on a board without those libraries and
-needs glibc alone). Generated protobuf/gRPC code comes from the host's protoc and grpc_cpp_plugin;
+needs glibc alone). With `android = True` also NAME-android: wholly static (no program
+interpreter, no shared library), for phones, whose C library is not glibc; such a program loads
+kernels with the runtime's own loader (runtime/elf_loader.h). Generated protobuf/gRPC code comes from the host's protoc and grpc_cpp_plugin;
 the link refuses versions that differ from the arm64 libraries'. Without the cross toolchain or the
 arm64 libraries every output is a placeholder starting with "SKIP:", so `bazel build //...` still
 works and the tests that use it skip.
@@ -52,7 +54,10 @@ def _aarch64_cc_binary_impl(ctx):
         )
         objects.append(obj)
     outputs = []
-    for linkage, name in [("dynamic", ctx.label.name), ("static", ctx.label.name + "-static")]:
+    linkages = [("dynamic", ctx.label.name), ("static", ctx.label.name + "-static")]
+    if ctx.attr.android:
+        linkages.append(("full", ctx.label.name + "-android"))
+    for linkage, name in linkages:
         out = ctx.actions.declare_file(name)
         ctx.actions.run(
             executable = ctx.executable._tool,
@@ -71,6 +76,7 @@ aarch64_cc_binary = rule(
     attrs = {
         "deps": attr.label_list(aspects = [_sources_aspect]),
         "pkg_config": attr.string(doc = "pkg-config modules linked (space separated)"),
+        "android": attr.bool(doc = "also link NAME-android, wholly static"),
         "_tool": attr.label(
             default = "//tools/cross:aarch64_gcc.sh",
             executable = True,

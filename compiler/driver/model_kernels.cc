@@ -92,8 +92,7 @@ void ModelKernels::BuildLibrary(ModelBuild* result) const {
   result->library_file = dir->path() + "/" + runtime::ModelFiles::kKernels;
   const codegen::ResolvedLLVMTarget resolved =
       codegen::ResolveLLVMTarget({target_.mtriple(), target_.mcpu(), target_.mattrs()});
-  codegen::LinkSharedLibrary(codegen::LinkerFor(resolved.triple, resolved.runs_on_host), objects,
-                             result->library_file);
+  codegen::LinkSharedLibrary(resolved.triple, resolved.runs_on_host, objects, result->library_file);
   // A cross target's library is only shipped (library_file), never loaded here.
   if (resolved.runs_on_host) result->kernels = runtime::Module::LoadFromFile(result->library_file);
   result->library_dir = dir;

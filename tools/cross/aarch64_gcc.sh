@@ -2,7 +2,7 @@
 # The actions of tools/cross.bzl: compile one file or link the binary with Debian's aarch64 cross
 # toolchain against Debian's arm64 libraries (multiarch, installed by tools/setup.sh).
 #   aarch64_gcc.sh compile OUT SOURCE FLAGS...
-#   aarch64_gcc.sh link OUT dynamic|static "PKG-CONFIG MODULES" OBJECTS...
+#   aarch64_gcc.sh link OUT dynamic|static|full "PKG-CONFIG MODULES" OBJECTS...
 # Without the toolchain or the libraries, OUT becomes a placeholder saying what is missing.
 set -eu
 mode="$1"; out="$2"; shift 2
@@ -40,6 +40,16 @@ exports="-Wl,--export-dynamic-symbol=Tessera*"
 system="-ldl -lpthread -lm"
 if [ "$linkage" = dynamic ]; then
   exec aarch64-linux-gnu-g++ -s -Wl,--gc-sections $exports "$@" $flags $system -o "$out"
+fi
+# Wholly static, for phones (no glibc there): no program interpreter and no shared library. Such a
+# program loads uploaded kernels with the runtime's own loader; glibc's name-service functions
+# (getpwnam, getaddrinfo of names) find nothing in it, so addresses and users are given as
+# numbers (gRPC resolves names with c-ares, not the name service).
+# The linker's warnings about those functions are expected: shown only when the link fails.
+if [ "$linkage" = full ]; then
+  log=$(aarch64-linux-gnu-g++ -static -s -Wl,--gc-sections "$@" $flags $system -o "$out" 2>&1) ||
+    { printf '%s\n' "$log" >&2; exit 1; }
+  exit 0
 fi
 # Mostly static: everything but glibc is linked in; glibc stays dynamic because the server dlopens
 # uploaded kernels, which a fully static glibc cannot do reliably.

@@ -17,11 +17,15 @@ std::string LinkerFor(const std::string& triple, bool runs_on_host) {
   return parsed.getArchName().str() + "-linux-gnu-gcc";
 }
 
-void LinkSharedLibrary(const std::string& linker, const std::vector<std::string>& objects,
-                       const std::string& output) {
+bool SelfContainedKernels(const std::string& triple) { return llvm::Triple(triple).isAndroid(); }
+
+void LinkSharedLibrary(const std::string& triple, bool runs_on_host,
+                       const std::vector<std::string>& objects, const std::string& output) {
+  const std::string linker = LinkerFor(triple, runs_on_host);
   std::vector<std::string> argv = {linker, "-shared", "-o", output};
+  if (SelfContainedKernels(triple)) argv.push_back("-nostdlib");
   argv.insert(argv.end(), objects.begin(), objects.end());
-  argv.push_back("-lm");
+  if (!SelfContainedKernels(triple)) argv.push_back("-lm");
   const ProgramResult linked = RunProgram(argv);
   TESSERA_USER_CHECK(!linked.not_found())
       << "cannot link '" << output << "': the linker '" << linker

@@ -14,10 +14,17 @@ namespace codegen {
 /// the host's own architecture, otherwise `<arch>-linux-gnu-gcc`.
 std::string LinkerFor(const std::string& triple, bool runs_on_host);
 
-/// Links `objects` into the shared library `output` with `linker`. Throws `UserError` when the
-/// linker is not installed (naming the Debian package) or fails (with its output).
-void LinkSharedLibrary(const std::string& linker, const std::vector<std::string>& objects,
-                       const std::string& output);
+/// True when kernels for `triple` are linked self-contained: no C runtime files and no libraries,
+/// importing only what the runtime's own loader binds (runtime/kernel_imports.h). So are Android
+/// targets': a phone has no glibc, and the static rpc_server and tessera-run load kernels
+/// themselves.
+bool SelfContainedKernels(const std::string& triple);
+
+/// Links `objects` into the shared library `output` for `triple` with `LinkerFor`'s linker
+/// (self-contained where `SelfContainedKernels` says so). Throws `UserError` when the linker is
+/// not installed (naming the Debian package) or fails (with its output).
+void LinkSharedLibrary(const std::string& triple, bool runs_on_host,
+                       const std::vector<std::string>& objects, const std::string& output);
 
 }  // namespace codegen
 }  // namespace tessera

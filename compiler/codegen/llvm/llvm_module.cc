@@ -178,7 +178,7 @@ class LLVMModuleNode final : public runtime::ModuleNode {
       TESSERA_CHECK(!stream.has_error()) << "writing '" << object << "' failed";
     }
     if (object_only) return;
-    LinkSharedLibrary(LinkerFor(target_.triple, target_.runs_on_host), {object}, path);
+    LinkSharedLibrary(target_.triple, target_.runs_on_host, {object}, path);
   }
 
  private:
