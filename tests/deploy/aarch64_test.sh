@@ -86,4 +86,45 @@ print('$name: steps from x86', np.abs(a - x).max() / step, 'from torch', np.abs(
 sys.exit(0 if np.abs(a - x).max() <= 1.001 * step and np.abs(a - ref).max() <= 1.001 * step else 1)"
 done
 
+# Phones: the wholly static runner, in a root directory with no aarch64 C library, loader, /etc or
+# /proc (tests/testing/empty_root.sh), runs an Android artifact (self-contained kernels, loaded by
+# the runtime's own loader) and a glibc board's artifact alike, each equal to PyTorch's output.
+. tests/testing/empty_root.sh
+static_runner=deploy/aarch64/tessera-run-static
+check "the static runner has no program interpreter" \
+  bash -c "! readelf -l $static_runner | grep -qi interpreter"
+check "... and no dynamic section (no shared library)" \
+  bash -c "readelf -d $static_runner | grep -q 'no dynamic section'"
+m="$dir/conv_bn_add_relu"
+$tessera compile "$m.onnx" --target 'llvm -mtriple=aarch64-linux-android -mcpu=cortex-a76' \
+  -o "$dir/android" >/dev/null 2>&1
+check "an Android target's kernels need no library" \
+  bash -c "! readelf -d '$dir/android/kernels.so' | grep -q NEEDED"
+check "... and import only the runtime's functions" bash -c "
+  readelf -W --dyn-syms '$dir/android/kernels.so' | awk '\$7 == \"UND\" && \$8 != \"\" {print \$8}' |
+  grep -vxE 'Tessera[A-Za-z]+|(exp|log|tanh|erf|pow)f?' | grep -q . && exit 1 || exit 0"
+why=$(empty_root_unavailable)
+if [ -n "$why" ]; then
+  skip "the static runner runs Android and board artifacts in an empty root" "$why"
+else
+  root="$dir/root"
+  empty_root_make "$root"
+  cp "$static_runner" "$root/tessera-run"
+  cp "$m.in0.npy" "$m.in1.npy" "$root/data/local/tmp/"
+  for kind in android:aarch64-linux-android board:aarch64-linux-gnu; do
+    name=${kind%%:*}
+    $tessera compile "$m.onnx" --target "llvm -mtriple=${kind#*:} -mcpu=cortex-a76" \
+      -o "$root/data/local/tmp/$name.tsr" >/dev/null 2>&1
+    EMPTY_ROOT_TIMEOUT=120 empty_root_run "$root" /usr/bin/qemu-aarch64 /tessera-run \
+      "/data/local/tmp/$name.tsr" --input x=/data/local/tmp/conv_bn_add_relu.in0.npy \
+      --input skip=/data/local/tmp/conv_bn_add_relu.in1.npy --output "/data/local/tmp/$name.npy"
+    check "$name artifact: the static runner's output in an empty root matches PyTorch" \
+      /usr/bin/python3 -c "
+import numpy as np, sys
+a, ref = np.load('$root/data/local/tmp/$name.npy'), np.load('$m.out0.npy')
+print('$name: max |arm - torch| =', np.abs(a - ref).max())
+sys.exit(0 if np.allclose(a, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max()) else 1)"
+  done
+fi
+
 checks_done
