@@ -6,7 +6,7 @@
 #include "deploy/artifact.h"
 #include "runtime/error.h"
 
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
 #include <sys/auxv.h>
 #endif
 
@@ -43,6 +43,10 @@ std::vector<Feature> DetectFeatures() {
   return {{"neon", (hw & (1ul << 1)) != 0},     {"crc", (hw & (1ul << 7)) != 0},
           {"lse", (hw & (1ul << 8)) != 0},      {"fullfp16", (hw & (1ul << 10)) != 0},
           {"dotprod", (hw & (1ul << 20)) != 0}, {"sve", (hw & (1ul << 22)) != 0}};
+#elif defined(__arm__)
+  // Bits of AT_HWCAP (linux/arch/arm/include/uapi/asm/hwcap.h).
+  const unsigned long hw = getauxval(AT_HWCAP);
+  return {{"neon", (hw & (1ul << 12)) != 0}, {"vfp4", (hw & (1ul << 16)) != 0}};
 #else
   return {};
 #endif
@@ -55,6 +59,8 @@ std::string HostArch() {
   return "x86_64";
 #elif defined(__aarch64__)
   return "aarch64";
+#elif defined(__arm__)
+  return "arm";
 #elif defined(__riscv) && __riscv_xlen == 64
   return "riscv64";
 #else
@@ -68,6 +74,7 @@ std::vector<std::string> CheckableCPUFeatures(const std::string& arch) {
             "bmi2",   "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx512vnni"};
   }
   if (arch == "aarch64") return {"neon", "crc", "lse", "fullfp16", "dotprod", "sve"};
+  if (arch == "arm") return {"neon", "vfp4"};
   return {};
 }
 

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "runtime/error.h"
@@ -14,17 +16,50 @@ namespace tessera {
 namespace runtime {
 namespace {
 
+// The ELF class of this machine's libraries: 64-bit on x86-64 and aarch64, 32-bit on armv7.
+#if defined(__x86_64__) || defined(__aarch64__)
+using Ehdr = Elf64_Ehdr;
+using Phdr = Elf64_Phdr;
+using Shdr = Elf64_Shdr;
+using Dyn = Elf64_Dyn;
+using Sym = Elf64_Sym;
+using Rel = Elf64_Rel;
+using Rela = Elf64_Rela;
+using Addr = uint64_t;
+constexpr unsigned char kClass = ELFCLASS64;
+constexpr const char* kClassName = "64-bit";
+uint32_t SymbolOf(uint64_t info) { return ELF64_R_SYM(info); }
+uint32_t TypeOf(uint64_t info) { return ELF64_R_TYPE(info); }
+#elif defined(__arm__)
+using Ehdr = Elf32_Ehdr;
+using Phdr = Elf32_Phdr;
+using Shdr = Elf32_Shdr;
+using Dyn = Elf32_Dyn;
+using Sym = Elf32_Sym;
+using Rel = Elf32_Rel;
+using Rela = Elf32_Rela;
+using Addr = uint32_t;
+constexpr unsigned char kClass = ELFCLASS32;
+constexpr const char* kClassName = "32-bit";
+uint32_t SymbolOf(uint32_t info) { return ELF32_R_SYM(info); }
+uint32_t TypeOf(uint32_t info) { return ELF32_R_TYPE(info); }
+#else
+#error "the embedded kernel loader supports x86-64, aarch64 and armv7 hosts"
+#endif
+constexpr Addr kAddrMax = static_cast<Addr>(-1);
+
 #if defined(__x86_64__)
-constexpr Elf64_Half kMachine = EM_X86_64;
+constexpr uint16_t kMachine = EM_X86_64;
 constexpr const char* kMachineName = "x86_64";
 #elif defined(__aarch64__)
-constexpr Elf64_Half kMachine = EM_AARCH64;
+constexpr uint16_t kMachine = EM_AARCH64;
 constexpr const char* kMachineName = "aarch64";
 #else
-#error "the embedded kernel loader supports x86-64 and aarch64 hosts"
+constexpr uint16_t kMachine = EM_ARM;
+constexpr const char* kMachineName = "arm";
 #endif
 
-std::string MachineName(Elf64_Half machine) {
+std::string MachineName(uint16_t machine) {
   switch (machine) {
     case EM_X86_64:
       return "x86_64";
@@ -41,7 +76,8 @@ std::string MachineName(Elf64_Half machine) {
   }
 }
 
-// Relocation kinds, the same four on both architectures.
+// Relocation kinds, the same four on every architecture. The addend is the entry's own (RELA) or
+// the value at the relocated place (REL, armv7's).
 enum class RelocationKind { kNone, kRelative, kSymbol, kSymbolPlusAddend, kUnsupported };
 
 RelocationKind KindOf(uint32_t type) {
@@ -55,6 +91,20 @@ RelocationKind KindOf(uint32_t type) {
     case R_X86_64_JUMP_SLOT:
       return RelocationKind::kSymbol;
     case R_X86_64_64:
+      return RelocationKind::kSymbolPlusAddend;
+    default:
+      return RelocationKind::kUnsupported;
+  }
+#elif defined(__arm__)
+  switch (type) {
+    case R_ARM_NONE:
+      return RelocationKind::kNone;
+    case R_ARM_RELATIVE:
+      return RelocationKind::kRelative;
+    case R_ARM_GLOB_DAT:
+    case R_ARM_JUMP_SLOT:
+      return RelocationKind::kSymbol;
+    case R_ARM_ABS32:
       return RelocationKind::kSymbolPlusAddend;
     default:
       return RelocationKind::kUnsupported;
@@ -122,14 +172,15 @@ class Mapping {
 
 struct DynamicInfo {
   uint64_t symtab = 0, strtab = 0, strsz = 0, hash = 0;
-  uint64_t rela = 0, relasz = 0, jmprel = 0, pltrelsz = 0;
+  uint64_t rela = 0, relasz = 0, rel = 0, relsz = 0, jmprel = 0, pltrelsz = 0;
+  bool plt_rela = true;  // DT_PLTREL: the PLT's table is RELA (else REL)
   uint64_t init = 0, fini = 0, init_array = 0, init_arraysz = 0, fini_array = 0, fini_arraysz = 0;
 };
 
-DynamicInfo ReadDynamic(const ElfImage& image, const Mapping& mapping, const Elf64_Phdr& dynamic) {
+DynamicInfo ReadDynamic(const ElfImage& image, const Mapping& mapping, const Phdr& dynamic) {
   DynamicInfo info;
-  const uint64_t count = dynamic.p_memsz / sizeof(Elf64_Dyn);
-  const Elf64_Dyn* entries = mapping.At<Elf64_Dyn>(dynamic.p_vaddr, count, "the dynamic section");
+  const uint64_t count = dynamic.p_memsz / sizeof(Dyn);
+  const Dyn* entries = mapping.At<Dyn>(dynamic.p_vaddr, count, "the dynamic section");
   for (uint64_t i = 0; i < count && entries[i].d_tag != DT_NULL; ++i) {
     const uint64_t value = entries[i].d_un.d_val;
     switch (entries[i].d_tag) {
@@ -176,10 +227,14 @@ DynamicInfo ReadDynamic(const ElfImage& image, const Mapping& mapping, const Elf
         info.fini_arraysz = value;
         break;
       case DT_PLTREL:
-        if (value != DT_RELA) image.Fail("its PLT relocations are not RELA");
+        info.plt_rela = value == DT_RELA;
         break;
       case DT_REL:
-        image.Fail("it has REL relocations (only RELA is applied)");
+        info.rel = value;
+        break;
+      case DT_RELSZ:
+        info.relsz = value;
+        break;
       case DT_RELR:
         image.Fail("it has packed RELR relocations (link without -z pack-relative-relocs)");
       case DT_TEXTREL:
@@ -196,15 +251,15 @@ DynamicInfo ReadDynamic(const ElfImage& image, const Mapping& mapping, const Elf
 // (GNU-hash-only libraries, which is what Debian's linkers write).
 uint64_t SymbolCount(const ElfImage& image, const Mapping& mapping, const DynamicInfo& info) {
   if (info.hash != 0) return mapping.At<uint32_t>(info.hash, 2, "the symbol hash table")[1];
-  const auto* header = image.FileArray<Elf64_Ehdr>(0, 1, "the ELF header");
-  if (header->e_shoff == 0 || header->e_shentsize != sizeof(Elf64_Shdr)) {
+  const auto* header = image.FileArray<Ehdr>(0, 1, "the ELF header");
+  if (header->e_shoff == 0 || header->e_shentsize != sizeof(Shdr)) {
     image.Fail("it has neither a DT_HASH table nor section headers to count its symbols");
   }
   const auto* sections =
-      image.FileArray<Elf64_Shdr>(header->e_shoff, header->e_shnum, "the section headers");
+      image.FileArray<Shdr>(header->e_shoff, header->e_shnum, "the section headers");
   for (int i = 0; i < header->e_shnum; ++i) {
-    if (sections[i].sh_type == SHT_DYNSYM && sections[i].sh_entsize == sizeof(Elf64_Sym)) {
-      return sections[i].sh_size / sizeof(Elf64_Sym);
+    if (sections[i].sh_type == SHT_DYNSYM && sections[i].sh_entsize == sizeof(Sym)) {
+      return sections[i].sh_size / sizeof(Sym);
     }
   }
   image.Fail("it has no .dynsym section");
@@ -213,7 +268,7 @@ uint64_t SymbolCount(const ElfImage& image, const Mapping& mapping, const Dynami
 // Page-granular protections: a page shared by two segments gets both segments' rights, and the
 // part the library declares read-only after relocation (GNU_RELRO) loses its write right.
 void Protect(const ElfImage& image, char* map, size_t size, uint64_t low,
-             const std::vector<const Elf64_Phdr*>& loads, const Elf64_Phdr* relro) {
+             const std::vector<const Phdr*>& loads, const Phdr* relro) {
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   std::vector<int> rights(size / page, 0);
   auto pages = [&](uint64_t vaddr, uint64_t bytes, auto&& apply) {
@@ -221,7 +276,7 @@ void Protect(const ElfImage& image, char* map, size_t size, uint64_t low,
     const uint64_t first = (vaddr - low) / page, last = (vaddr - low + bytes - 1) / page;
     for (uint64_t p = first; p <= last && p < rights.size(); ++p) apply(rights[p]);
   };
-  for (const Elf64_Phdr* load : loads) {
+  for (const Phdr* load : loads) {
     int prot = 0;
     if (load->p_flags & PF_R) prot |= PROT_READ;
     if (load->p_flags & PF_W) prot |= PROT_WRITE;
@@ -240,7 +295,7 @@ void Protect(const ElfImage& image, char* map, size_t size, uint64_t low,
     if (mprotect(map + p * page, (q - p) * page, rights[p]) != 0) {
       image.Fail(std::string("mprotect failed: ") + std::strerror(errno));
     }
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
     if (rights[p] & PROT_EXEC) {
       __builtin___clear_cache(map + p * page, map + q * page);
     }
@@ -250,22 +305,22 @@ void Protect(const ElfImage& image, char* map, size_t size, uint64_t low,
 }
 
 struct Segments {
-  std::vector<const Elf64_Phdr*> loads;
-  const Elf64_Phdr* dynamic = nullptr;
-  const Elf64_Phdr* relro = nullptr;
-  uint64_t low = UINT64_MAX, high = 0;  // the page-aligned span of the loadable segments
+  std::vector<const Phdr*> loads;
+  const Phdr* dynamic = nullptr;
+  const Phdr* relro = nullptr;
+  uint64_t low = kAddrMax, high = 0;  // the page-aligned span of the loadable segments
 };
 
-const Elf64_Ehdr* CheckHeader(const ElfImage& image) {
+const Ehdr* CheckHeader(const ElfImage& image) {
   const std::string_view bytes = image.bytes_;
   if (bytes.size() < EI_NIDENT || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) {
     image.Fail("not an ELF file");
   }
-  if (bytes[EI_CLASS] != ELFCLASS64 || bytes[EI_DATA] != ELFDATA2LSB) {
-    image.Fail("not a 64-bit little-endian ELF file (this runtime runs " +
-               std::string(kMachineName) + ")");
+  if (bytes[EI_CLASS] != kClass || bytes[EI_DATA] != ELFDATA2LSB) {
+    image.Fail(std::string("not a ") + kClassName + " little-endian ELF file (this runtime runs " +
+               kMachineName + ")");
   }
-  const auto* header = image.FileArray<Elf64_Ehdr>(0, 1, "the ELF header");
+  const auto* header = image.FileArray<Ehdr>(0, 1, "the ELF header");
   if (header->e_machine != kMachine) {
     image.Fail("built for " + MachineName(header->e_machine) + ", this runtime runs " +
                kMachineName);
@@ -273,21 +328,21 @@ const Elf64_Ehdr* CheckHeader(const ElfImage& image) {
   if (header->e_type != ET_DYN) {
     image.Fail("not a shared library (ELF type " + std::to_string(header->e_type) + ")");
   }
-  if (header->e_phentsize != sizeof(Elf64_Phdr)) image.Fail("unexpected program header size");
+  if (header->e_phentsize != sizeof(Phdr)) image.Fail("unexpected program header size");
   return header;
 }
 
-Segments ScanSegments(const ElfImage& image, const Elf64_Ehdr& header) {
+Segments ScanSegments(const ElfImage& image, const Ehdr& header) {
   const auto* headers =
-      image.FileArray<Elf64_Phdr>(header.e_phoff, header.e_phnum, "the program headers");
+      image.FileArray<Phdr>(header.e_phoff, header.e_phnum, "the program headers");
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   Segments segments;
   for (int i = 0; i < header.e_phnum; ++i) {
-    const Elf64_Phdr& segment = headers[i];
+    const Phdr& segment = headers[i];
     switch (segment.p_type) {
       case PT_LOAD:
-        if (segment.p_filesz > segment.p_memsz || segment.p_memsz > (UINT64_MAX >> 2) ||
-            segment.p_vaddr > (UINT64_MAX >> 2)) {
+        if (segment.p_filesz > segment.p_memsz || segment.p_memsz > (kAddrMax >> 2) ||
+            segment.p_vaddr > (kAddrMax >> 2)) {
           image.Fail("a loadable segment has inconsistent sizes");
         }
         image.FileArray<char>(segment.p_offset, segment.p_filesz, "a loadable segment");
@@ -318,15 +373,15 @@ class SymbolTable {
  public:
   SymbolTable(const ElfImage& image, const Mapping& mapping, const DynamicInfo& info)
       : image_(image), count_(SymbolCount(image, mapping, info)), strings_size_(info.strsz) {
-    symbols_ = mapping.At<Elf64_Sym>(info.symtab, count_, "the symbol table");
+    symbols_ = mapping.At<Sym>(info.symtab, count_, "the symbol table");
     strings_ = mapping.At<char>(info.strtab, info.strsz, "the string table");
   }
   uint64_t size() const { return count_; }
-  const Elf64_Sym& operator[](uint64_t index) const {
+  const Sym& operator[](uint64_t index) const {
     if (index >= count_) image_.Fail("a relocation names a symbol past the symbol table");
     return symbols_[index];
   }
-  std::string NameOf(const Elf64_Sym& symbol) const {
+  std::string NameOf(const Sym& symbol) const {
     if (symbol.st_name >= strings_size_) {
       image_.Fail("a symbol's name lies outside the string table");
     }
@@ -337,54 +392,77 @@ class SymbolTable {
  private:
   const ElfImage& image_;
   uint64_t count_, strings_size_;
-  const Elf64_Sym* symbols_;
+  const Sym* symbols_;
   const char* strings_;
 };
+
+// One relocation of a REL or RELA table, its addend read.
+struct Relocation {
+  Addr offset;
+  uint32_t type, symbol;
+  std::optional<Addr> addend;  // RELA's; REL's is the value at the place
+};
+
+std::vector<Relocation> ReadTable(const Mapping& mapping, uint64_t table, uint64_t table_bytes,
+                                  bool rela, const char* what) {
+  std::vector<Relocation> out;
+  const uint64_t count = table_bytes / (rela ? sizeof(Rela) : sizeof(Rel));
+  if (count == 0) return out;
+  if (rela) {
+    for (const Rela* r = mapping.At<Rela>(table, count, what); out.size() < count; ++r) {
+      out.push_back(
+          {r->r_offset, TypeOf(r->r_info), SymbolOf(r->r_info), static_cast<Addr>(r->r_addend)});
+    }
+  } else {
+    for (const Rel* r = mapping.At<Rel>(table, count, what); out.size() < count; ++r) {
+      out.push_back({r->r_offset, TypeOf(r->r_info), SymbolOf(r->r_info), std::nullopt});
+    }
+  }
+  return out;
+}
 
 // Applies the relocations; imports bind through `resolve`, a library's own definitions to
 // themselves (no interposition). Returns the names of non-weak imports `resolve` does not know.
 std::vector<std::string> Relocate(const ElfImage& image, const Mapping& mapping,
                                   const DynamicInfo& info, const SymbolTable& symbols,
                                   const ElfImportResolver& resolve) {
-  const uint64_t base = reinterpret_cast<uint64_t>(mapping.base());
+  const Addr base = static_cast<Addr>(reinterpret_cast<uintptr_t>(mapping.base()));
   std::vector<std::string> missing;
-  std::unordered_map<uint64_t, uint64_t> bound;
-  auto address_of = [&](uint64_t index) -> uint64_t {
-    const Elf64_Sym& symbol = symbols[index];
+  std::unordered_map<uint64_t, Addr> bound;
+  auto address_of = [&](uint64_t index) -> Addr {
+    const Sym& symbol = symbols[index];
     if (symbol.st_shndx != SHN_UNDEF) return base + symbol.st_value;
     auto known = bound.find(index);
     if (known != bound.end()) return known->second;
     const std::string name = symbols.NameOf(symbol);
-    const uint64_t address = reinterpret_cast<uint64_t>(resolve(name));
+    const Addr address = static_cast<Addr>(reinterpret_cast<uintptr_t>(resolve(name)));
     if (address == 0 && ELF64_ST_BIND(symbol.st_info) != STB_WEAK) missing.push_back(name);
     return bound[index] = address;
   };
-  auto apply = [&](uint64_t table, uint64_t table_bytes, const char* what) {
-    const uint64_t count = table_bytes / sizeof(Elf64_Rela);
-    if (count == 0) return;
-    const auto* relocations = mapping.At<Elf64_Rela>(table, count, what);
-    for (uint64_t i = 0; i < count; ++i) {
-      const Elf64_Rela& r = relocations[i];
-      const RelocationKind kind = KindOf(ELF64_R_TYPE(r.r_info));
-      if (kind == RelocationKind::kNone) continue;
-      if (kind == RelocationKind::kUnsupported) {
-        image.Fail("it has relocation type " + std::to_string(ELF64_R_TYPE(r.r_info)) +
-                   ", which the runtime's loader does not apply (thread-local storage or "
-                   "non-PIC code?)");
-      }
-      uint64_t* place = mapping.At<uint64_t>(r.r_offset, 1, "a relocated place");
-      const uint64_t addend = static_cast<uint64_t>(r.r_addend);
-      if (kind == RelocationKind::kRelative) {
-        *place = base + addend;
-      } else if (kind == RelocationKind::kSymbol) {
-        *place = address_of(ELF64_R_SYM(r.r_info));
-      } else {
-        *place = address_of(ELF64_R_SYM(r.r_info)) + addend;
-      }
+  std::vector<Relocation> all = ReadTable(mapping, info.rela, info.relasz, true, "the RELA table");
+  for (const auto& table : {ReadTable(mapping, info.rel, info.relsz, false, "the REL table"),
+                            ReadTable(mapping, info.jmprel, info.pltrelsz, info.plt_rela,
+                                      "the PLT relocation table")}) {
+    all.insert(all.end(), table.begin(), table.end());
+  }
+  for (const Relocation& r : all) {
+    const RelocationKind kind = KindOf(r.type);
+    if (kind == RelocationKind::kNone) continue;
+    if (kind == RelocationKind::kUnsupported) {
+      image.Fail("it has relocation type " + std::to_string(r.type) +
+                 ", which the runtime's loader does not apply (thread-local storage or non-PIC "
+                 "code?)");
     }
-  };
-  apply(info.rela, info.relasz, "the relocation table");
-  apply(info.jmprel, info.pltrelsz, "the PLT relocation table");
+    Addr* place = mapping.At<Addr>(r.offset, 1, "a relocated place");
+    const Addr addend = r.addend ? *r.addend : *place;
+    if (kind == RelocationKind::kRelative) {
+      *place = base + addend;
+    } else if (kind == RelocationKind::kSymbol) {
+      *place = address_of(r.symbol);
+    } else {
+      *place = address_of(r.symbol) + addend;
+    }
+  }
   return missing;
 }
 
@@ -394,12 +472,12 @@ using Hook = void (*)();
 std::vector<Hook> Hooks(const Mapping& mapping, uint64_t array, uint64_t array_bytes,
                         const char* what) {
   std::vector<Hook> out;
-  const uint64_t count = array_bytes / sizeof(uint64_t);
+  const uint64_t count = array_bytes / sizeof(Addr);
   if (count == 0) return out;
-  const uint64_t* entries = mapping.At<uint64_t>(array, count, what);
+  const Addr* entries = mapping.At<Addr>(array, count, what);
   for (uint64_t i = 0; i < count; ++i) {
-    if (entries[i] != 0 && entries[i] != UINT64_MAX) {
-      out.push_back(reinterpret_cast<Hook>(entries[i]));
+    if (entries[i] != 0 && entries[i] != kAddrMax) {
+      out.push_back(reinterpret_cast<Hook>(static_cast<uintptr_t>(entries[i])));
     }
   }
   return out;
@@ -419,6 +497,14 @@ void* LoadedElf::Symbol(const std::string& name) const {
 
 std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& source,
                                    const ElfImportResolver& resolve) {
+  // The headers are read in place: a library at an unaligned offset (an artifact's kernel
+  // section) is copied first, since armv7 faults on unaligned multi-word loads.
+  std::vector<uint64_t> aligned;
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) != 0) {
+    aligned.resize((bytes.size() + sizeof(uint64_t) - 1) / sizeof(uint64_t));
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    bytes = std::string_view(reinterpret_cast<const char*>(aligned.data()), bytes.size());
+  }
   ElfImage image(bytes, source);
   const Segments segments = ScanSegments(image, *CheckHeader(image));
 
@@ -431,7 +517,7 @@ std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& so
   }
   library->map_ = static_cast<char*>(map);
   Mapping mapping(image, library->map_ - segments.low, segments.low, segments.high);
-  for (const Elf64_Phdr* load : segments.loads) {
+  for (const Phdr* load : segments.loads) {
     std::memcpy(mapping.At<char>(load->p_vaddr, load->p_memsz, "a loadable segment"),
                 bytes.data() + load->p_offset, load->p_filesz);
   }
@@ -446,7 +532,7 @@ std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& so
                ", which the runtime does not provide to the kernels it loads itself");
   }
   for (uint64_t i = 0; i < symbols.size(); ++i) {
-    const Elf64_Sym& symbol = symbols[i];
+    const Sym& symbol = symbols[i];
     const int binding = ELF64_ST_BIND(symbol.st_info);
     if (symbol.st_shndx == SHN_UNDEF || (binding != STB_GLOBAL && binding != STB_WEAK)) continue;
     library->exports_.emplace(symbols.NameOf(symbol), mapping.base() + symbol.st_value);

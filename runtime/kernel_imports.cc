@@ -1,6 +1,7 @@
 #include "runtime/kernel_imports.h"
 
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <unordered_map>
 
@@ -12,7 +13,8 @@ namespace {
 
 // Each name once, by the address of this program's own definition. The math functions are the
 // ones code generation calls (codegen_llvm_builtin.cc) and those LLVM lowers intrinsics to where a
-// target has no instruction for them; memcpy/memmove/memset are LLVM's loop idioms.
+// target has no instruction for them; memcpy/memmove/memset are LLVM's loop idioms; raise is what
+// the compiler's own helpers (libgcc's integer division on armv7) call on a division by zero.
 template <typename F>
 void* Address(F* function) {
   return reinterpret_cast<void*>(function);
@@ -29,6 +31,7 @@ const std::unordered_map<std::string, void*>& Imports() {
       {"memcpy", Address(&memcpy)},
       {"memmove", Address(&memmove)},
       {"memset", Address(&memset)},
+      {"raise", Address(&raise)},
       {"expf", Address<float(float)>(&::expf)},
       {"exp", Address<double(double)>(&::exp)},
       {"exp2f", Address<float(float)>(&::exp2f)},

@@ -13,8 +13,9 @@ PACKAGES=(
   # the tracker's web dashboard and the reports' charts (Chart.js, compiled in; librsvg for PNG
   # curves), and the browser their tests draw them in; matplotlib for tessera.plot
   libcpp-httplib-dev libjs-chart.js librsvg2-dev chromium python3-matplotlib
-  # cross compilation (aarch64) and its emulator for tests
-  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+  # cross compilation (aarch64; armv7 for 32-bit boards) and the emulators for tests
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
+  qemu-user
   # the aarch64 rpc_server's arm64 libraries (Debian multiarch; see README "Add a board")
   libgrpc++-dev:arm64 libprotobuf-dev:arm64 libssl-dev:arm64 pkgconf:arm64
   # benchmarks' baselines (the Arm one, arm64 XNNPACK, is unpacked below)

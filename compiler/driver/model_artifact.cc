@@ -2,6 +2,7 @@
 // build, and a header saying what the kernels need.
 #include "compiler/driver/model_artifact.h"
 
+#include <llvm/ADT/Triple.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -21,8 +22,10 @@
 namespace tessera {
 namespace {
 
-// "x86_64-pc-linux-gnu" -> "x86_64": the artifact names architectures as the runtime sees them.
+// "x86_64-pc-linux-gnu" -> "x86_64": the artifact names architectures as the runtime sees them
+// (every 32-bit Arm sub-architecture, armv7a or thumbv7, as "arm").
 std::string ArchOfTriple(const std::string& triple) {
+  if (llvm::Triple(triple).isARM() || llvm::Triple(triple).isThumb()) return "arm";
   std::string arch = triple.substr(0, triple.find('-'));
   return arch == "arm64" ? "aarch64" : arch;
 }

@@ -3,7 +3,8 @@
 # aarch64 C library, no dynamic loader, no /etc, /proc, /tmp, /system. What a phone's program must
 # cope with (its C library is bionic; `adb shell` writes only under /data/local/tmp). The root holds
 # the x86 emulator qemu-aarch64 with the host libraries it needs (x86 files: the guest cannot use
-# them), /bin/sh for the rpc_server's worker script, /data/local/tmp, and what the test copies in.
+# them; qemu-arm too, for 32-bit programs), /bin/sh for the rpc_server's worker script,
+# /data/local/tmp, and what the test copies in.
 #   . tests/testing/empty_root.sh
 #   why=$(empty_root_unavailable) && [ -z "$why" ] || skip ... "$why"
 #   empty_root_make DIR
@@ -12,7 +13,8 @@
 # Why an empty root cannot be entered here ("" when it can): chroot needs root, or a user
 # namespace (unshare -r) where the kernel allows one.
 empty_root_unavailable() {
-  [ -x /usr/bin/qemu-aarch64 ] || { echo "qemu-aarch64 (Debian qemu-user) is not installed"; return; }
+  [ -x /usr/bin/qemu-aarch64 ] && [ -x /usr/bin/qemu-arm ] ||
+    { echo "qemu-aarch64 and qemu-arm (Debian qemu-user) are not installed"; return; }
   if [ "$(id -u)" = 0 ]; then
     /usr/sbin/chroot / true 2>/dev/null && return
   fi
@@ -24,8 +26,8 @@ empty_root_unavailable() {
 empty_root_make() {
   local root=$1 file
   mkdir -p "$root/data/local/tmp" "$root/bin"
-  for file in /usr/bin/qemu-aarch64 /bin/sh \
-    $(ldd /usr/bin/qemu-aarch64 /bin/sh | grep -oE '/[^ :]+( |$)' | sort -u); do
+  for file in /usr/bin/qemu-aarch64 /usr/bin/qemu-arm /bin/sh \
+    $(ldd /usr/bin/qemu-aarch64 /usr/bin/qemu-arm /bin/sh | grep -oE '/[^ :]+( |$)' | sort -u); do
     mkdir -p "$root$(dirname "$file")"
     cp -L "$file" "$root$file"
   done

@@ -13,6 +13,8 @@ namespace tuner {
 std::string CanonicalArch(const std::string& arch) {
   if (arch == "arm64") return "aarch64";
   if (arch == "amd64") return "x86_64";
+  // 32-bit Arm by any name: uname's armv7l, a triple's armv7a or thumbv7, Debian's armhf.
+  if ((arch.rfind("arm", 0) == 0 && arch != "arm64") || arch.rfind("thumb", 0) == 0) return "arm";
   return arch;
 }
 

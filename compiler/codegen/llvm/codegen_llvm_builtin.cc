@@ -37,9 +37,12 @@ llvm::Value* CodeGenLLVM::MakeCall(const ir::CallNode* op) {
     llvm::Type* member = name == builtin::kArgInt     ? builder_.getInt64Ty()
                          : name == builtin::kArgFloat ? builder_.getDoubleTy()
                                                       : builder_.getInt8PtrTy();
-    llvm::Value* slots = builder_.CreateBitCast(MakeValue(op->args.at(0)), member->getPointerTo());
-    llvm::Value* slot =
-        builder_.CreateInBoundsGEP(member, slots, builder_.getInt64(ConstIndex(op, 1)));
+    // Slots step by 8 bytes whatever the member: a pointer is 4 bytes on 32-bit targets.
+    llvm::Type* i64 = builder_.getInt64Ty();
+    llvm::Value* slots = builder_.CreateBitCast(MakeValue(op->args.at(0)), i64->getPointerTo());
+    llvm::Value* slot = builder_.CreateBitCast(
+        builder_.CreateInBoundsGEP(i64, slots, builder_.getInt64(ConstIndex(op, 1))),
+        member->getPointerTo());
     llvm::Value* value = builder_.CreateAlignedLoad(member, slot, llvm::Align(8));
     if (member == result) return value;
     if (name == builtin::kArgInt) return builder_.CreateIntCast(value, result, true);

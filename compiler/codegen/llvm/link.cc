@@ -13,8 +13,15 @@ namespace codegen {
 std::string LinkerFor(const std::string& triple, bool runs_on_host) {
   if (const char* cc = std::getenv("TESSERA_CC"); cc != nullptr && *cc != '\0') return cc;
   if (runs_on_host) return "cc";
+  // Debian's cross compilers: aarch64-linux-gnu-gcc, arm-linux-gnueabihf-gcc (armv7a and every
+  // other 32-bit Arm sub-architecture are "arm" there), ...
   llvm::Triple parsed(triple);
-  return parsed.getArchName().str() + "-linux-gnu-gcc";
+  const std::string arch = llvm::Triple::getArchTypeName(parsed.getArch()).str();
+  const llvm::Triple::EnvironmentType env = parsed.getEnvironment();
+  const std::string abi = env == llvm::Triple::GNUEABIHF ? "gnueabihf"
+                          : env == llvm::Triple::GNUEABI ? "gnueabi"
+                                                         : "gnu";
+  return arch + "-linux-" + abi + "-gcc";
 }
 
 bool SelfContainedKernels(const std::string& triple) { return llvm::Triple(triple).isAndroid(); }
@@ -23,9 +30,12 @@ void LinkSharedLibrary(const std::string& triple, bool runs_on_host,
                        const std::vector<std::string>& objects, const std::string& output) {
   const std::string linker = LinkerFor(triple, runs_on_host);
   std::vector<std::string> argv = {linker, "-shared", "-o", output};
-  if (SelfContainedKernels(triple)) argv.push_back("-nostdlib");
+  const bool self_contained = SelfContainedKernels(triple);
+  if (self_contained) argv.push_back("-nostdlib");
   argv.insert(argv.end(), objects.begin(), objects.end());
-  if (!SelfContainedKernels(triple)) argv.push_back("-lm");
+  // Self-contained kernels keep the compiler's helpers (libgcc: armv7's integer division, ...),
+  // which need nothing of a C library but raise on a division by zero (the runtime binds it).
+  argv.push_back(self_contained ? "-lgcc" : "-lm");
   const ProgramResult linked = RunProgram(argv);
   TESSERA_USER_CHECK(!linked.not_found())
       << "cannot link '" << output << "': the linker '" << linker

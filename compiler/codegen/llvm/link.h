@@ -11,7 +11,8 @@ namespace tessera {
 namespace codegen {
 
 /// The C compiler driver that links for `triple` on this host: `$TESSERA_CC` when set, `cc` for
-/// the host's own architecture, otherwise `<arch>-linux-gnu-gcc`.
+/// the host's own architecture, otherwise Debian's cross compiler `<arch>-linux-<abi>-gcc`
+/// (`aarch64-linux-gnu-gcc`, `arm-linux-gnueabihf-gcc` for armv7a-linux-gnueabihf).
 std::string LinkerFor(const std::string& triple, bool runs_on_host);
 
 /// True when kernels for `triple` are linked self-contained: no C runtime files and no libraries,
