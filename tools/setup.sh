@@ -58,6 +58,35 @@ unpack_xnnpack_arm64() {
   rm -rf "$tmp"
 }
 
+# The armv7 servers' libraries: Debian's armhf gRPC, protobuf, abseil, OpenSSL, c-ares, re2, zlib
+# (their static libraries and headers), downloaded with apt's armhf indexes kept in a directory of
+# their own and unpacked into ARMHF_SYSROOT, so that the host's apt never gets a second foreign
+# architecture to keep in step (only static libraries are linked: the armv7 servers are mostly
+# and wholly static). tools/cross/cross_gcc.sh reads ARMHF_SYSROOT/versions to match the host's
+# protoc and grpc_cpp_plugin.
+ARMHF_SYSROOT=/opt/tessera/armhf
+unpack_armhf_libs() {
+  [ -f "$ARMHF_SYSROOT/versions" ] && return 0
+  local tmp lists deb
+  tmp=$(mktemp -d)
+  lists="$tmp/lists"
+  mkdir -p "$lists/partial"
+  local apt=(apt-get -o Dir::State::Lists="$lists" -o APT::Architecture=armhf
+    -o APT::Architectures::=armhf -o Debug::NoLocking=1)
+  "${apt[@]}" update -qq >/dev/null 2>&1 || true  # a missing index leaves the others usable
+  if (cd "$tmp" && "${apt[@]}" download -qq libgrpc++-dev libgrpc-dev libprotobuf-dev \
+        libabsl-dev libc-ares-dev libre2-dev zlib1g-dev libssl-dev libupb-dev >/dev/null 2>&1); then
+    $SUDO mkdir -p "$ARMHF_SYSROOT"
+    for deb in "$tmp"/*.deb; do
+      $SUDO dpkg-deb -x "$deb" "$ARMHF_SYSROOT" || echo "setup: cannot unpack $deb" >&2
+      dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb"
+    done | $SUDO tee "$ARMHF_SYSROOT/versions" >/dev/null
+  else
+    echo "setup: could not download the armhf libraries (the armv7 servers will say so)" >&2
+  fi
+  rm -rf "$tmp"
+}
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -69,6 +98,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if [ ${#missing[@]} -eq 0 ]; then
   unpack_xnnpack_arm64
+  unpack_armhf_libs
   exit 0
 fi
 
@@ -81,4 +111,5 @@ fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 unpack_xnnpack_arm64
+unpack_armhf_libs
 echo "setup: done" >&2
