@@ -138,15 +138,21 @@ class ElfImage {
   // A `T` at file offset `offset`, `count` of them.
   template <typename T>
   const T* FileArray(uint64_t offset, uint64_t count, const char* what) const {
-    if (offset > bytes_.size() || count > (bytes_.size() - offset) / sizeof(T)) {
-      Fail(std::string(what) + " lies outside the file (" + std::to_string(bytes_.size()) +
-           " bytes; truncated?)");
-    }
-    return reinterpret_cast<const T*>(bytes_.data() + offset);
+    return reinterpret_cast<const T*>(Checked(offset, count, sizeof(T), what));
   }
 
   const std::string_view bytes_;
   const std::string source_;
+
+ private:
+  // One check for every type (the runtime ships in a size-limited runner).
+  const char* Checked(uint64_t offset, uint64_t count, size_t size, const char* what) const {
+    if (offset > bytes_.size() || count > (bytes_.size() - offset) / size) {
+      Fail(std::string(what) + " lies outside the file (" + std::to_string(bytes_.size()) +
+           " bytes; truncated?)");
+    }
+    return bytes_.data() + offset;
+  }
 };
 
 // The mapped span: library addresses (vaddr) to memory, each access checked.
@@ -157,14 +163,18 @@ class Mapping {
 
   template <typename T>
   T* At(uint64_t vaddr, uint64_t count, const char* what) const {
-    if (vaddr < low_ || vaddr > high_ || count > (high_ - vaddr) / sizeof(T)) {
-      image_.Fail(std::string(what) + " lies outside the library's segments");
-    }
-    return reinterpret_cast<T*>(base_ + vaddr);
+    return reinterpret_cast<T*>(Checked(vaddr, count, sizeof(T), what));
   }
   char* base() const { return base_; }
 
  private:
+  char* Checked(uint64_t vaddr, uint64_t count, size_t size, const char* what) const {
+    if (vaddr < low_ || vaddr > high_ || count > (high_ - vaddr) / size) {
+      image_.Fail(std::string(what) + " lies outside the library's segments");
+    }
+    return base_ + vaddr;
+  }
+
   const ElfImage& image_;
   char* base_;  // memory of vaddr 0 (the span starts at base_ + low_)
   uint64_t low_, high_;
@@ -425,7 +435,7 @@ std::vector<Relocation> ReadTable(const Mapping& mapping, uint64_t table, uint64
 // themselves (no interposition). Returns the names of non-weak imports `resolve` does not know.
 std::vector<std::string> Relocate(const ElfImage& image, const Mapping& mapping,
                                   const DynamicInfo& info, const SymbolTable& symbols,
-                                  const ElfImportResolver& resolve) {
+                                  ElfImportResolver resolve) {
   const Addr base = static_cast<Addr>(reinterpret_cast<uintptr_t>(mapping.base()));
   std::vector<std::string> missing;
   std::unordered_map<uint64_t, Addr> bound;
@@ -486,7 +496,7 @@ std::vector<Hook> Hooks(const Mapping& mapping, uint64_t array, uint64_t array_b
 }  // namespace
 
 LoadedElf::~LoadedElf() {
-  if (finalize_) finalize_();
+  for (void (*finalizer)() : finalizers_) finalizer();
   if (map_ != nullptr) munmap(map_, size_);
 }
 
@@ -496,7 +506,7 @@ void* LoadedElf::Symbol(const std::string& name) const {
 }
 
 std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& source,
-                                   const ElfImportResolver& resolve) {
+                                   ElfImportResolver resolve) {
   // The headers are read in place: a library at an unaligned offset (an artifact's kernel
   // section) is copied first, since armv7 faults on unaligned multi-word loads.
   std::vector<uint64_t> aligned;
@@ -543,17 +553,13 @@ std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& so
   for (Hook hook : Hooks(mapping, info.init_array, info.init_arraysz, "the initializer array")) {
     hook();
   }
+  // DT_FINI_ARRAY in reverse order, then DT_FINI.
   std::vector<Hook> finalizers =
       Hooks(mapping, info.fini_array, info.fini_arraysz, "the finalizer array");
+  library->finalizers_.assign(finalizers.rbegin(), finalizers.rend());
   if (info.fini != 0) {
-    // Stored first, so that it runs last: DT_FINI_ARRAY in reverse order, then DT_FINI.
-    finalizers.insert(finalizers.begin(),
-                      reinterpret_cast<Hook>(mapping.At<char>(info.fini, 1, "DT_FINI")));
-  }
-  if (!finalizers.empty()) {
-    library->finalize_ = [finalizers] {
-      for (auto it = finalizers.rbegin(); it != finalizers.rend(); ++it) (*it)();
-    };
+    library->finalizers_.push_back(
+        reinterpret_cast<Hook>(mapping.At<char>(info.fini, 1, "DT_FINI")));
   }
   return library;
 }

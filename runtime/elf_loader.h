@@ -8,17 +8,17 @@
 #ifndef TESSERA_RUNTIME_ELF_LOADER_H_
 #define TESSERA_RUNTIME_ELF_LOADER_H_
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace tessera {
 namespace runtime {
 
 /// The address bound to an imported name, or nullptr when the runtime does not provide it.
-using ElfImportResolver = std::function<void*(const std::string& name)>;
+using ElfImportResolver = void* (*)(const std::string& name);
 
 /// A library mapped by `LoadElf`. Unmapped (after its finalizers run) when the last reference
 /// goes; functions found in it must not outlive it.
@@ -36,13 +36,13 @@ class LoadedElf {
 
  private:
   friend std::shared_ptr<LoadedElf> LoadElf(std::string_view, const std::string&,
-                                            const ElfImportResolver&);
+                                            ElfImportResolver);
   LoadedElf() = default;
 
   char* map_ = nullptr;  // the whole span of the library's segments
   size_t size_ = 0;
   std::unordered_map<std::string, void*> exports_;
-  std::function<void()> finalize_;  // the library's DT_FINI_ARRAY and DT_FINI, once
+  std::vector<void (*)()> finalizers_;  // the library's DT_FINI_ARRAY and DT_FINI, run in order
 };
 
 /// Maps the ELF shared object `bytes` (built for this machine's architecture), relocates it, binds
@@ -51,7 +51,7 @@ class LoadedElf {
 /// are truncated or inconsistent, use thread-local storage or relocations the loader does not
 /// apply, or import names `resolve` does not know (all of them listed).
 std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& source,
-                                   const ElfImportResolver& resolve);
+                                   ElfImportResolver resolve);
 
 }  // namespace runtime
 }  // namespace tessera

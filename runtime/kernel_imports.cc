@@ -3,7 +3,6 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
-#include <unordered_map>
 
 #include "runtime/c_backend_api.h"
 
@@ -20,8 +19,14 @@ void* Address(F* function) {
   return reinterpret_cast<void*>(function);
 }
 
-const std::unordered_map<std::string, void*>& Imports() {
-  static const auto* imports = new std::unordered_map<std::string, void*>{
+struct Import {
+  const char* name;
+  void* address;
+};
+
+// A plain array, searched in order: a few dozen names, looked up once per library import.
+const Import* Imports(size_t* count) {
+  static const Import imports[] = {
       {"TesseraAPISetLastError", Address(&TesseraAPISetLastError)},
       {"TesseraGetLastError", Address(&TesseraGetLastError)},
       {"TesseraBackendParallelLaunch", Address(&TesseraBackendParallelLaunch)},
@@ -75,15 +80,19 @@ const std::unordered_map<std::string, void*>& Imports() {
       {"cosf", Address<float(float)>(&::cosf)},
       {"cos", Address<double(double)>(&::cos)},
   };
-  return *imports;
+  *count = sizeof(imports) / sizeof(imports[0]);
+  return imports;
 }
 
 }  // namespace
 
 void* KernelImport(const std::string& name) {
-  const auto& imports = Imports();
-  auto it = imports.find(name);
-  return it == imports.end() ? nullptr : it->second;
+  size_t count = 0;
+  const Import* imports = Imports(&count);
+  for (size_t i = 0; i < count; ++i) {
+    if (name == imports[i].name) return imports[i].address;
+  }
+  return nullptr;
 }
 
 }  // namespace runtime

@@ -155,9 +155,11 @@ for bin in $runner deploy/libtessera_model.so; do
   check "$bin links no LLVM, gRPC or protobuf" \
     bash -c "! readelf -d $bin | grep NEEDED | grep -Ei 'llvm|grpc|protobuf|absl'"
 done
+# 416 KB: 400 until the runtime carried its own kernel loader (runtime/elf_loader.h, about 13 KB),
+# which every runner has so that a static build of it needs no system loader.
 strip -o "$dir/runner.stripped" $runner
 bytes=$(stat -c %s "$dir/runner.stripped")
-echo "stripped tessera-run: $bytes bytes (limit $((400 * 1024)))"
-check "stripped runner is at most 400 KB" test "$bytes" -le $((400 * 1024))
+echo "stripped tessera-run: $bytes bytes (limit $((416 * 1024)))"
+check "stripped runner is at most 416 KB" test "$bytes" -le $((416 * 1024))
 
 checks_done
