@@ -47,6 +47,7 @@ uint32_t TypeOf(uint32_t info) { return ELF32_R_TYPE(info); }
 #error "the embedded kernel loader supports x86-64, aarch64 and armv7 hosts"
 #endif
 constexpr Addr kAddrMax = static_cast<Addr>(-1);
+constexpr uint64_t kMaxSpan = uint64_t{1} << 30;
 
 #if defined(__x86_64__)
 constexpr uint16_t kMachine = EM_X86_64;
@@ -138,7 +139,7 @@ class ElfImage {
   // A `T` at file offset `offset`, `count` of them.
   template <typename T>
   const T* FileArray(uint64_t offset, uint64_t count, const char* what) const {
-    return reinterpret_cast<const T*>(Checked(offset, count, sizeof(T), what));
+    return reinterpret_cast<const T*>(Checked(offset, count, sizeof(T), alignof(T), what));
   }
 
   const std::string_view bytes_;
@@ -146,11 +147,13 @@ class ElfImage {
 
  private:
   // One check for every type (the runtime ships in a size-limited runner).
-  const char* Checked(uint64_t offset, uint64_t count, size_t size, const char* what) const {
+  const char* Checked(uint64_t offset, uint64_t count, size_t size, size_t align,
+                      const char* what) const {
     if (offset > bytes_.size() || count > (bytes_.size() - offset) / size) {
       Fail(std::string(what) + " lies outside the file (" + std::to_string(bytes_.size()) +
            " bytes; truncated?)");
     }
+    if (offset % align != 0) Fail(std::string(what) + " is misaligned");
     return bytes_.data() + offset;
   }
 };
@@ -163,15 +166,16 @@ class Mapping {
 
   template <typename T>
   T* At(uint64_t vaddr, uint64_t count, const char* what) const {
-    return reinterpret_cast<T*>(Checked(vaddr, count, sizeof(T), what));
+    return reinterpret_cast<T*>(Checked(vaddr, count, sizeof(T), alignof(T), what));
   }
   char* base() const { return base_; }
 
  private:
-  char* Checked(uint64_t vaddr, uint64_t count, size_t size, const char* what) const {
+  char* Checked(uint64_t vaddr, uint64_t count, size_t size, size_t align, const char* what) const {
     if (vaddr < low_ || vaddr > high_ || count > (high_ - vaddr) / size) {
       image_.Fail(std::string(what) + " lies outside the library's segments");
     }
+    if (vaddr % align != 0) image_.Fail(std::string(what) + " is misaligned");
     return base_ + vaddr;
   }
 
@@ -374,6 +378,11 @@ Segments ScanSegments(const ElfImage& image, const Ehdr& header) {
     }
   }
   if (segments.loads.empty()) image.Fail("it has no loadable segment");
+  // A kernel library spans kilobytes to megabytes; a corrupt size must not reserve terabytes.
+  if (segments.high - segments.low > kMaxSpan) {
+    image.Fail("its segments span " + std::to_string(segments.high - segments.low) +
+               " bytes, more than a kernel library's " + std::to_string(kMaxSpan));
+  }
   if (segments.dynamic == nullptr) image.Fail("it has no dynamic section (a static executable?)");
   return segments;
 }
@@ -478,16 +487,30 @@ std::vector<std::string> Relocate(const ElfImage& image, const Mapping& mapping,
 
 using Hook = void (*)();
 
+// A hook at library address `vaddr`, which must lie in an executable segment: an initializer
+// pointing anywhere else is a corrupt library, refused before it runs.
+Hook CodeAt(const ElfImage& image, const Mapping& mapping, const Segments& segments, Addr vaddr,
+            const char* what) {
+  const Addr start = vaddr & ~static_cast<Addr>(1);  // an armv7 Thumb function's address is odd
+  for (const Phdr* load : segments.loads) {
+    if ((load->p_flags & PF_X) && start >= load->p_vaddr && start - load->p_vaddr < load->p_memsz) {
+      return reinterpret_cast<Hook>(mapping.base() + vaddr);
+    }
+  }
+  image.Fail(std::string(what) + " points outside the library's code");
+}
+
 // The functions of an initializer or finalizer array (0 and -1 are placeholders).
-std::vector<Hook> Hooks(const Mapping& mapping, uint64_t array, uint64_t array_bytes,
-                        const char* what) {
+std::vector<Hook> Hooks(const ElfImage& image, const Mapping& mapping, const Segments& segments,
+                        uint64_t array, uint64_t array_bytes, const char* what) {
   std::vector<Hook> out;
   const uint64_t count = array_bytes / sizeof(Addr);
   if (count == 0) return out;
   const Addr* entries = mapping.At<Addr>(array, count, what);
+  const Addr base = static_cast<Addr>(reinterpret_cast<uintptr_t>(mapping.base()));
   for (uint64_t i = 0; i < count; ++i) {
     if (entries[i] != 0 && entries[i] != kAddrMax) {
-      out.push_back(reinterpret_cast<Hook>(static_cast<uintptr_t>(entries[i])));
+      out.push_back(CodeAt(image, mapping, segments, entries[i] - base, what));
     }
   }
   return out;
@@ -545,22 +568,27 @@ std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& so
     const Sym& symbol = symbols[i];
     const int binding = ELF64_ST_BIND(symbol.st_info);
     if (symbol.st_shndx == SHN_UNDEF || (binding != STB_GLOBAL && binding != STB_WEAK)) continue;
-    library->exports_.emplace(symbols.NameOf(symbol), mapping.base() + symbol.st_value);
+    // Integer arithmetic: a corrupt value must not make a pointer overflow.
+    const uintptr_t address = reinterpret_cast<uintptr_t>(mapping.base()) + symbol.st_value;
+    library->exports_.emplace(symbols.NameOf(symbol), reinterpret_cast<void*>(address));
   }
   Protect(image, library->map_, library->size_, segments.low, segments.loads, segments.relro);
 
-  if (info.init != 0) reinterpret_cast<Hook>(mapping.At<char>(info.init, 1, "DT_INIT"))();
-  for (Hook hook : Hooks(mapping, info.init_array, info.init_arraysz, "the initializer array")) {
-    hook();
-  }
+  // Every hook is checked before any runs: DT_INIT, then DT_INIT_ARRAY in order; at unload
   // DT_FINI_ARRAY in reverse order, then DT_FINI.
-  std::vector<Hook> finalizers =
-      Hooks(mapping, info.fini_array, info.fini_arraysz, "the finalizer array");
-  library->finalizers_.assign(finalizers.rbegin(), finalizers.rend());
-  if (info.fini != 0) {
-    library->finalizers_.push_back(
-        reinterpret_cast<Hook>(mapping.At<char>(info.fini, 1, "DT_FINI")));
+  std::vector<Hook> initializers;
+  if (info.init != 0)
+    initializers.push_back(CodeAt(image, mapping, segments, info.init, "DT_INIT"));
+  for (Hook hook : Hooks(image, mapping, segments, info.init_array, info.init_arraysz,
+                         "the initializer array")) {
+    initializers.push_back(hook);
   }
+  std::vector<Hook> finalizers =
+      Hooks(image, mapping, segments, info.fini_array, info.fini_arraysz, "the finalizer array");
+  std::reverse(finalizers.begin(), finalizers.end());
+  if (info.fini != 0) finalizers.push_back(CodeAt(image, mapping, segments, info.fini, "DT_FINI"));
+  for (Hook hook : initializers) hook();
+  library->finalizers_ = std::move(finalizers);
   return library;
 }
 
