@@ -246,7 +246,10 @@ bool LookUpUser(const std::string& name, uid_t* uid, gid_t* gid, std::string* wh
     getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found);
   }
   if (found == nullptr) {
-    *why = "no user '" + name + "' on this machine";
+    // A wholly static server (a phone's) has no name service: every name looks missing.
+    *why = "no user '" + name + "' on this machine, or no name service to find it in (a wholly " +
+           "static server, as on a phone, cannot look names up: give the user's number, e.g. " +
+           "--worker-user 9999)";
     return false;
   }
   *uid = found->pw_uid;

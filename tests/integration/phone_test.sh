@@ -40,6 +40,12 @@ cp "$server" "$root/tessera-rpc-server"
 printf '#!/bin/sh\nexec /usr/bin/%s /tessera-rpc-server "$@"\n' "$emulator" >"$root/phone.sh"
 chmod 755 "$root/phone.sh"
 
+# Run as root, the server's worker would run as nobody, a name a static program cannot look up.
+err=$(EMPTY_ROOT_TIMEOUT=120 empty_root_run "$root" "/usr/bin/$emulator" /tessera-rpc-server \
+  --tracker 127.0.0.1:1 --key "$key" --workdir /data/local/tmp/probe --worker-user nobody 2>&1)
+check "a user name is refused with a hint (no name service)" test $? -eq 2
+check "... that says to give a number" grep -q "give the user's number" <<<"$err"
+
 tracker=$(daemon_start "$work/tracker.log" "$tracker_binary" --listen 127.0.0.1:0 \
   --state "$work/tracker-state" --heartbeat-ms 200 --lease-timeout-ms 5000) || exit 1
 empty_root_command "$root"
