@@ -85,6 +85,12 @@ ResolvedLLVMTarget ResolveLLVMTarget(const LLVMTargetSpec& spec) {
       << "' (" << error << "); registered: " << RegisteredTargetNames();
   llvm::Triple triple(out.triple), host(host_triple);
   out.runs_on_host = triple.getArch() == host.getArch() && triple.getOS() == host.getOS();
+  // 32-bit Android passes floats in integer registers (softfp); the armv7 runtimes are built
+  // hard-float, so their math functions would read the wrong registers.
+  TESSERA_USER_CHECK(!(triple.isAndroid() && (triple.isARM() || triple.isThumb())))
+      << "target '" << Describe(spec) << "': 32-bit Android ('" << out.triple
+      << "', soft-float calls) is not supported: use -mtriple=aarch64-linux-android for a phone, "
+      << "or -mtriple=armv7a-linux-gnueabihf for a 32-bit Linux board";
 
   if (spec.mcpu == "native") {
     TESSERA_USER_CHECK(out.runs_on_host)

@@ -193,6 +193,17 @@ TEST(LLVMModuleTest, UnknownTripleAndCpuAreUserErrors) {
                                     "+warp-drive': CPU feature 'warp-drive' is not known to LLVM"));
   }
   EXPECT_NO_THROW(ResolveLLVMTarget({"aarch64-linux-gnu", "", {"-neon", "+sve"}}));
+  EXPECT_NO_THROW(ResolveLLVMTarget({"aarch64-linux-android", "cortex-a76", {}}));
+  EXPECT_NO_THROW(ResolveLLVMTarget({"armv7a-linux-gnueabihf", "cortex-a7", {"+neon"}}));
+  try {
+    ResolveLLVMTarget({"armv7a-linux-androideabi", "cortex-a7", {}});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("target 'llvm -mtriple=armv7a-linux-androideabi "
+                                    "-mcpu=cortex-a7': 32-bit Android ('armv7a-unknown-linux-"
+                                    "android', soft-float calls) is not supported: use "
+                                    "-mtriple=aarch64-linux-android for a phone"));
+  }
   try {
     ResolveLLVMTarget({"aarch64-linux-gnu", "native", {}});
     FAIL();
