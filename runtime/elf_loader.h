@@ -3,8 +3,8 @@
 /// from memory, applies its relocations and binds its imports to functions the runtime provides,
 /// with no system dynamic loader. A fully static program (the Android rpc_server, a static
 /// `tessera-run`) has no working `dlopen`; this is how it runs compiled kernels. It handles what
-/// the compiler's kernel libraries contain (x86-64 and aarch64, RELA relocations, no
-/// thread-local storage) and refuses anything else with a message naming the library.
+/// the compiler's kernel libraries contain (x86-64 and aarch64 with RELA relocations, armv7 with
+/// REL; no thread-local storage) and refuses anything else with a message naming the library.
 #ifndef TESSERA_RUNTIME_ELF_LOADER_H_
 #define TESSERA_RUNTIME_ELF_LOADER_H_
 
@@ -48,8 +48,10 @@ class LoadedElf {
 /// Maps the ELF shared object `bytes` (built for this machine's architecture), relocates it, binds
 /// each imported symbol through `resolve` (an unresolved weak import becomes null) and runs its
 /// initializers. Throws `Error` starting with `source` when the bytes are not such a library,
-/// are truncated or inconsistent, use thread-local storage or relocations the loader does not
-/// apply, or import names `resolve` does not know (all of them listed).
+/// are truncated, misaligned or inconsistent (an initializer outside the library's code, segments
+/// spanning more than 1 GiB), use thread-local storage or relocations the loader does not apply,
+/// or import names `resolve` does not know (all of them listed); nothing of the library runs
+/// before every check has passed.
 std::shared_ptr<LoadedElf> LoadElf(std::string_view bytes, const std::string& source,
                                    ElfImportResolver resolve);
 
