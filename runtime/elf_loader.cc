@@ -49,15 +49,29 @@ uint32_t TypeOf(uint32_t info) { return ELF32_R_TYPE(info); }
 constexpr Addr kAddrMax = static_cast<Addr>(-1);
 constexpr uint64_t kMaxSpan = uint64_t{1} << 30;
 
+// This machine and the numbers of the relocations the loader applies. GLOB_DAT and JUMP_SLOT bind
+// a symbol's address; aarch64's ABI adds their addend to it, the others' do not.
 #if defined(__x86_64__)
 constexpr uint16_t kMachine = EM_X86_64;
 constexpr const char* kMachineName = "x86_64";
+constexpr uint32_t kRelocNone = R_X86_64_NONE, kRelocRelative = R_X86_64_RELATIVE,
+                   kRelocGlobDat = R_X86_64_GLOB_DAT, kRelocJumpSlot = R_X86_64_JUMP_SLOT,
+                   kRelocAbsolute = R_X86_64_64;
+constexpr bool kSlotsAddAddend = false;
 #elif defined(__aarch64__)
 constexpr uint16_t kMachine = EM_AARCH64;
 constexpr const char* kMachineName = "aarch64";
+constexpr uint32_t kRelocNone = R_AARCH64_NONE, kRelocRelative = R_AARCH64_RELATIVE,
+                   kRelocGlobDat = R_AARCH64_GLOB_DAT, kRelocJumpSlot = R_AARCH64_JUMP_SLOT,
+                   kRelocAbsolute = R_AARCH64_ABS64;
+constexpr bool kSlotsAddAddend = true;
 #else
 constexpr uint16_t kMachine = EM_ARM;
 constexpr const char* kMachineName = "arm";
+constexpr uint32_t kRelocNone = R_ARM_NONE, kRelocRelative = R_ARM_RELATIVE,
+                   kRelocGlobDat = R_ARM_GLOB_DAT, kRelocJumpSlot = R_ARM_JUMP_SLOT,
+                   kRelocAbsolute = R_ARM_ABS32;
+constexpr bool kSlotsAddAddend = false;
 #endif
 
 std::string MachineName(uint16_t machine) {
@@ -82,48 +96,13 @@ std::string MachineName(uint16_t machine) {
 enum class RelocationKind { kNone, kRelative, kSymbol, kSymbolPlusAddend, kUnsupported };
 
 RelocationKind KindOf(uint32_t type) {
-#if defined(__x86_64__)
-  switch (type) {
-    case R_X86_64_NONE:
-      return RelocationKind::kNone;
-    case R_X86_64_RELATIVE:
-      return RelocationKind::kRelative;
-    case R_X86_64_GLOB_DAT:
-    case R_X86_64_JUMP_SLOT:
-      return RelocationKind::kSymbol;
-    case R_X86_64_64:
-      return RelocationKind::kSymbolPlusAddend;
-    default:
-      return RelocationKind::kUnsupported;
+  if (type == kRelocNone) return RelocationKind::kNone;
+  if (type == kRelocRelative) return RelocationKind::kRelative;
+  if (type == kRelocGlobDat || type == kRelocJumpSlot) {
+    return kSlotsAddAddend ? RelocationKind::kSymbolPlusAddend : RelocationKind::kSymbol;
   }
-#elif defined(__arm__)
-  switch (type) {
-    case R_ARM_NONE:
-      return RelocationKind::kNone;
-    case R_ARM_RELATIVE:
-      return RelocationKind::kRelative;
-    case R_ARM_GLOB_DAT:
-    case R_ARM_JUMP_SLOT:
-      return RelocationKind::kSymbol;
-    case R_ARM_ABS32:
-      return RelocationKind::kSymbolPlusAddend;
-    default:
-      return RelocationKind::kUnsupported;
-  }
-#else
-  switch (type) {
-    case R_AARCH64_NONE:
-      return RelocationKind::kNone;
-    case R_AARCH64_RELATIVE:
-      return RelocationKind::kRelative;
-    case R_AARCH64_GLOB_DAT:
-    case R_AARCH64_JUMP_SLOT:
-    case R_AARCH64_ABS64:
-      return RelocationKind::kSymbolPlusAddend;
-    default:
-      return RelocationKind::kUnsupported;
-  }
-#endif
+  if (type == kRelocAbsolute) return RelocationKind::kSymbolPlusAddend;
+  return RelocationKind::kUnsupported;
 }
 
 // Reads the library's structures with every offset and address checked against what is there.
