@@ -2,24 +2,22 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "runtime/data_type.h"
 #include "runtime/device_api.h"
 #include "runtime/error.h"
 #include "runtime/params.h"
+#include "runtime/read_file.h"
 
 namespace tessera {
 namespace runtime {
 namespace {
 
 std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  TESSERA_CHECK(in.good()) << path << ": cannot open the file";
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::optional<std::string> text = ReadFileBytes(path);
+  TESSERA_CHECK(text.has_value()) << path << ": cannot open the file";
+  return std::move(*text);
 }
 
 std::string Describe(const ExecTensor& t) {

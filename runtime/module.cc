@@ -8,10 +8,11 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "runtime/elf_loader.h"
 #include "runtime/kernel_imports.h"
+#include "runtime/read_file.h"
 
 namespace tessera {
 namespace runtime {
@@ -151,11 +152,9 @@ Module Module::LoadFromFile(const std::string& path) {
       << "cannot load module '" << path << "': no such file";
   TESSERA_CHECK(S_ISREG(st.st_mode)) << "cannot load module '" << path << "': not a regular file";
   if (ActiveKernelLoader() == KernelLoader::kEmbedded) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    TESSERA_CHECK(in.good() || in.eof()) << "cannot load module '" << path << "': cannot read it";
-    return LoadFromMemory(bytes.str(), path);
+    const std::optional<std::string> bytes = ReadFileBytes(path);
+    TESSERA_CHECK(bytes.has_value()) << "cannot load module '" << path << "': cannot read it";
+    return LoadFromMemory(*bytes, path);
   }
   dlerror();
   void* raw = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

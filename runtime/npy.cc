@@ -2,10 +2,11 @@
 
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "runtime/data_type.h"
 #include "runtime/error.h"
+#include "runtime/read_file.h"
 
 namespace tessera {
 namespace runtime {
@@ -41,11 +42,9 @@ std::string Field(const std::string& header, const std::string& key, const std::
 }  // namespace
 
 NDArray LoadNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  TESSERA_CHECK(in.good()) << path << ": cannot open the file";
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string bytes = ss.str();
+  const std::optional<std::string> file = ReadFileBytes(path);
+  TESSERA_CHECK(file.has_value()) << path << ": cannot open the file";
+  const std::string& bytes = *file;
   TESSERA_CHECK(bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0)
       << path << ": not a .npy file";
   const int major = static_cast<unsigned char>(bytes[6]);

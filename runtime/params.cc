@@ -2,10 +2,11 @@
 
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "runtime/data_type.h"
 #include "runtime/error.h"
+#include "runtime/read_file.h"
 
 namespace tessera {
 namespace runtime {
@@ -125,11 +126,9 @@ void SaveParamsToFile(const std::map<std::string, NDArray>& params, const std::s
 }
 
 std::map<std::string, NDArray> LoadParamsFromFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  TESSERA_CHECK(in.good()) << "cannot open params file '" << path << "'";
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return LoadParams(buffer.str(), path);
+  const std::optional<std::string> bytes = ReadFileBytes(path);
+  TESSERA_CHECK(bytes.has_value()) << "cannot open params file '" << path << "'";
+  return LoadParams(*bytes, path);
 }
 
 }  // namespace runtime
