@@ -38,24 +38,34 @@ PACKAGES=(
   libasan8 libubsan1 libtsan2
 )
 
+# download_and_unpack DEST WHAT APT-GET...: runs the apt-get command line APT-GET... (a download
+# of packages) in a temporary directory and unpacks every package it fetched into DEST, printing
+# each one's "PACKAGE VERSION"; where the download fails, says that WHAT could not be downloaded.
+download_and_unpack() {
+  local dest=$1 what=$2 tmp deb
+  shift 2
+  tmp=$(mktemp -d)
+  if (cd "$tmp" && "$@" >/dev/null 2>&1); then
+    $SUDO mkdir -p "$dest"
+    for deb in "$tmp"/*.deb; do
+      $SUDO dpkg-deb -x "$deb" "$dest" || echo "setup: cannot unpack $deb" >&2
+      dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb"
+    done
+  else
+    echo "setup: could not download $what" >&2
+  fi
+  rm -rf "$tmp"
+}
+
 # The Arm anchor of //bench:arm_counts: Debian's arm64 XNNPACK, unpacked into its own directory
 # rather than installed, because its runtime package cannot be installed for two architectures
 # at once and python3-torch needs the amd64 one. bench/arm/cross_anchor.sh builds against it.
 XNNPACK_ARM64=/opt/tessera/xnnpack-arm64
 unpack_xnnpack_arm64() {
   [ -f "$XNNPACK_ARM64/usr/include/xnnpack.h" ] && return 0
-  local tmp
-  tmp=$(mktemp -d)
-  if (cd "$tmp" && apt-get download -qq libxnnpack-dev:arm64 libxnnpack0:arm64 \
-        libpthreadpool-dev:arm64 libpthreadpool0:arm64 libcpuinfo0:arm64 >/dev/null 2>&1); then
-    $SUDO mkdir -p "$XNNPACK_ARM64"
-    for deb in "$tmp"/*.deb; do
-      $SUDO dpkg-deb -x "$deb" "$XNNPACK_ARM64" || echo "setup: cannot unpack $deb" >&2
-    done
-  else
-    echo "setup: could not download arm64 XNNPACK (//bench:arm_counts will say so)" >&2
-  fi
-  rm -rf "$tmp"
+  download_and_unpack "$XNNPACK_ARM64" "arm64 XNNPACK (//bench:arm_counts will say so)" \
+    apt-get download -qq libxnnpack-dev:arm64 libxnnpack0:arm64 libpthreadpool-dev:arm64 \
+    libpthreadpool0:arm64 libcpuinfo0:arm64 >/dev/null
 }
 
 # The armv7 servers' libraries: Debian's armhf gRPC, protobuf, abseil, OpenSSL, c-ares, re2, zlib
@@ -67,24 +77,19 @@ unpack_xnnpack_arm64() {
 ARMHF_SYSROOT=/opt/tessera/armhf
 unpack_armhf_libs() {
   [ -f "$ARMHF_SYSROOT/versions" ] && return 0
-  local tmp lists deb
-  tmp=$(mktemp -d)
-  lists="$tmp/lists"
+  local lists versions
+  lists=$(mktemp -d)
   mkdir -p "$lists/partial"
   local apt=(apt-get -o Dir::State::Lists="$lists" -o APT::Architecture=armhf
     -o APT::Architectures::=armhf -o Debug::NoLocking=1)
   "${apt[@]}" update -qq >/dev/null 2>&1 || true  # a missing index leaves the others usable
-  if (cd "$tmp" && "${apt[@]}" download -qq libgrpc++-dev libgrpc-dev libprotobuf-dev \
-        libabsl-dev libc-ares-dev libre2-dev zlib1g-dev libssl-dev libupb-dev >/dev/null 2>&1); then
-    $SUDO mkdir -p "$ARMHF_SYSROOT"
-    for deb in "$tmp"/*.deb; do
-      $SUDO dpkg-deb -x "$deb" "$ARMHF_SYSROOT" || echo "setup: cannot unpack $deb" >&2
-      dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb"
-    done | $SUDO tee "$ARMHF_SYSROOT/versions" >/dev/null
-  else
-    echo "setup: could not download the armhf libraries (the armv7 servers will say so)" >&2
-  fi
-  rm -rf "$tmp"
+  versions=$(download_and_unpack "$ARMHF_SYSROOT" \
+    "the armhf libraries (the armv7 servers will say so)" "${apt[@]}" download -qq \
+    libgrpc++-dev libgrpc-dev libprotobuf-dev libabsl-dev libc-ares-dev libre2-dev zlib1g-dev \
+    libssl-dev libupb-dev)
+  # Written only after a download: without it the next setup tries again.
+  [ -z "$versions" ] || printf '%s\n' "$versions" | $SUDO tee "$ARMHF_SYSROOT/versions" >/dev/null
+  rm -rf "$lists"
 }
 
 missing=()
