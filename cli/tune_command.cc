@@ -1,5 +1,6 @@
 // `tessera tune`: tunes one task, or every tunable task of an ONNX model, locally or on the fleet
 // and records every measurement in the tuning log.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -197,6 +198,12 @@ void TuneModel(const TuneFlags& flags) {
   std::cerr << "tuning " << tasks.size() << " tasks of " << flags.model << " for '" << flags.target
             << "': " << options.trials << " trials in all (earlier records count), "
             << options.task.tuner << " tuner, " << WeightsState(flags, tasks[0]) << "\n";
+  const auto seeded = std::count_if(tasks.begin(), tasks.end(),
+                                    [](const ModelTask& t) { return !t.smaller_bucket.empty(); });
+  if (seeded > 0) {
+    std::cerr << "tasks of the larger buckets that start from the best configurations of the same "
+              << "kernel in the smallest bucket (tuned first): " << seeded << "\n";
+  }
   tuner::TuneModelResult result = tuner::TuneModel(
       tasks, flags.target, log.get(), options, [&](const tuner::TuneModelProgress& p) {
         if (curve) curve->Add({elapsed(), 0, p.trials, p.estimated, p.measured_tasks});

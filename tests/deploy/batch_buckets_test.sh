@@ -89,6 +89,8 @@ check "tune --batch-buckets 1,4 succeeds" test $? -eq 0
 check "... tuning both buckets' tasks, weighted" \
   bash -c "grep -q 'dense.x86(16,128,64,float32) x6' <<<\"\$1\" &&
            grep -q 'dense.x86(64,128,64,float32) x2' <<<\"\$1\"" _ "$out"
+check "... the larger bucket's kernels starting from the smaller one's best" \
+  grep -q "tasks of the larger buckets that start from the best configurations of the same kernel in the smallest bucket (tuned first): [1-9]" <<<"$out"
 check "... and checking each bucket's build" \
   bash -c "grep -q 'building .* at batch 1 with the records' <<<\"\$1\" &&
            grep -q 'building .* at batch 4 with the records' <<<\"\$1\"" _ "$out"

@@ -12,6 +12,7 @@
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "records/tuning_log.h"
+#include "tuner/tune/workload_args.h"
 
 namespace tessera {
 namespace tuner {
@@ -99,45 +100,6 @@ std::vector<tuning::MeasureRecord> RankByModelCost(std::vector<tuning::MeasureRe
     kept.push_back(std::move(records[i]));
   }
   return fastest_first(std::move(kept));
-}
-
-// The numeric arguments of a workload key ("conv2d_NCHWc.x86(1,64,56,56,...)"), and its others
-// joined, so that keys of one template compare by their numbers.
-struct WorkloadArgs {
-  std::vector<double> numbers;
-  std::string others;
-};
-
-WorkloadArgs ArgsOf(const std::string& workload_key) {
-  WorkloadArgs args;
-  const size_t open = workload_key.find('(');
-  const size_t close = workload_key.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) return args;
-  std::istringstream list(workload_key.substr(open + 1, close - open - 1));
-  for (std::string arg; std::getline(list, arg, ',');) {
-    char* end = nullptr;
-    const double value = std::strtod(arg.c_str(), &end);
-    if (!arg.empty() && end && *end == '\0') {
-      args.numbers.push_back(value);
-    } else {
-      args.others += arg + ",";
-    }
-  }
-  return args;
-}
-
-// How far two shapes of one template lie apart: the sum of their numeric arguments' log ratios
-// (infinite when their other arguments or argument counts differ).
-double ShapeDistance(const WorkloadArgs& a, const WorkloadArgs& b) {
-  if (a.others != b.others || a.numbers.size() != b.numbers.size()) {
-    return std::numeric_limits<double>::infinity();
-  }
-  double distance = 0;
-  for (size_t i = 0; i < a.numbers.size(); ++i) {
-    distance +=
-        std::fabs(std::log1p(std::fabs(a.numbers[i])) - std::log1p(std::fabs(b.numbers[i])));
-  }
-  return distance;
 }
 
 // Shapes further apart than this (the sum of their arguments' log ratios: channels and image

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "compiler/driver/build_model.h"
 #include "compiler/frontend/onnx/onnx_importer.h"
+#include "tuner/tune/workload_args.h"
 
 namespace tessera {
 namespace tuner {
@@ -40,6 +41,30 @@ BatchBuckets CheckedBatchBuckets(BatchBuckets buckets) {
   return buckets;
 }
 
+namespace {
+
+// The workload key of the kernel among `tasks[0, count)` (the smallest bucket's) that is
+// `workload_key`'s kernel at another batch: of its template, differing in exactly one number;
+// the nearest such shape when several do. Empty for none.
+std::string SameKernelIn(const std::string& workload_key, const std::vector<ModelTask>& tasks,
+                         size_t count) {
+  const WorkloadArgs own = ArgsOf(workload_key);
+  std::string nearest;
+  double nearest_distance = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const WorkloadArgs other = ArgsOf(tasks[i].workload_key);
+    if (DifferingNumbers(own, other) != 1) continue;
+    const double distance = ShapeDistance(own, other);
+    if (nearest.empty() || distance < nearest_distance) {
+      nearest = tasks[i].workload_key;
+      nearest_distance = distance;
+    }
+  }
+  return nearest;
+}
+
+}  // namespace
+
 std::vector<ModelTask> ExtractModelTasks(const std::string& model,
                                          const std::vector<std::string>& input_shapes,
                                          const std::string& target, const BatchBuckets& buckets) {
@@ -53,17 +78,22 @@ std::vector<ModelTask> ExtractModelTasks(const std::string& model,
   import.batch_dim = checked.dim;
   std::vector<ModelTask> tasks;
   std::map<std::string, size_t> index;
+  size_t smallest_bucket_tasks = 0;
   for (size_t b = 0; b < checked.sizes.size(); ++b) {
     import.batch = checked.sizes[b];
     for (ModelTask& task : ExtractTasks(frontend::ImportOnnx(model, import), build)) {
       task.weight *= checked.weights[b];
       auto [it, added] = index.emplace(task.workload_key, tasks.size());
       if (added) {
+        if (b > 0) {
+          task.smaller_bucket = SameKernelIn(task.workload_key, tasks, smallest_bucket_tasks);
+        }
         tasks.push_back(std::move(task));
       } else {
         tasks[it->second].weight += task.weight;
       }
     }
+    if (b == 0) smallest_bucket_tasks = tasks.size();
   }
   return tasks;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace tessera {
 namespace tuner {
@@ -61,32 +62,47 @@ bool TaskScheduler::stalled(int task) const {
 
 bool TaskScheduler::finished(int task) const { return states_.at(task).exhausted || stalled(task); }
 
-double TaskScheduler::Gain(int task) const {
-  if (finished(task)) return 0;
-  double now = best(task);
-  if (!std::isfinite(now)) return kInf;
-  double rate = options_.prior_rate;
-  if (trials(task) >= options_.min_trials) {
+double TaskScheduler::Rate(int task) const {
+  const double now = best(task);
+  if (trials(task) >= options_.min_trials && std::isfinite(now)) {
     // Over the last `window` trials, or all but the first when there are just that many.
     double before = BestBefore(task, std::min(options_.window, trials(task) - 1));
-    rate = std::isfinite(before) ? (before - now) / before : options_.prior_rate;
-    rate = std::max(rate, options_.floor_rate);
+    if (!std::isfinite(before)) return options_.prior_rate;
+    return std::max((before - now) / before, options_.floor_rate);
   }
-  return tasks_[task].weight * now * rate;
+  const int source = tasks_[task].seed_from;
+  if (source >= 0 && trials(source) >= options_.min_trials) return Rate(source);
+  return options_.prior_rate;
+}
+
+bool TaskScheduler::Waiting(int task) const {
+  const int source = tasks_[task].seed_from;
+  return source >= 0 && trials(task) == 0 && trials(source) < options_.min_trials &&
+         !finished(source);
+}
+
+double TaskScheduler::Gain(int task) const {
+  if (finished(task) || Waiting(task)) return 0;
+  double now = best(task);
+  if (!std::isfinite(now)) return kInf;
+  return tasks_[task].weight * now * Rate(task);
 }
 
 int TaskScheduler::Next() const {
   if (model_stalled()) return -1;
   int chosen = -1;
-  double chosen_gain = 0, chosen_size = 0;
+  double chosen_gain = 0;
+  // Ties (tasks not measured yet) go to those that start from nothing, then to the largest.
+  std::pair<bool, double> chosen_order;
   for (int t = 0; t < size(); ++t) {
     double gain = Gain(t);
     if (gain <= 0) continue;
-    double size = tasks_[t].weight * tasks_[t].flops;  // breaks ties among unmeasured tasks
-    if (chosen < 0 || gain > chosen_gain || (gain == chosen_gain && size > chosen_size)) {
+    const std::pair<bool, double> order{tasks_[t].seed_from < 0,
+                                        tasks_[t].weight * tasks_[t].flops};
+    if (chosen < 0 || gain > chosen_gain || (gain == chosen_gain && order > chosen_order)) {
       chosen = t;
       chosen_gain = gain;
-      chosen_size = size;
+      chosen_order = order;
     }
   }
   return chosen;

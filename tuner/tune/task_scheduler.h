@@ -47,6 +47,12 @@ struct ScheduledTask {
   /// (the model build's rule), given that task's best cost (+infinity without one), its own best
   /// cost and the index of its best configuration (-1 when unknown). Unset: the faster one runs.
   std::function<bool(double replaced_s, double best_s, int64_t best_config)> replaces;
+  /// The index of the task this one starts from (the same kernel in a smaller batch bucket,
+  /// cheaper to measure), -1 for none. It waits until that task has `min_trials` trials (or is
+  /// finished), comes after the tasks not measured yet that start from nothing, and until it
+  /// has `min_trials` trials of its own expects that task's improvement rate: its batches
+  /// begin with that task's best configurations, so it improves as that one does.
+  int seed_from = -1;
 };
 
 /// Σ weight × best over `tasks` (`best[t]`: task t's best cost, +infinity without one), a task
@@ -58,9 +64,10 @@ double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
                              const std::vector<int64_t>& best_config = {});
 
 /// Chooses tasks by expected gain: weight × current best × improvement rate. A task without a
-/// successful trial comes first (largest weight × FLOPs first); a task with fewer than
-/// `min_trials` trials uses the optimistic `prior_rate`; a stalled or exhausted task is never
-/// chosen again.
+/// successful trial comes first (those that start from nothing first, then largest weight ×
+/// FLOPs first); a task with fewer than `min_trials` trials uses the optimistic `prior_rate`, or
+/// the rate of the task it starts from (`ScheduledTask::seed_from`); a stalled or exhausted
+/// task is never chosen again.
 class TaskScheduler {
  public:
   /// A scheduler over `tasks`, none measured yet.
@@ -97,6 +104,10 @@ class TaskScheduler {
     bool exhausted = false;
   };
   double BestBefore(int task, int64_t trials_ago) const;
+  /// The expected relative improvement of `task`'s next `window` trials.
+  double Rate(int task) const;
+  /// Whether `task` waits for the task it starts from.
+  bool Waiting(int task) const;
 
   std::vector<ScheduledTask> tasks_;
   std::vector<State> states_;

@@ -1,8 +1,10 @@
 #include "tuner/tune/tune_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
+#include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "compiler/task/task.h"
 #include "compiler/topi/conv2d_winograd_x86.h"
@@ -29,20 +31,48 @@ std::function<bool(double, double, int64_t)> WinogradRule(const std::string& wor
   };
 }
 
+// The best `count` configurations of `source` in `log` (measured in `cold_weights`' condition)
+// that are configurations of `task`'s space too, best first.
+std::vector<space::ConfigEntity> BestConfigsOf(const task::Task& source, const task::Task& task,
+                                               const records::TuningLog& log, bool cold_weights,
+                                               size_t count) {
+  LoadedHistory history =
+      TrialsFromLog(log, source.workload_key(), source.target(), source.config_space(),
+                    source.templ().version, cold_weights);
+  std::stable_sort(history.trials.begin(), history.trials.end(),
+                   [](const Trial& a, const Trial& b) { return a.outcome.cost < b.outcome.cost; });
+  std::vector<space::ConfigEntity> best;
+  for (const Trial& trial : history.trials) {
+    if (best.size() >= count || !std::isfinite(trial.outcome.cost)) break;
+    try {
+      best.push_back(
+          space::ConfigFromProto(task.config_space(), space::ConfigToProto(trial.config)));
+    } catch (const UserError&) {
+      // Its tiles do not divide this shape's extents: the next one.
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks,
                                             const std::string& target) {
+  auto index_of = [&tasks](const std::string& key) {
+    for (size_t i = 0; i < tasks.size() && !key.empty(); ++i) {
+      if (tasks[i].workload_key == key) return static_cast<int>(i);
+    }
+    return -1;
+  };
   std::vector<ScheduledTask> scheduled;
   for (const ModelTask& t : tasks) {
-    int replaced = -1;
-    for (size_t i = 0; i < tasks.size() && !t.alternative_to.empty(); ++i) {
-      if (tasks[i].workload_key == t.alternative_to) replaced = static_cast<int>(i);
-    }
+    const int replaced = index_of(t.alternative_to);
     scheduled.push_back({static_cast<double>(t.weight), t.flops, replaced, {}});
     if (replaced >= 0 && t.workload_key.rfind("conv2d_winograd_NCHWc.x86(", 0) == 0) {
       scheduled.back().replaces = WinogradRule(t.workload_key, target);
     }
+    const int source = index_of(t.smaller_bucket);
+    if (source >= 0 && tasks[source].smaller_bucket.empty()) scheduled.back().seed_from = source;
   }
   return scheduled;
 }
@@ -54,7 +84,8 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
   CheckTarget(target);
   std::vector<task::Task> parsed;
   for (const ModelTask& t : tasks) parsed.emplace_back(t.workload_key, target);
-  TaskScheduler scheduler(ScheduledTasksOf(tasks, target), options.schedule);
+  const std::vector<ScheduledTask> scheduled = ScheduledTasksOf(tasks, target);
+  TaskScheduler scheduler(scheduled, options.schedule);
   TuneModelResult result;
   result.tasks.resize(tasks.size());
   int64_t recorded = 0;
@@ -83,6 +114,11 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     batch.early_stopping = -1;
     batch.seed = options.task.seed + static_cast<uint64_t>(round);  // fresh proposals each round
     batch.run.cold_weights = tasks[t].cold_weights;
+    if (const int source = scheduled[t].seed_from; source >= 0) {
+      // The smaller bucket's best so far, where this task has not measured them yet.
+      batch.seed_configs = BestConfigsOf(parsed[source], parsed[t], *log, tasks[t].cold_weights,
+                                         std::max(1, options.task.batch_size / 2));
+    }
     std::vector<double> costs;
     std::vector<int64_t> configs;
     TuneTask(parsed[t], log, batch, [&](const TuneProgress&, const std::vector<Trial>& trials) {

@@ -100,6 +100,7 @@ TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
   }
   tuner->LoadHistory(history.trials);
   if (options.fallback_first) tuner->MeasureFirst({task.config_space().Fallback()});
+  tuner->MeasureFirst(options.seed_configs);
 
   std::string device_key = options.device_key;
   MeasureBatchFn measure;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/task/task.h"
 #include "records/tuning_log.h"
@@ -32,6 +33,9 @@ struct TuneTaskOptions {
   /// Measure the template's fallback config first (unless the log has it), so that the best
   /// record is never slower than what an untuned build would use.
   bool fallback_first = true;
+  /// Measured first too, after the fallback (those the log has already are skipped): the best
+  /// configurations of the same kernel in a smaller batch bucket.
+  std::vector<space::ConfigEntity> seed_configs;
   /// xgb features: "knob" (knob values and shape, fast) or "loop" (also the lowered loop nest of
   /// every candidate: slower, so the annealing is shortened).
   std::string features = "knob";

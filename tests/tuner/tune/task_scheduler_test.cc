@@ -33,6 +33,44 @@ TEST(TaskSchedulerTest, UnmeasuredTasksFirstLargestWorkFirst) {
   EXPECT_TRUE(std::isinf(s.Gain(0)));
 }
 
+// The same kernel in a larger batch bucket starts from the smaller bucket's best: it waits for
+// that task's first `min_trials` trials, and among unmeasured tasks it comes after those that
+// start from nothing, however much larger its work.
+TEST(TaskSchedulerTest, ALargerBucketWaitsForTheKernelItStartsFrom) {
+  TaskSchedulerOptions o;
+  ScheduledTask small{1, 1e8}, other{1, 1e7}, large{1, 16e8};
+  large.seed_from = 0;
+  TaskScheduler s({small, other, large}, o);
+  EXPECT_EQ(s.Next(), 0);
+  EXPECT_EQ(s.Gain(2), 0);  // waiting
+  s.Record(0, Curve(1e-3, 0.99, 8));
+  EXPECT_EQ(s.Next(), 1);  // unmeasured, starting from nothing
+  s.Record(1, {1e-3});
+  EXPECT_EQ(s.Gain(2), 0);  // still waiting: its source has 8 of 16 trials
+  s.Record(0, Curve(0.9e-3, 0.99, 8));
+  EXPECT_TRUE(std::isinf(s.Gain(2)));
+  EXPECT_EQ(s.Next(), 2);
+}
+
+// Until it has `min_trials` of its own, a seeded task expects its source's rate, not the
+// optimistic prior: its batches begin with the source's best, which it follows.
+TEST(TaskSchedulerTest, ASeededTaskExpectsTheRateOfItsSource) {
+  TaskSchedulerOptions o;
+  ScheduledTask small{1, 1e8}, large{1, 16e8};
+  large.seed_from = 0;
+  TaskScheduler s({small, large}, o);
+  s.Record(0, Curve(1e-3, 0.999, 32));  // about 1.6% over the last window
+  s.Record(1, {16e-3, 15e-3});
+  const double source_rate = s.Gain(0) / (1 * s.best(0));
+  EXPECT_LT(source_rate, o.prior_rate / 10);
+  EXPECT_DOUBLE_EQ(s.Gain(1), 15e-3 * source_rate);
+  // A source that is finished releases a task that waits for it, whatever its trial count.
+  TaskScheduler t({small, large}, o);
+  t.Record(0, {1e-3});
+  t.SetExhausted(0);
+  EXPECT_EQ(t.Next(), 1);
+}
+
 TEST(TaskSchedulerTest, LargestWeightTimesBestWins) {
   TaskSchedulerOptions o;
   TaskScheduler s({{1, 1}, {3, 1}, {1, 1}}, o);

@@ -12,6 +12,7 @@
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "tuner/cost_model/loop_nest_features.h"
+#include "tuner/tune/tune_model.h"
 
 namespace tessera {
 namespace tuner {
@@ -133,6 +134,47 @@ TEST(TuneTaskTest, XgbTransfersFromOtherShapesInTheLog) {
   options.transfer_min_records = 64;
   EXPECT_FALSE(
       TuneTask(task::Task("dense.x86(8,16,8,float32)", "c"), log.get(), options).transferred);
+}
+
+// A model tuned for several batch buckets: the larger bucket's kernel waits for the smaller
+// one's first trials, then its first batch measures its fallback and the smaller one's best.
+TEST(TuneModelTest, ALargerBucketStartsFromTheSmallerBucketsBest) {
+  auto log = records::TuningLog::Open(TempPath("buckets.db"));
+  ModelTask small{"dense.x86(16,32,8,float32)", 1, 2.0 * 16 * 32 * 8};
+  ModelTask large{"dense.x86(64,32,8,float32)", 1, 2.0 * 64 * 32 * 8};
+  large.smaller_bucket = small.workload_key;
+  TuneModelOptions options;
+  options.trials = 24;
+  options.task = SmallRun("random", 0);
+  std::vector<int> order;
+  TuneModelResult result = TuneModel({small, large}, "llvm", log.get(), options,
+                                     [&](const TuneModelProgress& p) { order.push_back(p.task); });
+  ASSERT_EQ(result.tasks.size(), 2u);
+  EXPECT_EQ(result.tasks[0].trials, 16);  // schedule.min_trials before the large one may start
+  EXPECT_EQ(result.tasks[1].trials, 8);
+  EXPECT_EQ(order, (std::vector<int>{0, 0, 0, 0, 1, 1}));
+
+  records::RecordFilter filter;
+  filter.target = "llvm";
+  filter.workload_key = small.workload_key;
+  std::vector<tuning::MeasureRecord> small_records = log->List(filter);
+  ASSERT_EQ(small_records.size(), 16u);
+  const tuning::MeasureRecord* small_best = &small_records[0];
+  for (const tuning::MeasureRecord& r : small_records) {
+    if (records::MeanCost(r) < records::MeanCost(*small_best)) small_best = &r;
+  }
+  filter.workload_key = large.workload_key;
+  std::vector<tuning::MeasureRecord> large_records = log->List(filter);
+  ASSERT_EQ(large_records.size(), 8u);
+  task::Task large_task(large.workload_key, "llvm");
+  const space::ConfigSpace& space = large_task.config_space();
+  EXPECT_EQ(space::ConfigFromProto(space, large_records[0].config()), space.Fallback());
+  const space::ConfigEntity seeded = space::ConfigFromProto(space, small_best->config());
+  bool seeded_first = false;
+  for (int i = 0; i < 3; ++i) {  // the fallback, then the small one's best two (if not it)
+    seeded_first |= space::ConfigFromProto(space, large_records[i].config()) == seeded;
+  }
+  EXPECT_TRUE(seeded_first);
 }
 
 TEST(TuneTaskTest, LoopNestFeaturesHaveOneWidthAndTellSchedulesApart) {
