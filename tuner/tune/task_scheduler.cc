@@ -17,6 +17,9 @@ TaskScheduler::TaskScheduler(std::vector<ScheduledTask> tasks, TaskSchedulerOpti
 void TaskScheduler::Record(int task, const std::vector<double>& costs,
                            const std::vector<int64_t>& configs) {
   State& s = states_.at(task);
+  if (const int source = tasks_[task].seed_from; source >= 0) {
+    s.followed_config = states_.at(source).best_config;
+  }
   for (size_t i = 0; i < costs.size(); ++i) {
     const double cost = costs[i], best = s.best_after.empty() ? kInf : s.best_after.back();
     if (std::isfinite(cost) && cost < best) s.best_config = i < configs.size() ? configs[i] : -1;
@@ -53,6 +56,7 @@ double TaskScheduler::BestBefore(int task, int64_t trials_ago) const {
 }
 
 bool TaskScheduler::stalled(int task) const {
+  if (tasks_[task].seed_from >= 0) return false;  // it ends when its source's best stops moving
   if (trials(task) < std::max(options_.stall_trials, options_.min_trials)) return false;
   double now = best(task), before = BestBefore(task, options_.stall_trials);
   if (!std::isfinite(now)) return true;  // nothing ever ran: more of the same will not either
@@ -63,6 +67,8 @@ bool TaskScheduler::stalled(int task) const {
 bool TaskScheduler::finished(int task) const { return states_.at(task).exhausted || stalled(task); }
 
 double TaskScheduler::Rate(int task) const {
+  const int source = tasks_[task].seed_from;
+  if (source >= 0) return Rate(source);
   const double now = best(task);
   if (trials(task) >= options_.min_trials && std::isfinite(now)) {
     // Over the last `window` trials, or all but the first when there are just that many.
@@ -70,21 +76,24 @@ double TaskScheduler::Rate(int task) const {
     if (!std::isfinite(before)) return options_.prior_rate;
     return std::max((before - now) / before, options_.floor_rate);
   }
-  const int source = tasks_[task].seed_from;
-  if (source >= 0 && trials(source) >= options_.min_trials) return Rate(source);
   return options_.prior_rate;
 }
 
 bool TaskScheduler::Waiting(int task) const {
   const int source = tasks_[task].seed_from;
-  return source >= 0 && trials(task) == 0 && trials(source) < options_.min_trials &&
-         !finished(source);
+  if (source < 0) return false;
+  if (trials(source) < options_.min_trials && !finished(source)) return true;
+  return states_[task].followed_config == states_[source].best_config;
 }
 
 double TaskScheduler::Gain(int task) const {
   if (finished(task) || Waiting(task)) return 0;
   double now = best(task);
   if (!std::isfinite(now)) return kInf;
+  // A task that a follower not measured yet waits for is as urgent as one not measured yet.
+  for (int t = 0; t < size() && trials(task) < options_.min_trials; ++t) {
+    if (tasks_[t].seed_from == task && trials(t) == 0) return kInf;
+  }
   return tasks_[task].weight * now * Rate(task);
 }
 

@@ -47,11 +47,11 @@ struct ScheduledTask {
   /// (the model build's rule), given that task's best cost (+infinity without one), its own best
   /// cost and the index of its best configuration (-1 when unknown). Unset: the faster one runs.
   std::function<bool(double replaced_s, double best_s, int64_t best_config)> replaces;
-  /// The index of the task this one starts from (the same kernel in a smaller batch bucket,
-  /// cheaper to measure), -1 for none. It waits until that task has `min_trials` trials (or is
-  /// finished), comes after the tasks not measured yet that start from nothing, and until it
-  /// has `min_trials` trials of its own expects that task's improvement rate: its batches
-  /// begin with that task's best configurations, so it improves as that one does.
+  /// The index of the task this one follows (the same kernel in a smaller batch bucket, cheaper
+  /// to measure), -1 for none. It does not search: each of its batches measures that task's
+  /// best configurations, so it waits until that task has `min_trials` trials (or is
+  /// finished), comes after the tasks not measured yet that start from nothing, then is due
+  /// again only when that task's best changed, expecting that task's improvement rate.
   int seed_from = -1;
 };
 
@@ -65,16 +65,19 @@ double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
 
 /// Chooses tasks by expected gain: weight × current best × improvement rate. A task without a
 /// successful trial comes first (those that start from nothing first, then largest weight ×
-/// FLOPs first); a task with fewer than `min_trials` trials uses the optimistic `prior_rate`, or
-/// the rate of the task it starts from (`ScheduledTask::seed_from`); a stalled or exhausted
-/// task is never chosen again.
+/// FLOPs first); a task with fewer than `min_trials` trials uses the optimistic `prior_rate`; a
+/// task that follows another (`ScheduledTask::seed_from`) that one's rate, and only when there is
+/// something new to follow, and a task that a follower not measured yet waits for is as urgent
+/// as one not measured; a stalled or exhausted task is never chosen again.
 class TaskScheduler {
  public:
   /// A scheduler over `tasks`, none measured yet.
   TaskScheduler(std::vector<ScheduledTask> tasks, TaskSchedulerOptions options = {});
 
   /// Adds measured costs of `task` in trial order (seconds; +infinity for a failed trial), with
-  /// the configuration index of each (`configs`, parallel to `costs`; empty: unknown).
+  /// the configuration index of each (`configs`, parallel to `costs`; empty: unknown). For a
+  /// task that follows another, also notes that it has measured that one's best as it is now
+  /// (with no costs too: none of those configurations fit it).
   void Record(int task, const std::vector<double>& costs, const std::vector<int64_t>& configs = {});
   /// Marks `task` as having no configuration left to measure.
   void SetExhausted(int task);
@@ -102,11 +105,14 @@ class TaskScheduler {
     std::vector<double> best_after;  ///< best cost after each trial
     int64_t best_config = -1;        ///< the configuration of the best, -1 when unknown
     bool exhausted = false;
+    /// A follower: its source's best configuration when it was last recorded (-2: never).
+    int64_t followed_config = -2;
   };
   double BestBefore(int task, int64_t trials_ago) const;
   /// The expected relative improvement of `task`'s next `window` trials.
   double Rate(int task) const;
-  /// Whether `task` waits for the task it starts from.
+  /// Whether `task` follows another and has nothing to measure: that one has too few trials
+  /// yet, or its best has not changed since `task` last measured.
   bool Waiting(int task) const;
 
   std::vector<ScheduledTask> tasks_;

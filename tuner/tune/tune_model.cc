@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
@@ -31,28 +32,41 @@ std::function<bool(double, double, int64_t)> WinogradRule(const std::string& wor
   };
 }
 
-// The best `count` configurations of `source` in `log` (measured in `cold_weights`' condition)
-// that are configurations of `task`'s space too, best first.
-std::vector<space::ConfigEntity> BestConfigsOf(const task::Task& source, const task::Task& task,
-                                               const records::TuningLog& log, bool cold_weights,
-                                               size_t count) {
-  LoadedHistory history =
-      TrialsFromLog(log, source.workload_key(), source.target(), source.config_space(),
-                    source.templ().version, cold_weights);
-  std::stable_sort(history.trials.begin(), history.trials.end(),
+// What a task that follows `source` measures next: the best `count` configurations of `source`
+// in `log` that are configurations of its space too, best first, those it has measured already
+// (its own records in `log`) left out. Records of both are read in `cold_weights`' condition.
+// (Not its fallback: without records of its own a build takes the nearest shape's best, which
+// is the first of these.)
+std::vector<space::ConfigEntity> ToFollow(const task::Task& source, const task::Task& task,
+                                          const records::TuningLog& log, bool cold_weights,
+                                          size_t count) {
+  auto history_of = [&](const task::Task& t) {
+    return TrialsFromLog(log, t.workload_key(), t.target(), t.config_space(), t.templ().version,
+                         cold_weights)
+        .trials;
+  };
+  std::set<int64_t> measured;
+  for (const Trial& trial : history_of(task)) measured.insert(trial.config.index());
+  std::vector<space::ConfigEntity> next;
+  auto add = [&](const space::ConfigEntity& config) {
+    if (measured.insert(config.index()).second) next.push_back(config);
+  };
+  std::vector<Trial> best = history_of(source);
+  std::stable_sort(best.begin(), best.end(),
                    [](const Trial& a, const Trial& b) { return a.outcome.cost < b.outcome.cost; });
-  std::vector<space::ConfigEntity> best;
-  for (const Trial& trial : history.trials) {
-    if (best.size() >= count || !std::isfinite(trial.outcome.cost)) break;
+  for (size_t i = 0; i < best.size() && i < count && std::isfinite(best[i].outcome.cost); ++i) {
     try {
-      best.push_back(
-          space::ConfigFromProto(task.config_space(), space::ConfigToProto(trial.config)));
+      add(space::ConfigFromProto(task.config_space(), space::ConfigToProto(best[i].config)));
     } catch (const UserError&) {
-      // Its tiles do not divide this shape's extents: the next one.
+      // Its tiles do not divide this shape's extents.
     }
   }
-  return best;
+  return next;
 }
+
+// How many of its source's best configurations a follower measures: the best tiles of one image
+// are those of sixteen as a rule, so the second best is insurance and more would be a search.
+constexpr size_t kFollowedConfigs = 2;
 
 }  // namespace
 
@@ -114,20 +128,27 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     batch.early_stopping = -1;
     batch.seed = options.task.seed + static_cast<uint64_t>(round);  // fresh proposals each round
     batch.run.cold_weights = tasks[t].cold_weights;
-    if (const int source = scheduled[t].seed_from; source >= 0) {
-      // The smaller bucket's best so far, where this task has not measured them yet.
-      batch.seed_configs = BestConfigsOf(parsed[source], parsed[t], *log, tasks[t].cold_weights,
-                                         std::max(1, options.task.batch_size / 2));
+    const int source = scheduled[t].seed_from;
+    if (source >= 0) {
+      // A follower measures the smaller bucket's best, nothing of its own choosing.
+      batch.seed_configs =
+          ToFollow(parsed[source], parsed[t], *log, tasks[t].cold_weights, kFollowedConfigs);
+      batch.trials = std::min<int64_t>(batch.trials, batch.seed_configs.size());
+      batch.fallback_first = false;
+      batch.tuner = "random";  // proposes nothing here: no cost model to fit
+      batch.transfer = false;
     }
     std::vector<double> costs;
     std::vector<int64_t> configs;
-    TuneTask(parsed[t], log, batch, [&](const TuneProgress&, const std::vector<Trial>& trials) {
-      for (const Trial& trial : trials) {
-        costs.push_back(trial.outcome.cost);
-        configs.push_back(trial.config.index());
-      }
-    });
-    if (costs.empty()) scheduler.SetExhausted(t);  // nothing left to propose
+    if (batch.trials > 0) {
+      TuneTask(parsed[t], log, batch, [&](const TuneProgress&, const std::vector<Trial>& trials) {
+        for (const Trial& trial : trials) {
+          costs.push_back(trial.outcome.cost);
+          configs.push_back(trial.config.index());
+        }
+      });
+    }
+    if (costs.empty() && source < 0) scheduler.SetExhausted(t);  // nothing left to propose
     scheduler.Record(t, costs, configs);
     recorded += static_cast<int64_t>(costs.size());
     result.measured += static_cast<int64_t>(costs.size());

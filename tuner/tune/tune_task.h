@@ -34,7 +34,8 @@ struct TuneTaskOptions {
   /// record is never slower than what an untuned build would use.
   bool fallback_first = true;
   /// Measured first too, after the fallback (those the log has already are skipped): the best
-  /// configurations of the same kernel in a smaller batch bucket.
+  /// configurations of the same kernel in a smaller batch bucket, for a model's task that
+  /// follows it.
   std::vector<space::ConfigEntity> seed_configs;
   /// xgb features: "knob" (knob values and shape, fast) or "loop" (also the lowered loop nest of
   /// every candidate: slower, so the annealing is shortened).

@@ -33,40 +33,52 @@ TEST(TaskSchedulerTest, UnmeasuredTasksFirstLargestWorkFirst) {
   EXPECT_TRUE(std::isinf(s.Gain(0)));
 }
 
-// The same kernel in a larger batch bucket starts from the smaller bucket's best: it waits for
-// that task's first `min_trials` trials, and among unmeasured tasks it comes after those that
-// start from nothing, however much larger its work.
-TEST(TaskSchedulerTest, ALargerBucketWaitsForTheKernelItStartsFrom) {
+// The same kernel in a larger batch bucket follows the smaller bucket's best: it waits for that
+// task's first `min_trials` trials, and among unmeasured tasks it comes after those that start
+// from nothing, however much larger its work.
+TEST(TaskSchedulerTest, ALargerBucketWaitsForTheKernelItFollows) {
   TaskSchedulerOptions o;
   ScheduledTask small{1, 1e8}, other{1, 1e7}, large{1, 16e8};
   large.seed_from = 0;
   TaskScheduler s({small, other, large}, o);
   EXPECT_EQ(s.Next(), 0);
   EXPECT_EQ(s.Gain(2), 0);  // waiting
-  s.Record(0, Curve(1e-3, 0.99, 8));
-  EXPECT_EQ(s.Next(), 1);  // unmeasured, starting from nothing
+  s.Record(0, Curve(1e-3, 0.99, 8), {0, 1, 2, 3, 4, 5, 6, 7});
+  // The large one waits for it: as urgent as the unmeasured one, and more work.
+  EXPECT_TRUE(std::isinf(s.Gain(0)));
+  EXPECT_EQ(s.Next(), 0);
   s.Record(1, {1e-3});
   EXPECT_EQ(s.Gain(2), 0);  // still waiting: its source has 8 of 16 trials
-  s.Record(0, Curve(0.9e-3, 0.99, 8));
+  s.Record(0, Curve(0.9e-3, 0.99, 8), {8, 9, 10, 11, 12, 13, 14, 15});
   EXPECT_TRUE(std::isinf(s.Gain(2)));
+  EXPECT_FALSE(std::isinf(s.Gain(0)));
   EXPECT_EQ(s.Next(), 2);
 }
 
-// Until it has `min_trials` of its own, a seeded task expects its source's rate, not the
-// optimistic prior: its batches begin with the source's best, which it follows.
-TEST(TaskSchedulerTest, ASeededTaskExpectsTheRateOfItsSource) {
+// A follower is due again only when its source's best changed, and then expects its source's
+// rate; it never stalls on its own (its own trials are its source's configurations).
+TEST(TaskSchedulerTest, AFollowerIsDueWhenItsSourcesBestMoves) {
   TaskSchedulerOptions o;
   ScheduledTask small{1, 1e8}, large{1, 16e8};
   large.seed_from = 0;
   TaskScheduler s({small, large}, o);
-  s.Record(0, Curve(1e-3, 0.999, 32));  // about 1.6% over the last window
+  std::vector<int64_t> configs(32);
+  for (int i = 0; i < 32; ++i) configs[i] = i;
+  s.Record(0, Curve(1e-3, 0.999, 32), configs);  // about 1.6% over the last window
   s.Record(1, {16e-3, 15e-3});
-  const double source_rate = s.Gain(0) / (1 * s.best(0));
-  EXPECT_LT(source_rate, o.prior_rate / 10);
+  EXPECT_EQ(s.Gain(1), 0);  // it measured the source's best as it is
+  EXPECT_EQ(s.Next(), 0);
+  s.Record(0, {2e-3});  // no new best: still nothing to follow
+  EXPECT_EQ(s.Gain(1), 0);
+  s.Record(0, {0.5e-3}, {40});
+  const double source_rate = s.Gain(0) / s.best(0);
+  EXPECT_LT(source_rate, o.prior_rate);
   EXPECT_DOUBLE_EQ(s.Gain(1), 15e-3 * source_rate);
-  // A source that is finished releases a task that waits for it, whatever its trial count.
+  s.Record(1, std::vector<double>(60, 15e-3));
+  EXPECT_FALSE(s.stalled(1));
+  // A source that is finished releases a follower that waits for it, whatever its trial count.
   TaskScheduler t({small, large}, o);
-  t.Record(0, {1e-3});
+  t.Record(0, {1e-3}, {0});
   t.SetExhausted(0);
   EXPECT_EQ(t.Next(), 1);
 }
