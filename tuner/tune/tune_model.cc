@@ -68,6 +68,16 @@ std::vector<space::ConfigEntity> ToFollow(const task::Task& source, const task::
 // are those of sixteen as a rule, so the second best is insurance and more would be a search.
 constexpr size_t kFollowedConfigs = 2;
 
+// `batch` made a follower's: the configurations `ToFollow` gives, nothing of its own choosing.
+void FollowerBatch(const task::Task& source, const task::Task& task, const records::TuningLog& log,
+                   TuneTaskOptions* batch) {
+  batch->seed_configs = ToFollow(source, task, log, batch->run.cold_weights, kFollowedConfigs);
+  batch->trials = std::min<int64_t>(batch->trials, batch->seed_configs.size());
+  batch->fallback_first = false;
+  batch->tuner = "random";  // proposes nothing here: no cost model to fit
+  batch->transfer = false;
+}
+
 }  // namespace
 
 std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks,
@@ -129,15 +139,7 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     batch.seed = options.task.seed + static_cast<uint64_t>(round);  // fresh proposals each round
     batch.run.cold_weights = tasks[t].cold_weights;
     const int source = scheduled[t].seed_from;
-    if (source >= 0) {
-      // A follower measures the smaller bucket's best, nothing of its own choosing.
-      batch.seed_configs =
-          ToFollow(parsed[source], parsed[t], *log, tasks[t].cold_weights, kFollowedConfigs);
-      batch.trials = std::min<int64_t>(batch.trials, batch.seed_configs.size());
-      batch.fallback_first = false;
-      batch.tuner = "random";  // proposes nothing here: no cost model to fit
-      batch.transfer = false;
-    }
+    if (source >= 0) FollowerBatch(parsed[source], parsed[t], *log, &batch);
     std::vector<double> costs;
     std::vector<int64_t> configs;
     if (batch.trials > 0) {

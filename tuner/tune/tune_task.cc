@@ -60,6 +60,35 @@ void CheckColdWeights(const task::Task& task, const RunOptions& run) {
          "without --cold-weights on";
 }
 
+// The search strategy of `options` for `task`; the xgb one learns from `log`'s other shapes
+// when `options.transfer` allows (`transferred` says whether it did).
+std::unique_ptr<Tuner> MakeTaskTuner(const task::Task& task, const records::TuningLog& log,
+                                     const TuneTaskOptions& options, bool* transferred) {
+  if (options.tuner != "xgb") return MakeTuner(options.tuner, task, options.seed);
+  FeatureFn features = TaskFeatureFn(task, options.features);
+  ModelBasedOptions model_options;
+  if (options.features == "loop") {
+    // Every annealing step lowers its proposals: fewer, shorter chains keep a plan affordable.
+    model_options.annealing.iterations = 60;
+    model_options.annealing.chains = 32;
+    model_options.annealing.early_stop = 15;
+  }
+  auto model_based =
+      std::make_unique<ModelBasedTuner>(task.config_space(), options.seed, features, model_options);
+  // Transfer needs rows that other shapes' records can produce without their schedules.
+  if (options.transfer && options.features == "knob") {
+    int64_t width = static_cast<int64_t>(
+        CandidateFeatures(task.config_space().Fallback(), task.workload_key()).size());
+    TrainingSet history =
+        HistoryFromLog(log, task.workload_key(), task.target(), width, task.templ().version);
+    if (history.features.rows() > 0 && history.features.rows() >= options.transfer_min_records) {
+      model_based->SetTransferHistory(std::move(history));
+      *transferred = true;
+    }
+  }
+  return model_based;
+}
+
 }  // namespace
 
 TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
@@ -71,33 +100,7 @@ TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
       TrialsFromLog(*log, task.workload_key(), task.target(), task.config_space(),
                     task.templ().version, options.run.cold_weights);
   result.resumed = static_cast<int64_t>(history.trials.size());
-  std::unique_ptr<Tuner> tuner;
-  if (options.tuner == "xgb") {
-    FeatureFn features = TaskFeatureFn(task, options.features);
-    ModelBasedOptions model_options;
-    if (options.features == "loop") {
-      // Every annealing step lowers its proposals: fewer, shorter chains keep a plan affordable.
-      model_options.annealing.iterations = 60;
-      model_options.annealing.chains = 32;
-      model_options.annealing.early_stop = 15;
-    }
-    auto model_based = std::make_unique<ModelBasedTuner>(task.config_space(), options.seed,
-                                                         features, model_options);
-    // Transfer needs rows that other shapes' records can produce without their schedules.
-    if (options.transfer && options.features == "knob") {
-      int64_t width = static_cast<int64_t>(
-          CandidateFeatures(task.config_space().Fallback(), task.workload_key()).size());
-      TrainingSet history =
-          HistoryFromLog(*log, task.workload_key(), task.target(), width, task.templ().version);
-      if (history.features.rows() > 0 && history.features.rows() >= options.transfer_min_records) {
-        model_based->SetTransferHistory(std::move(history));
-        result.transferred = true;
-      }
-    }
-    tuner = std::move(model_based);
-  } else {
-    tuner = MakeTuner(options.tuner, task, options.seed);
-  }
+  std::unique_ptr<Tuner> tuner = MakeTaskTuner(task, *log, options, &result.transferred);
   tuner->LoadHistory(history.trials);
   if (options.fallback_first) tuner->MeasureFirst({task.config_space().Fallback()});
   tuner->MeasureFirst(options.seed_configs);
