@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fleet/secrets.h"
@@ -101,16 +102,18 @@ py::dict CheckDict(const tuner::TuneCheck& check) {
 }
 
 py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& input_shapes,
-                       const TuneArgs& args, const py::object& progress, bool check) {
+                       const TuneArgs& args, const py::object& progress, bool check,
+                       const tuner::BatchBuckets& given_buckets) {
   tuner::TuneModelOptions options;
   options.task = TaskOptions(args);
   options.trials = args.trials;
+  const tuner::BatchBuckets buckets = tuner::CheckedBatchBuckets(given_buckets);
   std::vector<ModelTask> tasks;
   tuner::TuneModelResult result;
-  std::optional<tuner::TuneCheck> checked;
+  std::vector<std::pair<int64_t, tuner::TuneCheck>> checked;  // (batch or 0, its check)
   {
     py::gil_scoped_release release;
-    tasks = tuner::ExtractModelTasks(path, input_shapes, args.target);
+    tasks = tuner::ExtractModelTasks(path, input_shapes, args.target, buckets);
     if (tasks.empty()) throw UserError(path + ": the model has no tunable task");
     tuner::ApplyColdWeights(args.cold_weights, &tasks);
     auto log = records::TuningLog::Open(args.db);
@@ -128,13 +131,20 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
       throw py::error_already_set();
     }
     // Where the records describe this machine: the build with them against the build without.
-    if (check && args.rpc_tracker.empty()) {
+    // A model of batch buckets is checked at each bucket: each is a build of its own, and the
+    // estimate, which sums every bucket, is none of theirs.
+    std::vector<int64_t> batches = buckets.sizes;
+    if (batches.empty()) batches = {0};
+    for (int64_t batch : batches) {
+      if (!check || !args.rpc_tracker.empty()) break;
       tuner::TuneCheckOptions check_options;
       check_options.model = path;
       check_options.input_shapes = input_shapes;
       check_options.target = args.target;
-      check_options.estimated_s = result.estimated;
-      checked = tuner::CheckAndKeep(check_options, log.get());
+      check_options.batch = batch;
+      check_options.batch_dim = buckets.dim;
+      check_options.estimated_s = batch > 0 ? 0 : result.estimated;
+      checked.emplace_back(batch, tuner::CheckAndKeep(check_options, log.get()));
     }
   }
   py::list out_tasks;
@@ -154,7 +164,14 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
   out["measured"] = result.measured;
   out["estimated_seconds"] = Seconds(result.estimated);
   out["stalled"] = result.stalled;
-  out["check"] = checked ? py::object(CheckDict(*checked)) : py::none();
+  out["check"] = !checked.empty() && checked[0].first == 0
+                     ? py::object(CheckDict(checked[0].second))
+                     : py::none();
+  py::dict checks;
+  for (const auto& [batch, one] : checked) {
+    if (batch > 0) checks[py::int_(batch)] = CheckDict(one);
+  }
+  out["checks"] = checks;
   return out;
 }
 
@@ -217,16 +234,18 @@ void BindTuning(py::module_& m) {
              const std::string& target, const std::string& db, int64_t trials,
              const std::string& tuner, int number, int repeat, const std::string& rpc_tracker,
              const std::string& rpc_key, const std::string& token_file, const py::object& progress,
-             bool check, const std::string& cold_weights) {
+             bool check, const std::string& cold_weights, const std::vector<int64_t>& batch_buckets,
+             const std::vector<int>& batch_weights, const std::string& batch_dim) {
         return TuneModelFile(path, input_shapes,
                              args(target, db, trials, tuner, number, repeat, rpc_tracker, rpc_key,
                                   token_file, cold_weights),
-                             progress, check);
+                             progress, check, {batch_buckets, batch_weights, batch_dim});
       },
       py::arg("path"), py::arg("input_shapes"), py::arg("target"), py::arg("db"), py::arg("trials"),
       py::arg("tuner"), py::arg("number"), py::arg("repeat"), py::arg("rpc_tracker"),
       py::arg("rpc_key"), py::arg("token_file"), py::arg("progress"), py::arg("check"),
-      py::arg("cold_weights"));
+      py::arg("cold_weights"), py::arg("batch_buckets"), py::arg("batch_weights"),
+      py::arg("batch_dim"));
   m.def(
       "tune_task",
       [args](const std::string& workload_key, const std::string& target, const std::string& db,

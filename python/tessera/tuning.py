@@ -38,7 +38,7 @@ class _ProgressLine:
 
 def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0, repeat=0,
          rpc_tracker=None, rpc_key=None, token_file=None, progress=True, check=True,
-         cold_weights="auto"):
+         cold_weights="auto", batch_buckets=None, batch_weights=None, batch_dim=None):
     """Tunes every tunable task of an ONNX model (a path, its bytes or an onnx.ModelProto), or
     one task by its workload key ("dense.x86(1024,1024,1024,float32)"), for `target`, recording
     every measurement in the log `db`, a SQLite file or a postgresql:// URI (created when
@@ -62,8 +62,15 @@ def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0
     exceed the caches reads them; "auto" does so for a model when its weights exceed the
     target's cache, never for one task.
 
+    `batch_buckets` ([1, 4, 16]; a model of symbolic batch, as `tessera tune --batch-buckets`):
+    tunes the tasks of every bucket's build, each weighted by `batch_weights` (how often that
+    bucket runs, relatively; default equal), the smallest bucket searched and the others'
+    kernels following its best (docs/tuner.md, "Batch buckets"); `batch_dim` names the symbolic
+    dimension that is the batch (default: the inputs' first). The check runs per bucket.
+
     Returns a summary dict (per task: trials, measured, best_seconds, state; for a model also the
-    estimated latency of its tunable part and the check)."""
+    estimated latency of its tunable part, the check, and with batch buckets "checks", each
+    bucket's check by its batch, "check" then None)."""
     line = None
     if progress is True:
         line = _ProgressLine(sys.stderr)
@@ -78,13 +85,21 @@ def tune(model, target, db, trials=256, tuner="xgb", input_shapes=None, number=0
                   progress=callback, cold_weights=str(cold_weights))
     try:
         if _looks_like_workload(model):
+            if batch_buckets or batch_weights or batch_dim:
+                raise _tessera.UserError("tune: batch_buckets, batch_weights and batch_dim apply "
+                                         "to a model, not to one task (%s)" % model)
             return _tessera.tune_task(model, **common)
         with tempfile.TemporaryDirectory(prefix="tessera-") as directory:
-            summary = _tessera.tune_model(_model_file(model, directory),
-                                          _shape_specs(input_shapes), check=bool(check), **common)
+            summary = _tessera.tune_model(
+                _model_file(model, directory), _shape_specs(input_shapes), check=bool(check),
+                batch_buckets=[int(b) for b in batch_buckets or []],
+                batch_weights=[int(w) for w in batch_weights or []], batch_dim=batch_dim or "",
+                **common)
     finally:
         if line:
             line.end()
-    if line and summary["check"]:
-        sys.stdout.write(summary["check"]["report"])
+    if line:
+        checks = [summary["check"]] if summary["check"] else list(summary["checks"].values())
+        for check_summary in checks:
+            sys.stdout.write(check_summary["report"])
     return summary

@@ -136,3 +136,27 @@ def test_records_copy_between_postgresql_and_sqlite(conv_model, postgres, tmp_pa
         tessera.log.copy(local, local)
     with pytest.raises(tessera.UserError, match="missing.db"):
         tessera.log.copy(str(tmp_path / "missing.db"), local)
+
+
+def test_a_model_of_symbolic_batch_is_tuned_per_bucket(rng, tmp_path):
+    from conftest import make_mlp
+    model, _, _ = make_mlp(rng, batch="batch", features=64, hidden=32)
+    db = str(tmp_path / "buckets.db")
+    summary = tessera.tune(model, target="llvm", db=db, trials=40, tuner="random", number=1,
+                           repeat=1, progress=False, batch_buckets=[4, 1], batch_weights=[1, 2])
+    keys = {t["workload_key"]: t for t in summary["tasks"]}
+    small, large = keys["dense.x86(1,32,64,float32)"], keys["dense.x86(4,32,64,float32)"]
+    assert small["weight"] == 2 and large["weight"] == 1
+    # The larger bucket's dense follows the smaller one's: some of its best, no search.
+    assert small["measured"] >= 24 and 1 <= large["measured"] <= 16
+    assert summary["check"] is None and sorted(summary["checks"]) == [1, 4]
+    assert all(c["tuned_ms"] > 0 for c in summary["checks"].values())
+    built = tessera.compile(model, db=db, batch=[1, 4])
+    assert "batch 1: coverage: tuned 1/1" in built.coverage
+    assert "batch 4: coverage: tuned 1/1" in built.coverage
+    with pytest.raises(tessera.UserError, match="apply to a model, not to one task"):
+        tessera.tune("dense.x86(1,32,64,float32)", target="llvm", db=db, trials=2,
+                     batch_buckets=[1, 4])
+    with pytest.raises(tessera.UserError, match="gives 1 weights for 2 batch buckets"):
+        tessera.tune(model, target="llvm", db=db, trials=2, batch_buckets=[1, 4],
+                     batch_weights=[1])
