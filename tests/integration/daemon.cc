@@ -82,17 +82,19 @@ Daemon::Daemon(const std::string& given_binary, const std::vector<std::string>& 
 }
 
 Daemon::~Daemon() {
-  if (pid_ > 0) Stop(SIGKILL);
+  // Asked to end, a daemon removes its scratch directories (a tracker's log and jobs without
+  // --state); killed, it leaves them in /tmp.
+  if (pid_ > 0) Stop(SIGTERM, 3000);
   if (stdout_fd_ >= 0) close(stdout_fd_);
 }
 
 int Daemon::port() const { return std::atoi(address_.substr(address_.rfind(':') + 1).c_str()); }
 
-int Daemon::Stop(int signal) {
+int Daemon::Stop(int signal, int grace_ms) {
   if (pid_ <= 0) return 0;
   kill(pid_, signal);
   int status = 0;
-  if (!WaitFor([&] { return waitpid(pid_, &status, WNOHANG) == pid_; }, 10000)) {
+  if (!WaitFor([&] { return waitpid(pid_, &status, WNOHANG) == pid_; }, grace_ms)) {
     kill(pid_, SIGKILL);
     waitpid(pid_, &status, 0);
   }

@@ -36,8 +36,9 @@ class Daemon {
   int port() const;
   /// Process id.
   pid_t pid() const { return pid_; }
-  /// Sends `signal` and waits (up to 10 s) for the process to end; returns its wait status.
-  int Stop(int signal);
+  /// Sends `signal` and waits (up to `grace_ms`) for the process to end, then kills it; returns
+  /// its wait status.
+  int Stop(int signal, int grace_ms = 10000);
   /// CPU time (user and system, in milliseconds) used so far by the process's running children,
   /// a device server's call workers: it grows while a call runs.
   int64_t ChildrenCpuMillis() const;
