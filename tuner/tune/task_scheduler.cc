@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <utility>
+#include <tuple>
 
 namespace tessera {
 namespace tuner {
@@ -101,13 +101,15 @@ int TaskScheduler::Next() const {
   if (model_stalled()) return -1;
   int chosen = -1;
   double chosen_gain = 0;
-  // Ties (tasks not measured yet) go to those that start from nothing, then to the largest.
-  std::pair<bool, double> chosen_order;
+  // Ties (infinite gains) go to the tasks not measured yet that search, then to the sources a
+  // follower waits for, then to the followers; among each, to the largest.
+  std::tuple<bool, bool, double> chosen_order;
   for (int t = 0; t < size(); ++t) {
     double gain = Gain(t);
     if (gain <= 0) continue;
-    const std::pair<bool, double> order{tasks_[t].seed_from < 0,
-                                        tasks_[t].weight * tasks_[t].flops};
+    const bool searches = tasks_[t].seed_from < 0;
+    const std::tuple<bool, bool, double> order{searches && !std::isfinite(best(t)), searches,
+                                               tasks_[t].weight * tasks_[t].flops};
     if (chosen < 0 || gain > chosen_gain || (gain == chosen_gain && order > chosen_order)) {
       chosen = t;
       chosen_gain = gain;

@@ -64,11 +64,12 @@ double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
                              const std::vector<int64_t>& best_config = {});
 
 /// Chooses tasks by expected gain: weight × current best × improvement rate. A task without a
-/// successful trial comes first (those that start from nothing first, then largest weight ×
-/// FLOPs first); a task with fewer than `min_trials` trials uses the optimistic `prior_rate`; a
-/// task that follows another (`ScheduledTask::seed_from`) that one's rate, and only when there is
-/// something new to follow, and a task that a follower not measured yet waits for is as urgent
-/// as one not measured; a stalled or exhausted task is never chosen again.
+/// successful trial comes first (those that search first, then the sources followers wait for,
+/// then followers; largest weight × FLOPs first among each); a task with fewer than `min_trials`
+/// trials uses the optimistic `prior_rate`; a task that follows another
+/// (`ScheduledTask::seed_from`) that one's rate, and only when there is something new to follow,
+/// and a task that a follower not measured yet waits for is as urgent as one not measured; a
+/// stalled or exhausted task is never chosen again.
 class TaskScheduler {
  public:
   /// A scheduler over `tasks`, none measured yet.

@@ -34,8 +34,8 @@ TEST(TaskSchedulerTest, UnmeasuredTasksFirstLargestWorkFirst) {
 }
 
 // The same kernel in a larger batch bucket follows the smaller bucket's best: it waits for that
-// task's first `min_trials` trials, and among unmeasured tasks it comes after those that start
-// from nothing, however much larger its work.
+// task's first `min_trials` trials, which are as urgent as an unmeasured task's first, and comes
+// after the unmeasured tasks that search, however much larger its work.
 TEST(TaskSchedulerTest, ALargerBucketWaitsForTheKernelItFollows) {
   TaskSchedulerOptions o;
   ScheduledTask small{1, 1e8}, other{1, 1e7}, large{1, 16e8};
@@ -44,10 +44,11 @@ TEST(TaskSchedulerTest, ALargerBucketWaitsForTheKernelItFollows) {
   EXPECT_EQ(s.Next(), 0);
   EXPECT_EQ(s.Gain(2), 0);  // waiting
   s.Record(0, Curve(1e-3, 0.99, 8), {0, 1, 2, 3, 4, 5, 6, 7});
-  // The large one waits for it: as urgent as the unmeasured one, and more work.
+  // The large one waits for it: as urgent as the unmeasured one, but after it.
   EXPECT_TRUE(std::isinf(s.Gain(0)));
-  EXPECT_EQ(s.Next(), 0);
+  EXPECT_EQ(s.Next(), 1);
   s.Record(1, {1e-3});
+  EXPECT_EQ(s.Next(), 0);
   EXPECT_EQ(s.Gain(2), 0);  // still waiting: its source has 8 of 16 trials
   s.Record(0, Curve(0.9e-3, 0.99, 8), {8, 9, 10, 11, 12, 13, 14, 15});
   EXPECT_TRUE(std::isinf(s.Gain(2)));
