@@ -79,6 +79,14 @@ TimingPlan PlanTiming(const RunOptions& options, double first_call_s) {
   return plan;
 }
 
+int64_t FixtureBytes(const TaskFixture& fixture) {
+  int64_t bytes = static_cast<int64_t>(fixture.expected.size() * sizeof(float));
+  for (const std::vector<float>& input : fixture.inputs) {
+    bytes += static_cast<int64_t>(input.size() * sizeof(float));
+  }
+  return bytes;
+}
+
 std::shared_ptr<const TaskFixture> MakeTaskFixture(const task::Task& task, uint64_t seed) {
   auto fixture = std::make_shared<TaskFixture>();
   topi::ScheduledOp op = task.templ().baseline(task.args());
@@ -192,8 +200,9 @@ BuildFn TaskBuildFn(const task::Task& task) {
   };
 }
 
-RunFn TaskRunFn(const task::Task& task, const RunOptions& options) {
-  std::shared_ptr<const TaskFixture> fixture = MakeTaskFixture(task, options.seed);
+RunFn TaskRunFn(const task::Task& task, const RunOptions& options,
+                std::shared_ptr<const TaskFixture> fixture) {
+  if (!fixture) fixture = MakeTaskFixture(task, options.seed);
   const int threads = IsCUDA(task.target()) ? 0 : Target(task.target()).num_threads();
   return [task, fixture, options, threads](const space::ConfigEntity& config,
                                            const std::string& path, bool check) {

@@ -59,6 +59,9 @@ struct TaskFixture {
   std::vector<float> expected;               ///< the reference output
 };
 
+/// The bytes a fixture holds (its inputs and reference output).
+int64_t FixtureBytes(const TaskFixture& fixture);
+
 /// Seeded random inputs for `task` and the template's reference output for them.
 std::shared_ptr<const TaskFixture> MakeTaskFixture(const task::Task& task, uint64_t seed);
 
@@ -111,10 +114,12 @@ void CheckTarget(const std::string& target);
 /// A build function for `task` (for `LocalMeasurer`).
 BuildFn TaskBuildFn(const task::Task& task);
 
-/// A run function for `task`: the inputs and the reference output are computed once, here, so
-/// that every worker process inherits them. A target with `-num-threads=N` is timed with the
-/// runtime's pool at N threads.
-RunFn TaskRunFn(const task::Task& task, const RunOptions& options);
+/// A run function for `task`: the inputs and the reference output are computed once, here
+/// (or given: `fixture`, made by `MakeTaskFixture(task, options.seed)`), so that every worker
+/// process inherits them. A target with `-num-threads=N` is timed with the runtime's pool at N
+/// threads.
+RunFn TaskRunFn(const task::Task& task, const RunOptions& options,
+                std::shared_ptr<const TaskFixture> fixture = nullptr);
 
 }  // namespace tuner
 }  // namespace tessera

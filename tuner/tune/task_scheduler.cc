@@ -24,10 +24,19 @@ void TaskScheduler::Record(int task, const std::vector<double>& costs,
     const double cost = costs[i], best = s.best_after.empty() ? kInf : s.best_after.back();
     if (std::isfinite(cost) && cost < best) s.best_config = i < configs.size() ? configs[i] : -1;
     s.best_after.push_back(std::isfinite(cost) ? std::min(best, cost) : best);
-    int measured = 0;
-    const double estimate = EstimatedLatency(&measured);
-    estimate_after_.push_back(measured == size() ? estimate : kInf);
+    if (tasks_[task].seed_from < 0) estimate_after_.push_back(SearchedEstimate());
   }
+}
+
+double TaskScheduler::SearchedEstimate() const {
+  std::vector<double> bests(tasks_.size());
+  std::vector<int64_t> configs(tasks_.size());
+  for (int t = 0; t < size(); ++t) {
+    if (!std::isfinite(best(t))) return kInf;
+    bests[t] = tasks_[t].seed_from < 0 ? best(t) : kInf;  // a follower counts nothing
+    configs[t] = states_[t].best_config;
+  }
+  return EstimatedModelLatency(tasks_, bests, configs);
 }
 
 bool TaskScheduler::model_stalled() const {

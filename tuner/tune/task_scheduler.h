@@ -31,7 +31,9 @@ struct TaskSchedulerOptions {
   /// The whole model stops (`Next` returns -1) when, with every task measured, its estimated
   /// latency improved by less than `model_stall_improvement` (relative) over the last
   /// `model_stall_trials` trials of all tasks: the tasks' own stall rule alone let a ResNet-18
-  /// run spend its last 600 of 900 trials on 0.1%. 0 turns it off.
+  /// run spend its last 600 of 900 trials on 0.1%. 0 turns it off. Followers
+  /// (`ScheduledTask::seed_from`) count neither in that estimate nor among those trials: they
+  /// only measure what the searched tasks find, so the search ends as it would without them.
   int64_t model_stall_trials = 128;
   double model_stall_improvement = 0.005;
 };
@@ -110,6 +112,8 @@ class TaskScheduler {
     int64_t followed_config = -2;
   };
   double BestBefore(int task, int64_t trials_ago) const;
+  /// Σ weight × best over the tasks that search (+infinity while any task has no best).
+  double SearchedEstimate() const;
   /// The expected relative improvement of `task`'s next `window` trials.
   double Rate(int task) const;
   /// Whether `task` follows another and has nothing to measure: that one has too few trials
@@ -118,8 +122,8 @@ class TaskScheduler {
 
   std::vector<ScheduledTask> tasks_;
   std::vector<State> states_;
-  /// The estimated latency after each recorded trial, in recording order (+infinity while a
-  /// task has no best).
+  /// The estimated latency of the searched tasks after each of their recorded trials, in
+  /// recording order (+infinity while a task, a follower included, has no best).
   std::vector<double> estimate_after_;
   TaskSchedulerOptions options_;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "compiler/support/error.h"
 #include "compiler/task/task.h"
 #include "compiler/topi/conv2d_winograd_x86.h"
+#include "tuner/measure/task_measure.h"
 #include "tuner/search/log_history.h"
 
 namespace tessera {
@@ -78,6 +80,42 @@ void FollowerBatch(const task::Task& source, const task::Task& task, const recor
   batch->transfer = false;
 }
 
+// The tasks' fixtures (inputs and reference outputs), kept between their batches up to
+// `budget_bytes` in all, the least recently used given up first.
+class FixtureCache {
+ public:
+  explicit FixtureCache(int64_t budget_bytes) : budget_bytes_(budget_bytes) {}
+
+  std::shared_ptr<const TaskFixture> Get(int index, const task::Task& task, uint64_t seed) {
+    auto found = entries_.find(index);
+    if (found == entries_.end()) {
+      found = entries_.emplace(index, Entry{MakeTaskFixture(task, seed), 0}).first;
+      bytes_ += FixtureBytes(*found->second.fixture);
+    }
+    found->second.used = ++clock_;
+    std::shared_ptr<const TaskFixture> fixture = found->second.fixture;
+    while (bytes_ > budget_bytes_ && entries_.size() > 1) {
+      auto oldest = std::min_element(entries_.begin(), entries_.end(), [](auto& a, auto& b) {
+        return a.second.used < b.second.used;
+      });
+      bytes_ -= FixtureBytes(*oldest->second.fixture);
+      entries_.erase(oldest);
+    }
+    return fixture;
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const TaskFixture> fixture;
+    int64_t used;
+  };
+  std::map<int, Entry> entries_;
+  int64_t budget_bytes_, bytes_ = 0, clock_ = 0;
+};
+
+// What the fixtures of a model's tasks may hold between batches.
+constexpr int64_t kFixtureCacheBytes = int64_t{1} << 30;
+
 }  // namespace
 
 std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks,
@@ -110,6 +148,7 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
   for (const ModelTask& t : tasks) parsed.emplace_back(t.workload_key, target);
   const std::vector<ScheduledTask> scheduled = ScheduledTasksOf(tasks, target);
   TaskScheduler scheduler(scheduled, options.schedule);
+  FixtureCache fixtures(kFixtureCacheBytes);
   TuneModelResult result;
   result.tasks.resize(tasks.size());
   int64_t recorded = 0;
@@ -143,6 +182,7 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     std::vector<double> costs;
     std::vector<int64_t> configs;
     if (batch.trials > 0) {
+      if (batch.rpc_tracker.empty()) batch.fixture = fixtures.Get(t, parsed[t], batch.run.seed);
       TuneTask(parsed[t], log, batch, [&](const TuneProgress&, const std::vector<Trial>& trials) {
         for (const Trial& trial : trials) {
           costs.push_back(trial.outcome.cost);

@@ -124,8 +124,8 @@ TuneTaskResult TuneTask(const task::Task& task, records::TuningLog* log,
     device_key = options.rpc_key;
   } else {
     CheckRunsOnThisHost(task.target());
-    auto local = std::make_shared<LocalMeasurer>(TaskBuildFn(task), TaskRunFn(task, options.run),
-                                                 options.measure);
+    auto local = std::make_shared<LocalMeasurer>(
+        TaskBuildFn(task), TaskRunFn(task, options.run, options.fixture), options.measure);
     measure = [local](const std::vector<space::ConfigEntity>& b) { return local->Measure(b); };
   }
   TuneOptions tune;

@@ -45,6 +45,10 @@ struct TuneTaskOptions {
   std::string device_key = "local";
   LocalMeasureOptions measure;
   RunOptions run;
+  /// The task's inputs and reference output (`MakeTaskFixture(task, run.seed)`) when the caller
+  /// keeps them between runs: a batch-16 convolution's reference takes seconds, a follower's
+  /// batch one or two candidates. Null: made here. Local measurement only.
+  std::shared_ptr<const TaskFixture> fixture;
   /// When set, candidates run on fleet devices of key `rpc_key` leased from this tracker
   /// (records get the key as their device key); otherwise on this machine.
   std::string rpc_tracker;

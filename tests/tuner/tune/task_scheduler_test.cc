@@ -84,6 +84,25 @@ TEST(TaskSchedulerTest, AFollowerIsDueWhenItsSourcesBestMoves) {
   EXPECT_EQ(t.Next(), 1);
 }
 
+// The model's stall is judged on the searched tasks alone: a follower's trials neither count
+// in the window nor move the estimate it watches.
+TEST(TaskSchedulerTest, FollowersDoNotCountTowardTheModelsStall) {
+  TaskSchedulerOptions o;
+  o.model_stall_trials = 4;
+  o.model_stall_improvement = 0.01;
+  ScheduledTask small{1, 1e8}, large{1, 16e8};
+  large.seed_from = 0;
+  TaskScheduler s({small, large}, o);
+  s.Record(0, Curve(1e-3, 0.9, 8), {0, 1, 2, 3, 4, 5, 6, 7});
+  s.Record(1, {16e-3});
+  s.Record(0, {1e-3});  // every task measured: the window starts here
+  s.Record(1, std::vector<double>(20, 15e-3));  // no search of its own: not counted
+  EXPECT_FALSE(s.model_stalled());
+  s.Record(0, std::vector<double>(4, 1e-3));  // four searched trials without a new best
+  EXPECT_TRUE(s.model_stalled());
+  EXPECT_EQ(s.Next(), -1);
+}
+
 TEST(TaskSchedulerTest, LargestWeightTimesBestWins) {
   TaskSchedulerOptions o;
   TaskScheduler s({{1, 1}, {3, 1}, {1, 1}}, o);
