@@ -171,15 +171,22 @@ class Peer {
   FILE* out_ = nullptr;
 };
 
-bool OrtInstalled() {
-  return access("bench/.ort/node_modules/onnxruntime-node/package.json", R_OK) == 0;
-}
+// Where the ONNX Runtime peer is looked for: under the working directory, the workspace root.
+constexpr const char* kOrtPackage = "bench/.ort/node_modules/onnxruntime-node/package.json";
+constexpr const char* kOrtInstall =
+    "npm install --ignore-scripts --prefix bench/.ort onnxruntime-node, in the workspace root, "
+    "and run the bench from there";
+
+bool OrtInstalled() { return access(kOrtPackage, R_OK) == 0; }
 
 // `--batch 1,4,16`: each model exported with a symbolic batch, compiled by Tessera into one
 // artifact of those buckets, run at each batch against ONNX Runtime on the same file, alternating
 // run by run; throughput in images (sequences) per second, and Tessera's over ONNX Runtime's.
 int RunBatches(const Flags& flags, const std::string& dir, const records::TuningLog* log) {
-  if (!OrtInstalled()) throw UserError("--batch measures against ONNX Runtime: install it first");
+  if (!OrtInstalled()) {
+    throw UserError(std::string("--batch measures against ONNX Runtime, and ") + kOrtPackage +
+                    " is not under the working directory (" + kOrtInstall + ")");
+  }
   if (!flags.json) {
     std::printf("%-13s %3s %5s %10s %8s %11s %9s %7s\n", "model", "thr", "batch", "tessera_ms",
                 "ort_ms", "tessera_i/s", "ort_i/s", "x_ort");
@@ -268,8 +275,8 @@ int Run(const Flags& flags) {
   if (!flags.batch.empty()) return RunBatches(flags, dir, log.get());
   const bool ort = OrtInstalled();
   if (!ort) {
-    std::cerr << "ONNX Runtime not installed (npm install --ignore-scripts --prefix bench/.ort "
-                 "onnxruntime-node): its columns are left out\n";
+    std::cerr << "ONNX Runtime not found (" << kOrtPackage << " is not under the working "
+              << "directory; " << kOrtInstall << "): its columns are left out\n";
   }
   // Per model and thread count: each thread count takes the records measured at it.
   std::map<std::string, std::unique_ptr<runtime::GraphExecutor>> builds;
