@@ -103,20 +103,13 @@ std::string Millis(double seconds) {
 }
 
 // One build's end-of-tuning check (tuner/tune/tune_check.h).
-void CheckBuild(const TuneFlags& flags, records::TuningLog& log, double estimated_s,
-                int64_t batch) {
+void CheckBuild(const TuneFlags& flags, records::TuningLog& log,
+                const tuner::TuneCheckOptions& build) {
+  const int64_t batch = build.batch;
   const std::string at = batch > 0 ? " at batch " + std::to_string(batch) : "";
   std::cerr << "checking: building " << flags.model << at
             << " with the records and without, and running both\n";
-  tuner::TuneCheckOptions options;
-  options.model = flags.model;
-  options.input_shapes = flags.input_shapes;
-  options.target = flags.target;
-  options.batch = batch;
-  options.batch_dim = flags.buckets.dim;
-  // The estimate sums every bucket's tasks: it is one build's only without buckets.
-  options.estimated_s = batch > 0 ? 0 : estimated_s;
-  const tuner::TuneCheck check = tuner::CheckAndKeep(options, &log);
+  const tuner::TuneCheck check = tuner::CheckAndKeep(build, &log);
   if (!flags.json) {
     tuner::PrintTuneCheck(check, std::cout);
     return;
@@ -162,11 +155,15 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
                  "--rpc-tracker` compare them there\n";
     return;
   }
+  tuner::TuneCheckOptions model;
+  model.model = flags.model;
+  model.input_shapes = flags.input_shapes;
+  model.target = flags.target;
+  model.batch_dim = flags.buckets.dim;
+  model.estimated_s = estimated_s;
   // A model of batch buckets is checked at each bucket: each is a build of its own.
-  std::vector<int64_t> batches = flags.buckets.sizes;
-  if (batches.empty()) batches = {0};
-  for (int64_t batch : batches) {
-    CheckBuild(flags, log, estimated_s, batch);
+  for (const tuner::TuneCheckOptions& build : tuner::BuildsToCheck(model, flags.buckets.sizes)) {
+    CheckBuild(flags, log, build);
   }
 }
 

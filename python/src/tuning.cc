@@ -6,7 +6,6 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -130,21 +129,18 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
       py::gil_scoped_acquire gil;
       throw py::error_already_set();
     }
-    // Where the records describe this machine: the build with them against the build without.
-    // A model of batch buckets is checked at each bucket: each is a build of its own, and the
-    // estimate, which sums every bucket, is none of theirs.
-    std::vector<int64_t> batches = buckets.sizes;
-    if (batches.empty()) batches = {0};
-    for (int64_t batch : batches) {
-      if (!check || !args.rpc_tracker.empty()) break;
-      tuner::TuneCheckOptions check_options;
-      check_options.model = path;
-      check_options.input_shapes = input_shapes;
-      check_options.target = args.target;
-      check_options.batch = batch;
-      check_options.batch_dim = buckets.dim;
-      check_options.estimated_s = batch > 0 ? 0 : result.estimated;
-      checked.emplace_back(batch, tuner::CheckAndKeep(check_options, log.get()));
+    // Where the records describe this machine: the build with them against the build without,
+    // at each batch bucket.
+    if (check && args.rpc_tracker.empty()) {
+      tuner::TuneCheckOptions model;
+      model.model = path;
+      model.input_shapes = input_shapes;
+      model.target = args.target;
+      model.batch_dim = buckets.dim;
+      model.estimated_s = result.estimated;
+      for (const tuner::TuneCheckOptions& build : tuner::BuildsToCheck(model, buckets.sizes)) {
+        checked.emplace_back(build.batch, tuner::CheckAndKeep(build, log.get()));
+      }
     }
   }
   py::list out_tasks;

@@ -297,6 +297,18 @@ TuneCheck CheckTunedModel(const TuneCheckOptions& options, const KeepRecords& ke
   return check;
 }
 
+std::vector<TuneCheckOptions> BuildsToCheck(const TuneCheckOptions& model,
+                                            const std::vector<int64_t>& batches) {
+  if (batches.empty()) return {model};
+  std::vector<TuneCheckOptions> builds;
+  for (int64_t batch : batches) {
+    builds.push_back(model);
+    builds.back().batch = batch;
+    builds.back().estimated_s = 0;
+  }
+  return builds;
+}
+
 TuneCheck CheckAndKeep(TuneCheckOptions options, records::TuningLog* log) {
   options.log = log;
   return CheckTunedModel(options, [log](const std::vector<tuning::MeasureRecord>& records) {

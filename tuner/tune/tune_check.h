@@ -92,6 +92,12 @@ using KeepRecords = std::function<void(const std::vector<tuning::MeasureRecord>&
 /// nothing. Throws `UserError` as `tessera compile` and `tessera run` would.
 TuneCheck CheckTunedModel(const TuneCheckOptions& options, const KeepRecords& keep = nullptr);
 
+/// The builds the end-of-tuning check of a model tuned for `batches` (its batch buckets) runs:
+/// `model` at each bucket (`batch` set; no estimate: the tuner's sums every bucket, so it is
+/// none of theirs), or `model` alone when `batches` is empty.
+std::vector<TuneCheckOptions> BuildsToCheck(const TuneCheckOptions& model,
+                                            const std::vector<int64_t>& batches);
+
 /// The check that ends tuning on this machine (`tessera tune`, `tessera.tune`): `CheckTunedModel`
 /// over `log`, keeping into it; `options.log` is set to `log`.
 TuneCheck CheckAndKeep(TuneCheckOptions options, records::TuningLog* log);
