@@ -29,14 +29,9 @@ void TaskScheduler::Record(int task, const std::vector<double>& costs,
 }
 
 double TaskScheduler::SearchedEstimate() const {
-  std::vector<double> bests(tasks_.size());
-  std::vector<int64_t> configs(tasks_.size());
-  for (int t = 0; t < size(); ++t) {
-    if (!std::isfinite(best(t))) return kInf;
-    bests[t] = tasks_[t].seed_from < 0 ? best(t) : kInf;  // a follower counts nothing
-    configs[t] = states_[t].best_config;
-  }
-  return EstimatedModelLatency(tasks_, bests, configs);
+  int measured = 0;
+  const double estimate = Estimate(/*followers=*/false, &measured);
+  return measured == size() ? estimate : kInf;
 }
 
 bool TaskScheduler::model_stalled() const {
@@ -150,17 +145,21 @@ double EstimatedModelLatency(const std::vector<ScheduledTask>& tasks,
   return total;
 }
 
-double TaskScheduler::EstimatedLatency(int* measured) const {
+double TaskScheduler::Estimate(bool followers, int* measured) const {
   std::vector<double> bests(tasks_.size());
   std::vector<int64_t> configs(tasks_.size());
   int count = 0;
   for (int t = 0; t < size(); ++t) {
-    bests[t] = best(t);
+    if (std::isfinite(best(t))) ++count;
+    bests[t] = followers || tasks_[t].seed_from < 0 ? best(t) : kInf;  // kInf counts nothing
     configs[t] = states_[t].best_config;
-    if (std::isfinite(bests[t])) ++count;
   }
   if (measured) *measured = count;
   return EstimatedModelLatency(tasks_, bests, configs);
+}
+
+double TaskScheduler::EstimatedLatency(int* measured) const {
+  return Estimate(/*followers=*/true, measured);
 }
 
 }  // namespace tuner

@@ -112,6 +112,9 @@ class TaskScheduler {
     int64_t followed_config = -2;
   };
   double BestBefore(int task, int64_t trials_ago) const;
+  /// Σ weight × best over the tasks with a best, followers among them or not; `measured` gets
+  /// the count of tasks with a best, followers included.
+  double Estimate(bool followers, int* measured) const;
   /// Σ weight × best over the tasks that search (+infinity while any task has no best).
   double SearchedEstimate() const;
   /// The expected relative improvement of `task`'s next `window` trials.
