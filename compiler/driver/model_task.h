@@ -30,9 +30,10 @@ struct ModelTask {
   /// The model's weights exceed the target's caches (`TargetHardware::cache_bytes`), so its
   /// kernels read theirs from memory on every run: the tuner times them so.
   bool cold_weights = false;
-  /// Tuned for several batch buckets: the workload key of the same kernel in a smaller bucket (a
-  /// workload of the same template that differs only in one number, the batch), empty for none.
-  /// Its best configurations are measured here first, and this task waits for it.
+  /// Tuned for several batch buckets: the workload key of the same kernel in the smallest bucket
+  /// (a workload of the same template that differs only in one number, the batch), empty for
+  /// none. This task follows it: it measures that kernel's best configurations, no search of its
+  /// own (`ScheduledTask::seed_from`).
   std::string smaller_bucket;
 };
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
 
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
@@ -50,15 +51,14 @@ std::vector<space::ConfigEntity> ToFollow(const task::Task& source, const task::
   std::set<int64_t> measured;
   for (const Trial& trial : history_of(task)) measured.insert(trial.config.index());
   std::vector<space::ConfigEntity> next;
-  auto add = [&](const space::ConfigEntity& config) {
-    if (measured.insert(config.index()).second) next.push_back(config);
-  };
   std::vector<Trial> best = history_of(source);
   std::stable_sort(best.begin(), best.end(),
                    [](const Trial& a, const Trial& b) { return a.outcome.cost < b.outcome.cost; });
   for (size_t i = 0; i < best.size() && i < count && std::isfinite(best[i].outcome.cost); ++i) {
     try {
-      add(space::ConfigFromProto(task.config_space(), space::ConfigToProto(best[i].config)));
+      space::ConfigEntity config =
+          space::ConfigFromProto(task.config_space(), space::ConfigToProto(best[i].config));
+      if (measured.insert(config.index()).second) next.push_back(std::move(config));
     } catch (const UserError&) {
       // Its tiles do not divide this shape's extents.
     }
@@ -89,8 +89,10 @@ class FixtureCache {
   std::shared_ptr<const TaskFixture> Get(int index, const task::Task& task, uint64_t seed) {
     auto found = entries_.find(index);
     if (found == entries_.end()) {
-      found = entries_.emplace(index, Entry{MakeTaskFixture(task, seed), 0}).first;
-      bytes_ += FixtureBytes(*found->second.fixture);
+      std::shared_ptr<const TaskFixture> made = MakeTaskFixture(task, seed);
+      const int64_t bytes = FixtureBytes(*made);
+      found = entries_.emplace(index, Entry{std::move(made), bytes, 0}).first;
+      bytes_ += bytes;
     }
     found->second.used = ++clock_;
     std::shared_ptr<const TaskFixture> fixture = found->second.fixture;
@@ -98,7 +100,7 @@ class FixtureCache {
       auto oldest = std::min_element(entries_.begin(), entries_.end(), [](auto& a, auto& b) {
         return a.second.used < b.second.used;
       });
-      bytes_ -= FixtureBytes(*oldest->second.fixture);
+      bytes_ -= oldest->second.bytes;
       entries_.erase(oldest);
     }
     return fixture;
@@ -107,6 +109,7 @@ class FixtureCache {
  private:
   struct Entry {
     std::shared_ptr<const TaskFixture> fixture;
+    int64_t bytes;
     int64_t used;
   };
   std::map<int, Entry> entries_;
