@@ -5,18 +5,17 @@
 #include <limits>
 #include <sstream>
 
+#include "records/tuning_log.h"
+
 namespace tessera {
 namespace tuner {
 
 WorkloadArgs ArgsOf(const std::string& workload_key) {
   WorkloadArgs args;
+  args.templ = records::TemplateOfWorkload(workload_key);
   const size_t open = workload_key.find('(');
   const size_t close = workload_key.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) {
-    args.templ = workload_key;
-    return args;
-  }
-  args.templ = workload_key.substr(0, open);
+  if (open == std::string::npos || close == std::string::npos || close < open) return args;
   std::istringstream list(workload_key.substr(open + 1, close - open - 1));
   for (std::string arg; std::getline(list, arg, ',');) {
     char* end = nullptr;

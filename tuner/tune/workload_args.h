@@ -15,7 +15,7 @@ namespace tuner {
 /// The arguments of a workload key: its template name, its numeric arguments in order, and its
 /// other arguments joined ("float32,").
 struct WorkloadArgs {
-  std::string templ;            ///< the template name, before '('
+  std::string templ;            ///< the template name (`records::TemplateOfWorkload`)
   std::vector<double> numbers;  ///< the numeric arguments
   std::string others;           ///< the rest, each followed by ','
 };
