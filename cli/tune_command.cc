@@ -365,7 +365,9 @@ void AddTuneCommand(CLI::App& app) {
   tune->add_option("--batch-buckets", flags->buckets.sizes,
                    "model: tune the builds of these batch sizes of a model with a symbolic batch "
                    "(`tessera compile --batch` with the same list builds them), e.g. 1,4,16; "
-                   "trials go where they cut the weighted latency of all buckets most")
+                   "the smallest bucket is searched, where trials cut the weighted latency of "
+                   "all buckets most, and the larger buckets' kernels measure its best "
+                   "configurations")
       ->delimiter(',');
   tune->add_option("--batch-weights", flags->buckets.weights,
                    "model: how often each bucket runs, relatively, e.g. 4,2,1 (default: equally)")
