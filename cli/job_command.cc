@@ -214,7 +214,7 @@ void AddJobCommand(CLI::App& app) {
   CLI::App* job = app.add_subcommand(
       "job",
       "Tuning jobs on the tracker: submit, then close the laptop; workers (tessera worker) tune.\n"
-      "  e.g. tessera job submit --task 'dense.x86(1024,1024,1024,float32)' --target 'llvm "
+      "  e.g. tessera job submit --task 'dense.arm(1024,1024,1024,float32)' --target 'llvm "
       "-mtriple=aarch64-linux-gnu -mcpu=cortex-a72' --rpc-key a72 --trials 500 --tracker "
       "tracker:9190\n"
       "       tessera job watch JOB_ID --tracker tracker:9190");

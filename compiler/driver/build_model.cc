@@ -85,7 +85,7 @@ void CountQuantized(const ModelPlan& plan, ModelBuild* build) {
     if (p < 0 || (g.nodes[p].op != "QuantizeDequantize" && g.nodes[p].op != "DequantizeLinear")) {
       continue;
     }
-    if (group.path == KernelPath::kConvInt8X86 || group.path == KernelPath::kDenseInt8X86) {
+    if (group.path == KernelPath::kConvInt8CPU || group.path == KernelPath::kDenseInt8CPU) {
       ++build->quantized_in_int8;
     } else {
       ++build->quantized_in_float;

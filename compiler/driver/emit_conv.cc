@@ -16,8 +16,8 @@ using ir::Var;
 
 void ModelEmitter::EmitConv(const GroupPlan& plan, const std::vector<const Node*>& group) {
   const Node& conv = *group[0];
-  const bool depthwise = plan.path == KernelPath::kDepthwiseX86;
-  const bool winograd = plan.path == KernelPath::kWinogradX86;
+  const bool depthwise = plan.path == KernelPath::kDepthwiseCPU;
+  const bool winograd = plan.path == KernelPath::kWinogradCPU;
   int x = conv.inputs[0], w = conv.inputs[1];
   int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
   const topi::Conv2dShape& shape = plan.conv;

@@ -415,22 +415,22 @@ void ModelEmitter::EmitGroup(const GroupPlan& plan, const std::vector<const Node
 void ModelEmitter::EmitKernels(const GroupPlan& plan, const std::vector<const Node*>& group) {
   const Node& anchor = *group[0];
   switch (plan.path) {
-    case KernelPath::kConvX86:
-    case KernelPath::kWinogradX86:
-    case KernelPath::kDepthwiseX86:
+    case KernelPath::kConvCPU:
+    case KernelPath::kWinogradCPU:
+    case KernelPath::kDepthwiseCPU:
       return EmitConv(plan, group);
-    case KernelPath::kConvInt8X86:
+    case KernelPath::kConvInt8CPU:
       return EmitConvInt8(plan, group);
-    case KernelPath::kDenseInt8X86:
+    case KernelPath::kDenseInt8CPU:
       return EmitDenseInt8(plan, group);
     case KernelPath::kConvCUDA:
       if (!EmitConvCUDA(plan, group)) EmitPlain(group);
       return;
-    case KernelPath::kDenseX86:
+    case KernelPath::kDenseCPU:
     case KernelPath::kDenseCUDA:
       if (!EmitDense(plan, group)) EmitPlain(group);
       return;
-    case KernelPath::kBatchMatmulX86:
+    case KernelPath::kBatchMatmulCPU:
       return EmitBatchMatmul(plan, group);
     case KernelPath::kPoolBlocked:
       return EmitPoolBlocked(plan, group);

@@ -231,9 +231,9 @@ bool Planner::PlanConvBlocked(GroupPlan& gp, const std::vector<const Node*>& gro
     PlanConvInt8(gp, group, cp);
     return true;
   }
-  gp.path = cp.winograd    ? KernelPath::kWinogradX86
-            : cp.depthwise ? KernelPath::kDepthwiseX86
-                           : KernelPath::kConvX86;
+  gp.path = cp.winograd    ? KernelPath::kWinogradCPU
+            : cp.depthwise ? KernelPath::kDepthwiseCPU
+                           : KernelPath::kConvCPU;
   NoteConfig(conv, gp);
   const int x = conv.inputs[0];
   Blocked(x, gp.in_block);
@@ -296,7 +296,7 @@ bool Planner::PlanDense(GroupPlan& gp, const std::vector<const Node*>& group) {
   if (PlanDenseInt8(gp, group, m, n, k, trans_b)) return true;
   gp.task = MakeTask(strategy_.dense, {m, n, k});
   if (!gp.task) return false;
-  gp.path = strategy_.blocked ? KernelPath::kDenseX86 : KernelPath::kDenseCUDA;
+  gp.path = strategy_.blocked ? KernelPath::kDenseCPU : KernelPath::kDenseCUDA;
   Configure(node, gp);
   Plain(a);
   const int bias = gemm && node.inputs.size() > 2 ? node.inputs[2] : -1;
@@ -323,7 +323,7 @@ bool Planner::PlanBatchMatmul(GroupPlan& gp, const std::vector<const Node*>& gro
   const int64_t batch = graph::NumElements(as) / (m * k);
   gp.task = MakeTask(strategy_.batch_matmul, {batch, m, n, k});
   if (!gp.task) return false;
-  gp.path = KernelPath::kBatchMatmulX86;
+  gp.path = KernelPath::kBatchMatmulCPU;
   Configure(node, gp);
   Plain(bv);
   Plain(a);
@@ -452,7 +452,7 @@ int64_t WeightBytes(const ModelPlan& plan) {
   const graph::Graph& g = plan.graph;
   std::set<int> int8_weights;
   for (const GroupPlan& group : plan.groups) {
-    if (group.path == KernelPath::kConvInt8X86 || group.path == KernelPath::kDenseInt8X86) {
+    if (group.path == KernelPath::kConvInt8CPU || group.path == KernelPath::kDenseInt8CPU) {
       int8_weights.insert(g.nodes[group.nodes[0]].inputs[1]);
     }
   }

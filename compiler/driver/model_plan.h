@@ -37,13 +37,13 @@ enum class KernelPath {
   kPoolBlocked,     ///< a pooling in its input's NCHW[bn]c layout
   kConcatBlocked,   ///< a channel concatenation of inputs all in one NCHW[bn]c layout
   kShuffleBlocked,  ///< a concatenation and channel shuffle in its inputs' NCHW[bn]c layout
-  kConvX86,         ///< conv2d_NCHWc.x86 or group_conv2d_NCHWc.x86
-  kConvInt8X86,     ///< a quantized convolution through conv2d_NCHWc_int8.x86
-  kWinogradX86,     ///< conv2d_winograd_NCHWc.x86
-  kDepthwiseX86,    ///< depthwise_conv2d_NCHWc.x86
-  kDenseX86,        ///< dense.x86
-  kDenseInt8X86,    ///< a quantized dense layer through dense_int8.x86
-  kBatchMatmulX86,  ///< batch_matmul.x86
+  kConvCPU,         ///< conv2d_NCHWc.x86/.arm or group_conv2d_NCHWc.x86/.arm
+  kConvInt8CPU,     ///< a quantized convolution through conv2d_NCHWc_int8.x86/.arm
+  kWinogradCPU,     ///< conv2d_winograd_NCHWc.x86/.arm
+  kDepthwiseCPU,    ///< depthwise_conv2d_NCHWc.x86/.arm
+  kDenseCPU,        ///< dense.x86/.arm
+  kDenseInt8CPU,    ///< a quantized dense layer through dense_int8.x86/.arm
+  kBatchMatmulCPU,  ///< batch_matmul.x86/.arm
   kConvCUDA,        ///< conv2d_nchw.cuda or depthwise_conv2d.cuda
   kDenseCUDA,       ///< dense.cuda
 };

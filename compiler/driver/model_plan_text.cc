@@ -31,8 +31,8 @@ std::string GroupLine(const ModelPlan& plan, size_t index) {
   } else {
     os << KernelPathName(gp.path);
   }
-  const bool conv = gp.path == KernelPath::kConvX86 || gp.path == KernelPath::kWinogradX86 ||
-                    gp.path == KernelPath::kDepthwiseX86;
+  const bool conv = gp.path == KernelPath::kConvCPU || gp.path == KernelPath::kWinogradCPU ||
+                    gp.path == KernelPath::kDepthwiseCPU;
   if (conv || gp.path == KernelPath::kPoolBlocked || gp.path == KernelPath::kConcatBlocked ||
       gp.path == KernelPath::kShuffleBlocked) {
     os << " in=" << Layout(gp.in_block);
@@ -65,19 +65,19 @@ const char* KernelPathName(KernelPath path) {
       return "concat-blocked";
     case KernelPath::kShuffleBlocked:
       return "shuffle-blocked";
-    case KernelPath::kConvX86:
+    case KernelPath::kConvCPU:
       return "conv";
-    case KernelPath::kConvInt8X86:
+    case KernelPath::kConvInt8CPU:
       return "conv-int8";
-    case KernelPath::kWinogradX86:
+    case KernelPath::kWinogradCPU:
       return "winograd";
-    case KernelPath::kDepthwiseX86:
+    case KernelPath::kDepthwiseCPU:
       return "depthwise";
-    case KernelPath::kDenseX86:
+    case KernelPath::kDenseCPU:
       return "dense";
-    case KernelPath::kDenseInt8X86:
+    case KernelPath::kDenseInt8CPU:
       return "dense-int8";
-    case KernelPath::kBatchMatmulX86:
+    case KernelPath::kBatchMatmulCPU:
       return "batch_matmul";
     case KernelPath::kConvCUDA:
       return "conv-cuda";

@@ -26,14 +26,19 @@ const Strategy& StrategyFor(const Target& target) {
                              "conv2d_NCHWc_int8.x86",
                              "dense_int8.x86"};
   // 64-bit Arm: NEON multiply-adds take a register lane, not a broadcast from memory, so the
-  // direct convolutions load each pixel's channels as a vector (conv2d_NCHWc.arm's lane_loads);
-  // the other templates are the x86 ones, their blocks sized for NEON's registers.
-  static const Strategy kArm = [] {
-    Strategy arm = kCPU;
-    arm.conv = "conv2d_NCHWc.arm";
-    arm.group_conv = "group_conv2d_NCHWc.arm";
-    return arm;
-  }();
+  // direct convolutions load each pixel's channels as a vector and the products a row's four
+  // values of A (the .arm templates' lane loads); every template's blocks are sized for NEON's
+  // registers and the core's L2.
+  static const Strategy kArm{"conv2d_NCHWc.arm",
+                             "depthwise_conv2d_NCHWc.arm",
+                             "group_conv2d_NCHWc.arm",
+                             "dense.arm",
+                             "batch_matmul.arm",
+                             "conv2d_winograd_NCHWc.arm",
+                             /*blocked=*/true,
+                             /*fused_dense_epilogue=*/true,
+                             "conv2d_NCHWc_int8.arm",
+                             "dense_int8.arm"};
   static const Strategy kCUDA{"conv2d_nchw.cuda",
                               "depthwise_conv2d.cuda",
                               nullptr,

@@ -79,7 +79,7 @@ void Planner::ConsiderInt8(ConvPlan& plan, const Node& conv) {
 void Planner::PlanConvInt8(GroupPlan& gp, const std::vector<const Node*>& group,
                            const ConvPlan& cp) {
   const Node& conv = *group[0];
-  gp.path = KernelPath::kConvInt8X86;
+  gp.path = KernelPath::kConvInt8CPU;
   gp.input_scale = cp.input_scale;
   gp.input_zero = cp.input_zero;
   gp.fused = true;
@@ -104,7 +104,7 @@ bool Planner::PlanDenseInt8(GroupPlan& gp, const std::vector<const Node*>& group
   }
   gp.task = MakeTask(strategy_.int8_dense, {m, n, k}, "uint8");
   if (!gp.task) return false;
-  gp.path = KernelPath::kDenseInt8X86;
+  gp.path = KernelPath::kDenseInt8CPU;
   Configure(node, gp);
   Plain(a);
   // The output stage scales the sums back to floats: the group's kernel always has one.

@@ -10,7 +10,7 @@ topi::VectorUnit VectorUnitOf(const Target& target) {
   if (target.kind() != TargetKind::kLLVM) return {4, 16};
   const codegen::VectorRegisters registers = codegen::VectorRegistersOf(
       codegen::ResolveLLVMTarget({target.mtriple(), target.mcpu(), target.mattrs()}));
-  return {registers.bits / 32, registers.count};
+  return {registers.bits / 32, registers.count, HardwareOf(target).l2_bytes};
 }
 
 bool HasByteDotProduct(const Target& target) {

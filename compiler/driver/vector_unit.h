@@ -1,6 +1,6 @@
 /// \file
-/// The vector registers of a target, for the CPU templates' register tiles, and its byte dot
-/// product (the int8 templates).
+/// The vector registers and L2 of a target, for the CPU templates' tiles and blocks, and its byte
+/// dot product (the int8 templates).
 #ifndef TESSERA_COMPILER_DRIVER_VECTOR_UNIT_H_
 #define TESSERA_COMPILER_DRIVER_VECTOR_UNIT_H_
 
@@ -11,7 +11,8 @@ namespace tessera {
 
 /// The float32 vector registers code compiled for `target` has: from the LLVM target's
 /// architecture and CPU features (`-mcpu=native`: this machine's), 4 lanes × 16 for the C
-/// target (what any C compiler vectorizes to) and for CUDA (which runs no CPU template).
+/// target (what any C compiler vectorizes to) and for CUDA (which runs no CPU template); with
+/// the L2 bytes of its core (`HardwareOf`: 1 MB on x86, by `-mcpu` on Arm).
 /// Throws `UserError` for an LLVM triple or CPU that LLVM does not know.
 topi::VectorUnit VectorUnitOf(const Target& target);
 

@@ -85,6 +85,10 @@ int64_t ConfigEntity::Value(const std::string& name) const {
   return ChoiceOf(name, KnobKind::kOther)[0];
 }
 
+int64_t ConfigEntity::ValueOr(const std::string& name, int64_t absent) const {
+  return data_->position.count(name) ? Value(name) : absent;
+}
+
 std::string ConfigEntity::ToString() const {
   std::ostringstream os;
   os << "[";

@@ -48,6 +48,9 @@ class ConfigEntity {
   std::vector<Annotation> Annotate(const std::string& name) const;
   /// The value of other-knob `name`.
   int64_t Value(const std::string& name) const;
+  /// The value of other-knob `name`, or `absent` when the space has no such knob (one that only
+  /// some targets' spaces of a computation define, such as the Arm templates' lane loads).
+  int64_t ValueOr(const std::string& name, int64_t absent) const;
 
   /// A one-line readable form, e.g. `[tile_x=sp[-1,8], order=re[1,0], unroll=ot(4)]`.
   std::string ToString() const;

@@ -21,6 +21,9 @@ topi::DenseShape DenseShapeOf(const TaskArgs& args) {
   return {args.ints[0], args.ints[1], args.ints[2]};
 }
 
+using DenseSpaceFn =
+    std::function<space::ConfigSpace(const topi::DenseShape&, const topi::VectorUnit&)>;
+
 // C[m, n] = sum_k A[m, k] * W[n, k], accumulated in double so rounding order does not matter.
 std::vector<float> DenseReference(const TaskArgs& args,
                                   const std::vector<std::vector<float>>& inputs) {
@@ -52,18 +55,20 @@ CandidateLayout DenseX86Layout(const TaskArgs& args, const space::ConfigEntity& 
   return layout;
 }
 
-TemplateDef DenseX86Template() {
+// The tiled dense of `dense.x86` (`space`: topi::DenseX86Space) or `dense.arm`
+// (topi::DenseArmSpace): one computation, spaces per vector unit.
+TemplateDef DenseTemplate(const std::string& name, DenseSpaceFn space) {
   TemplateDef d;
-  d.name = "dense.x86";
+  d.name = name;
   d.version = 1;
   d.args_help = "(M,N,K,float32)";
-  d.validate = [](const TaskArgs& args) {
+  d.validate = [name, space](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 3 && args.dtype == "float32")
-        << "dense.x86 takes (M,N,K,float32)";
-    topi::DenseX86Space(DenseShapeOf(args));  // checks the dimensions
+        << name << " takes (M,N,K,float32)";
+    space(DenseShapeOf(args), topi::VectorUnit{});  // checks the dimensions
   };
-  d.space = [](const TaskArgs& args, const topi::VectorUnit& unit) {
-    return topi::DenseX86Space(DenseShapeOf(args), unit);
+  d.space = [space](const TaskArgs& args, const topi::VectorUnit& unit) {
+    return space(DenseShapeOf(args), unit);
   };
   d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
     return topi::DenseX86(DenseShapeOf(args), config);
@@ -199,14 +204,16 @@ CandidateLayout Conv2dWinogradLayout(const TaskArgs& args, const space::ConfigEn
   return layout;
 }
 
-TemplateDef Conv2dWinogradX86Template() {
+// The Winograd convolution: `conv2d_winograd_NCHWc.x86`, or `.arm`, whose space the same function
+// sizes for NEON's registers and the Arm core's L2.
+TemplateDef Conv2dWinogradTemplate(const std::string& name) {
   TemplateDef d;
-  d.name = "conv2d_winograd_NCHWc.x86";
+  d.name = name;
   d.version = 1;
   d.args_help = "(N,C,H,W,K,pad,float32)";
-  d.validate = [](const TaskArgs& args) {
+  d.validate = [name](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 6 && args.dtype == "float32")
-        << "conv2d_winograd_NCHWc.x86 takes (N,C,H,W,K,pad,float32)";
+        << name << " takes (N,C,H,W,K,pad,float32)";
     topi::Conv2dWinogradX86Space(WinogradShapeOf(args));  // checks the shape
   };
   d.space = [](const TaskArgs& args, const topi::VectorUnit& vector_unit) {
@@ -231,18 +238,23 @@ topi::BatchMatmulShape BatchShapeOf(const TaskArgs& args) {
   return {args.ints[0], args.ints[1], args.ints[2], args.ints[3]};
 }
 
-TemplateDef BatchMatmulX86Template() {
+// The batched product: `batch_matmul.x86` (its space sized for AVX-512 whatever the target) or
+// `batch_matmul.arm` (topi::BatchMatmulArmSpace).
+TemplateDef BatchMatmulTemplate(
+    const std::string& name,
+    std::function<space::ConfigSpace(const topi::BatchMatmulShape&, const topi::VectorUnit&)>
+        space) {
   TemplateDef d;
-  d.name = "batch_matmul.x86";
+  d.name = name;
   d.version = 1;
   d.args_help = "(B,M,N,K,float32)";
-  d.validate = [](const TaskArgs& args) {
+  d.validate = [name, space](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 4 && args.dtype == "float32")
-        << "batch_matmul.x86 takes (B,M,N,K,float32)";
-    topi::BatchMatmulX86Space(BatchShapeOf(args));
+        << name << " takes (B,M,N,K,float32)";
+    space(BatchShapeOf(args), topi::VectorUnit{});
   };
-  d.space = [](const TaskArgs& args, const topi::VectorUnit&) {
-    return topi::BatchMatmulX86Space(BatchShapeOf(args));
+  d.space = [space](const TaskArgs& args, const topi::VectorUnit& unit) {
+    return space(BatchShapeOf(args), unit);
   };
   d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
     return topi::BatchMatmulX86(BatchShapeOf(args), config);
@@ -349,32 +361,45 @@ TemplateDef DepthwiseTemplate(
   return d;
 }
 
+topi::ScheduledOp BlockedDepthwise(const topi::Conv2dShape& shape,
+                                   const space::ConfigEntity& config) {
+  return topi::DepthwiseConv2dNCHWcX86(shape, config);
+}
+
 }  // namespace
 
 const std::vector<TemplateDef>& Templates() {
   static const std::vector<TemplateDef> templates = [] {
     std::vector<TemplateDef> all = {
-        DenseX86Template(),
+        DenseTemplate("dense.x86", topi::DenseX86Space),
+        DenseTemplate("dense.arm", topi::DenseArmSpace),
         Conv2dNCHWcX86Template(/*grouped=*/false),
         Conv2dNCHWcX86Template(/*grouped=*/true),
         Conv2dNCHWcArmTemplate(/*grouped=*/false),
         Conv2dNCHWcArmTemplate(/*grouped=*/true),
-        BatchMatmulX86Template(),
+        BatchMatmulTemplate("batch_matmul.x86",
+                            [](const topi::BatchMatmulShape& shape, const topi::VectorUnit&) {
+                              return topi::BatchMatmulX86Space(shape);
+                            }),
+        BatchMatmulTemplate("batch_matmul.arm", topi::BatchMatmulArmSpace),
         DepthwiseTemplate(
             "depthwise_conv2d.x86", /*version=*/1,
             [](const topi::Conv2dShape& shape, const topi::VectorUnit&) {
               return topi::DepthwiseConv2dX86Space(shape);
             },
             topi::DepthwiseConv2dX86, nullptr),
-        DepthwiseTemplate(
-            "depthwise_conv2d_NCHWc.x86", /*version=*/1, topi::DepthwiseConv2dNCHWcX86Space,
-            [](const topi::Conv2dShape& shape, const space::ConfigEntity& config) {
-              return topi::DepthwiseConv2dNCHWcX86(shape, config);
-            },
-            DepthwiseNCHWcLayout),
-        Conv2dWinogradX86Template(),
-        Conv2dNCHWcInt8X86Template(),
-        DenseInt8X86Template()};
+        DepthwiseTemplate("depthwise_conv2d_NCHWc.x86", /*version=*/1,
+                          topi::DepthwiseConv2dNCHWcX86Space, BlockedDepthwise,
+                          DepthwiseNCHWcLayout),
+        DepthwiseTemplate("depthwise_conv2d_NCHWc.arm", /*version=*/1,
+                          topi::DepthwiseConv2dNCHWcArmSpace, BlockedDepthwise,
+                          DepthwiseNCHWcLayout),
+        Conv2dWinogradTemplate("conv2d_winograd_NCHWc.x86"),
+        Conv2dWinogradTemplate("conv2d_winograd_NCHWc.arm"),
+        Conv2dNCHWcInt8Template("conv2d_NCHWc_int8.x86"),
+        Conv2dNCHWcInt8Template("conv2d_NCHWc_int8.arm"),
+        DenseInt8Template("dense_int8.x86", topi::DenseX86Space),
+        DenseInt8Template("dense_int8.arm", topi::DenseArmSpace)};
     for (TemplateDef& d : CUDATemplates(all)) all.push_back(std::move(d));
     return all;
   }();

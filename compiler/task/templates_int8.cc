@@ -230,20 +230,22 @@ CandidateLayout Int8DenseLayout(const TaskArgs& args, const space::ConfigEntity&
 
 }  // namespace
 
-TemplateDef DenseInt8X86Template() {
+TemplateDef DenseInt8Template(
+    const std::string& name,
+    std::function<space::ConfigSpace(const topi::DenseShape&, const topi::VectorUnit&)> space) {
   TemplateDef d;
-  d.name = "dense_int8.x86";
+  d.name = name;
   // 2: timed with a model's output stage (dequantize, bias), as conv2d_NCHWc_int8.x86 is.
   d.version = 2;
   d.args_help = "(M,N,K,uint8)";
-  d.validate = [name = d.name, help = d.args_help](const TaskArgs& args) {
+  d.validate = [name = d.name, help = d.args_help, space](const TaskArgs& args) {
     TESSERA_USER_CHECK(args.ints.size() == 3 && args.dtype == "uint8") << name << " takes " << help;
     TESSERA_USER_CHECK(args.ints[2] % 4 == 0)
         << "the reduction (" << args.ints[2] << ") must be a multiple of 4";
-    topi::DenseX86Space(topi::DenseWords(DenseShapeOf(args)));  // checks the dimensions
+    space(topi::DenseWords(DenseShapeOf(args)), topi::VectorUnit{});  // checks the dimensions
   };
-  d.space = [](const TaskArgs& args, const topi::VectorUnit& unit) {
-    return topi::DenseX86Space(topi::DenseWords(DenseShapeOf(args)), unit);
+  d.space = [space](const TaskArgs& args, const topi::VectorUnit& unit) {
+    return space(topi::DenseWords(DenseShapeOf(args)), unit);
   };
   d.instantiate = [](const TaskArgs& args, const space::ConfigEntity& config) {
     const topi::OutputEpilogue stage = DenseStageEpilogue(args);
@@ -257,9 +259,9 @@ TemplateDef DenseInt8X86Template() {
   return d;
 }
 
-TemplateDef Conv2dNCHWcInt8X86Template() {
+TemplateDef Conv2dNCHWcInt8Template(const std::string& name) {
   TemplateDef d;
-  d.name = "conv2d_NCHWc_int8.x86";
+  d.name = name;
   // 2: timed with the output stage a model runs (version 1 timed the sums alone, which ran 2-4x
   // faster than the kernels in a model).
   d.version = 2;

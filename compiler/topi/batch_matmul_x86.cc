@@ -76,6 +76,23 @@ space::ConfigSpace BatchMatmulX86Space(const BatchMatmulShape& shape) {
   return s;
 }
 
+space::ConfigSpace BatchMatmulArmSpace(const BatchMatmulShape& shape, const VectorUnit& unit) {
+  CheckShape(shape);
+  space::ConfigSpace s;
+  s.DefineSplit("tile_y", shape.m, {space::SplitPolicy::kPaddedInnermost, 2, 32});
+  s.DefineSplit("tile_x", shape.n, {space::SplitPolicy::kPaddedInnermost, 2, 32});
+  // The reduction's inner loop in fours where k allows, unrolled: a row's four values of A load
+  // as one vector feeding lane-indexed multiply-adds instead of four broadcasts from memory.
+  s.DefineSplit("tile_k", shape.k, {space::SplitPolicy::kFactors, 2, 64, 4});
+  s.DefineKnob("unroll_k", {1, 0});
+  // Two vectors of columns × 8 rows: 16 accumulators beside 8 row vectors of A and 2 of B.
+  const int64_t rows = unit.registers >= 8 * 3 + 2 ? 8 : 4;
+  s.FallbackSplit("tile_y", {-1, rows});
+  s.FallbackSplit("tile_x", {-1, 2 * unit.lanes});
+  s.FallbackSplit("tile_k", {-1, 4});
+  return s;
+}
+
 ScheduledOp BatchMatmulX86(const BatchMatmulShape& shape, const space::ConfigEntity& config) {
   CheckShape(shape);
   int64_t ty = config.Split("tile_y")[1], tx = config.Split("tile_x")[1];
@@ -106,6 +123,7 @@ ScheduledOp BatchMatmulX86(const BatchMatmulShape& shape, const space::ConfigEnt
   acc.reorder({ko, ki, acc_y, acc_x});
   acc.unroll(acc_y);
   acc.vectorize(acc_x);
+  if (config.ValueOr("unroll_k", 0)) acc.unroll(ki);
   double flops = 2.0 * shape.b * shape.m * shape.n * shape.k;
   return {s, {op.a, op.b, op.c}, flops};
 }

@@ -12,6 +12,7 @@
 
 #include "compiler/space/config_space.h"
 #include "compiler/topi/scheduled_op.h"
+#include "compiler/topi/vector_unit.h"
 
 namespace tessera {
 namespace topi {
@@ -25,7 +26,14 @@ struct BatchMatmulShape {
 /// tile_k (2-way, ≤ 64). Throws `UserError` for non-positive dimensions.
 space::ConfigSpace BatchMatmulX86Space(const BatchMatmulShape& shape);
 
-/// The tiled batch matmul for `config`.
+/// The configuration space of `batch_matmul.arm`, the same computation for NEON: the x86 knobs
+/// with the reduction's inner factor a multiple of 4 where k allows and unroll_k (1: unrolled,
+/// so a row's four values of A load as one vector feeding lane-indexed multiply-adds); its
+/// fallback tile is 8 rows × 2 vectors of `unit` (4 rows with fewer than 26 registers).
+space::ConfigSpace BatchMatmulArmSpace(const BatchMatmulShape& shape, const VectorUnit& unit);
+
+/// The tiled batch matmul for `config` (a point of either space; a config without unroll_k
+/// leaves the reduction's inner loop rolled).
 ScheduledOp BatchMatmulX86(const BatchMatmulShape& shape, const space::ConfigEntity& config);
 
 /// The plain compute with its default schedule.

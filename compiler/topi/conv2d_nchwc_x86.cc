@@ -71,14 +71,6 @@ bool CanSplitBorders(const Conv2dShape& s) {
   return true;
 }
 
-// Whether `config`'s space has knob `name` (conv2d_NCHWc.arm's lane_loads; the x86 space lacks it).
-bool HasKnob(const space::ConfigEntity& config, const std::string& name) {
-  for (const space::Knob& knob : config.knobs()) {
-    if (knob.name == name) return true;
-  }
-  return false;
-}
-
 // How a register tile's reduction runs inside the input-channel blocks and kernel rows.
 struct ReductionOrder {
   // Kernel columns unrolled: outside the block's channels, or with lane_loads inside them.
@@ -151,8 +143,8 @@ void ScheduleImageTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor
 }
 
 // Weights of one output channel block (every input channel and tap) are read once per register
-// tile, so they should stay in a core's L2 cache (1 MB or more on current x86 and Arm cores).
-constexpr int64_t kWeightBlockBytes = 1 << 20;
+// tile, so they should stay in the core's L2 cache (1 MB on x86, 256 KB to 1 MB on Arm cores).
+int64_t WeightBlockBytes(const VectorUnit& unit) { return unit.l2_bytes; }
 
 // Whether the accumulators of ScheduleImageTile (one output channel block of the whole image,
 // 32 channels) stay on the stack (lowering's 32 KB): 7x7 to 16x16 images.
@@ -180,7 +172,7 @@ int64_t PartialVectorBlock(const Conv2dShape& s, const VectorUnit& unit, int64_t
   double best_fill = 0;
   for (int64_t b = 1; b <= std::min<int64_t>(s.group_k(), max_vectors * unit.lanes); ++b) {
     if (s.group_k() % b != 0) continue;
-    if (b > unit.lanes && s.group_c() * s.r * s.s * b * 4 > kWeightBlockBytes) continue;
+    if (b > unit.lanes && s.group_c() * s.r * s.s * b * 4 > WeightBlockBytes(unit)) continue;
     const double fill = LanesUsed(b, unit);
     if (fill >= best_fill) {
       best = b;
@@ -205,7 +197,7 @@ RegisterTile FallbackTile(const Conv2dShape& s, const VectorUnit& unit, int64_t 
   for (int64_t vectors : {2, 1, 4}) {
     const int64_t oc_bn = vectors * unit.lanes;
     if (oc_bn <= 64 && s.group_k() % oc_bn == 0 &&
-        (vectors == 1 || s.group_c() * s.r * s.s * oc_bn * 4 <= kWeightBlockBytes)) {
+        (vectors == 1 || s.group_c() * s.r * s.s * oc_bn * 4 <= WeightBlockBytes(unit))) {
       blocks.push_back(oc_bn);
     }
   }
@@ -286,7 +278,7 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   // (kernel width × tile columns) stays small enough for the instruction cache.
   if (shape.s > 1 && shape.s * tile.reg_w <= 64) sp.SetFallback("unroll_kw", {1});
   if (ImageAccumulatorsFit(shape) &&
-      shape.group_c() * shape.r * shape.s * tile.oc_bn * 4 >= kWeightBlockBytes / 4) {
+      shape.group_c() * shape.r * shape.s * tile.oc_bn * 4 >= WeightBlockBytes(unit) / 4) {
     sp.SetFallback("image_acc", {1});
   } else if (split_borders) {
     sp.SetFallback("border_rows", {1});
@@ -460,7 +452,7 @@ ScheduledOp BlockedConvolution(const char* name, const Conv2dShape& sh,
   const int64_t reg_n = config.Split("tile_ow")[1];
   ReductionOrder order;
   order.unroll_kw = config.Value("unroll_kw") != 0;
-  order.lane_loads = HasKnob(config, "lane_loads") && config.Value("lane_loads") != 0;
+  order.lane_loads = config.ValueOr("lane_loads", 0) != 0;
   const int64_t oh = sh.oh(), ow = sh.ow(), pad = sh.pad;
   TESSERA_USER_CHECK(sh.group_c() % ic_bn == 0 && sh.group_k() % oc_bn == 0 && oh % reg_h == 0 &&
                      ow % reg_n == 0)

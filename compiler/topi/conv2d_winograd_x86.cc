@@ -124,9 +124,9 @@ space::ConfigSpace Conv2dWinogradX86Space(const Conv2dShape& shape, const Vector
   if (oc_bn % unit.lanes != 0) oc_bn = LargestDivisorAtMost(shape.k, unit.lanes);
   sp.SetFallback("tile_oc", {-1, oc_bn});
   sp.SetFallback("tiles", {7});
-  // Weights beyond a core's L2 (1 MB) once per image, else once per row.
+  // Weights beyond the core's L2 once per image, else once per row.
   const int64_t weight_bytes = 36 * shape.c * shape.k * 4;
-  sp.SetFallback("rows", {weight_bytes > (1 << 20) ? 28 : 1});
+  sp.SetFallback("rows", {weight_bytes > unit.l2_bytes ? 28 : 1});
   return sp;
 }
 

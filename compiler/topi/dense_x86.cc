@@ -53,6 +53,19 @@ te::Tensor PaddedProduct(const DenseShape& shape, const te::Tensor& a, const te:
 ScheduledOp TiledDense(const char* name, const DenseShape& shape, const space::ConfigEntity& config,
                        const OutputEpilogue* epilogue, bool bytes);
 
+// The fallback register tile's rows: 8, 4, ... as many as fit `unit`'s registers at `per_row`
+// registers a row and `fixed` more, then a factor of m where one is at least half of that (else
+// the tile is padded).
+int64_t FallbackRows(const DenseShape& shape, const VectorUnit& unit, int64_t per_row,
+                     int64_t fixed) {
+  int64_t rows = 8;
+  while (rows > 1 && rows * per_row + fixed > unit.registers) rows /= 2;
+  for (int64_t f = rows; f >= std::max<int64_t>(1, rows / 2); --f) {
+    if (shape.m % f == 0) return f;
+  }
+  return rows;
+}
+
 }  // namespace
 
 space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit) {
@@ -84,19 +97,35 @@ space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit
   // the simpler one.
   const int64_t vectors =
       (3 * unit.lanes) % kVectorLanes == 0 && shape.n % (3 * unit.lanes) == 0 ? 3 : 2;
-  int64_t rows = 8;
-  while (rows > 1 && rows * vectors + vectors + 1 > unit.registers) rows /= 2;
-  // A factor of m where one is at least half the register tile, else the tile padded.
-  for (int64_t f = rows; f >= std::max<int64_t>(1, rows / 2); --f) {
-    if (shape.m % f == 0) {
-      rows = f;
-      break;
-    }
-  }
+  const int64_t rows = FallbackRows(shape, unit, /*per_row=*/vectors, /*fixed=*/vectors + 1);
   s.FallbackSplit("tile_y", {-1, 128 / rows, rows});
   s.FallbackSplit("tile_x", {-1, 1, std::max(vectors * unit.lanes, kVectorLanes)});
   s.FallbackSplit("tile_k", {-1, 4});
   s.SetFallback("unroll_k", {1});
+  s.SetFallback("prefetch", {1});
+  return s;
+}
+
+space::ConfigSpace DenseArmSpace(const DenseShape& shape, const VectorUnit& unit) {
+  CheckShape(shape);
+  space::ConfigSpace s;
+  s.DefineSplit("tile_y", shape.m, {space::SplitPolicy::kPaddedInnermost, 3, kMaxTile});
+  // Columns in whole vectors of the target's (4 lanes on NEON, where the x86 space's 8 are two).
+  s.DefineSplit("tile_x", shape.n, {space::SplitPolicy::kFactors, 3, kMaxTile, unit.lanes});
+  // The reduction's inner loop in fours, unrolled: a row's four consecutive values of A load as
+  // one vector whose lanes feed lane-indexed multiply-adds (`fmla v.4s, v.4s, v.s[i]`, the
+  // codegen's lane-load pass), where broadcasting each from memory takes a load per value.
+  s.DefineSplit("tile_k", shape.k, {space::SplitPolicy::kFactors, 2, kMaxTile, 4});
+  s.DefineKnob("unroll_k", {1});
+  s.DefineKnob("k_outer", {0, 1});
+  s.DefineKnob("prefetch", {0, 1});
+  // Two vectors of columns × 8 rows: 16 accumulators, 8 vectors of A and 2 of weights in NEON's
+  // 32 registers (XNNPACK's aarch64 kernels tile 6 × 8 the same way).
+  const int64_t vectors = 2;
+  const int64_t rows = FallbackRows(shape, unit, /*per_row=*/vectors + 1, /*fixed=*/vectors);
+  s.FallbackSplit("tile_y", {-1, 128 / rows, rows});
+  s.FallbackSplit("tile_x", {-1, 1, vectors * unit.lanes});
+  s.FallbackSplit("tile_k", {-1, 4});
   s.SetFallback("prefetch", {1});
   return s;
 }

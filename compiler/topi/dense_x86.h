@@ -34,6 +34,14 @@ struct DenseShape {
 /// with prefetch. Throws `UserError` for non-positive dimensions.
 space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit = VectorUnit{});
 
+/// The configuration space of `dense.arm`, the same computation for vector units whose
+/// multiply-adds take a lane of a register but no operand broadcast from memory (Arm NEON): the
+/// knobs of `DenseX86Space` with columns in whole vectors of `unit`, the reduction's inner factor
+/// a multiple of 4 and unrolled (a row's four values of A load as one vector and feed
+/// lane-indexed multiply-adds); its fallback tile is 8 rows × 2 vectors where the registers hold
+/// the row vectors of A beside the accumulators. `DenseX86` runs its configs.
+space::ConfigSpace DenseArmSpace(const DenseShape& shape, const VectorUnit& unit);
+
 /// The column block `bn` of the packed weights that `config` reads.
 int64_t DenseWeightBlock(const space::ConfigEntity& config);
 

@@ -30,6 +30,11 @@ namespace topi {
 space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape,
                                                 const VectorUnit& unit = {});
 
+/// The configuration space of `depthwise_conv2d_NCHWc.arm`: the knobs of the x86 space, whose
+/// computation it runs, with a fallback row of up to 16 output columns (the largest factor of
+/// the width) where their accumulators and the kernel's taps fit the registers (3×3 on NEON).
+space::ConfigSpace DepthwiseConv2dNCHWcArmSpace(const Conv2dShape& shape, const VectorUnit& unit);
+
 /// The channel block of `config`.
 int64_t DepthwiseConv2dNCHWcBlock(const space::ConfigEntity& config);
 

@@ -1,7 +1,8 @@
 /// \file
-/// The SIMD registers a CPU template sizes its register tiles and channel blocks for: a
-/// 16-channel block is one vector on AVX-512 but four on NEON, and a register tile that fits 32
-/// registers spills with 16.
+/// The SIMD registers and the cache a CPU template sizes its register tiles, channel blocks and
+/// weight blocks for: a 16-channel block is one vector on AVX-512 but four on NEON, a register
+/// tile that fits 32 registers spills with 16, and weights that stay in a server core's L2 stream
+/// from memory on a phone's.
 #ifndef TESSERA_COMPILER_TOPI_VECTOR_UNIT_H_
 #define TESSERA_COMPILER_TOPI_VECTOR_UNIT_H_
 
@@ -10,14 +11,16 @@
 namespace tessera {
 namespace topi {
 
-/// The float32 vector registers of a CPU target (default: AVX-512's).
+/// The float32 vector registers and the L2 cache of a CPU target's core (default: AVX-512's
+/// registers and 1 MB, the x86 figures the templates' choices were measured with).
 struct VectorUnit {
-  int64_t lanes = 16;      ///< float32 values in one vector register
-  int64_t registers = 32;  ///< vector registers
+  int64_t lanes = 16;                   ///< float32 values in one vector register
+  int64_t registers = 32;               ///< vector registers
+  int64_t l2_bytes = int64_t{1} << 20;  ///< bytes of L2 one core can fill (`TargetHardware`)
 
-  /// Equal lanes and registers.
+  /// Equal lanes, registers and cache.
   bool operator==(const VectorUnit& other) const {
-    return lanes == other.lanes && registers == other.registers;
+    return lanes == other.lanes && registers == other.registers && l2_bytes == other.l2_bytes;
   }
 };
 

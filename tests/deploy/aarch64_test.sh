@@ -46,9 +46,10 @@ print('max |arm - x86| =', np.abs(a - x).max(), 'max |arm - torch| =', np.abs(a 
 sys.exit(0 if np.allclose(a, x, rtol=1e-4, atol=tol) and np.allclose(a, ref, rtol=1e-4, atol=tol) else 1)"
 
 # The other template kernels on aarch64 (stem and max pool, a residual block, pointwise and
-# depthwise convolutions with Clip, dense; depthwise taps read at constant offsets from one index):
+# depthwise convolutions with Clip, dense; depthwise taps read at constant offsets from one index;
+# an encoder's dense.arm and batch_matmul.arm products, their reductions in unrolled fours):
 # each model's aarch64 output against PyTorch's.
-for name in residual_blocks depthwise_relu6; do
+for name in residual_blocks depthwise_relu6 attention_block; do
   m="$dir/$name"
   $tessera compile "$m.onnx" --target 'llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a76' \
     -o "$dir/$name.tsr" >/dev/null 2>&1
@@ -74,8 +75,10 @@ for variant in "dotprod:-mcpu=cortex-a76" "i8mm:-mcpu=cortex-a76 -mattr=+i8mm"; 
   name=${variant%%:*}
   plan=$($tessera compile "$q.onnx" --target "llvm -mtriple=aarch64-linux-gnu ${variant#*:}" \
     -o "$dir/q_$name.tsr" --print-plan 2>&1)
-  check "int8 ($name): the convolutions and the classifier run the int8 templates" \
-    test "$(grep -c 'int8.x86(' <<<"$plan")" -ge 5
+  check "int8 ($name): the convolutions and the classifier run the Arm int8 templates" \
+    test "$(grep -c 'int8.arm(' <<<"$plan")" -ge 5
+  check "int8 ($name): no x86 template in the aarch64 plan" \
+    test "$(grep -c '\.x86(' <<<"$plan")" -eq 0
   timeout 120 tools/qemu_aarch64.sh $runner "$dir/q_$name.tsr" --input "input=$q.in0.npy" \
     --output "$dir/q_$name.npy" >/dev/null 2>&1
   check "int8 ($name): aarch64 output within one step of x86 and PyTorch" /usr/bin/python3 -c "

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "records/tuning_log.h"
@@ -96,7 +97,7 @@ class ArmBoardTest : public ::testing::Test {
   // `tessera tune` of `task` (default: a small dense task) for `target` on the board, with `flags`
   // added; stdout and stderr in `output`.
   int Tune(const std::string& target, const std::string& db, std::string* output,
-           const std::string& task = "dense.x86(8,16,16,float32)", const std::string& flags = "") {
+           const std::string& task = "dense.arm(8,16,16,float32)", const std::string& flags = "") {
     return testing::RunCommand(
         "cli/tessera tune --task '" + task + "' --target '" + target + "' --rpc-tracker " +
             fleet_->tracker_address() + " --rpc-key " + kKey +
@@ -158,6 +159,40 @@ TEST_F(ArmBoardTest, TunesTheArmConvolutionTemplate) {
       lane_loads |= knob.name() == "lane_loads";
   }
   EXPECT_TRUE(lane_loads) << "no record names the knob";
+}
+
+// A model tuned for the board tunes the Arm templates, and only those (the aarch64 strategy:
+// dense.arm and batch_matmul.arm for an encoder's products), every candidate checked on the board;
+// `tessera compile --db` then builds it from those records with every template kernel tuned.
+TEST_F(ArmBoardTest, TunesAModelsArmTemplatesAndBuildsFromTheirRecords) {
+  std::string output;
+  ASSERT_EQ(testing::RunCommand(
+                "/usr/bin/python3 tests/compiler/driver/models/make_op_models.py " + dir_ + " 2>&1",
+                &output),
+            0)
+      << output;
+  const std::string model = dir_ + "/attention_block.onnx", db = dir_ + "/model.db";
+  ASSERT_EQ(testing::RunCommand(
+                "cli/tessera tune " + model + " --target '" + kBoardTarget + "' --rpc-tracker " +
+                    fleet_->tracker_address() + " --rpc-key " + kKey +
+                    " --trials 6 --batch 2 --number 1 --repeat 1 --min-repeat-ms 0 --no-check" +
+                    " --db " + db + " 2>&1",
+                &output),
+            0)
+      << output;
+  std::set<std::string> templates;
+  for (const tuning::MeasureRecord& r : records::TuningLog::Open(db)->List({})) {
+    EXPECT_EQ(r.error_kind(), tuning::OK) << r.workload_key() << ": " << r.error_message();
+    EXPECT_EQ(r.device_key(), kKey);
+    templates.insert(records::TemplateOfWorkload(r.workload_key()));
+  }
+  EXPECT_EQ(templates, (std::set<std::string>{"batch_matmul.arm", "dense.arm"})) << output;
+  EXPECT_EQ(testing::RunCommand("cli/tessera compile " + model + " --target '" + kBoardTarget +
+                                    "' --db " + db + " --min-coverage 100 -o " + dir_ +
+                                    "/attention.tsr 2>&1",
+                                &output),
+            0)
+      << output;
 }
 
 TEST_F(ArmBoardTest, HostTargetIsRefusedBeforeAnyUpload) {

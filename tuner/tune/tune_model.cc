@@ -11,6 +11,7 @@
 #include "compiler/support/error.h"
 #include "compiler/task/task.h"
 #include "compiler/topi/conv2d_winograd_x86.h"
+#include "records/tuning_log.h"
 #include "tuner/measure/task_measure.h"
 #include "tuner/search/log_history.h"
 
@@ -133,7 +134,9 @@ std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks,
   for (const ModelTask& t : tasks) {
     const int replaced = index_of(t.alternative_to);
     scheduled.push_back({static_cast<double>(t.weight), t.flops, replaced, {}});
-    if (replaced >= 0 && t.workload_key.rfind("conv2d_winograd_NCHWc.x86(", 0) == 0) {
+    // The Winograd template of any CPU family (.x86, .arm) stands in for the direct one by rule.
+    if (replaced >= 0 &&
+        records::TemplateOfWorkload(t.workload_key).rfind("conv2d_winograd_NCHWc.", 0) == 0) {
       scheduled.back().replaces = WinogradRule(t.workload_key, target);
     }
     const int source = index_of(t.smaller_bucket);

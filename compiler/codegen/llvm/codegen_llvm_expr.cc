@@ -329,10 +329,19 @@ llvm::Value* CodeGenLLVM::ElementAddress(llvm::Type* type, llvm::Value* base,
   // read the same vector. Plain (not in-bounds) address arithmetic: `x` alone may point outside
   // the buffer. Scalar accesses keep one in-bounds index: splitting them cost the direct
   // convolutions 2% more instructions.
+  //
+  // Its immediate offsets are unsigned (scaled: up to 4095 vectors) or within ±256 bytes, so a
+  // negative one beyond that (a tap a row above, the padding's side) took a `sub` per access; a
+  // shared base `kNegativeBias` elements below `x` makes every offset down to the bias positive.
+  constexpr int64_t kNegativeBias = -4096;
   if (split_constant_offsets_) {
     auto [rest, offset] = ConstantOffset(index);
     if (offset != 0) {
       llvm::Value* address = builder_.CreateGEP(type, base, MakeValue(rest));
+      if (offset < 0 && offset >= kNegativeBias) {
+        address = builder_.CreateGEP(type, address, builder_.getInt64(kNegativeBias));
+        offset -= kNegativeBias;
+      }
       return builder_.CreateGEP(type, address, builder_.getInt64(offset));
     }
   }

@@ -110,22 +110,43 @@ tasks:
 )plan");
 }
 
-// 64-bit Arm runs the blocked layouts too, its direct convolutions through conv2d_NCHWc.arm with
-// each pixel's channels loaded as one vector (lane_loads), blocks sized for NEON's 4 lanes.
+int Occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// 64-bit Arm runs the blocked layouts too, through the Arm templates only: direct convolutions
+// through conv2d_NCHWc.arm with each pixel's channels loaded as one vector (lane_loads), blocks
+// sized for NEON's 4 lanes, depthwise ones through depthwise_conv2d_NCHWc.arm.
 TEST(ModelPlanTest, SmallCNNOnArm) {
   const std::string text =
       Plan("residual_blocks", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a76").ToText();
-  auto count = [&](const std::string& what) {
-    int n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(count(" conv2d_NCHWc.x86("), 0) << text;
+  auto count = [&](const std::string& what) { return Occurrences(text, what); };
+  EXPECT_EQ(count(".x86("), 0) << text;
   EXPECT_EQ(count(" conv2d_NCHWc.arm(1,32,8,8,32,3,3,1,1,float32) ["), 2) << text;
   EXPECT_EQ(count("lane_loads=ot(1)"), 5) << text;  // every direct convolution of the model
   EXPECT_EQ(count("unroll_kw=ot(0)"), 5) << text;
-  EXPECT_EQ(count("depthwise_conv2d_NCHWc.x86(1,64,8,8,3,3,1,1,float32) x1"), 1) << text;
+  EXPECT_EQ(count("depthwise_conv2d_NCHWc.arm(1,64,8,8,3,3,1,1,float32) x1"), 1) << text;
+  EXPECT_EQ(count("tile_oh=sp[-1,1], tile_ow=sp[-1,8], pad_inline=ot(1)]"), 1) << text;
   EXPECT_NE(text.find("tile_oc=sp[-1,8]"), std::string::npos) << text;  // two NEON vectors
+  EXPECT_EQ(count("conv2d_winograd_NCHWc.arm("), 2) << text;  // the 3x3 layers' alternatives
+  EXPECT_EQ(count(" dense.arm(1,10,32,float32) [fallback]"), 1) << text;
+}
+
+// An encoder on Arm: its products through dense.arm and batch_matmul.arm, the reduction's inner
+// loop in unrolled fours where k allows (a row's four values of A as one vector for lane-indexed
+// multiply-adds), tiles of 2 NEON vectors of columns.
+TEST(ModelPlanTest, SmallEncoderOnArm) {
+  const std::string text =
+      Plan("attention_block", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a76").ToText();
+  auto count = [&](const std::string& what) { return Occurrences(text, what); };
+  EXPECT_EQ(count(".x86("), 0) << text;
+  EXPECT_EQ(count(" dense.arm(10,24,16,float32) [fallback]"), 1) << text;
+  EXPECT_EQ(count(" batch_matmul.arm(4,5,5,12,float32) [fallback]"), 1) << text;
+  EXPECT_EQ(count("tile_x=sp[-1,1,8], tile_k=sp[-1,4], unroll_k=ot(1)"), 1) << text;
+  EXPECT_EQ(count("tile_y=sp[-1,5], tile_x=sp[-1,5], tile_k=sp[-1,4], unroll_k=ot(1)]"), 1) << text;
+  EXPECT_EQ(count("tile_y=sp[-1,5], tile_x=sp[-1,8], tile_k=sp[-1,1], unroll_k=ot(1)]"), 1) << text;
 }
 
 // The task list of a model is its plan's.

@@ -134,20 +134,36 @@ TEST(TaskTest, BadKeysAreUserErrorsNamingTheKey) {
   EXPECT_THAT(
       ErrorOf("conv9d.x86(1,2)"),
       HasSubstr("workload 'conv9d.x86(1,2)': unknown template 'conv9d.x86' (known: "
-                "dense.x86(M,N,K,float32) conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,"
-                "float32) group_conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,G,float32) "
+                "dense.x86(M,N,K,float32) dense.arm(M,N,K,float32) "
+                "conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,float32) "
+                "group_conv2d_NCHWc.x86(N,C,H,W,K,R,S,stride,pad,G,float32) "
                 "conv2d_NCHWc.arm(N,C,H,W,K,R,S,stride,pad,float32) "
                 "group_conv2d_NCHWc.arm(N,C,H,W,K,R,S,stride,pad,G,float32) "
-                "batch_matmul.x86(B,M,N,K,float32) depthwise_conv2d.x86(N,C,H,W,R,S,"
-                "stride,pad,float32) depthwise_conv2d_NCHWc.x86(N,C,H,W,R,S,stride,pad,"
-                "float32) conv2d_winograd_NCHWc.x86(N,C,H,W,K,pad,float32) "
+                "batch_matmul.x86(B,M,N,K,float32) batch_matmul.arm(B,M,N,K,float32) "
+                "depthwise_conv2d.x86(N,C,H,W,R,S,stride,pad,float32) "
+                "depthwise_conv2d_NCHWc.x86(N,C,H,W,R,S,stride,pad,float32) "
+                "depthwise_conv2d_NCHWc.arm(N,C,H,W,R,S,stride,pad,float32) "
+                "conv2d_winograd_NCHWc.x86(N,C,H,W,K,pad,float32) "
+                "conv2d_winograd_NCHWc.arm(N,C,H,W,K,pad,float32) "
                 "conv2d_NCHWc_int8.x86(N,C,H,W,K,R,S,stride,pad,zero_point,uint8) "
-                "dense_int8.x86(M,N,K,uint8) "
+                "conv2d_NCHWc_int8.arm(N,C,H,W,K,R,S,stride,pad,zero_point,uint8) "
+                "dense_int8.x86(M,N,K,uint8) dense_int8.arm(M,N,K,uint8) "
                 "dense.cuda(M,N,K,float32) conv2d_nchw.cuda(N,C,H,W,K,R,S,"
                 "stride,pad,float32) depthwise_conv2d.cuda(N,C,H,W,R,S,stride,pad,float32))"));
   EXPECT_THAT(ErrorOf("dense.x86"), HasSubstr("workload 'dense.x86' must look like name(args)"));
   EXPECT_THAT(ErrorOf("dense.x86(4,4,float32)"),
               HasSubstr("workload 'dense.x86(4,4,float32)': dense.x86 takes (M,N,K,float32)"));
+  // The Arm twins name themselves.
+  EXPECT_THAT(ErrorOf("dense.arm(4,4,float32)"),
+              HasSubstr("workload 'dense.arm(4,4,float32)': dense.arm takes (M,N,K,float32)"));
+  EXPECT_THAT(ErrorOf("batch_matmul.arm(1,4,4,float32)"),
+              HasSubstr("batch_matmul.arm takes (B,M,N,K,float32)"));
+  EXPECT_THAT(ErrorOf("conv2d_winograd_NCHWc.arm(1,8,8,8,8,float32)"),
+              HasSubstr("conv2d_winograd_NCHWc.arm takes (N,C,H,W,K,pad,float32)"));
+  EXPECT_THAT(ErrorOf("dense_int8.arm(4,4,6,uint8)"),
+              HasSubstr("the reduction (6) must be a multiple of 4"));
+  EXPECT_THAT(ErrorOf("conv2d_NCHWc_int8.arm(1,8,8,8,8,3,3,1,1,float32)"),
+              HasSubstr("conv2d_NCHWc_int8.arm takes "));
   EXPECT_THAT(ErrorOf("dense.x86(4,4,0,float32)"), HasSubstr("dense: dimensions must be positive"));
   EXPECT_THAT(ErrorOf("dense.x86(4,4x,4,float32)"),
               HasSubstr("argument 2 ('4x') is not an integer"));

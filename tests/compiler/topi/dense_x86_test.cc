@@ -127,6 +127,39 @@ TEST(DenseX86Test, SampledConfigsMatchTheReference) {
   }
 }
 
+// dense.arm's space: columns in whole NEON vectors (4, where the x86 space's least is 8), the
+// reduction's inner factor in unrolled fours, 8 rows × 2 vectors in the fallback (16
+// accumulators beside 8 row vectors of A and 2 of weights); its configs compute the reference.
+TEST(DenseX86Test, ArmSpaceTilesInNeonVectorsAndUnrolledFours) {
+  const VectorUnit neon{4, 32, 512 << 10};
+  DenseShape shape{16, 20, 16};
+  space::ConfigSpace s = DenseArmSpace(shape, neon);
+  space::ConfigEntity fallback = s.Fallback();
+  EXPECT_EQ(fallback.Split("tile_y"), (std::vector<int64_t>{-1, 2, 8}));
+  EXPECT_EQ(fallback.Split("tile_x"), (std::vector<int64_t>{-1, 1, 4}))
+      << "20 columns: no block of two vectors divides them";
+  EXPECT_EQ(fallback.Split("tile_k"), (std::vector<int64_t>{-1, 4}));
+  EXPECT_EQ(DenseArmSpace({64, 64, 64}, neon).Fallback().Split("tile_x"),
+            (std::vector<int64_t>{-1, 1, 8}));
+  for (const std::vector<int64_t>& choice : s.knob("tile_x").choices) {
+    EXPECT_EQ(choice[2] % 4, 0) << "columns " << choice[2];
+  }
+  for (const std::vector<int64_t>& choice : s.knob("tile_k").choices) {
+    EXPECT_EQ(choice[1] % 4, 0) << "an inner reduction factor of " << choice[1];
+  }
+  EXPECT_EQ(s.knob("unroll_k").choices.size(), 1u);
+  std::mt19937_64 rng(6);
+  std::vector<space::ConfigEntity> configs = {fallback, s.Get(0), s.Get(s.size() - 1)};
+  for (int i = 0; i < 5; ++i) configs.push_back(space::RandomConfig(s, rng));
+  for (const auto& config : configs) {
+    ScheduledOp op = DenseX86(shape, config);
+    EXPECT_EQ(
+        testing::CheckAgainstReference(op.schedule, op.args, "dense", 9, testing::LLVMBackend()),
+        "")
+        << "LLVM backend: " << config.ToString();
+  }
+}
+
 // The next block's weight panel (or with k_outer the next chunk), a line per reduction step, at
 // the right address: (block + 1) panels of K × 48 floats from the start.
 TEST(DenseX86Test, PrefetchFetchesTheNextWeightsAndKeepsTheResult) {

@@ -70,6 +70,24 @@ TEST(DepthwiseConv2dNCHWcX86Test, FusedEpilogueMatchesTheReference) {
   }
 }
 
+// depthwise_conv2d_NCHWc.arm: the x86 knobs, rows of up to 16 columns in the fallback where
+// their accumulators and the taps fit NEON's 32 registers (3x3; a 5x5 kernel keeps 8); its
+// fallback computes the reference.
+TEST(DepthwiseConv2dNCHWcX86Test, ArmFallbackTilesLongerRows) {
+  const VectorUnit neon{4, 32, 512 << 10};
+  const Conv2dShape three{1, 8, 28, 28, 8, 3, 3, 1, 1}, five{1, 8, 28, 28, 8, 5, 5, 1, 2};
+  space::ConfigEntity fallback = DepthwiseConv2dNCHWcArmSpace(three, neon).Fallback();
+  EXPECT_EQ(fallback.Split("tile_oh"), (std::vector<int64_t>{-1, 1}));
+  EXPECT_EQ(fallback.Split("tile_ow"), (std::vector<int64_t>{-1, 14}));
+  EXPECT_EQ(DepthwiseConv2dNCHWcArmSpace(five, neon).Fallback().Split("tile_ow"),
+            (std::vector<int64_t>{-1, 7}));
+  EXPECT_EQ(DepthwiseConv2dNCHWcArmSpace(three, neon).size(),
+            DepthwiseConv2dNCHWcX86Space(three, neon).size());
+  ScheduledOp op = DepthwiseConv2dNCHWcX86(three, fallback);
+  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 9, testing::LLVMBackend()),
+            "");
+}
+
 TEST(DepthwiseConv2dNCHWcX86Test, FallbackBlocksOneVector) {
   space::ConfigSpace s = DepthwiseConv2dNCHWcX86Space({1, 32, 14, 14, 32, 3, 3, 1, 1});
   EXPECT_EQ(DepthwiseConv2dNCHWcBlock(s.Fallback()), 16);  // AVX-512, the default
