@@ -169,6 +169,20 @@ TEST(Conv2dNCHWcArmTest, FallbackLoadsEachPixelsChannelsAsOneVector) {
   EXPECT_EQ(fallback.Split("tile_oc"), x86.Fallback().Split("tile_oc"));
 }
 
+// The core's L2 bounds the weights a block reads (a 512 KB cortex-a76 core: a 512-channel 7x7
+// layer's 147 KB block is a large share of it), but the Arm fallback keeps the register tile's
+// accumulators in registers, border rows apart, where the x86 one would take the whole image's.
+TEST(Conv2dNCHWcArmTest, FallbackKeepsTheAccumulatorsInRegisters) {
+  const Conv2dShape shape{1, 512, 7, 7, 512, 3, 3, 1, 1};
+  const VectorUnit a76{4, 32, 512 << 10};
+  EXPECT_EQ(Conv2dNCHWcX86Space(shape, a76).Fallback().Value("image_acc"), 1);
+  EXPECT_EQ(Conv2dNCHWcX86Space(shape, VectorUnit{4, 32}).Fallback().Value("image_acc"), 0)
+      << "1 MB of L2";
+  const space::ConfigEntity arm = Conv2dNCHWcArmSpace(shape, a76).Fallback();
+  EXPECT_EQ(arm.Value("image_acc"), 0);
+  EXPECT_EQ(arm.Value("border_rows"), 1);
+}
+
 // Every nest with the block's channels unrolled inside the kernel columns (register tile, border
 // rows apart, image accumulators; kernel columns unrolled or not) computes the convolution.
 TEST(Conv2dNCHWcArmTest, LaneLoadsMatchTheReference) {
