@@ -276,10 +276,11 @@ void Planner::ConsiderWinograd(ConvPlan& plan, const std::optional<ChosenConfig>
   const ChosenConfig compared = direct ? *direct : ChooseTemplateConfig(*plan.task, options_, {});
   // The transformed weights' extra reads count against the Winograd record (the rule the
   // tuner's latency estimate applies too).
-  if (compared.record && (compared.other_threads != chosen.other_threads ||
-                          !topi::WinogradBeatsDirect(sh, records::MeanCost(*compared.record),
-                                                     records::MeanCost(*chosen.record),
-                                                     topi::WinogradTile(chosen.config)))) {
+  if (compared.record &&
+      (compared.other_threads != chosen.other_threads ||
+       !topi::WinogradBeatsDirect(
+           sh, records::MeanCost(*compared.record), records::MeanCost(*chosen.record),
+           topi::WinogradTile(chosen.config), plan_.hardware.memory_bytes_per_s))) {
     return;
   }
   plan.task = task;

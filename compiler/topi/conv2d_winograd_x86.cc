@@ -132,13 +132,15 @@ space::ConfigSpace Conv2dWinogradX86Space(const Conv2dShape& shape, const Vector
 
 int64_t WinogradTile(const space::ConfigEntity& config) { return config.Value("tile_m"); }
 
-double WinogradExtraWeightSeconds(const Conv2dShape& shape, int64_t m) {
+double WinogradExtraWeightSeconds(const Conv2dShape& shape, int64_t m, double memory_bytes_per_s) {
   const int64_t alpha = m + 2;
-  return 4.0 * shape.k * shape.c * (alpha * alpha - 9) / 10e9;
+  return 4.0 * shape.k * shape.c * (alpha * alpha - 9) / memory_bytes_per_s;
 }
 
-bool WinogradBeatsDirect(const Conv2dShape& shape, double direct_s, double winograd_s, int64_t m) {
-  return std::isfinite(winograd_s) && winograd_s + WinogradExtraWeightSeconds(shape, m) < direct_s;
+bool WinogradBeatsDirect(const Conv2dShape& shape, double direct_s, double winograd_s, int64_t m,
+                         double memory_bytes_per_s) {
+  return std::isfinite(winograd_s) &&
+         winograd_s + WinogradExtraWeightSeconds(shape, m, memory_bytes_per_s) < direct_s;
 }
 
 std::vector<float> WinogradWeights(const std::vector<float>& kernel, const Conv2dShape& s,

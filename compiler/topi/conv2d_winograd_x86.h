@@ -46,17 +46,20 @@ int64_t WinogradTile(const space::ConfigEntity& config);
 /// Seconds a model spends on a Winograd kernel of `shape` with output tiles of `m` beyond its
 /// record's cost. Records are timed with the weights in cache; in a model they come from memory,
 /// and the transformed weights are (m + 2)² / 9 times the direct ones: the difference, read once
-/// at about 10 GB/s (a pessimistic single core). ResNet-50's 256@14x14 (F(2x2): 4.2 MB against
-/// 2.4) ran 1.1 ms in the model at two threads against 0.7 in its record, and the direct
-/// convolution 0.87.
-double WinogradExtraWeightSeconds(const Conv2dShape& shape, int64_t m);
+/// at `memory_bytes_per_s` (the target's `TargetHardware`: 10 GB/s, a pessimistic x86 core; 4 on
+/// a Raspberry Pi 4's). ResNet-50's 256@14x14 (F(2x2): 4.2 MB against 2.4) ran 1.1 ms in the
+/// model at two threads against 0.7 in its record, and the direct convolution 0.87.
+double WinogradExtraWeightSeconds(const Conv2dShape& shape, int64_t m,
+                                  double memory_bytes_per_s = 10e9);
 
 /// The one rule for direct or Winograd, used by model builds and by the tuner's estimate of a
 /// model's latency: a model runs `shape` through `conv2d_winograd_NCHWc.x86` (its record:
 /// `winograd_s` seconds, output tiles of `m`) instead of `conv2d_NCHWc.x86` (its record:
 /// `direct_s` seconds, +infinity for none) when the Winograd record plus
-/// `WinogradExtraWeightSeconds` is faster. No Winograd record (+infinity) never wins.
-bool WinogradBeatsDirect(const Conv2dShape& shape, double direct_s, double winograd_s, int64_t m);
+/// `WinogradExtraWeightSeconds` (at `memory_bytes_per_s`) is faster. No Winograd record
+/// (+infinity) never wins.
+bool WinogradBeatsDirect(const Conv2dShape& shape, double direct_s, double winograd_s, int64_t m,
+                         double memory_bytes_per_s = 10e9);
 
 /// The weights of `shape` (`kernel[k, c, 3, 3]`, row-major) transformed for tiles of `m` and laid
 /// out as the template reads them: `U[ξ, ν, k / oc_bn, c / ic_bn, c % ic_bn, k % oc_bn]` with

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "compiler/driver/target.h"
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "compiler/task/task.h"
@@ -28,11 +29,12 @@ std::function<bool(double, double, int64_t)> WinogradRule(const std::string& wor
   auto winograd = std::make_shared<task::Task>(workload_key, target);
   const std::vector<int64_t>& a = winograd->args().ints;  // N, C, H, W, K, pad
   const topi::Conv2dShape shape{a[0], a[1], a[2], a[3], a[4], 3, 3, 1, a[5]};
-  return [winograd, shape](double direct_s, double winograd_s, int64_t config) {
+  const double bandwidth = HardwareOf(Target(target)).memory_bytes_per_s;
+  return [winograd, shape, bandwidth](double direct_s, double winograd_s, int64_t config) {
     const space::ConfigSpace& space = winograd->config_space();
     const int64_t m =
         config >= 0 && config < space.size() ? topi::WinogradTile(space.Get(config)) : 4;
-    return topi::WinogradBeatsDirect(shape, direct_s, winograd_s, m);
+    return topi::WinogradBeatsDirect(shape, direct_s, winograd_s, m, bandwidth);
   };
 }
 

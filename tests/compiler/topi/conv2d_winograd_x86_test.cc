@@ -59,6 +59,11 @@ TEST(Conv2dWinogradX86Test, WinogradBeatsDirectByMoreThanItsExtraWeightReads) {
   // F(4x4): (36 - 9) × 64 × 64 floats more; F(2x2): (16 - 9) × 64 × 64.
   EXPECT_DOUBLE_EQ(WinogradExtraWeightSeconds(s, 4), 4.0 * 27 * 64 * 64 / 10e9);
   EXPECT_DOUBLE_EQ(WinogradExtraWeightSeconds(s, 2), 4.0 * 7 * 64 * 64 / 10e9);
+  // A board's memory (a Raspberry Pi 4 core: 4 GB/s) makes the extra weights cost more.
+  EXPECT_DOUBLE_EQ(WinogradExtraWeightSeconds(s, 4, 4e9), 4.0 * 27 * 64 * 64 / 4e9);
+  EXPECT_TRUE(WinogradBeatsDirect(s, 1e-3, 1e-3 - WinogradExtraWeightSeconds(s, 4) - 1e-6, 4));
+  EXPECT_FALSE(
+      WinogradBeatsDirect(s, 1e-3, 1e-3 - WinogradExtraWeightSeconds(s, 4) - 1e-6, 4, 4e9));
   const double extra4 = WinogradExtraWeightSeconds(s, 4);  // 44 us
   EXPECT_TRUE(WinogradBeatsDirect(s, 1e-3, 0.5e-3, 4));
   EXPECT_TRUE(WinogradBeatsDirect(s, 1e-3, 1e-3 - extra4 - 1e-6, 4));
