@@ -12,6 +12,7 @@
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "compiler/driver/build_model.h"
 #include "compiler/space/config_proto.h"
 #include "fleet/secrets.h"
 #include "tuner/measure/device_arch.h"
@@ -256,6 +257,22 @@ void TuneModel(const TuneFlags& flags) {
   CheckAfterTuning(flags, *log, result.estimated);
 }
 
+// A template that model builds for the target never run (dense.x86 for an aarch64 board): its
+// records configure nothing a build for that target reads, so the note names the one they run.
+void NoteAnotherFamilysTemplate(const task::Task& task) {
+  const std::string templ = task.templ().name;
+  const std::vector<std::string> used = TemplatesForTarget(Target(task.target()));
+  if (std::find(used.begin(), used.end(), templ) != used.end()) return;
+  const std::string op = templ.substr(0, templ.find('.'));
+  for (const std::string& twin : used) {
+    if (twin.substr(0, twin.find('.')) != op) continue;
+    std::cerr << "note: model builds for '" << task.target() << "' run " << twin << ", not "
+              << templ << ": these records configure no model build for it (tune '" << twin
+              << task.workload_key().substr(templ.size()) << "' for one)\n";
+    return;
+  }
+}
+
 void Tune(TuneFlags& flags) {
   tuner::TuneTaskOptions& options = flags.options;
   if (flags.model.empty() == flags.task.empty()) {
@@ -297,6 +314,7 @@ void Tune(TuneFlags& flags) {
   std::cerr << "tuning " << task.workload_key() << " for '" << task.target()
             << "': " << task.config_space().size() << " configurations, " << options.tuner
             << " tuner\n";
+  NoteAnotherFamilysTemplate(task);
   tuner::TuneTaskResult result =
       tuner::TuneTask(task, log.get(), options, [&](const tuner::TuneProgress& p, const auto&) {
         double eta = p.trials > 0 ? elapsed() / p.trials * (p.planned - p.trials) : 0;

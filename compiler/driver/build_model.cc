@@ -5,6 +5,7 @@
 #include "common/file.h"
 #include "compiler/driver/emitter.h"
 #include "compiler/driver/model_plan.h"
+#include "compiler/driver/planner.h"
 #include "runtime/params.h"
 
 namespace tessera {
@@ -105,6 +106,16 @@ ModelBuild EmitModel(const ModelPlan& plan, const ModelBuildOptions& options) {
 
 ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options) {
   return EmitModel(PlanModel(std::move(g), options), options);
+}
+
+std::vector<std::string> TemplatesForTarget(const Target& target) {
+  const driver::Strategy& s = driver::StrategyFor(target);
+  std::vector<std::string> names;
+  for (const char* name : {s.conv, s.depthwise, s.group_conv, s.dense, s.batch_matmul, s.winograd,
+                           s.int8_conv, s.int8_dense}) {
+    if (name != nullptr) names.push_back(name);
+  }
+  return names;
 }
 
 }  // namespace tessera

@@ -27,6 +27,7 @@
 
 #include "compiler/driver/config_source.h"
 #include "compiler/driver/model_task.h"
+#include "compiler/driver/target.h"
 #include "compiler/graph/graph.h"
 #include "runtime/exec_graph.h"
 #include "runtime/module.h"
@@ -107,6 +108,11 @@ ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options = {});
 /// weights and FLOPs, without compiling anything: `PlanModel(g, options).tasks`; `tuned` says
 /// whether the log has a record.
 std::vector<ModelTask> ExtractTasks(graph::Graph g, const ModelBuildOptions& options = {});
+
+/// The templates model builds for `target` run (its family's strategy: the `.x86` ones for x86
+/// and the C target, the `.arm` ones for aarch64, the `.cuda` ones for CUDA); records of any
+/// other template configure no build for it.
+std::vector<std::string> TemplatesForTarget(const Target& target);
 
 }  // namespace tessera
 

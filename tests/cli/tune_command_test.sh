@@ -18,6 +18,14 @@ check "summary line" grep -q "^tuned dense.x86(16,32,8,float32) \[llvm\]: 8 tria
 check "summary has GFLOP/s and the config" grep -q "GFLOP/s (.* ms) \[tile_y=sp" <<<"$out"
 check "progress bar" grep -q "\[8/8\] best .* GFLOP/s, 0 failed" "$dir/progress"
 check "records in the log" grep -q "8 records, 0 failed" <<<"$($tessera log stats --db "$dir/t.db")"
+check "a template of the target's own family gets no note" bash -c '! grep -q "^note: model builds" "$1"' _ "$dir/progress"
+
+# The Arm twin of a template tuned for this x86 machine: tuned, with a note that model builds for
+# the target run the x86 one (its records configure none of them).
+$tessera tune --task 'dense.arm(16,32,8,float32)' --target llvm --db "$dir/twin.db" --trials 2 \
+  --tuner random --number 1 --repeat 1 >/dev/null 2>"$dir/twin"; rc=$?
+check "another family's template tunes" test $rc -eq 0
+check "another family's template is noted with the twin to tune" grep -q "^note: model builds for 'llvm' run dense.x86, not dense.arm: these records configure no model build for it (tune 'dense.x86(16,32,8,float32)' for one)" "$dir/twin"
 
 out=$($tessera tune "${common[@]}" --trials 4 --tuner xgb --json 2>/dev/null)
 check "resume counts earlier records" grep -q '"trials":4,"failures":0,"resumed":8' <<<"$out"
