@@ -105,9 +105,24 @@ void ScheduleStage(te::Schedule& s, const te::Tensor& t) {
   }
   // One parallel launch costs microseconds: small kernels stay on the calling thread.
   if (total < 4096) return;
+  // Outer axes fused into one parallel loop until it has iterations enough to share out; the
+  // axes inside stay loops of their own, whose indices need no division of the fused one (a
+  // blocked output's unpacking divided it by three extents for every vector it copied).
+  constexpr int64_t kParallelIterations = 64;
+  auto extent_of = [&](size_t d) {
+    int64_t e = 1;
+    IsConstExtent(compute->axis[d], &e);
+    return e;
+  };
   ir::IterVar fused = rank > 1 ? stage.axis(0) : outer_of_last;
-  for (size_t d = 1; d + 1 < rank; ++d) fused = stage.fuse(fused, stage.axis(d));
-  if (rank > 1 && vectorized) fused = stage.fuse(fused, outer_of_last);
+  int64_t iterations = rank > 1 ? extent_of(0) : last;
+  for (size_t d = 1; d + 1 < rank && iterations < kParallelIterations; ++d) {
+    fused = stage.fuse(fused, stage.axis(d));
+    iterations *= extent_of(d);
+  }
+  if (rank > 1 && vectorized && iterations < kParallelIterations) {
+    fused = stage.fuse(fused, outer_of_last);
+  }
   stage.parallel(fused);
 }
 

@@ -40,8 +40,8 @@ te::Tensor PoolNCHWc(const graph::Graph& g, const graph::Node& node, const te::T
                      const std::vector<int64_t>& input_shape);
 
 /// The default schedule of a kernel computing `output`: stages without reductions are inlined,
-/// the others (and the output) run their outer loops in parallel and the innermost one in
-/// vectors.
+/// the others (and the output) run their outer loops in parallel (fused until the parallel loop
+/// has 64 iterations, the loops inside it serial) and the innermost one in vectors.
 te::Schedule DefaultSchedule(const te::Tensor& output);
 
 /// The default GPU schedule of a kernel computing `output`: stages without reductions are
