@@ -15,6 +15,7 @@
 #include "common/command_line.h"
 #include "common/error.h"
 #include "common/proto_json.h"
+#include "compiler/driver/build_model.h"
 #include "compiler/driver/target.h"
 #include "compiler/task/task.h"
 #include "fleet/client/job_client.h"
@@ -132,8 +133,12 @@ void Submit(const JobFlags& flags) {
     request.set_name(flags.model.substr(flags.model.find_last_of('/') + 1));
   } else {
     for (const std::string& key : flags.tasks) {
+      const task::Task task(key, flags.target);
+      const std::string note =
+          TemplateOfAnotherFamilyNote(task.workload_key(), task.templ().name, flags.target);
+      if (!note.empty()) std::cerr << note << "\n";
       jobs::v1::TaskSpec* spec = request.add_tasks();
-      spec->set_workload_key(task::Task(key, flags.target).workload_key());  // canonical
+      spec->set_workload_key(task.workload_key());  // canonical
       spec->set_trials(flags.trials);
       spec->set_cold_weights(tuner::ColdWeightsOfTask(flags.cold_weights));
     }

@@ -257,22 +257,6 @@ void TuneModel(const TuneFlags& flags) {
   CheckAfterTuning(flags, *log, result.estimated);
 }
 
-// A template that model builds for the target never run (dense.x86 for an aarch64 board): its
-// records configure nothing a build for that target reads, so the note names the one they run.
-void NoteAnotherFamilysTemplate(const task::Task& task) {
-  const std::string templ = task.templ().name;
-  const std::vector<std::string> used = TemplatesForTarget(Target(task.target()));
-  if (std::find(used.begin(), used.end(), templ) != used.end()) return;
-  const std::string op = templ.substr(0, templ.find('.'));
-  for (const std::string& twin : used) {
-    if (twin.substr(0, twin.find('.')) != op) continue;
-    std::cerr << "note: model builds for '" << task.target() << "' run " << twin << ", not "
-              << templ << ": these records configure no model build for it (tune '" << twin
-              << task.workload_key().substr(templ.size()) << "' for one)\n";
-    return;
-  }
-}
-
 void Tune(TuneFlags& flags) {
   tuner::TuneTaskOptions& options = flags.options;
   if (flags.model.empty() == flags.task.empty()) {
@@ -314,7 +298,10 @@ void Tune(TuneFlags& flags) {
   std::cerr << "tuning " << task.workload_key() << " for '" << task.target()
             << "': " << task.config_space().size() << " configurations, " << options.tuner
             << " tuner\n";
-  NoteAnotherFamilysTemplate(task);
+  // A template builds for the target never run (dense.x86 for an aarch64 board) tunes as asked.
+  const std::string note =
+      TemplateOfAnotherFamilyNote(task.workload_key(), task.templ().name, task.target());
+  if (!note.empty()) std::cerr << note << "\n";
   tuner::TuneTaskResult result =
       tuner::TuneTask(task, log.get(), options, [&](const tuner::TuneProgress& p, const auto&) {
         double eta = p.trials > 0 ? elapsed() / p.trials * (p.planned - p.trials) : 0;

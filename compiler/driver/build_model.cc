@@ -1,5 +1,6 @@
 #include "compiler/driver/build_model.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/file.h"
@@ -116,6 +117,20 @@ std::vector<std::string> TemplatesForTarget(const Target& target) {
     if (name != nullptr) names.push_back(name);
   }
   return names;
+}
+
+std::string TemplateOfAnotherFamilyNote(const std::string& workload_key, const std::string& templ,
+                                        const std::string& target) {
+  const std::vector<std::string> used = TemplatesForTarget(Target(target));
+  if (std::find(used.begin(), used.end(), templ) != used.end()) return "";
+  const std::string op = templ.substr(0, templ.find('.'));
+  for (const std::string& twin : used) {
+    if (twin.substr(0, twin.find('.')) != op) continue;
+    return "note: model builds for '" + target + "' run " + twin + ", not " + templ +
+           ": these records configure no model build for it (tune '" + twin +
+           workload_key.substr(templ.size()) + "' for one)";
+  }
+  return "";
 }
 
 }  // namespace tessera

@@ -114,6 +114,12 @@ std::vector<ModelTask> ExtractTasks(graph::Graph g, const ModelBuildOptions& opt
 /// other template configure no build for it.
 std::vector<std::string> TemplatesForTarget(const Target& target);
 
+/// A note for tuning `workload_key` (template `templ`) for `target` when model builds for that
+/// target never run `templ` (dense.x86 for an aarch64 board): it names the template of the same
+/// operator they run and its key to tune; "" when they run `templ`, or run no such operator.
+std::string TemplateOfAnotherFamilyNote(const std::string& workload_key, const std::string& templ,
+                                        const std::string& target);
+
 }  // namespace tessera
 
 #endif  // TESSERA_COMPILER_DRIVER_BUILD_MODEL_H_

@@ -14,6 +14,10 @@ submit=(job submit --tracker 127.0.0.1:1 --target llvm --rpc-key cpu --trials 8)
 err=$($tessera "${submit[@]}" --task 'dense.x86(16,16,16,float32)' 2>&1); rc=$?
 check "unreachable tracker exits 1" test $rc -eq 1
 check "unreachable tracker is named" grep -q "^error: tracker 127.0.0.1:1 (Submit)" <<<"$err"
+# The Arm twin for an x86 target: a note naming the template builds for it run, before the
+# submission itself (which fails here: no tracker listens on port 1).
+err=$($tessera "${submit[@]}" --task 'dense.arm(16,16,16,float32)' 2>&1)
+check "another family's template is noted" grep -q "^note: model builds for 'llvm' run dense.x86, not dense.arm: these records configure no model build for it (tune 'dense.x86(16,16,16,float32)' for one)" <<<"$err"
 err=$($tessera "${submit[@]}" --task 'nosuch.x86(1)' 2>&1); rc=$?
 check "unknown template exits 2" test $rc -eq 2
 check "unknown template is named" grep -q "nosuch" <<<"$err"
