@@ -7,6 +7,7 @@
 #include "compiler/driver/emitter.h"
 #include "compiler/driver/model_plan.h"
 #include "compiler/driver/planner.h"
+#include "compiler/driver/target.h"
 #include "runtime/params.h"
 
 namespace tessera {
@@ -95,6 +96,17 @@ void CountQuantized(const ModelPlan& plan, ModelBuild* build) {
   }
 }
 
+// The templates model builds for `target` run: its family's strategy.
+std::vector<std::string> TemplatesForTarget(const Target& target) {
+  const driver::Strategy& s = driver::StrategyFor(target);
+  std::vector<std::string> names;
+  for (const char* name : {s.conv, s.depthwise, s.group_conv, s.dense, s.batch_matmul, s.winograd,
+                           s.int8_conv, s.int8_dense}) {
+    if (name != nullptr) names.push_back(name);
+  }
+  return names;
+}
+
 }  // namespace
 
 ModelBuild EmitModel(const ModelPlan& plan, const ModelBuildOptions& options) {
@@ -107,16 +119,6 @@ ModelBuild EmitModel(const ModelPlan& plan, const ModelBuildOptions& options) {
 
 ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options) {
   return EmitModel(PlanModel(std::move(g), options), options);
-}
-
-std::vector<std::string> TemplatesForTarget(const Target& target) {
-  const driver::Strategy& s = driver::StrategyFor(target);
-  std::vector<std::string> names;
-  for (const char* name : {s.conv, s.depthwise, s.group_conv, s.dense, s.batch_matmul, s.winograd,
-                           s.int8_conv, s.int8_dense}) {
-    if (name != nullptr) names.push_back(name);
-  }
-  return names;
 }
 
 std::string TemplateOfAnotherFamilyNote(const std::string& workload_key, const std::string& templ,

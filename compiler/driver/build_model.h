@@ -27,7 +27,6 @@
 
 #include "compiler/driver/config_source.h"
 #include "compiler/driver/model_task.h"
-#include "compiler/driver/target.h"
 #include "compiler/graph/graph.h"
 #include "runtime/exec_graph.h"
 #include "runtime/module.h"
@@ -109,14 +108,11 @@ ModelBuild BuildModel(graph::Graph g, const ModelBuildOptions& options = {});
 /// whether the log has a record.
 std::vector<ModelTask> ExtractTasks(graph::Graph g, const ModelBuildOptions& options = {});
 
-/// The templates model builds for `target` run (its family's strategy: the `.x86` ones for x86
-/// and the C target, the `.arm` ones for aarch64, the `.cuda` ones for CUDA); records of any
-/// other template configure no build for it.
-std::vector<std::string> TemplatesForTarget(const Target& target);
-
 /// A note for tuning `workload_key` (template `templ`) for `target` when model builds for that
-/// target never run `templ` (dense.x86 for an aarch64 board): it names the template of the same
-/// operator they run and its key to tune; "" when they run `templ`, or run no such operator.
+/// target never run `templ` (its family's strategy runs the `.x86` templates for x86 and the C
+/// target, the `.arm` ones for aarch64, the `.cuda` ones for CUDA; dense.x86 for an aarch64
+/// board is another family's): it names the template of the same operator they run and its key
+/// to tune; "" when they run `templ`, or run no such operator.
 std::string TemplateOfAnotherFamilyNote(const std::string& workload_key, const std::string& templ,
                                         const std::string& target);
 

@@ -24,6 +24,13 @@ bool IsConstExtent(const ir::IterVar& iv, int64_t* extent) {
   return v != nullptr;
 }
 
+// The extent of `iv`, 1 when it is not a constant (what the schedule's size estimates count).
+int64_t ExtentOrOne(const ir::IterVar& iv) {
+  int64_t extent = 1;
+  IsConstExtent(iv, &extent);
+  return extent;
+}
+
 // A reduction into an output whose innermost axis is too short to vectorize (softmax's and layer
 // norm's row sums and maxima, [rows, 1]) runs one scalar chain per output: LLVM may not reorder
 // a float sum, and a scalar exp is one libm call. Factored instead into `lanes` partial results
@@ -62,19 +69,10 @@ void ScheduleStage(te::Schedule& s, const te::Tensor& t) {
   if (rank == 0) return;
   // The work of the loop nest: its outputs times the reduction's length.
   int64_t total = 1;
-  for (const auto& iv : compute->axis) {
-    int64_t e = 1;
-    IsConstExtent(iv, &e);
-    total *= e;
-  }
-  for (const auto& iv : compute->reduce_axis) {
-    int64_t e = 1;
-    IsConstExtent(iv, &e);
-    total *= e;
-  }
+  for (const auto& iv : compute->axis) total *= ExtentOrOne(iv);
+  for (const auto& iv : compute->reduce_axis) total *= ExtentOrOne(iv);
   VectorizeReduction(s, t, rank);
-  int64_t last = 1;
-  IsConstExtent(compute->axis[rank - 1], &last);
+  const int64_t last = ExtentOrOne(compute->axis[rank - 1]);
   ir::IterVar inner_most = stage.axis(rank - 1);
   ir::IterVar outer_of_last = inner_most;
   bool vectorized = false;
@@ -109,16 +107,11 @@ void ScheduleStage(te::Schedule& s, const te::Tensor& t) {
   // axes inside stay loops of their own, whose indices need no division of the fused one (a
   // blocked output's unpacking divided it by three extents for every vector it copied).
   constexpr int64_t kParallelIterations = 64;
-  auto extent_of = [&](size_t d) {
-    int64_t e = 1;
-    IsConstExtent(compute->axis[d], &e);
-    return e;
-  };
   ir::IterVar fused = rank > 1 ? stage.axis(0) : outer_of_last;
-  int64_t iterations = rank > 1 ? extent_of(0) : last;
+  int64_t iterations = ExtentOrOne(compute->axis[0]);
   for (size_t d = 1; d + 1 < rank && iterations < kParallelIterations; ++d) {
     fused = stage.fuse(fused, stage.axis(d));
-    iterations *= extent_of(d);
+    iterations *= ExtentOrOne(compute->axis[d]);
   }
   if (rank > 1 && vectorized && iterations < kParallelIterations) {
     fused = stage.fuse(fused, outer_of_last);

@@ -21,9 +21,6 @@ topi::DenseShape DenseShapeOf(const TaskArgs& args) {
   return {args.ints[0], args.ints[1], args.ints[2]};
 }
 
-using DenseSpaceFn =
-    std::function<space::ConfigSpace(const topi::DenseShape&, const topi::VectorUnit&)>;
-
 // C[m, n] = sum_k A[m, k] * W[n, k], accumulated in double so rounding order does not matter.
 std::vector<float> DenseReference(const TaskArgs& args,
                                   const std::vector<std::vector<float>>& inputs) {
@@ -57,7 +54,7 @@ CandidateLayout DenseX86Layout(const TaskArgs& args, const space::ConfigEntity& 
 
 // The tiled dense of `dense.x86` (`space`: topi::DenseX86Space) or `dense.arm`
 // (topi::DenseArmSpace): one computation, spaces per vector unit.
-TemplateDef DenseTemplate(const std::string& name, DenseSpaceFn space) {
+TemplateDef DenseTemplate(const std::string& name, topi::DenseSpaceFn space) {
   TemplateDef d;
   d.name = name;
   d.version = 1;

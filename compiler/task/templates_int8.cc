@@ -230,9 +230,7 @@ CandidateLayout Int8DenseLayout(const TaskArgs& args, const space::ConfigEntity&
 
 }  // namespace
 
-TemplateDef DenseInt8Template(
-    const std::string& name,
-    std::function<space::ConfigSpace(const topi::DenseShape&, const topi::VectorUnit&)> space) {
+TemplateDef DenseInt8Template(const std::string& name, topi::DenseSpaceFn space) {
   TemplateDef d;
   d.name = name;
   // 2: timed with a model's output stage (dequantize, bias), as conv2d_NCHWc_int8.x86 is.

@@ -6,7 +6,6 @@
 #ifndef TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
 #define TESSERA_COMPILER_TASK_TEMPLATES_INT8_H_
 
-#include <functional>
 #include <string>
 
 #include "compiler/task/task.h"
@@ -24,9 +23,7 @@ TemplateDef Conv2dNCHWcInt8Template(const std::string& name);
 /// `NAME(M,N,K,uint8)` (`dense_int8.x86` or `.arm`): uint8 A[M, K] times int8 W[N, K] summed in
 /// int32 (`topi::DenseInt8X86`), configs from `space` (`topi::DenseX86Space` or
 /// `topi::DenseArmSpace`) of the shape in words.
-TemplateDef DenseInt8Template(
-    const std::string& name,
-    std::function<space::ConfigSpace(const topi::DenseShape&, const topi::VectorUnit&)> space);
+TemplateDef DenseInt8Template(const std::string& name, topi::DenseSpaceFn space);
 
 }  // namespace task
 }  // namespace tessera

@@ -71,6 +71,10 @@ bool CanSplitBorders(const Conv2dShape& s) {
   return true;
 }
 
+// Whether the fallback runs the border rows apart: skipping the padding's kernel rows pays once
+// they are a noticeable share of the work.
+bool SplitsBordersByDefault(const Conv2dShape& s) { return CanSplitBorders(s) && s.oh() <= 16; }
+
 // How a register tile's reduction runs inside the input-channel blocks and kernel rows.
 struct ReductionOrder {
   // Kernel columns unrolled: outside the block's channels, or with lane_loads inside them.
@@ -260,8 +264,7 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   sp.DefineKnob("image_acc",
                 ImageAccumulatorsFit(shape) ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
                 /*when_absent=*/0);
-  // Skipping the padding's kernel rows pays once they are a noticeable share of the work.
-  const bool split_borders = borders && shape.oh() <= 16;
+  const bool split_borders = SplitsBordersByDefault(shape);
   const BorderRows b = BorderRowsOf(shape);
   const RegisterTile tile =
       FallbackTile(shape, unit, split_borders ? shape.oh() - b.top - b.bottom : shape.oh());
@@ -299,7 +302,7 @@ space::ConfigSpace Conv2dNCHWcArmSpace(const Conv2dShape& shape, const VectorUni
   // cortex-a76 executed 1.71x XNNPACK's instructions with them, 0.84x without).
   if (sp.Fallback().Value("image_acc") != 0) {
     sp.SetFallback("image_acc", {0});
-    if (CanSplitBorders(shape) && shape.oh() <= 16) sp.SetFallback("border_rows", {1});
+    if (SplitsBordersByDefault(shape)) sp.SetFallback("border_rows", {1});
   }
   return sp;
 }

@@ -10,6 +10,7 @@
 #define TESSERA_COMPILER_TOPI_DENSE_X86_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "compiler/space/config_space.h"
 #include "compiler/topi/output_epilogue.h"
@@ -33,6 +34,10 @@ struct DenseShape {
 /// 48 divides n, else 8 × 32; AVX2: 4 × 24 or 4 × 16) in blocks of up to 128 rows × one panel,
 /// with prefetch. Throws `UserError` for non-positive dimensions.
 space::ConfigSpace DenseX86Space(const DenseShape& shape, const VectorUnit& unit = VectorUnit{});
+
+/// A dense template's configuration space for a shape and vector unit (`DenseX86Space`,
+/// `DenseArmSpace`): what the x86 and Arm templates of one computation differ in.
+using DenseSpaceFn = std::function<space::ConfigSpace(const DenseShape&, const VectorUnit&)>;
 
 /// The configuration space of `dense.arm`, the same computation for vector units whose
 /// multiply-adds take a lane of a register but no operand broadcast from memory (Arm NEON): the
