@@ -194,7 +194,7 @@ void AddCompileCommand(CLI::App& app) {
   compile->add_flag("--print-configs", flags->print_configs,
                     "print the config of every template kernel and where it came from: "
                     "the log's record, that record reading its producer's channel block, the "
-                    "record of the nearest tuned shape, or the fallback");
+                    "record of the nearest tuned shape, the cost model's choice, or the fallback");
   compile
       ->add_option("-o,--output", flags->output,
                    "output: NAME.tsr writes one deployable artifact, anything else a directory")

@@ -46,7 +46,8 @@ struct ExecNode {
   std::vector<int> outputs;  ///< tensor ids
   /// The template workload that made the kernel ("" for a default-scheduled one).
   std::string workload;
-  /// Where its config came from ("record", "nearest record", "fallback"; `KernelConfig::source`).
+  /// Where its config came from ("record", "nearest record", "cost model", "fallback";
+  /// `KernelConfig::source`).
   std::string source;
   double flops = 0;  ///< floating-point operations per call (0: not counted)
 };

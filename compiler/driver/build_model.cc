@@ -36,6 +36,7 @@ std::string ModelBuild::CoverageLine() const {
       untuned += (untuned.empty() ? "" : ", ") + t.workload_key;
       if (!t.unused_records.empty()) untuned += " (" + t.unused_records + ")";
       if (!t.nearest_workload.empty()) untuned += " (config of " + t.nearest_workload + ")";
+      if (t.predicted) untuned += " (config of the cost model)";
     }
   }
   std::ostringstream os;

@@ -41,7 +41,8 @@ struct KernelConfig {
   std::string config;        ///< the config, as `space::ConfigEntity::ToString` writes it
   /// "record", "record, input blocks of N" (the record's schedule reading its producer's
   /// block of N channels, a config nobody measured), "nearest record" (the record of a nearby
-  /// shape, `ChosenConfig::nearest_workload`) or "fallback".
+  /// shape, `ChosenConfig::nearest_workload`), "cost model" (`ChosenConfig::predicted_from`) or
+  /// "fallback".
   std::string source;
   /// The config its source handed out, before it was adapted to its producer's block: what
   /// the source gives again for the same build (equal to `config` where not adapted).

@@ -31,6 +31,10 @@ struct ChosenConfig {
   /// Without a record of its own: the workload whose record gave the config (the nearest tuned
   /// shape of the same template, `tuner::ChooseConfig`); empty for the template's fallback.
   std::string nearest_workload;
+  /// Without a record of its own or of a near shape: what the cost model that ranked this config
+  /// first learnt from (`tuner::PredictedConfig`), e.g. "the cost model of 900 records of 40
+  /// other shapes"; empty otherwise.
+  std::string predicted_from;
 };
 
 /// Which configs a build would rather have, and how much slower than the best one it accepts

@@ -27,6 +27,8 @@ struct ModelTask {
   std::string unused_records;
   /// Untuned, configured from this workload's record (`ChosenConfig::nearest_workload`).
   std::string nearest_workload;
+  /// Untuned, configured by the cost model (`ChosenConfig::predicted_from`).
+  bool predicted = false;
   /// The model's weights exceed the target's caches (`TargetHardware::cache_bytes`), so its
   /// kernels read theirs from memory on every run: the tuner times them so.
   bool cold_weights = false;

@@ -70,6 +70,7 @@ namespace {
 // Where a chosen config came from, as `KernelConfig::source` says.
 std::string SourceOf(const ChosenConfig& chosen) {
   if (chosen.record) return "record";
+  if (!chosen.predicted_from.empty()) return "cost model";
   return chosen.nearest_workload.empty() ? "fallback" : "nearest record";
 }
 
@@ -118,7 +119,7 @@ void Planner::CountTask(const task::Task& task, const ChosenConfig& chosen,
   }
   plan_.tasks.push_back({task.workload_key(), 1, task.flops(), chosen.record.has_value(),
                          chosen.other_threads, alternative_to, chosen.unused_records,
-                         chosen.nearest_workload});
+                         chosen.nearest_workload, !chosen.predicted_from.empty()});
 }
 
 // `in_block`: the block the data is written in (0: unknown); among the tuning log's records

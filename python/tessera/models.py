@@ -10,8 +10,8 @@ __all__ = ["compile", "load", "Module", "InferenceSession", "NodeArg"]
 
 #: One kernel call's time in `InferenceSession.profile`: its graph node(s), kernel symbol, mean
 #: milliseconds per run, template workload ("" for a default-scheduled kernel), where its config
-#: came from ("record", "nearest record", "fallback", ...) and floating-point operations per call
-#: (0 where not counted).
+#: came from ("record", "nearest record", "cost model", "fallback", ...) and floating-point
+#: operations per call (0 where not counted).
 KernelTime = collections.namedtuple(
     "KernelTime", ["node", "kernel", "ms", "workload", "config_source", "flops"])
 

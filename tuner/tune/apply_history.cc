@@ -12,6 +12,7 @@
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "records/tuning_log.h"
+#include "tuner/tune/predicted_config.h"
 #include "tuner/tune/workload_args.h"
 
 namespace tessera {
@@ -237,6 +238,15 @@ ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* l
                  << nearest->nearest_workload << " (run `tessera tune` for it)\n";
       }
       return *nearest;
+    }
+    if (std::optional<ChosenConfig> predicted = PredictedConfig(task, *log)) {
+      predicted->unused_records = unused;
+      if (FirstConfigNotice(task.workload_key(), task.target())) {
+        warnings << "warning: " << reason << " for " << task.workload_key() << " on '"
+                 << task.target() << "' and no tuned shape near it: using the config "
+                 << predicted->predicted_from << " ranks first (run `tessera tune` for it)\n";
+      }
+      return *predicted;
     }
   }
   ChosenConfig fallback = FallbackConfig(task, warnings, reason);

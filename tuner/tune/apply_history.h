@@ -27,10 +27,11 @@ std::string DefaultThreadsTarget(const std::string& target);
 /// the exact target, the same from `DefaultThreadsTarget(target)`'s records (announced); else the
 /// config of the best record of the nearest tuned shape of the same template and target that fits
 /// the task's space (`ChosenConfig::nearest_workload`; shapes compared by their workload
-/// arguments' log ratios), else the template's fallback; either announced on `warnings` once per
-/// (workload, target) in this process. Only records of
-/// the task's template version count (`records::TemplateVersionOf`); a fallback taken although the
-/// log has records of other versions names those in its warning and in
+/// arguments' log ratios), else the config a cost model of the template's other tuned shapes
+/// ranks first (`PredictedConfig`, where the log holds enough of them), else the template's
+/// fallback; each announced on `warnings` once per (workload, target) in this process. Only records
+/// of the task's template version count (`records::TemplateVersionOf`); a fallback taken although
+/// the log has records of other versions names those in its warning and in
 /// `ChosenConfig::unused_records`. A config measured inside a model by the end-of-tuning check
 /// (`MeasureRecord::in_model`) counts by its newest such record in place of its task records.
 ChosenConfig ChooseConfig(const task::Task& task, const records::RecordSource* log,

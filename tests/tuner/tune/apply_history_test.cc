@@ -11,6 +11,7 @@
 #include "compiler/space/config_proto.h"
 #include "compiler/support/error.h"
 #include "records/tuning_log.h"
+#include "tests/tuner/testing/log_records.h"
 
 namespace tessera {
 namespace tuner {
@@ -18,21 +19,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
-  std::remove(path.c_str());
-  return path;
-}
+std::string TempPath(const std::string& name) { return testing::FreshTempPath(name); }
 
 tuning::MeasureRecord Record(const task::Task& task, const space::ConfigEntity& c, double cost) {
-  tuning::MeasureRecord r;
-  r.set_workload_key(task.workload_key());
-  r.set_target(task.target());
-  r.set_config_index(c.index());
-  *r.mutable_config() = space::ConfigToProto(c);
-  r.add_costs(cost);
-  return r;
+  return testing::RecordOf(task, c, cost);
 }
 
 TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {

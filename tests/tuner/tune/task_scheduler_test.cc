@@ -95,7 +95,7 @@ TEST(TaskSchedulerTest, FollowersDoNotCountTowardTheModelsStall) {
   TaskScheduler s({small, large}, o);
   s.Record(0, Curve(1e-3, 0.9, 8), {0, 1, 2, 3, 4, 5, 6, 7});
   s.Record(1, {16e-3});
-  s.Record(0, {1e-3});  // every task measured: the window starts here
+  s.Record(0, {1e-3});                          // every task measured: the window starts here
   s.Record(1, std::vector<double>(20, 15e-3));  // no search of its own: not counted
   EXPECT_FALSE(s.model_stalled());
   s.Record(0, std::vector<double>(4, 1e-3));  // four searched trials without a new best
