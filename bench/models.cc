@@ -12,7 +12,10 @@
 // default, or all passive), and before each timed run a pause (--settle-ms, so the previous side's
 // idle threads have stopped spinning and every side starts from idle pools, as a service between
 // requests does) and one untimed warm-up run. The ratios are Tessera's statistic over the peer's.
-// `--batch 1,4,16` measures throughput at those batches instead (RunBatches).
+// `--batch 1,4,16` measures throughput at those batches instead (RunBatches). With a tuning log
+// (--db, or --tune N, which first runs `tessera tune` on every model at every thread count) the
+// untuned build runs in the same rounds as a fifth side, so that each model's tuned/untuned ratio
+// comes from the same minutes as its ratios to the peers.
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +61,7 @@ struct Flags {
   bool json = false;
   std::vector<int64_t> batch;  // --batch 1,4,16: throughput at each batch, from batch buckets
   bool int8 = false;           // --int8: the models quantized by PyTorch, in QDQ form
+  int tune_trials = 0;         // --tune N: `tessera tune --trials N` every model first
 };
 
 // `--models zoo`: the encoder and torchvision's classification models that export at opset 13
@@ -179,6 +183,44 @@ constexpr const char* kOrtInstall =
 
 bool OrtInstalled() { return access(kOrtPackage, R_OK) == 0; }
 
+// The `tessera` command built beside this benchmark (bazel-bin/cli/tessera, a data dependency).
+std::string TesseraCommand() {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) throw UserError("cannot find this benchmark's own path in /proc/self/exe");
+  std::string path(self, n);
+  path = path.substr(0, path.rfind('/'));  // .../bin/bench
+  path = path.substr(0, path.rfind('/')) + "/cli/tessera";
+  if (access(path.c_str(), X_OK) != 0) {
+    throw UserError(path + " is not there: bazel build -c opt //cli:tessera (--tune runs it)");
+  }
+  return path;
+}
+
+// `tessera tune ONNX --target TARGET --db DB --trials TRIALS`, its output on this process's
+// stderr (stdout keeps the table); false when it failed (it said why).
+bool TuneModelFile(const std::string& onnx, const std::string& target, const std::string& db,
+                   int trials) {
+  const std::vector<std::string> argv = {
+      TesseraCommand(),      "tune", onnx, "--target", target, "--db", db, "--trials",
+      std::to_string(trials)};
+  std::cerr << "tuning:";
+  for (const std::string& a : argv) std::cerr << " '" << a << "'";
+  std::cerr << std::endl;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(2, 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 // `--batch 1,4,16`: each model exported with a symbolic batch, compiled by Tessera into one
 // artifact of those buckets, run at each batch against ONNX Runtime on the same file, alternating
 // run by run; throughput in images (sequences) per second, and Tessera's over ONNX Runtime's.
@@ -266,13 +308,22 @@ int Run(const Flags& flags) {
   // when the run ends, however it ends.
   const TempDir temp("tessera-bench-models");
   const std::string& dir = temp.path();
+  const bool tune = flags.tune_trials > 0;
+  const std::string db = tune && flags.db.empty() ? dir + "/tuning.db" : flags.db;
   std::unique_ptr<records::TuningLog> log;
-  if (!flags.db.empty()) log = records::TuningLog::Open(flags.db, /*create=*/false);
+  if (!db.empty()) log = records::TuningLog::Open(db, /*create=*/tune);
   if (Target(flags.target).num_threads() != 0) {
     throw UserError("--target '" + flags.target +
                     "': leave -num-threads out, --threads adds it for each thread count");
   }
-  if (!flags.batch.empty()) return RunBatches(flags, dir, log.get());
+  if (!flags.batch.empty()) {
+    if (tune) {
+      throw UserError(
+          "--tune with --batch: tune the buckets first (tessera tune M.onnx --buckets "
+          "1,4,16 --db tuning.db) and pass --db tuning.db");
+    }
+    return RunBatches(flags, dir, log.get());
+  }
   const bool ort = OrtInstalled();
   if (!ort) {
     std::cerr << "ONNX Runtime not found (" << kOrtPackage << " is not under the working "
@@ -291,8 +342,9 @@ int Run(const Flags& flags) {
         flags.stat.c_str(),
         passive ? "blocks at once (passive policies)" : "waits as its defaults have it",
         flags.settle_ms);
-    std::printf("%-13s %3s %9s %10s %8s %9s %8s %7s %9s %8s\n", "model", "thr", "compile_s",
-                "tessera_ms", "ort_ms", "frozen_ms", "eager_ms", "vs_ort", "vs_frozen", "vs_eager");
+    std::printf("%-13s %3s %9s %10s %8s %9s %8s %7s %9s %8s%s\n", "model", "thr", "compile_s",
+                "tessera_ms", "ort_ms", "frozen_ms", "eager_ms", "vs_ort", "vs_frozen", "vs_eager",
+                log ? "  untuned_ms untuned_vs_ort vs_untuned" : "");
   }
   // PyTorch's OpenMP and its BLAS (OpenBLAS) have their own idle policies.
   std::map<std::string, std::string> torch_env;
@@ -316,57 +368,79 @@ int Run(const Flags& flags) {
       argv.insert(argv.end(), models.begin(), models.end());
       onnxruntime = std::make_unique<Peer>(argv, std::map<std::string, std::string>{});
     }
-    std::vector<std::pair<std::string, double>> vs_ort, vs_frozen;
-    for (const std::string& model : models) {
-      const std::string name = model + "@" + std::to_string(threads);
-      if (!builds.count(name)) {
-        auto start = std::chrono::steady_clock::now();
-        ModelBuildOptions options;
-        options.target = flags.target + " -num-threads=" + std::to_string(threads);
-        const tuner::LogConfigSource configs(log.get());
-        options.configs = &configs;
-        std::ostringstream warnings;
-        options.warnings = &warnings;
-        try {
-          ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + model + ".onnx"), options);
-          build.Save(dir + "/" + name);
-          compile_s[name] = Seconds(start);
-          coverage[name] = build.CoverageLine();
-          builds[name] = std::make_unique<runtime::GraphExecutor>(
-              runtime::GraphExecutor::LoadFromDirectory(dir + "/" + name));
-        } catch (const std::exception& e) {
-          // One model the compiler refuses does not end the run: the others are still measured.
-          std::printf("%-13s %3d  not built: %s\n", model.c_str(), threads, e.what());
-          std::fflush(stdout);
-          builds[name] = nullptr;
+    std::vector<std::pair<std::string, double>> vs_ort, vs_frozen, untuned_vs_ort, vs_untuned;
+    const std::string target = flags.target + " -num-threads=" + std::to_string(threads);
+    if (tune) {
+      for (const std::string& model : models) {
+        if (!TuneModelFile(dir + "/" + model + ".onnx", target, db, flags.tune_trials)) {
+          std::printf(
+              "# %s at %d thread(s): tuning failed (its output says why); its tuned "
+              "build takes what the log has\n",
+              model.c_str(), threads);
         }
       }
-      if (!builds[name]) continue;
-      runtime::GraphExecutor& exec = *builds[name];
+    }
+    // The build of `model` named `name`, configured from `configs_log` (null: untuned); null
+    // when the compiler refused it (one model refused does not end the run).
+    auto build_once = [&](const std::string& model, const std::string& name,
+                          const records::TuningLog* configs_log) -> runtime::GraphExecutor* {
+      if (builds.count(name)) return builds[name].get();
+      auto start = std::chrono::steady_clock::now();
+      ModelBuildOptions options;
+      options.target = target;
+      const tuner::LogConfigSource configs(configs_log);
+      options.configs = &configs;
+      std::ostringstream warnings;
+      options.warnings = &warnings;
+      try {
+        ModelBuild build = BuildModel(frontend::ImportOnnx(dir + "/" + model + ".onnx"), options);
+        build.Save(dir + "/" + name);
+        compile_s[name] = Seconds(start);
+        coverage[name] = build.CoverageLine();
+        builds[name] = std::make_unique<runtime::GraphExecutor>(
+            runtime::GraphExecutor::LoadFromDirectory(dir + "/" + name));
+      } catch (const std::exception& e) {
+        std::printf("%-13s %3d  not built: %s\n", model.c_str(), threads, e.what());
+        std::fflush(stdout);
+        builds[name] = nullptr;
+      }
+      return builds[name].get();
+    };
+    for (const std::string& model : models) {
+      const std::string name = model + "@" + std::to_string(threads);
+      runtime::GraphExecutor* built = build_once(model, name, log.get());
+      runtime::GraphExecutor* untuned =
+          log ? build_once(model, name + "-untuned", nullptr) : nullptr;
+      if (!built || (log && !untuned)) continue;
+      runtime::GraphExecutor& exec = *built;
       // Random inputs, as the peers get: left unset, the input buffer held whatever memory the
       // build had freed there, and denormal values in it made ResNet and BERT runs 1.5-3x slower
       // in some processes than in others.
       deploy::SetInputs(exec, {});
+      if (untuned) deploy::SetInputs(*untuned, {});
       // One run of each side per round, the order rotating, so load changes hit all sides. Each
-      // side's request is two runs, the first untimed, after the same pause.
-      std::vector<std::vector<double>> ms(4);
-      std::vector<double> cpu_ms(4, 0.0);
+      // side's request is two runs, the first untimed, after the same pause. Side 4 is the
+      // untuned build, beside a tuned one.
+      const int sides = untuned ? 5 : 4;
+      std::vector<std::vector<double>> ms(5);
+      std::vector<double> cpu_ms(5, 0.0);
       auto add = [&](int side, const Timing& timing) {
         ms[side].insert(ms[side].end(), timing.ms.begin(), timing.ms.end());
         cpu_ms[side] += timing.cpu_ms;
       };
       for (int round = 0; round < flags.repeat; ++round) {
-        for (int k = 0; k < 4; ++k) {
-          int side = (round + k) % 4;
+        for (int k = 0; k < sides; ++k) {
+          int side = (round + k) % sides;
           if (side == 1 && !onnxruntime) continue;
           std::this_thread::sleep_for(std::chrono::milliseconds(flags.settle_ms));
-          if (side == 0) {
-            exec.Run();  // the warm-up run
+          if (side == 0 || side == 4) {
+            runtime::GraphExecutor& run = side == 0 ? exec : *untuned;
+            run.Run();  // the warm-up run
             const double cpu_start = ProcessCpuMs();
             auto start = std::chrono::steady_clock::now();
-            exec.Run();
+            run.Run();
             const double wall = Seconds(start) * 1e3;
-            add(0, {{wall}, ProcessCpuMs() - cpu_start});
+            add(side, {{wall}, ProcessCpuMs() - cpu_start});
           } else if (side == 1) {
             add(1, onnxruntime->Ask(model + " 1 1"));  // no times: ONNX Runtime refused it
           } else if (side == 2) {
@@ -379,10 +453,10 @@ int Run(const Flags& flags) {
       // Cores each side kept busy: its CPU time over its run time. A side above the thread
       // count ran threads it was not asked for (PyTorch's BLAS did, before models_torch.py set
       // its thread count), and its latencies are not comparable.
-      const char* side_names[] = {"tessera", "ort", "frozen", "eager"};
-      std::vector<double> cores(4, 0.0);
+      const char* side_names[] = {"tessera", "ort", "frozen", "eager", "untuned"};
+      std::vector<double> cores(5, 0.0);
       std::string cores_line = "cores used:";
-      for (int side = 0; side < 4; ++side) {
+      for (int side = 0; side < sides; ++side) {
         double wall = 0;
         for (double v : ms[side]) wall += v;
         if (wall <= 0) continue;
@@ -398,9 +472,12 @@ int Run(const Flags& flags) {
       }
       const double t = Statistic(ms[0], flags.stat), o = Statistic(ms[1], flags.stat),
                    f = Statistic(ms[2], flags.stat), e = Statistic(ms[3], flags.stat);
+      const double u = Statistic(ms[4], flags.stat);  // 0 without an untuned side
       const bool has_ort = ort && o > 0;
       if (has_ort) vs_ort.push_back({model, t / o});
       vs_frozen.push_back({model, t / f});
+      if (untuned && has_ort) untuned_vs_ort.push_back({model, u / o});
+      if (untuned) vs_untuned.push_back({model, t / u});
       if (flags.json) {
         PrintJsonLine(Json{{"model", model},
                            {"threads", threads},
@@ -419,11 +496,18 @@ int Run(const Flags& flags) {
                                                {"ort", ort ? Json(cores[1]) : Json()},
                                                {"frozen", cores[2]},
                                                {"eager", cores[3]}}},
-                           {"coverage", coverage[name]}},
+                           {"coverage", coverage[name]},
+                           {"untuned_ms", untuned ? Json(u) : Json()},
+                           {"untuned_ratio_vs_ort", untuned && has_ort ? Json(u / o) : Json()},
+                           {"ratio_vs_untuned", untuned ? Json(t / u) : Json()}},
                       std::cout);
       } else {
-        std::printf("%-13s %3d %9.2f %10.2f %8.2f %9.2f %8.2f %7.2f %9.2f %8.2f\n", model.c_str(),
+        std::printf("%-13s %3d %9.2f %10.2f %8.2f %9.2f %8.2f %7.2f %9.2f %8.2f", model.c_str(),
                     threads, compile_s[name], t, o, f, e, has_ort ? t / o : 0.0, t / f, t / e);
+        if (untuned) {
+          std::printf("  %10.2f %14.2f %10.2f", u, has_ort ? u / o : 0.0, t / u);
+        }
+        std::printf("\n");
         std::printf("  %s\n  %s\n", coverage[name].substr(0, 150).c_str(), cores_line.c_str());
       }
       std::fflush(stdout);
@@ -431,6 +515,8 @@ int Run(const Flags& flags) {
     if (!flags.json) {
       PrintRatioSummary("ort", threads, vs_ort);
       PrintRatioSummary("frozen", threads, vs_frozen);
+      PrintRatioSummary("ort (untuned)", threads, untuned_vs_ort);
+      PrintRatioSummary("untuned (tuned / untuned)", threads, vs_untuned);
     }
   }
   return 0;
@@ -450,7 +536,14 @@ int main(int argc, char** argv) {
       ->check(tessera::Positive());
   app.add_option("--repeat", flags.repeat, "timed runs per model and side (median)")
       ->check(tessera::Positive());
-  app.add_option("--db", flags.db, "tuning log whose best records to use");
+  app.add_option("--db", flags.db,
+                 "tuning log whose best records to use; the untuned build runs beside, in the "
+                 "same rounds (untuned_ms, vs_untuned: tuned / untuned)");
+  app.add_option("--tune", flags.tune_trials,
+                 "first run `tessera tune M.onnx --trials N` on every model at every thread "
+                 "count, into --db (or a log of the run's own), its output on stderr; then time "
+                 "the tuned and untuned builds")
+      ->check(tessera::Positive());
   app.add_option("--target", flags.target,
                  "target string; each thread count T builds for it with -num-threads=T");
   app.add_option("--models", flags.models,
