@@ -170,6 +170,7 @@ void CheckHeldOut(const std::vector<tuning::MeasureRecord>& records, const std::
           auto [it, fresh] = measured.try_emplace(index, BestRepeatCost(r));
           if (!fresh) it->second = std::min(it->second, BestRepeatCost(r));
         } catch (const UserError&) {
+          // A record of an older space of the template: not a config of this one.
         }
       }
       const auto fallback = measured.find(space.Fallback().index());
@@ -191,9 +192,9 @@ void CheckHeldOut(const std::vector<tuning::MeasureRecord>& records, const std::
       out->held_out_shapes >= kMinHeldOutShapes && out->held_out_ratio <= kTrustedHeldOutRatio;
 }
 
-// The model of `records` (one template, version and target; other workloads than the task's
-// do not matter: a shape's own records never stand for it at build time), trained and checked
-// once per process for the same cache key.
+// The model of `records` (every tuned shape of one template, version and target), trained and
+// checked once per process for the same cache key. The asking task's shape is never among them:
+// a build asks only for a workload without records of its own.
 TemplateModel ModelOf(const std::string& cache_key,
                       const std::vector<tuning::MeasureRecord>& records, const std::string& target,
                       int64_t width, int version) {
