@@ -136,6 +136,8 @@ void CheckBuild(const TuneFlags& flags, records::TuningLog& log,
                        {"tuned_ms", check.tuned_ms},
                        {"untuned_ms", check.untuned_ms},
                        {"template_ms", check.template_ms},
+                       {"estimated_part_ms", check.estimated_part_ms},
+                       {"unestimated_kernels", check.unestimated_kernels},
                        {"estimated_ms",
                         std::isfinite(check.estimated_ms) ? Json(check.estimated_ms) : Json()},
                        {"kernels", kernels},
@@ -147,7 +149,8 @@ void CheckBuild(const TuneFlags& flags, records::TuningLog& log,
 
 // The end-of-tuning check (tuner/tune/tune_check.h), where the records were measured on this
 // machine.
-void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double estimated_s) {
+void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log,
+                      const tuner::TuneModelResult& tuned) {
   if (flags.no_check) return;
   if (!flags.options.rpc_tracker.empty()) {
     std::cerr << "check skipped: the records were measured on fleet devices of key '"
@@ -161,7 +164,8 @@ void CheckAfterTuning(const TuneFlags& flags, records::TuningLog& log, double es
   model.input_shapes = flags.input_shapes;
   model.target = flags.target;
   model.batch_dim = flags.buckets.dim;
-  model.estimated_s = estimated_s;
+  model.estimated_s = tuned.estimated;
+  model.estimated_workloads = tuned.estimated_workloads;
   // A model of batch buckets is checked at each bucket: each is a build of its own.
   for (const tuner::TuneCheckOptions& build : tuner::BuildsToCheck(model, flags.buckets.sizes)) {
     CheckBuild(flags, log, build);
@@ -254,7 +258,7 @@ void TuneModel(const TuneFlags& flags) {
     }
     std::cout << "\n";
   }
-  CheckAfterTuning(flags, *log, result.estimated);
+  CheckAfterTuning(flags, *log, result);
 }
 
 void Tune(TuneFlags& flags) {

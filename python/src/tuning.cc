@@ -86,6 +86,8 @@ py::dict CheckDict(const tuner::TuneCheck& check) {
   out["tuned_ms"] = check.tuned_ms;
   out["untuned_ms"] = check.untuned_ms;
   out["template_ms"] = check.template_ms;
+  out["estimated_part_ms"] = check.estimated_part_ms;
+  out["unestimated_kernels"] = check.unestimated_kernels;
   out["estimated_ms"] =
       std::isfinite(check.estimated_ms) ? py::object(py::float_(check.estimated_ms)) : py::none();
   py::list kept;
@@ -138,6 +140,7 @@ py::dict TuneModelFile(const std::string& path, const std::vector<std::string>& 
       model.target = args.target;
       model.batch_dim = buckets.dim;
       model.estimated_s = result.estimated;
+      model.estimated_workloads = result.estimated_workloads;
       for (const tuner::TuneCheckOptions& build : tuner::BuildsToCheck(model, buckets.sizes)) {
         checked.emplace_back(build.batch, tuner::CheckAndKeep(build, log.get()));
       }

@@ -42,6 +42,13 @@ check "the check is announced" grep -q "checking: building .*tiny.onnx with the 
 check "curve header" test "$(head -1 "$dir/curve.csv")" = "seconds,trials,estimated_ms,measured_tasks"
 check "curve ends at 12 trials, 6 tasks measured" grep -qE "^[0-9.]+,12,[0-9.e+-]+,6$" <(tail -1 "$dir/curve.csv")
 
+# A budget too small for every task: the estimate is set against the measured tasks' kernels.
+out=$($tessera tune "$dir/tiny.onnx" --target llvm --db "$dir/partial.db" --batch 2 --tuner random \
+  --number 2 --repeat 2 --trials 2 2>/dev/null); rc=$?
+check "a partial run exits 0" test $rc -eq 0
+check "the check leaves out the kernels of tasks without a record" \
+  grep -qE "^check: template kernels [0-9.e+-]+ ms per run in the tuned build, [0-9.e+-]+ ms of them of the tasks the estimate counts \([0-9]+ kernels of tasks without a record left out\), estimate [0-9.e+-]+ ms \(measured [+-][0-9]+%\)" <<<"$out"
+
 out=$($tessera tune "${common[@]}" --trials 12 --json 2>/dev/null); rc=$?
 check "second run exits 0" test $rc -eq 0
 check "second run measures nothing" grep -q '"measured":0,' <<<"$out"

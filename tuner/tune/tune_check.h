@@ -27,7 +27,10 @@ struct TuneCheckOptions {
   std::string target;     ///< the target tuned for
   const records::RecordSource* log = nullptr;  ///< the tuning log (not owned)
   double estimated_s = 0;                      ///< the tuner's estimate of the tunable part
-  int repeat = 10;                             ///< timed runs of each build (and profiled runs)
+  /// The workloads whose kernels the estimate counts (`TuneModelResult::estimated_workloads`);
+  /// empty: every template kernel.
+  std::vector<std::string> estimated_workloads;
+  int repeat = 10;  ///< timed runs of each build (and profiled runs)
 };
 
 /// One template kernel of the model, timed in both builds.
@@ -58,11 +61,15 @@ struct KeptChoice {
 
 /// The two builds compared.
 struct TuneCheck {
-  int threads = 1;                   ///< threads both builds ran with
-  double tuned_ms = 0;               ///< median latency of the tuned build
-  double untuned_ms = 0;             ///< median latency of the untuned build
-  double template_ms = 0;            ///< the tuned build's template kernels, per run
-  double estimated_ms = 0;           ///< the tuner's estimate of them
+  int threads = 1;          ///< threads both builds ran with
+  double tuned_ms = 0;      ///< median latency of the tuned build
+  double untuned_ms = 0;    ///< median latency of the untuned build
+  double template_ms = 0;   ///< the tuned build's template kernels, per run
+  double estimated_ms = 0;  ///< the tuner's estimate of them
+  /// The template kernels of the workloads the estimate counts, per run (`template_ms` when it
+  /// counts every one): what the estimate is set against.
+  double estimated_part_ms = 0;
+  int unestimated_kernels = 0;       ///< template kernels of workloads the estimate leaves out
   std::vector<KernelCheck> kernels;  ///< every template kernel of the tuned build
   /// For every workload whose kernels ran slower tuned than untuned by more than
   /// `kUntunedTolerance`, over every round: its tuned and its untuned config as records measured

@@ -221,6 +221,13 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     s.exhausted = scheduler.finished(t) && !s.stalled;
   }
   result.estimated = scheduler.EstimatedLatency();
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    if (!std::isfinite(result.tasks[t].best)) continue;
+    result.estimated_workloads.push_back(tasks[t].workload_key);
+    if (!tasks[t].alternative_to.empty()) {
+      result.estimated_workloads.push_back(tasks[t].alternative_to);
+    }
+  }
   result.stalled = scheduler.model_stalled();
   return result;
 }

@@ -58,6 +58,10 @@ struct TuneModelResult {
   std::vector<TunedTaskSummary> tasks;  ///< in the order given
   int64_t measured = 0;                 ///< trials of this run
   double estimated = 0;                 ///< Σ weight × best (seconds)
+  /// The workloads whose kernels `estimated` counts: every task with a best, and the task each
+  /// alternative with a best may stand in for. A model's other template kernels run configs
+  /// no record timed, which the estimate leaves out.
+  std::vector<std::string> estimated_workloads;
   bool stalled = false;  ///< ended because the estimate stopped improving (`model_stalled`)
 };
 
