@@ -122,6 +122,19 @@ class FixtureCache {
 // What the fixtures of a model's tasks may hold between batches.
 constexpr int64_t kFixtureCacheBytes = int64_t{1} << 30;
 
+// The workloads whose kernels an estimate over `summaries` counts (see
+// `TuneModelResult::estimated_workloads`).
+std::vector<std::string> EstimatedWorkloads(const std::vector<ModelTask>& tasks,
+                                            const std::vector<TunedTaskSummary>& summaries) {
+  std::vector<std::string> out;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    if (!std::isfinite(summaries[t].best)) continue;
+    out.push_back(tasks[t].workload_key);
+    if (!tasks[t].alternative_to.empty()) out.push_back(tasks[t].alternative_to);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ScheduledTask> ScheduledTasksOf(const std::vector<ModelTask>& tasks,
@@ -221,13 +234,7 @@ TuneModelResult TuneModel(const std::vector<ModelTask>& tasks, const std::string
     s.exhausted = scheduler.finished(t) && !s.stalled;
   }
   result.estimated = scheduler.EstimatedLatency();
-  for (size_t t = 0; t < tasks.size(); ++t) {
-    if (!std::isfinite(result.tasks[t].best)) continue;
-    result.estimated_workloads.push_back(tasks[t].workload_key);
-    if (!tasks[t].alternative_to.empty()) {
-      result.estimated_workloads.push_back(tasks[t].alternative_to);
-    }
-  }
+  result.estimated_workloads = EstimatedWorkloads(tasks, result.tasks);
   result.stalled = scheduler.model_stalled();
   return result;
 }
