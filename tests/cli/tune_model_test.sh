@@ -44,8 +44,10 @@ check "curve ends at 12 trials, 6 tasks measured" grep -qE "^[0-9.]+,12,[0-9.e+-
 
 # A budget too small for every task: the estimate is set against the measured tasks' kernels.
 out=$($tessera tune "$dir/tiny.onnx" --target llvm --db "$dir/partial.db" --batch 2 --tuner random \
-  --number 2 --repeat 2 --trials 2 2>/dev/null); rc=$?
+  --number 2 --repeat 2 --trials 2 2>"$dir/partial.err"); rc=$?
 check "a partial run exits 0" test $rc -eq 0
+check "a partial run names the tasks the budget left without a record" \
+  grep -qE "^note: 5 of the 6 tasks have no record: the budget of 2 trials \(earlier records count\) ran out first; .* --trials 12 measures each at least once$" "$dir/partial.err"
 check "the check leaves out the kernels of tasks without a record" \
   grep -qE "^check: template kernels [0-9.e+-]+ ms per run in the tuned build, [0-9.e+-]+ ms of them of the tasks the estimate counts \([0-9]+ kernels of tasks without a record left out\), estimate [0-9.e+-]+ ms \(measured [+-][0-9]+%\)" <<<"$out"
 
