@@ -35,6 +35,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/json.h"
+#include "common/subprocess.h"
 #include "compiler/driver/bucket_build.h"
 #include "compiler/driver/build_model.h"
 #include "compiler/driver/target.h"
@@ -197,8 +198,8 @@ std::string TesseraCommand() {
   return path;
 }
 
-// `tessera tune ONNX --target TARGET --db DB --trials TRIALS`, its output on this process's
-// stderr (stdout keeps the table); false when it failed (it said why).
+// `tessera tune ONNX --target TARGET --db DB --trials TRIALS`, what it printed copied to this
+// process's stderr once it ends (stdout keeps the table); false when it failed (it said why).
 bool TuneModelFile(const std::string& onnx, const std::string& target, const std::string& db,
                    int trials) {
   const std::vector<std::string> argv = {
@@ -207,18 +208,10 @@ bool TuneModelFile(const std::string& onnx, const std::string& target, const std
   std::cerr << "tuning:";
   for (const std::string& a : argv) std::cerr << " '" << a << "'";
   std::cerr << std::endl;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(2, 1);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return false;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  const ProgramResult tuned = RunProgram(argv);
+  std::cerr << tuned.output;
+  if (!tuned.ok()) std::cerr << "tessera tune: " << tuned.Describe() << "\n";
+  return tuned.ok();
 }
 
 // `--batch 1,4,16`: each model exported with a symbolic batch, compiled by Tessera into one

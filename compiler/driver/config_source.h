@@ -32,8 +32,9 @@ struct ChosenConfig {
   /// shape of the same template, `tuner::ChooseConfig`); empty for the template's fallback.
   std::string nearest_workload;
   /// Without a record of its own or of a near shape: what the cost model that ranked this config
-  /// first learnt from (`tuner::PredictedConfig`), e.g. "the cost model of 900 records of 40
-  /// other shapes"; empty otherwise.
+  /// first learnt from and how it did on shapes held out from it (`tuner::PredictedConfig`), e.g.
+  /// "the cost model of 918 records of 93 tuned shapes (predicted 1.45x the fallback's speed; on
+  /// 37 shapes held out from it, its picks ran in 0.80x the fallback's time)"; empty otherwise.
   std::string predicted_from;
 };
 

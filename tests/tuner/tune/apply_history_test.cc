@@ -19,19 +19,16 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string TempPath(const std::string& name) { return testing::FreshTempPath(name); }
-
-tuning::MeasureRecord Record(const task::Task& task, const space::ConfigEntity& c, double cost) {
-  return testing::RecordOf(task, c, cost);
-}
+using testing::FreshTempPath;
+using testing::RecordOf;
 
 TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
-  auto log = records::TuningLog::Open(TempPath("best.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("best.db"));
   task::Task task("dense.x86(64,64,64,float32)", "llvm -mcpu=znver3");
   task::Task other_cpu("dense.x86(64,64,64,float32)", "llvm -mcpu=skylake");
   const auto& s = task.config_space();
-  log->AppendBatch(
-      {Record(task, s.Get(3), 2.0), Record(task, s.Get(5), 1.0), Record(other_cpu, s.Get(7), 0.5)});
+  log->AppendBatch({RecordOf(task, s.Get(3), 2.0), RecordOf(task, s.Get(5), 1.0),
+                    RecordOf(other_cpu, s.Get(7), 0.5)});
   std::ostringstream warnings;
   ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
   EXPECT_EQ(chosen.config, s.Get(5));
@@ -43,11 +40,11 @@ TEST(ApplyHistoryTest, TheBestRecordOfTheExactTargetWins) {
 // A config measured in the model (the end-of-tuning check's record) counts at that cost, its
 // newest such record alone, in place of its task records; other configs keep theirs.
 TEST(ApplyHistoryTest, ARecordMeasuredInTheModelStandsForItsConfig) {
-  auto log = records::TuningLog::Open(TempPath("in_model.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("in_model.db"));
   task::Task task("dense.x86(64,64,64,float32)", "llvm");
   const auto& s = task.config_space();
   auto in_model = [&](const space::ConfigEntity& c, double cost, double time) {
-    tuning::MeasureRecord r = Record(task, c, cost);
+    tuning::MeasureRecord r = RecordOf(task, c, cost);
     r.set_in_model(true);
     r.set_timestamp(time);
     return r;
@@ -55,7 +52,7 @@ TEST(ApplyHistoryTest, ARecordMeasuredInTheModelStandsForItsConfig) {
   // Config 3 promised 1.0 as a task and ran 4.0, then 3.5, in the model; config 5 ran 2.0 there.
   // Config 7's task record, 1.5, counts at 3.5 times that, as config 3 ran 3.5 times slower in
   // the model than as a task.
-  log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(7), 1.5),
+  log->AppendBatch({RecordOf(task, s.Get(3), 1.0), RecordOf(task, s.Get(7), 1.5),
                     in_model(s.Get(3), 4.0, 1), in_model(s.Get(5), 2.0, 1),
                     in_model(s.Get(3), 3.5, 2)});
   std::ostringstream warnings;
@@ -65,7 +62,7 @@ TEST(ApplyHistoryTest, ARecordMeasuredInTheModelStandsForItsConfig) {
   EXPECT_TRUE(chosen.record->in_model());
   // A task record of a config the model has not run still wins where it is that much faster:
   // the next check tries it.
-  log->Append(Record(task, s.Get(9), 0.5));
+  log->Append(RecordOf(task, s.Get(9), 0.5));
   EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(9));
   // A preferred config is taken within the tolerance of the best, but not within its slack:
   // records measured in the model paid for their layouts there, and the others count at the
@@ -85,15 +82,15 @@ TEST(ApplyHistoryTest, ARecordMeasuredInTheModelStandsForItsConfig) {
 // Records timed with cold weights (as the model reads them) decide once a workload has any: a
 // config timed warm, however fast, no longer competes with them.
 TEST(ApplyHistoryTest, RecordsTimedWithColdWeightsOutrankWarmOnes) {
-  auto log = records::TuningLog::Open(TempPath("cold.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("cold.db"));
   task::Task task("dense.x86(64,64,64,float32)", "llvm");
   const auto& s = task.config_space();
   auto cold = [&](const space::ConfigEntity& c, double cost) {
-    tuning::MeasureRecord r = Record(task, c, cost);
+    tuning::MeasureRecord r = RecordOf(task, c, cost);
     r.set_cold_weights(true);
     return r;
   };
-  log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(5), 2.0)});
+  log->AppendBatch({RecordOf(task, s.Get(3), 1.0), RecordOf(task, s.Get(5), 2.0)});
   std::ostringstream warnings;
   EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, s.Get(3));
   log->AppendBatch({cold(s.Get(5), 3.0), cold(s.Get(7), 2.5)});
@@ -106,11 +103,11 @@ TEST(ApplyHistoryTest, RecordsTimedWithColdWeightsOutrankWarmOnes) {
 // A preferred config (a convolution whose input block its producer writes) wins when it is
 // within the tolerance of the best record, and only then.
 TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
-  auto log = records::TuningLog::Open(TempPath("preferred.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("preferred.db"));
   task::Task task("dense.x86(64,64,32,float32)", "llvm");
   const auto& s = task.config_space();
-  log->AppendBatch({Record(task, s.Get(3), 1.0), Record(task, s.Get(5), 1.05),
-                    Record(task, s.Get(7), 1.02), Record(task, s.Get(9), 1.5)});
+  log->AppendBatch({RecordOf(task, s.Get(3), 1.0), RecordOf(task, s.Get(5), 1.05),
+                    RecordOf(task, s.Get(7), 1.02), RecordOf(task, s.Get(9), 1.5)});
   std::ostringstream warnings;
   auto wanting = [&](std::vector<int64_t> indices, double tolerance, double slack_s = 0) {
     ConfigPreference p;
@@ -132,13 +129,13 @@ TEST(ApplyHistoryTest, APreferredRecordWithinTheToleranceWins) {
 }
 
 TEST(ApplyHistoryTest, RecordsAreMatchedByThreadCount) {
-  auto log = records::TuningLog::Open(TempPath("threads.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("threads.db"));
   const char* key = "dense.x86(64,64,48,float32)";
   task::Task plain(key, "llvm -mcpu=znver4");  // default thread count, as logs before -num-threads
   task::Task one(key, "llvm -mcpu=znver4 -num-threads=1");
   task::Task three(key, "llvm -mcpu=znver4 -num-threads=3");
   const auto& s = plain.config_space();
-  log->AppendBatch({Record(plain, s.Get(3), 1.0), Record(one, s.Get(5), 0.5)});
+  log->AppendBatch({RecordOf(plain, s.Get(3), 1.0), RecordOf(one, s.Get(5), 0.5)});
   std::ostringstream warnings;
 
   ChosenConfig at_one = ChooseConfig(one, log.get(), warnings);
@@ -171,7 +168,7 @@ TEST(ApplyHistoryTest, DefaultThreadsTargetDropsOnlyTheThreadCount) {
 }
 
 TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
-  auto log = records::TuningLog::Open(TempPath("empty.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("empty.db"));
   task::Task task("dense.x86(32,64,16,float32)", "llvm -mcpu=znver3");
   std::ostringstream warnings;
   ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
@@ -189,7 +186,7 @@ TEST(ApplyHistoryTest, WithoutARecordTheFallbackIsUsedAndAnnouncedOnce) {
 // Without a record of its own, a task takes the best config of the nearest tuned shape of its
 // template and target that fits its space, announced; no shape near enough: the fallback.
 TEST(ApplyHistoryTest, WithoutARecordTheNearestTunedShapesConfigIsUsed) {
-  auto log = records::TuningLog::Open(TempPath("nearest.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("nearest.db"));
   task::Task task("dense.x86(64,64,48,float32)", "llvm");
   task::Task near("dense.x86(64,64,64,float32)", "llvm");
   task::Task farther("dense.x86(64,128,96,float32)", "llvm");
@@ -216,10 +213,10 @@ TEST(ApplyHistoryTest, WithoutARecordTheNearestTunedShapesConfigIsUsed) {
   }
   ASSERT_GE(fitting, 0);
   ASSERT_GE(unfitting, 0);
-  log->AppendBatch({Record(near, ns.Get(unfitting), 1.0), Record(near, ns.Get(fitting), 1.2),
-                    Record(farther, farther.config_space().Get(0), 0.1),
-                    Record(far, far.config_space().Get(0), 0.1),
-                    Record(near_elsewhere, ns.Get(unfitting), 0.1)});
+  log->AppendBatch({RecordOf(near, ns.Get(unfitting), 1.0), RecordOf(near, ns.Get(fitting), 1.2),
+                    RecordOf(farther, farther.config_space().Get(0), 0.1),
+                    RecordOf(far, far.config_space().Get(0), 0.1),
+                    RecordOf(near_elsewhere, ns.Get(unfitting), 0.1)});
   std::ostringstream warnings;
   ChosenConfig chosen = ChooseConfig(task, log.get(), warnings);
   EXPECT_FALSE(chosen.record.has_value());
@@ -231,8 +228,8 @@ TEST(ApplyHistoryTest, WithoutARecordTheNearestTunedShapesConfigIsUsed) {
                         " for dense.x86(64,64,48,float32) on 'llvm': using the best config of the "
                         "nearest tuned shape, dense.x86(64,64,64,float32)"));
   // Only the far shape tuned: the fallback.
-  auto far_only = records::TuningLog::Open(TempPath("far.db"));
-  far_only->Append(Record(far, far.config_space().Get(0), 0.1));
+  auto far_only = records::TuningLog::Open(FreshTempPath("far.db"));
+  far_only->Append(RecordOf(far, far.config_space().Get(0), 0.1));
   std::ostringstream ignored;
   ChosenConfig fallback = ChooseConfig(task, far_only.get(), ignored);
   EXPECT_TRUE(fallback.config.is_fallback());
@@ -240,11 +237,11 @@ TEST(ApplyHistoryTest, WithoutARecordTheNearestTunedShapesConfigIsUsed) {
 }
 
 TEST(ApplyHistoryTest, RecordsThatNoLongerFitAreSkipped) {
-  auto log = records::TuningLog::Open(TempPath("stale.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("stale.db"));
   task::Task task("dense.x86(48,64,16,float32)", "llvm");
-  tuning::MeasureRecord stale = Record(task, task.config_space().Get(1), 0.1);
+  tuning::MeasureRecord stale = RecordOf(task, task.config_space().Get(1), 0.1);
   stale.set_config_json("{\"entity\":[[\"tile_q\",\"sp\",[-1,2]]]}");
-  log->AppendBatch({stale, Record(task, task.config_space().Get(2), 0.2)});
+  log->AppendBatch({stale, RecordOf(task, task.config_space().Get(2), 0.2)});
   std::ostringstream warnings;
   EXPECT_EQ(ChooseConfig(task, log.get(), warnings).config, task.config_space().Get(2));
   task::Task untuned("dense.x86(48,64,32,float32)", "llvm");
@@ -256,13 +253,13 @@ TEST(ApplyHistoryTest, RecordsThatNoLongerFitAreSkipped) {
 // A record of another template version is skipped; the fallback's warning and `unused_records`
 // name the versions. A record without a version (written before versions) counts as version 1.
 TEST(ApplyHistoryTest, RecordsOfAnotherTemplateVersionAreSkipped) {
-  auto log = records::TuningLog::Open(TempPath("versions.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("versions.db"));
   task::Task task("dense.x86(32,64,48,float32)", "llvm");
   ASSERT_EQ(task.templ().version, 1);
   const auto& s = task.config_space();
-  tuning::MeasureRecord newer = Record(task, s.Get(3), 0.5);
+  tuning::MeasureRecord newer = RecordOf(task, s.Get(3), 0.5);
   newer.set_template_version(2);
-  tuning::MeasureRecord newest = Record(task, s.Get(4), 0.4);
+  tuning::MeasureRecord newest = RecordOf(task, s.Get(4), 0.4);
   newest.set_template_version(3);
   log->AppendBatch({newer, newest});
   std::ostringstream warnings;
@@ -275,7 +272,7 @@ TEST(ApplyHistoryTest, RecordsOfAnotherTemplateVersionAreSkipped) {
                         " (records of template version 2 and 3, this build has 1) for "
                         "dense.x86(32,64,48,float32) on 'llvm': using the fallback"));
 
-  log->Append(Record(task, s.Get(5), 1.0));  // no template_version: version 1
+  log->Append(RecordOf(task, s.Get(5), 1.0));  // no template_version: version 1
   chosen = ChooseConfig(task, log.get(), warnings);
   EXPECT_EQ(chosen.config, s.Get(5));
   EXPECT_EQ(chosen.unused_records, "");

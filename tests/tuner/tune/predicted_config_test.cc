@@ -22,11 +22,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string TempPath(const std::string& name) { return testing::FreshTempPath(name); }
-
-tuning::MeasureRecord Record(const task::Task& task, const space::ConfigEntity& c, double cost) {
-  return testing::RecordOf(task, c, cost);
-}
+using testing::FreshTempPath;
+using testing::RecordOf;
 
 // Records of `shapes`: each one's fallback, as a tuning run measures it first, then the same 30
 // configs (spread over the first shape's space, each where it fits), whose cost halves where
@@ -41,7 +38,7 @@ std::vector<tuning::MeasureRecord> RecordsWhere(
     const task::Task t(key, target);
     const space::ConfigSpace& s = t.config_space();
     auto add = [&](const space::ConfigEntity& c, int64_t i) {
-      out.push_back(Record(t, c, (fast(c) ? 1.0 : 2.0) * (1 + spread * (i % 7))));
+      out.push_back(RecordOf(t, c, (fast(c) ? 1.0 : 2.0) * (1 + spread * (i % 7))));
     };
     add(s.Fallback(), 0);
     for (int64_t i = 1; i <= 30; ++i) {
@@ -66,7 +63,7 @@ const char kFarShape[] = "dense.x86(1,2048,2048,float32)";
 // workload far from all of them takes a config without it, from what ran fast on them, and the
 // build says where it came from.
 TEST(PredictedConfigTest, AFarShapeTakesTheConfigTheModelOfOtherShapesRanksFirst) {
-  auto log = records::TuningLog::Open(TempPath("predicted.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("predicted.db"));
   log->AppendBatch(RecordsWhere(
       kTunedShapes, "llvm", [](const space::ConfigEntity& c) { return c.Value("prefetch") == 0; }));
   task::Task task(kFarShape, "llvm");
@@ -99,7 +96,7 @@ TEST(PredictedConfigTest, AFarShapeTakesTheConfigTheModelOfOtherShapesRanksFirst
 // Where the tuned shapes ran fastest with what the fallback does (and no faster otherwise), the
 // fallback stays, announced as such: among configs the model cannot tell apart, the fallback.
 TEST(PredictedConfigTest, TheFallbackStaysWhereTheModelRanksItFirst) {
-  auto log = records::TuningLog::Open(TempPath("fallback_first.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("fallback_first.db"));
   log->AppendBatch(RecordsWhere(
       kTunedShapes, "llvm",
       [](const space::ConfigEntity& c) {
@@ -127,7 +124,7 @@ TEST(PredictedConfigTest, AModelUncheckedOnHeldOutShapesIsNotUsed) {
     }
   }
   ASSERT_GE(without_fallbacks.size(), 64u);
-  auto log = records::TuningLog::Open(TempPath("unchecked.db"));
+  auto log = records::TuningLog::Open(FreshTempPath("unchecked.db"));
   log->AppendBatch(without_fallbacks);
   EXPECT_FALSE(PredictedConfig(task::Task(kFarShape, "llvm"), *log).has_value());
 }
@@ -137,18 +134,18 @@ TEST(PredictedConfigTest, TooFewRecordsOrShapesLeaveTheFallback) {
   auto prefetch_off = [](const space::ConfigEntity& c) { return c.Value("prefetch") == 0; };
   task::Task task(kFarShape, "llvm");
 
-  auto two_shapes = records::TuningLog::Open(TempPath("two_shapes.db"));
+  auto two_shapes = records::TuningLog::Open(FreshTempPath("two_shapes.db"));
   two_shapes->AppendBatch(RecordsWhere({kTunedShapes[0], kTunedShapes[1]}, "llvm", prefetch_off));
   two_shapes->AppendBatch(RecordsWhere({kTunedShapes[0], kTunedShapes[1]}, "llvm", prefetch_off));
   EXPECT_FALSE(PredictedConfig(task, *two_shapes).has_value());
 
-  auto few = records::TuningLog::Open(TempPath("few.db"));
+  auto few = records::TuningLog::Open(FreshTempPath("few.db"));
   std::vector<tuning::MeasureRecord> records = RecordsWhere(kTunedShapes, "llvm", prefetch_off);
   records.resize(63);  // 64 needed
   few->AppendBatch(records);
   EXPECT_FALSE(PredictedConfig(task, *few).has_value());
 
-  auto elsewhere = records::TuningLog::Open(TempPath("elsewhere.db"));
+  auto elsewhere = records::TuningLog::Open(FreshTempPath("elsewhere.db"));
   elsewhere->AppendBatch(RecordsWhere(kTunedShapes, "llvm -mcpu=skylake", prefetch_off));
   EXPECT_FALSE(PredictedConfig(task, *elsewhere).has_value());
   ForgetConfigNotices();
