@@ -111,6 +111,34 @@ void MeasureChunkedLoop(int threads, double total_us, int per_thread, int launch
   std::fflush(stdout);
 }
 
+// Launches of one task of `work_us` per thread, each after `gap_us` of serial work on the
+// launching thread (as a model runs a small serial kernel between two parallel ones); prints the
+// median and p99 of the launch's time beyond `work_us`, what the gap costs the next launch.
+void MeasureAfterGap(int threads, double gap_us, double work_us, int launches, double seconds,
+                     const char* load) {
+  tessera::runtime::SetNumThreads(threads);
+  TesseraBackendParallelLaunch(Task, &work_us, 0);
+  std::vector<double> micros;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (static_cast<int>(micros.size()) < launches &&
+         std::chrono::steady_clock::now() < deadline) {
+    Task(0, nullptr, &gap_us);
+    auto start = std::chrono::steady_clock::now();
+    TesseraBackendParallelLaunch(Task, &work_us, 0);
+    micros.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count() -
+        work_us);
+  }
+  std::sort(micros.begin(), micros.end());
+  std::printf(
+      "%-11s %2d threads, tasks of %3.0f us after %4.0f us serial: overhead median %8.2f us, "
+      "p99 %8.2f us (%zu launches)\n",
+      load, threads, work_us, gap_us, micros[micros.size() / 2], micros[micros.size() * 99 / 100],
+      micros.size());
+  std::fflush(stdout);
+}
+
 tessera::runtime::Module BuildNestedKernel() {
   using namespace tessera;
   te::Tensor A = te::placeholder({60, 60, 16}, DataType::Float(32), "A");
@@ -136,6 +164,9 @@ int Run(int launches, double seconds) {
     for (int threads : counts) MeasureKernel(kernel, threads, 5, load);
     for (int per_thread : {1, 4}) {
       MeasureChunkedLoop(2, 200, per_thread, launches / 10, seconds, load);
+    }
+    for (double gap_us : {0.0, 5.0, 20.0, 100.0, 500.0}) {
+      MeasureAfterGap(2, gap_us, 20, launches / 10, seconds, load);
     }
   };
   all("idle");

@@ -2,6 +2,8 @@
 
 #include <llvm/ADT/Triple.h>
 
+#include <algorithm>
+
 #include "compiler/codegen/llvm/llvm_target.h"
 
 namespace tessera {
@@ -10,7 +12,8 @@ topi::VectorUnit VectorUnitOf(const Target& target) {
   if (target.kind() != TargetKind::kLLVM) return {4, 16};
   const codegen::VectorRegisters registers = codegen::VectorRegistersOf(
       codegen::ResolveLLVMTarget({target.mtriple(), target.mcpu(), target.mattrs()}));
-  return {registers.bits / 32, registers.count, HardwareOf(target).l2_bytes};
+  return {registers.bits / 32, registers.count, HardwareOf(target).l2_bytes,
+          std::max(1, target.num_threads())};
 }
 
 bool HasByteDotProduct(const Target& target) {

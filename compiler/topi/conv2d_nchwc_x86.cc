@@ -9,6 +9,7 @@
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
 #include "compiler/topi/index_constant.h"
+#include "compiler/topi/row_parts.h"
 #include "compiler/topi/zero_pad.h"
 
 namespace tessera {
@@ -106,10 +107,11 @@ void OrderReduction(te::Stage& a, ir::IterVar oh, ir::IterVar ow, ir::IterVar oc
 
 // Register tile of one blocked convolution stage: reg_h rows x reg_n columns x oc_bn channels,
 // the reduction inside so its accumulators stay in registers. `out` writes the tile: `conv`
-// itself, or an epilogue on it.
+// itself, or an epilogue on it. `row_parts`: see ScheduleBlockedTile.
 void ScheduleRegisterTile(te::Schedule& s, const te::Tensor& conv, const te::Tensor& out,
-                          int64_t reg_h, int64_t reg_n, ReductionOrder order) {
-  te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_n);
+                          int64_t reg_h, int64_t reg_n, ReductionOrder order,
+                          int64_t row_parts = 1) {
+  te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_n, row_parts);
   ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_oc = a.axis(4);
   OrderReduction(a, a_oh, a_ow, a_oc, {}, order);
   a.unroll(a_oh);
@@ -286,6 +288,8 @@ space::ConfigSpace Conv2dNCHWcX86Space(const Conv2dShape& shape, const VectorUni
   } else if (split_borders) {
     sp.SetFallback("border_rows", {1});
   }
+  DefineRowParts(sp, unit, ActivationBytes(shape, shape.k),
+                 shape.k * shape.group_c() * shape.r * shape.s * 4);
   return sp;
 }
 
@@ -384,24 +388,21 @@ struct BlockedConv {
   }
 };
 
-void ParallelPadding(te::Schedule& s, const te::Tensor& padded) {
-  te::Stage p = s[padded];
-  p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
-}
-
-// All output rows in one stage, in register tiles or (image) in accumulators of the whole image.
+// All output rows in one stage, in register tiles or (image) in accumulators of the whole image;
+// the register tiles' rows in `row_parts` parts (RowPartsOf).
 ScheduledOp Conv2dOneStage(const BlockedConv& bc, const OutputEpilogue* epilogue, bool pad_stage,
-                           bool image, int64_t reg_h, int64_t reg_n, ReductionOrder order) {
+                           bool image, int64_t reg_h, int64_t reg_n, ReductionOrder order,
+                           int64_t row_parts) {
   const Conv2dShape& sh = bc.sh;
   te::Tensor conv = bc.Rows(0, sh.oh(), 0, sh.r, "conv_NCHWc");
   te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
   te::Schedule s = te::create_schedule({out});
   InlineEpilogueStages(s, {"data_pad"});
-  if (pad_stage) ParallelPadding(s, bc.padded);
+  if (pad_stage) ScheduleParallelPadding(s, bc.padded, !image && row_parts > 1);
   if (image) {
     ScheduleImageTile(s, conv, out, bc.kernel, reg_h, reg_n, order);
   } else {
-    ScheduleRegisterTile(s, conv, out, reg_h, reg_n, order);
+    ScheduleRegisterTile(s, conv, out, reg_h, reg_n, order, row_parts);
   }
   return {s, bc.Args(epilogue, out), Conv2dFlops(sh)};
 }
@@ -437,7 +438,7 @@ ScheduledOp Conv2dBorderRowsApart(const BlockedConv& bc, const OutputEpilogue* e
   te::Tensor out = epilogue ? epilogue->apply(gathered) : gathered;
   te::Schedule s = te::create_schedule({out});
   InlineEpilogueStages(s, {"data_pad"});
-  if (pad_stage) ParallelPadding(s, bc.padded);
+  if (pad_stage) ScheduleParallelPadding(s, bc.padded, false);
   for (const auto& entry : border) {
     ScheduleRegisterTile(s, entry.second, entry.second, 1, reg_n, order);
   }
@@ -485,7 +486,8 @@ ScheduledOp BlockedConvolution(const char* name, const Conv2dShape& sh,
   // border rows apart skip the padding's kernel rows, which only zero padding allows.
   const bool image = config.Value("image_acc") != 0;
   if (image || !split_borders || fill.defined()) {
-    return Conv2dOneStage(bc, epilogue, pad_stage, image, reg_h, reg_n, order);
+    return Conv2dOneStage(bc, epilogue, pad_stage, image, reg_h, reg_n, order,
+                          RowPartsOf(config, oh / reg_h));
   }
   return Conv2dBorderRowsApart(bc, epilogue, pad_stage, reg_h, reg_n, order);
 }

@@ -7,6 +7,7 @@
 #include "compiler/te/tensor.h"
 #include "compiler/topi/depthwise_conv2d_x86.h"
 #include "compiler/topi/index_constant.h"
+#include "compiler/topi/row_parts.h"
 #include "compiler/topi/zero_pad.h"
 
 namespace tessera {
@@ -37,6 +38,7 @@ space::ConfigSpace DepthwiseConv2dNCHWcX86Space(const Conv2dShape& shape, const 
   // 0.41-0.48 with the copy, over 40 tuned configs; 3x3 at 56x56, 14x14 and 112x112 and 5x5 at
   // 7x7 likewise).
   sp.SetFallback("pad_inline", {1});
+  DefineRowParts(sp, unit, ActivationBytes(shape, shape.c), shape.c * shape.r * shape.s * 4);
   return sp;
 }
 
@@ -89,14 +91,14 @@ ScheduledOp DepthwiseConv2dNCHWcX86(const Conv2dShape& sh, const space::ConfigEn
   te::Tensor out = epilogue ? epilogue->apply(conv) : conv;
   te::Schedule s = te::create_schedule({out});
   InlineEpilogueStages(s, {"data_pad"});
+  const int64_t row_parts = RowPartsOf(config, oh / reg_h);
   if (pad == 0 || config.Value("pad_inline")) {
     s[padded].compute_inline();
   } else {
-    te::Stage p = s[padded];
-    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+    te::Stage p = ScheduleParallelPadding(s, padded, row_parts > 1);
     p.vectorize(p.axis(4));
   }
-  te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_w);
+  te::Stage a = ScheduleBlockedTile(s, conv, out, reg_h, reg_w, row_parts);
   ir::IterVar a_oh = a.axis(2), a_ow = a.axis(3), a_c = a.axis(4);
   a.reorder({a.reduce_axis(0), a.reduce_axis(1), a_oh, a_ow, a_c});
   a.unroll(a_oh);

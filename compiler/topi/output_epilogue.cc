@@ -12,13 +12,19 @@ te::Tensor LocalAccumulator(te::Schedule& s, const te::Tensor& result, const te:
 }
 
 te::Stage ScheduleBlockedTile(te::Schedule& s, const te::Tensor& result, const te::Tensor& out,
-                              int64_t reg_h, int64_t reg_w) {
+                              int64_t reg_h, int64_t reg_w, int64_t row_parts) {
   te::Tensor acc = LocalAccumulator(s, result, out);
   te::Stage o = s[out];
   auto [oh_chunk, oh_block] = o.split(o.axis(2), I(reg_h));
   auto [ow_chunk, ow_block] = o.split(o.axis(3), I(reg_w));
-  o.reorder({o.axis(0), o.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, o.axis(4)});
-  o.parallel(o.fuse(o.fuse(o.axis(0), o.axis(1)), oh_chunk));
+  if (row_parts > 1) {
+    auto [part, part_chunk] = o.split_nparts(oh_chunk, I(row_parts));
+    o.reorder({o.axis(0), part, o.axis(1), part_chunk, ow_chunk, oh_block, ow_block, o.axis(4)});
+    o.parallel(o.fuse(o.axis(0), part));
+  } else {
+    o.reorder({o.axis(0), o.axis(1), oh_chunk, ow_chunk, oh_block, ow_block, o.axis(4)});
+    o.parallel(o.fuse(o.fuse(o.axis(0), o.axis(1)), oh_chunk));
+  }
   o.vectorize(o.axis(4));
   te::Stage a = s[acc];
   a.compute_at(o, ow_chunk);

@@ -34,8 +34,11 @@ te::Tensor LocalAccumulator(te::Schedule& s, const te::Tensor& result, const te:
 /// parallel, the block vectorized), and computes the accumulators at each tile: `result` in a
 /// local cache when `out` is `result`, else `result` itself in local storage, read by the
 /// epilogue stage `out`. Returns the accumulator stage; its reduction order is the caller's.
+/// With `row_parts` > 1 (`RowPartsOf`) the rows split into that many parts instead: the
+/// parallel loop runs over the batch and the parts, and each part's tiles loop over the channel
+/// blocks outermost, so each weight block stays in cache over the part's rows.
 te::Stage ScheduleBlockedTile(te::Schedule& s, const te::Tensor& result, const te::Tensor& out,
-                              int64_t reg_h, int64_t reg_w);
+                              int64_t reg_h, int64_t reg_w, int64_t row_parts = 1);
 
 /// Inlines every stage of `s` without a reduction except the outputs and the stages named in
 /// `keep` (e.g. a padding stage the template schedules itself): the epilogue's intermediate

@@ -17,10 +17,14 @@ struct VectorUnit {
   int64_t lanes = 16;                   ///< float32 values in one vector register
   int64_t registers = 32;               ///< vector registers
   int64_t l2_bytes = int64_t{1} << 20;  ///< bytes of L2 one core can fill (`TargetHardware`)
+  /// Threads the code is built to run at (a target's `-num-threads`; 1 without it): how many
+  /// parts a template may split its rows into (`compiler/topi/row_parts.h`).
+  int64_t threads = 1;
 
-  /// Equal lanes, registers and cache.
+  /// Equal lanes, registers, cache and threads.
   bool operator==(const VectorUnit& other) const {
-    return lanes == other.lanes && registers == other.registers && l2_bytes == other.l2_bytes;
+    return lanes == other.lanes && registers == other.registers && l2_bytes == other.l2_bytes &&
+           threads == other.threads;
   }
 };
 

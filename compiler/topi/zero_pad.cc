@@ -22,5 +22,16 @@ te::Tensor ZeroPadRowsCols(const te::Tensor& data, const std::vector<ir::Expr>& 
       name);
 }
 
+te::Stage ScheduleParallelPadding(te::Schedule& s, const te::Tensor& padded, bool rows_first) {
+  te::Stage p = s[padded];
+  if (rows_first) {
+    p.reorder({p.axis(0), p.axis(2), p.axis(1), p.axis(3), p.axis(4)});
+    p.parallel(p.fuse(p.axis(0), p.axis(2)));
+  } else {
+    p.parallel(p.fuse(p.fuse(p.axis(0), p.axis(1)), p.axis(2)));
+  }
+  return p;
+}
+
 }  // namespace topi
 }  // namespace tessera

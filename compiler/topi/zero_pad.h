@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/expr.h"
+#include "compiler/te/schedule.h"
 #include "compiler/te/tensor.h"
 
 namespace tessera {
@@ -19,6 +20,12 @@ namespace topi {
 te::Tensor ZeroPadRowsCols(const te::Tensor& data, const std::vector<ir::Expr>& shape, int64_t h,
                            int64_t w, int64_t pad, const std::string& name,
                            ir::Expr fill = ir::Expr());
+
+/// Schedules the padded stage `padded` (NCHW[x]c) of `s` in parallel over its images, channel
+/// blocks and rows; with `rows_first`, over its images and rows, each row's channel blocks
+/// inside: for a template whose output splits by rows (`RowPartsOf`), so that each thread
+/// copies the rows it reads itself. Returns the stage.
+te::Stage ScheduleParallelPadding(te::Schedule& s, const te::Tensor& padded, bool rows_first);
 
 }  // namespace topi
 }  // namespace tessera

@@ -229,9 +229,9 @@ class CodeGenC : public CFamilyPrinter {
     in_parallel_ = true;
     std::string t = CType(loop->loop_var.dtype());
     Line() << t << " extent = " << Print(loop->extent) << ";\n";
-    Line() << t << " chunk = (extent + penv->num_task - 1) / penv->num_task;\n";
-    Line() << t << " begin = task_id * chunk;\n";
-    Line() << t << " end = begin + chunk < extent ? begin + chunk : extent;\n";
+    // Each task a share within one iteration of the others' (as the LLVM backend splits).
+    Line() << t << " begin = (" << t << ")((int64_t)task_id * extent / penv->num_task);\n";
+    Line() << t << " end = (" << t << ")((int64_t)(task_id + 1) * extent / penv->num_task);\n";
     std::string mn = Print(loop->min);
     std::string name = Define(loop->loop_var);
     Line() << "for (" << t << " " << name << " = " << mn << " + begin; " << name << " < " << mn

@@ -125,15 +125,19 @@ llvm::Function* CodeGenLLVM::EmitParallelTask(const ir::ForNode* op, llvm::Struc
   llvm::Value* num_task = builder_.CreateIntCast(
       builder_.CreateLoad(i32, builder_.CreateStructGEP(env_type, env, 1)), index_type, true);
   llvm::Value* task_id = builder_.CreateIntCast(lambda->getArg(0), index_type, true);
-  // Static chunks of ceil(extent / num_task) iterations; the last ones may be short or empty.
+  // Task t runs iterations [t * extent / num_task, (t + 1) * extent / num_task): chunks within
+  // one iteration of each other, so each thread's range of tasks (the runtime hands thread r
+  // the r-th contiguous share) holds its proportional share of the iterations. Chunks of
+  // ceil(extent / num_task) piled a short loop into the first threads' ranges (2 iterations on 8
+  // tasks: both in thread 0's), so which thread ran an iteration depended on stealing, and
+  // consecutive kernels split over rows could not find their own rows in their own core's cache.
   llvm::Value* one = llvm::ConstantInt::get(index_type, 1);
-  llvm::Value* chunk = builder_.CreateSDiv(
-      builder_.CreateSub(builder_.CreateAdd(task_extent, num_task), one), num_task);
-  llvm::Value* begin = builder_.CreateAdd(task_min, builder_.CreateMul(task_id, chunk));
-  llvm::Value* range_end = builder_.CreateAdd(task_min, task_extent);
-  llvm::Value* chunk_end = builder_.CreateAdd(begin, chunk);
-  llvm::Value* end =
-      builder_.CreateSelect(builder_.CreateICmpSLT(chunk_end, range_end), chunk_end, range_end);
+  auto bound = [&](llvm::Value* task) {
+    return builder_.CreateAdd(task_min,
+                              builder_.CreateSDiv(builder_.CreateMul(task, task_extent), num_task));
+  };
+  llvm::Value* begin = bound(task_id);
+  llvm::Value* end = bound(builder_.CreateAdd(task_id, one));
   EmitSerialLoop(begin, end, op->loop_var.name(), [&](llvm::Value* index) {
     vars_[op->loop_var.get()] = index;
     EmitStmt(op->body);

@@ -9,6 +9,7 @@
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "compiler/topi/row_parts.h"
 #include "tests/compiler/testing/llvm_backend.h"
 #include "tests/compiler/testing/reference_check.h"
 
@@ -152,6 +153,39 @@ TEST(Conv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
       ExpectConvMatchesTheReference(op, config);
     }
   }
+}
+
+// Rows split into one part per thread (2 and 3 threads), evenly or with a shorter last part,
+// with the padded copy split by rows too, and the data read in place.
+TEST(Conv2dNCHWcX86Test, RowPartsMatchTheReference) {
+  int split = 0;
+  for (int64_t threads : {2, 3}) {
+    VectorUnit unit;
+    unit.threads = threads;
+    for (Conv2dShape shape :
+         {Conv2dShape{1, 8, 12, 6, 8, 3, 3, 1, 1}, Conv2dShape{2, 4, 9, 5, 8, 3, 3, 1, 1},
+          Conv2dShape{1, 8, 16, 4, 4, 1, 1, 2, 0}}) {
+      space::ConfigSpace s = Conv2dNCHWcX86Space(shape, unit);
+      std::mt19937_64 rng(5);
+      std::vector<space::ConfigEntity> configs = {s.Fallback()};
+      for (int i = 0; i < 5; ++i) configs.push_back(space::RandomConfig(s, rng));
+      for (const auto& config : configs) {
+        const int64_t tiles = shape.oh() / config.Split("tile_oh")[1];
+        if (RowPartsOf(config, tiles) > 1 && config.Value("image_acc") == 0) ++split;
+        ExpectConvMatchesTheReference(Conv2dNCHWcX86(shape, config), config);
+        ScheduledOp in_place = Conv2dNCHWcX86(shape, config, nullptr, /*input_halo=*/true);
+        testing::CheckOptions options;
+        options.backend = testing::LLVMBackend();
+        options.reference_args = Conv2dNCHWcX86(shape, config).args;
+        options.arg_halos = {{0, 0, shape.pad, shape.pad, 0}, {}, {}};
+        EXPECT_EQ(
+            testing::CheckAgainstReference(in_place.schedule, in_place.args, "conv", 6, options),
+            "")
+            << config.ToString();
+      }
+    }
+  }
+  EXPECT_GE(split, 10);  // most configs did split their rows
 }
 
 // conv2d_NCHWc.arm's space: the x86 knobs and lane_loads, the fallback loading each pixel's

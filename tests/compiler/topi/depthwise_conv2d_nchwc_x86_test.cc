@@ -8,6 +8,7 @@
 #include "compiler/space/mutation.h"
 #include "compiler/support/error.h"
 #include "compiler/te/tensor.h"
+#include "compiler/topi/row_parts.h"
 #include "tests/compiler/testing/llvm_backend.h"
 #include "tests/compiler/testing/reference_check.h"
 
@@ -34,6 +35,33 @@ TEST(DepthwiseConv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
           << "LLVM backend: " << config.ToString();
     }
   }
+}
+
+// Rows split into one part per thread, the padded copy (pad_inline 0) split by rows too.
+TEST(DepthwiseConv2dNCHWcX86Test, RowPartsMatchTheReference) {
+  int split = 0;
+  for (int64_t threads : {2, 3}) {
+    VectorUnit unit;
+    unit.threads = threads;
+    for (Conv2dShape shape :
+         {Conv2dShape{1, 8, 12, 6, 8, 3, 3, 1, 1}, Conv2dShape{2, 4, 18, 5, 4, 3, 3, 2, 1}}) {
+      space::ConfigSpace s = DepthwiseConv2dNCHWcX86Space(shape, unit);
+      std::mt19937_64 rng(9);
+      std::vector<space::ConfigEntity> configs = {s.Fallback()};
+      for (int i = 0; i < 5; ++i) configs.push_back(space::RandomConfig(s, rng));
+      for (const auto& config : configs) {
+        if (RowPartsOf(config, shape.oh() / config.Split("tile_oh")[1]) > 1) ++split;
+        ScheduledOp op = DepthwiseConv2dNCHWcX86(shape, config);
+        EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8), "")
+            << "C backend: " << config.ToString();
+        EXPECT_EQ(
+            testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8, testing::LLVMBackend()),
+            "")
+            << "LLVM backend: " << config.ToString();
+      }
+    }
+  }
+  EXPECT_GE(split, 8);
 }
 
 ir::Expr I(int64_t v) { return ir::IntImm(ir::DataType::Int(32), v); }

@@ -357,6 +357,34 @@ TEST(CodeGenLLVMTest, TinyParallelLoopsRunInline) {
   runtime::SetNumThreads(0);
 }
 
+// Each task of a launch runs its share of the iterations (task t: [t * n / tasks, (t + 1) * n /
+// tasks)): every iteration exactly once, for extents below, at and above the task count, at 2
+// and 3 threads (8 and 12 tasks).
+TEST(CodeGenLLVMTest, ParallelTasksRunEveryIterationOnce) {
+  PackedFunction f("count", 2);
+  ir::Var i("i", kI32), j("j", kI32);
+  // Each iteration adds 1 to its 256 elements: work enough for a launch of the pool.
+  Stmt body = ir::For(
+      i, 0, f.n(), ir::ForKind::kParallel,
+      ir::For(
+          j, 0, 256, ir::ForKind::kSerial,
+          ir::Store(f.data(1), ir::Load(kF32, f.data(1), i * 256 + j) + Expr(1.0f), i * 256 + j)));
+  runtime::Module mod = Build({f.Make(body)});
+  EXPECT_EQ(LaunchTasks(mod), "-4");
+  for (int threads : {2, 3}) {
+    runtime::SetNumThreads(threads);
+    for (int n : {1, 2, 3, 7, 8, 9, 12, 13, 100}) {
+      runtime::NDArray x = Array(n, kF32, [](int) { return 0; });
+      runtime::NDArray y = Array(n * 256, kF32, [](int) { return 0; });
+      mod["count"](x.get(), y.get());
+      for (int k = 0; k < n * 256; ++k) {
+        ASSERT_EQ(y.Data<float>()[k], 1.0f) << "extent " << n << ", " << threads << " threads";
+      }
+    }
+  }
+  runtime::SetNumThreads(0);
+}
+
 TEST(CodeGenLLVMTest, JitAndSharedLibraryAgree) {
   runtime::Module mod = Build({ParallelAxpy(), VectorExpWithTail()}, {"", "native", {}});
   tessera::TempDir dir;
