@@ -139,6 +139,41 @@ void MeasureAfterGap(int threads, double gap_us, double work_us, int launches, d
   std::fflush(stdout);
 }
 
+// What a model run finds after the pool has been idle (a service between requests): `pause_ms`
+// of sleep, then two runs of `launches` launches (tasks of `work_us` per thread, 10 us serial
+// between launches), the first a warm-up as //bench:models runs one. Prints the median time of
+// the first and second run over `rounds`, against `launches` x `work_us` for a run whose
+// threads all help from the start.
+void MeasureRunsAfterIdle(int threads, double pause_ms, int launches, double work_us, int rounds,
+                          const char* load) {
+  tessera::runtime::SetNumThreads(threads);
+  TesseraBackendParallelLaunch(Task, &work_us, 0);
+  double serial_us = 10;
+  auto run = [&] {
+    auto start = std::chrono::steady_clock::now();
+    for (int l = 0; l < launches; ++l) {
+      Task(0, nullptr, &serial_us);
+      TesseraBackendParallelLaunch(Task, &work_us, 0);
+    }
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  std::vector<double> first, second;
+  for (int r = 0; r < rounds; ++r) {
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(pause_ms));
+    first.push_back(run());
+    second.push_back(run());
+  }
+  std::sort(first.begin(), first.end());
+  std::sort(second.begin(), second.end());
+  std::printf(
+      "%-11s %2d threads, %d launches of %3.0f us tasks after %4.0f ms idle: first run median "
+      "%8.1f us, second %8.1f us (all threads from the start: %.0f us)\n",
+      load, threads, launches, work_us, pause_ms, first[first.size() / 2],
+      second[second.size() / 2], launches * (work_us + serial_us));
+  std::fflush(stdout);
+}
+
 tessera::runtime::Module BuildNestedKernel() {
   using namespace tessera;
   te::Tensor A = te::placeholder({60, 60, 16}, DataType::Float(32), "A");
@@ -165,9 +200,10 @@ int Run(int launches, double seconds) {
     for (int per_thread : {1, 4}) {
       MeasureChunkedLoop(2, 200, per_thread, launches / 10, seconds, load);
     }
-    for (double gap_us : {0.0, 5.0, 20.0, 100.0, 500.0}) {
+    for (double gap_us : {0.0, 5.0, 20.0, 100.0, 500.0, 2000.0, 20000.0}) {
       MeasureAfterGap(2, gap_us, 20, launches / 10, seconds, load);
     }
+    MeasureRunsAfterIdle(2, 200, 55, 25, 15, load);
   };
   all("idle");
   pid_t busy = fork();

@@ -9,6 +9,7 @@
 #include "runtime/error.h"
 #include "runtime/params.h"
 #include "runtime/read_file.h"
+#include "runtime/thread_pool.h"
 
 namespace tessera {
 namespace runtime {
@@ -131,6 +132,7 @@ void GraphExecutor::WaitForDevice() {
 }
 
 void GraphExecutor::Run() {
+  RunScope scope;
   for (size_t n = 0; n < calls_.size(); ++n) RunCall(n);
   WaitForDevice();
 }
@@ -151,6 +153,7 @@ std::vector<NodeProfile> GraphExecutor::Profile(int runs) {
     profile[n].flops = graph_.nodes[n].flops;
   }
   for (int r = 0; r < runs; ++r) {
+    RunScope scope;
     for (size_t n = 0; n < calls_.size(); ++n) {
       auto start = std::chrono::steady_clock::now();
       RunCall(n);

@@ -41,7 +41,11 @@ inline void CpuRelax() {
 // pauses between runs (a service between requests), 84-106 ms with a 50 us wait against 62-74 ms
 // with 1-2 ms (200 us: 94 ms, 500 us: 60 ms); without pauses both 62-69 ms. A yielding waiter
 // gives its core to any thread that wants it, so the longer wait costs only otherwise idle time,
-// at most 1 ms per waiting thread after a launch.
+// at most 1 ms per waiting thread after a launch. Inside a RunScope (a model's run) waits do not
+// time out at all: on a 2-core AMD EPYC VM, a worker whose virtual CPU the host preempted for
+// over a millisecond mid-run blocked, then took milliseconds to wake, and joined 2 of a
+// MobileNetV2 run's 55 launches (//bench:models at two threads: 4.0 ms, 1.2-1.4 cores busy;
+// with waits that outlast a run, 2.7 ms and 2.0).
 constexpr auto kSpinLimit = std::chrono::microseconds(1000);
 // For this long the wait is a pure spin; after it the thread yields its core between checks. A
 // thread spinning with `pause` keeps its core until the scheduler's tick (milliseconds), and on a
@@ -57,6 +61,17 @@ constexpr auto kPureSpin = std::chrono::microseconds(2);
 // the same idle policy; the default waits actively first (kSpinLimit, above).
 std::atomic<bool> passive_wait{false};
 
+// RunScopes open now, on any thread: while any is, waits never time out into blocking, unless
+// the pool has more threads than cores (`oversubscribed`, set when the pool is created): then a
+// waiter would take the core of the thread it waits for.
+std::atomic<int> open_runs{0};
+std::atomic<bool> oversubscribed{false};
+
+bool InOpenRun() {
+  return open_runs.load(std::memory_order_relaxed) > 0 &&
+         !oversubscribed.load(std::memory_order_relaxed);
+}
+
 bool PassiveWaitFromEnvironment() {
   const char* text = std::getenv("TESSERA_WAIT_POLICY");
   if (text == nullptr || *text == '\0' || std::strcmp(text, "active") == 0) return false;
@@ -67,8 +82,8 @@ bool PassiveWaitFromEnvironment() {
   return false;
 }
 
-// Waits actively until `ready()` or kSpinLimit passes (at once under the passive policy); returns
-// ready().
+// Waits actively until `ready()` or kSpinLimit passes (at once under the passive policy; never,
+// while a RunScope is open); returns ready().
 template <typename Ready>
 bool SpinUntil(Ready ready) {
   if (passive_wait.load(std::memory_order_relaxed)) return ready();
@@ -83,7 +98,7 @@ bool SpinUntil(Ready ready) {
     }
     if (yielding || i % 16 == 0) {
       const auto waited = std::chrono::steady_clock::now() - start;
-      if (waited > kSpinLimit) return ready();
+      if (waited > kSpinLimit && !InOpenRun()) return ready();
       yielding = waited > kPureSpin;
     }
   }
@@ -143,6 +158,15 @@ class ThreadPool {
   }
 
   int num_threads() const { return num_threads_; }
+
+  // Wakes the blocked workers without a launch: they wait actively for the next one.
+  void Prewake() {
+    prewakes_.fetch_add(1);
+    if (sleepers_.load() > 0) {
+      { std::lock_guard<std::mutex> lock(mu_); }
+      wake_.notify_all();
+    }
+  }
 
   int Launch(TesseraParallelLambda flambda, void* cdata, int num_task) {
     std::lock_guard<std::mutex> launch_lock(launch_mu_);  // one launch at a time
@@ -231,8 +255,10 @@ class ThreadPool {
       if (!SpinUntil(new_job)) {
         std::unique_lock<std::mutex> lock(mu_);
         sleepers_.fetch_add(1);
-        wake_.wait(lock, new_job);
+        const uint32_t prewakes = prewakes_.load();
+        wake_.wait(lock, [&] { return new_job() || prewakes_.load() != prewakes; });
         sleepers_.fetch_sub(1);
+        if (!new_job()) continue;  // woken ahead of a run: wait actively for its first launch
       }
       if (stop_.load()) return;
       seen = job_.load(std::memory_order_acquire);
@@ -258,7 +284,8 @@ class ThreadPool {
   void* cdata_ = nullptr;
   alignas(kCacheLine) std::atomic<int> done_{0};
   alignas(kCacheLine) std::atomic<int> first_error_{0};
-  std::atomic<int> sleepers_{0};  // workers blocked on wake_
+  std::atomic<int> sleepers_{0};       // workers blocked on wake_
+  std::atomic<uint32_t> prewakes_{0};  // Prewake calls so far
   std::atomic<bool> launcher_waiting_{false};
   std::atomic<bool> stop_{false};
 };
@@ -280,6 +307,7 @@ ThreadPool* GetPool() {
     (void)registered;
     passive_wait = PassiveWaitFromEnvironment();
     pool = new ThreadPool(requested_threads > 0 ? requested_threads : ThreadsFromEnvironment());
+    oversubscribed = pool->num_threads() > static_cast<int>(std::thread::hardware_concurrency());
   }
   return pool;
 }
@@ -297,6 +325,15 @@ int RunSerially(TesseraParallelLambda flambda, void* cdata, int num_task) {
 }  // namespace
 
 int NumThreads() { return GetPool()->num_threads(); }
+
+RunScope::RunScope() {
+  open_runs.fetch_add(1);
+  if (passive_wait.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(pool_mu);
+  if (pool != nullptr && pool->num_threads() > 1) pool->Prewake();
+}
+
+RunScope::~RunScope() { open_runs.fetch_sub(1); }
 
 void SetNumThreads(int n) {
   TESSERA_CHECK(n >= 0) << "SetNumThreads: need at least 1 thread (or 0 for the default), got "

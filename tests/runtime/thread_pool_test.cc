@@ -391,6 +391,50 @@ TEST(ThreadPoolTest, OthersTakeTheRangeOfAStuckThread) {
   EXPECT_EQ(stuck.timeouts.load(), 0);
 }
 
+// CPU time the process spends while the launching thread sleeps `ms` (the workers' waiting).
+double CpuWhileSleeping(int ms) {
+  const double start = ProcessCpuSeconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return ProcessCpuSeconds() - start;
+}
+
+// Inside a run, a worker keeps waiting actively across a pause longer than its usual
+// millisecond (it burns CPU time, yielding), and still runs every task after it; once the run
+// ends, it blocks again (no CPU time). Without a second core the pool is oversubscribed and
+// blocks throughout.
+TEST(ThreadPoolTest, WorkersWaitActivelyThroughARun) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two cores";
+  SetNumThreads(2);
+  Hits hits(16);
+  double inside = 0;
+  {
+    RunScope run;
+    RunScope nested;
+    ASSERT_EQ(TesseraBackendParallelLaunch(Hits::Body, &hits, 16), 0);
+    inside = CpuWhileSleeping(50);
+    ASSERT_EQ(TesseraBackendParallelLaunch(Hits::Body, &hits, 16), 0);
+  }
+  CpuWhileSleeping(5);  // the waits time out
+  const double after = CpuWhileSleeping(50);
+  EXPECT_GT(inside, 0.005) << "the worker blocked inside the run";
+  EXPECT_LT(after, 0.005) << "the worker kept waiting actively after the run";
+  for (auto& h : hits.counts) EXPECT_EQ(h.load(), 2);
+  SetNumThreads(0);
+}
+
+// A run scope opened before the pool exists, and one open while the pool is resized, leave
+// every launch correct and every worker joinable.
+TEST(ThreadPoolTest, ResizingInsideARunJoinsTheWorkers) {
+  Hits hits(4);
+  RunScope run;
+  for (int round = 0; round < 10; ++round) {
+    SetNumThreads(round % 2 == 0 ? 2 : 3);
+    ASSERT_EQ(TesseraBackendParallelLaunch(Hits::Body, &hits, 4), 0);
+  }
+  SetNumThreads(0);
+  for (auto& h : hits.counts) EXPECT_EQ(h.load(), 10);
+}
+
 TEST(ThreadPoolTest, ThreadCountFromEnvironment) {
   // The pool reads TESSERA_NUM_THREADS when it is (re)created without an explicit size: run in
   // a child process so the setting does not leak into other tests.
