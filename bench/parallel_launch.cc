@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -141,15 +142,18 @@ void MeasureAfterGap(int threads, double gap_us, double work_us, int launches, d
 
 // What a model run finds after the pool has been idle (a service between requests): `pause_ms`
 // of sleep, then two runs of `launches` launches (tasks of `work_us` per thread, 10 us serial
-// between launches), the first a warm-up as //bench:models runs one. Prints the median time of
+// between launches), the first a warm-up as //bench:models runs one, each in a RunScope as a
+// model's run is (with `scoped`). Prints the median time of
 // the first and second run over `rounds`, against `launches` x `work_us` for a run whose
 // threads all help from the start.
 void MeasureRunsAfterIdle(int threads, double pause_ms, int launches, double work_us, int rounds,
-                          const char* load) {
+                          bool scoped, const char* load) {
   tessera::runtime::SetNumThreads(threads);
   TesseraBackendParallelLaunch(Task, &work_us, 0);
   double serial_us = 10;
   auto run = [&] {
+    std::optional<tessera::runtime::RunScope> scope;
+    if (scoped) scope.emplace();
     auto start = std::chrono::steady_clock::now();
     for (int l = 0; l < launches; ++l) {
       Task(0, nullptr, &serial_us);
@@ -167,10 +171,10 @@ void MeasureRunsAfterIdle(int threads, double pause_ms, int launches, double wor
   std::sort(first.begin(), first.end());
   std::sort(second.begin(), second.end());
   std::printf(
-      "%-11s %2d threads, %d launches of %3.0f us tasks after %4.0f ms idle: first run median "
-      "%8.1f us, second %8.1f us (all threads from the start: %.0f us)\n",
-      load, threads, launches, work_us, pause_ms, first[first.size() / 2],
-      second[second.size() / 2], launches * (work_us + serial_us));
+      "%-11s %2d threads, %d launches of %3.0f us tasks after %4.0f ms idle%s: first run "
+      "median %8.1f us, second %8.1f us (all threads from the start: %.0f us)\n",
+      load, threads, launches, work_us, pause_ms, scoped ? ", in a RunScope" : "",
+      first[first.size() / 2], second[second.size() / 2], launches * (work_us + serial_us));
   std::fflush(stdout);
 }
 
@@ -203,7 +207,7 @@ int Run(int launches, double seconds) {
     for (double gap_us : {0.0, 5.0, 20.0, 100.0, 500.0, 2000.0, 20000.0}) {
       MeasureAfterGap(2, gap_us, 20, launches / 10, seconds, load);
     }
-    MeasureRunsAfterIdle(2, 200, 55, 25, 15, load);
+    for (bool scoped : {false, true}) MeasureRunsAfterIdle(2, 200, 55, 25, 15, scoped, load);
   };
   all("idle");
   pid_t busy = fork();
