@@ -6,7 +6,9 @@
 /// block, so a pool larger than the free cores stays usable, except while a `RunScope` is open
 /// (a model's run), when they keep waiting actively. `TESSERA_WAIT_POLICY=passive`, read when the
 /// pool is (re)created, makes them block at once (as `OMP_WAIT_POLICY=PASSIVE` does OpenMP's),
-/// for benchmarks that give every side one idle policy.
+/// for benchmarks that give every side one idle policy. A pool of as many threads as the process
+/// may use CPUs (the default) pins each worker to a CPU of its own, the calling thread taking the
+/// one left; `TESSERA_PIN_THREADS=0` leaves them unpinned.
 #ifndef TESSERA_RUNTIME_THREAD_POOL_H_
 #define TESSERA_RUNTIME_THREAD_POOL_H_
 
@@ -31,7 +33,8 @@ void ParallelFor(int num_tasks, const std::function<void(int)>& fn);
 /// workers at once, so they are up by the run's first parallel kernel. On a VM, a worker that
 /// blocked mid-run (a host preemption of its virtual CPU outlasting the millisecond) took
 /// milliseconds to wake again, and the launcher ran most of the run's tasks alone. Scopes nest.
-/// A pool of more threads than cores, or the passive wait policy, keeps blocking as before.
+/// A pool whose workers are not pinned (see above), or the passive wait policy, keeps blocking as
+/// before.
 class RunScope {
  public:
   /// Opens the scope and wakes blocked workers.

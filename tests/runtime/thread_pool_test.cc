@@ -435,6 +435,69 @@ TEST(ThreadPoolTest, ResizingInsideARunJoinsTheWorkers) {
   for (auto& h : hits.counts) EXPECT_EQ(h.load(), 10);
 }
 
+// CPUs the calling thread may run on.
+std::vector<int> ThreadCpus() {
+  cpu_set_t set;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+// The CPUs each pool thread other than the caller may run on, gathered over launches (of tasks
+// long enough for the workers to join) until one has run a task, at most 200.
+std::map<std::thread::id, std::vector<int>> WorkerCpusSeen() {
+  struct Seen {
+    std::thread::id caller = std::this_thread::get_id();
+    std::mutex mu;
+    std::map<std::thread::id, std::vector<int>> cpus;
+  } seen;
+  auto body = [](int, TesseraParallelGroupEnv*, void* cdata) -> int {
+    auto* s = static_cast<Seen*>(cdata);
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (std::this_thread::get_id() == s->caller) return 0;
+    std::lock_guard<std::mutex> lock(s->mu);
+    s->cpus[std::this_thread::get_id()] = ThreadCpus();
+    return 0;
+  };
+  for (int launch = 0; launch < 200; ++launch) {
+    if (TesseraBackendParallelLaunch(body, &seen, -4) != 0) break;
+    std::lock_guard<std::mutex> lock(seen.mu);
+    if (!seen.cpus.empty()) break;
+  }
+  return seen.cpus;
+}
+
+// A pool of one thread per CPU pins each worker to a CPU of its own and leaves the caller free;
+// TESSERA_PIN_THREADS=0 leaves the workers free too (in a child: the setting must not leak).
+TEST(ThreadPoolTest, AFullPoolPinsEachWorkerToACpuOfItsOwn) {
+  const std::vector<int> all = ThreadCpus();
+  if (all.size() < 2) GTEST_SKIP() << "needs two CPUs";
+  SetNumThreads(static_cast<int>(all.size()));
+  const auto workers = WorkerCpusSeen();
+  ASSERT_FALSE(workers.empty()) << "no worker ran a task in 200 launches";
+  std::set<int> used;
+  for (const auto& [id, cpus] : workers) {
+    ASSERT_EQ(cpus.size(), 1u);
+    EXPECT_NE(cpus[0], all[0]) << "the caller's CPU";
+    EXPECT_TRUE(used.insert(cpus[0]).second) << "two workers on CPU " << cpus[0];
+  }
+  EXPECT_EQ(ThreadCpus(), all);
+  SetNumThreads(0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("TESSERA_PIN_THREADS", "0", 1);
+    SetNumThreads(static_cast<int>(all.size()));
+    const auto free = WorkerCpusSeen();
+    _exit(!free.empty() && free.begin()->second == all ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 TEST(ThreadPoolTest, ThreadCountFromEnvironment) {
   // The pool reads TESSERA_NUM_THREADS when it is (re)created without an explicit size: run in
   // a child process so the setting does not leak into other tests.
