@@ -68,6 +68,8 @@ std::atomic<bool> passive_wait{false};
 // each, the launcher's time alone), and with more threads than cores it always would.
 std::atomic<int> open_runs{0};
 std::atomic<bool> pinned_pool{false};
+// The CPU a pinned pool's workers leave to the launching thread (see WorkerCpus).
+std::atomic<int> launcher_cpu{0};
 
 bool InOpenRun() {
   return open_runs.load(std::memory_order_relaxed) > 0 &&
@@ -182,6 +184,7 @@ class ThreadPool {
       : num_threads_(num_threads), ranges_(new RangeCounter[num_threads]) {
     const std::vector<int> cpus = WorkerCpus(num_threads_);
     pinned_pool = !cpus.empty();
+    if (!cpus.empty()) launcher_cpu = cpus[0];
     for (int i = 1; i < num_threads_; ++i) {
       workers_.emplace_back([this, i] { WorkerLoop(i); });
       if (!cpus.empty()) {
@@ -372,14 +375,37 @@ int RunSerially(TesseraParallelLambda flambda, void* cdata, int num_task) {
 
 int NumThreads() { return GetPool()->num_threads(); }
 
+namespace {
+// The calling thread's CPUs before its outermost RunScope pinned it (see RunScope).
+thread_local int scope_depth = 0;
+thread_local cpu_set_t caller_cpus;
+thread_local bool caller_pinned = false;
+}  // namespace
+
 RunScope::RunScope() {
   open_runs.fetch_add(1);
-  if (passive_wait.load(std::memory_order_relaxed)) return;
+  if (scope_depth++ > 0 || passive_wait.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(pool_mu);
-  if (pool != nullptr && pool->num_threads() > 1 && pinned_pool.load()) pool->Prewake();
+  if (pool == nullptr || pool->num_threads() == 1 || !pinned_pool.load()) return;
+  // For the run, the calling thread takes the CPU the workers leave: left free, it was at times
+  // placed on a worker's CPU, the two sharing one core while the other idled.
+  caller_pinned = pthread_getaffinity_np(pthread_self(), sizeof(caller_cpus), &caller_cpus) == 0;
+  if (caller_pinned) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(launcher_cpu.load(), &set);
+    caller_pinned = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+  }
+  pool->Prewake();
 }
 
-RunScope::~RunScope() { open_runs.fetch_sub(1); }
+RunScope::~RunScope() {
+  open_runs.fetch_sub(1);
+  if (--scope_depth == 0 && caller_pinned) {
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(caller_cpus), &caller_cpus);
+    caller_pinned = false;
+  }
+}
 
 void SetNumThreads(int n) {
   TESSERA_CHECK(n >= 0) << "SetNumThreads: need at least 1 thread (or 0 for the default), got "

@@ -7,8 +7,8 @@
 /// (a model's run), when they keep waiting actively. `TESSERA_WAIT_POLICY=passive`, read when the
 /// pool is (re)created, makes them block at once (as `OMP_WAIT_POLICY=PASSIVE` does OpenMP's),
 /// for benchmarks that give every side one idle policy. A pool of as many threads as the process
-/// may use CPUs (the default) pins each worker to a CPU of its own, the calling thread taking the
-/// one left; `TESSERA_PIN_THREADS=0` leaves them unpinned.
+/// may use CPUs (the default) pins each worker to a CPU of its own, and the calling thread, for
+/// the length of a `RunScope`, to the one left; `TESSERA_PIN_THREADS=0` leaves them unpinned.
 #ifndef TESSERA_RUNTIME_THREAD_POOL_H_
 #define TESSERA_RUNTIME_THREAD_POOL_H_
 
@@ -37,9 +37,13 @@ void ParallelFor(int num_tasks, const std::function<void(int)>& fn);
 /// before.
 class RunScope {
  public:
-  /// Opens the scope and wakes blocked workers.
+  /// Opens the scope, wakes blocked workers and, with a pinned pool, pins the calling thread to
+  /// the CPU the workers leave (left free, it was at times placed on a worker's CPU, the two
+  /// sharing a core while the other idled: MobileNetV2 in //bench:models at two threads ran with
+  /// 1.0 cores busy).
   RunScope();
-  /// Closes it: waiting threads block again after their usual millisecond.
+  /// Closes it: waiting threads block again after their usual millisecond, and the outermost
+  /// scope gives the calling thread back the CPUs it had.
   ~RunScope();
   RunScope(const RunScope&) = delete;
   RunScope& operator=(const RunScope&) = delete;

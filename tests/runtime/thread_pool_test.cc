@@ -470,8 +470,9 @@ std::map<std::thread::id, std::vector<int>> WorkerCpusSeen() {
   return seen.cpus;
 }
 
-// A pool of one thread per CPU pins each worker to a CPU of its own and leaves the caller free;
-// TESSERA_PIN_THREADS=0 leaves the workers free too (in a child: the setting must not leak).
+// A pool of one thread per CPU pins each worker to a CPU of its own and leaves the caller free,
+// but for a run (RunScope), when the caller takes the CPU left; TESSERA_PIN_THREADS=0 leaves the
+// workers free too (in a child: the setting must not leak).
 TEST(ThreadPoolTest, AFullPoolPinsEachWorkerToACpuOfItsOwn) {
   const std::vector<int> all = ThreadCpus();
   if (all.size() < 2) GTEST_SKIP() << "needs two CPUs";
@@ -483,6 +484,16 @@ TEST(ThreadPoolTest, AFullPoolPinsEachWorkerToACpuOfItsOwn) {
     ASSERT_EQ(cpus.size(), 1u);
     EXPECT_NE(cpus[0], all[0]) << "the caller's CPU";
     EXPECT_TRUE(used.insert(cpus[0]).second) << "two workers on CPU " << cpus[0];
+  }
+  EXPECT_EQ(ThreadCpus(), all);
+  {
+    RunScope run;
+    EXPECT_EQ(ThreadCpus(), std::vector<int>{all[0]});
+    {
+      RunScope nested;
+      EXPECT_EQ(ThreadCpus(), std::vector<int>{all[0]});
+    }
+    EXPECT_EQ(ThreadCpus(), std::vector<int>{all[0]});
   }
   EXPECT_EQ(ThreadCpus(), all);
   SetNumThreads(0);
