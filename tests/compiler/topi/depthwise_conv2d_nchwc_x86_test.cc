@@ -16,6 +16,18 @@ namespace tessera {
 namespace topi {
 namespace {
 
+// The blocked depthwise convolution of `config` computes what the reference evaluator does,
+// compiled by the C and the LLVM backends.
+void ExpectDepthwiseMatchesTheReference(const Conv2dShape& shape,
+                                        const space::ConfigEntity& config) {
+  ScheduledOp op = DepthwiseConv2dNCHWcX86(shape, config);
+  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8), "")
+      << "C backend: " << config.ToString();
+  EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8, testing::LLVMBackend()),
+            "")
+      << "LLVM backend: " << config.ToString();
+}
+
 // Every sampled config computes what the schedule-free compute does, strided and padded or not.
 TEST(DepthwiseConv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
   for (Conv2dShape shape :
@@ -26,13 +38,7 @@ TEST(DepthwiseConv2dNCHWcX86Test, SampledConfigsMatchTheReference) {
     std::vector<space::ConfigEntity> configs = {s.Get(0), s.Get(s.size() - 1)};
     for (int i = 0; i < 4; ++i) configs.push_back(space::RandomConfig(s, rng));
     for (const auto& config : configs) {
-      ScheduledOp op = DepthwiseConv2dNCHWcX86(shape, config);
-      EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8), "")
-          << "C backend: " << config.ToString();
-      EXPECT_EQ(
-          testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8, testing::LLVMBackend()),
-          "")
-          << "LLVM backend: " << config.ToString();
+      ExpectDepthwiseMatchesTheReference(shape, config);
     }
   }
 }
@@ -51,13 +57,7 @@ TEST(DepthwiseConv2dNCHWcX86Test, RowPartsMatchTheReference) {
       for (int i = 0; i < 5; ++i) configs.push_back(space::RandomConfig(s, rng));
       for (const auto& config : configs) {
         if (RowPartsOf(config, shape.oh() / config.Split("tile_oh")[1]) > 1) ++split;
-        ScheduledOp op = DepthwiseConv2dNCHWcX86(shape, config);
-        EXPECT_EQ(testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8), "")
-            << "C backend: " << config.ToString();
-        EXPECT_EQ(
-            testing::CheckAgainstReference(op.schedule, op.args, "dwc", 8, testing::LLVMBackend()),
-            "")
-            << "LLVM backend: " << config.ToString();
+        ExpectDepthwiseMatchesTheReference(shape, config);
       }
     }
   }
