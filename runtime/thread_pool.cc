@@ -384,7 +384,11 @@ thread_local bool caller_pinned = false;
 
 RunScope::RunScope() {
   open_runs.fetch_add(1);
-  if (scope_depth++ > 0 || passive_wait.load(std::memory_order_relaxed)) return;
+  // An unpinned pool (one thread, or fewer threads than CPUs) is left alone without taking the
+  // pool's lock, which every run would otherwise pay for nothing.
+  if (scope_depth++ > 0 || passive_wait.load(std::memory_order_relaxed) || !pinned_pool.load()) {
+    return;
+  }
   std::lock_guard<std::mutex> lock(pool_mu);
   if (pool == nullptr || pool->num_threads() == 1 || !pinned_pool.load()) return;
   // For the run, the calling thread takes the CPU the workers leave: left free, it was at times
